@@ -1,0 +1,34 @@
+"""Shared fixtures: where the external data lives, and environments the tests reuse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXTERNAL = REPO.parent / "shared" / "external"
+
+
+def read_jsonl(name: str) -> list[dict[str, Any]]:
+    """Rows of one external file; fails loudly if the shared folder is missing."""
+    path = EXTERNAL / name
+    assert path.is_file(), f"external data missing: {path} (shared/ must sit beside the repo)"
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def real_responses() -> list[dict[str, Any]]:
+    """The 20 real model responses of shared/external/real_responses.jsonl."""
+    return read_jsonl("real_responses.jsonl")
+
+
+@pytest.fixture(scope="session")
+def leg_counting() -> Any:
+    """The guide's base environment: leg_counting, size 100, seed 42."""
+    from llenvs.core.registry import environment_registry
+
+    return environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
