@@ -1,0 +1,220 @@
+"""The model-backend contract: what generation the runner asks of a model, and what it gets.
+
+A request is a conversation (closed turns) plus the open assistant turn to continue, with the
+token ids of that turn where this backend generated them (invariant 3: backends continue from
+token ids rather than re-tokenised text wherever they can). A request may carry ``stop_at``, a
+boundary function such as ``segmenter.find_boundary``: the backend stops as soon as it returns a
+position for the text generated so far, and returns everything generated, overshoot included.
+
+Re-exported by ``llenvs.inference.protocol``; backends live in ``llenvs.inference``.
+
+Example:
+    >>> p = Prompt(messages=(Message("user", "2 + 2?"),), continuation="Let me see. ")
+    >>> request = GenerationRequest(p, SamplingParams(max_tokens=64), max_tokens=16)
+    >>> request.prompt.messages[-1].role, request.max_tokens
+    ('user', 16)
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal, Protocol, runtime_checkable
+
+__all__ = [
+    "BoundaryFn",
+    "FinishReason",
+    "Generation",
+    "GenerationRequest",
+    "Message",
+    "ModelBackend",
+    "Prompt",
+    "Role",
+    "SamplingParams",
+]
+
+Role = Literal["system", "user", "assistant"]
+"""Who speaks a message."""
+
+BoundaryFn = Callable[[str], int | None]
+"""Given text, the end of its first segment once decided, else None (``find_boundary``)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One closed turn of a conversation.
+
+    Example:
+        >>> Message("user", "hi").role
+        'user'
+
+    """
+
+    role: Role
+    """Who speaks."""
+    content: str
+    """What is said."""
+
+    def __post_init__(self) -> None:
+        if self.role not in ("system", "user", "assistant"):
+            raise ValueError(f"role must be system, user or assistant, got {self.role!r}")
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to sample. ``max_tokens`` is a budget for a whole trajectory, not for one call.
+
+    Example:
+        >>> SamplingParams(max_tokens=2048).temperature
+        0.0
+        >>> SamplingParams(max_tokens=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: max_tokens must be > 0, got 0
+
+    """
+
+    max_tokens: int = 1024
+    """Most tokens a trajectory may generate, over all its segments."""
+    temperature: float = 0.0
+    """0 for greedy decoding."""
+    top_p: float = 1.0
+    """Nucleus sampling mass (1.0 for none)."""
+    top_k: int | None = None
+    """Sample among the k most likely tokens (None for no limit)."""
+    seed: int | None = None
+    """Seed of the sampler, where the backend honours one."""
+    stop: tuple[str, ...] = ()
+    """Stop sequences; a matched stop sequence is kept at the end of the generated text."""
+    logprobs: bool = False
+    """Ask for the log-probability of every generated token."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
+            raise TypeError(f"max_tokens must be an int, got {self.max_tokens!r}")
+        if self.max_tokens <= 0:
+            raise ValueError(f"max_tokens must be > 0, got {self.max_tokens}")
+        if not (self.temperature >= 0 and math.isfinite(self.temperature)):
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.top_k is not None and self.top_k <= 0:
+            raise ValueError(f"top_k must be > 0 or None, got {self.top_k}")
+        if isinstance(self.stop, str):  # type: ignore[unreachable]
+            raise TypeError(f"stop must be a tuple of strings, got the string {self.stop!r}")
+        if any(not s for s in self.stop):
+            raise ValueError("stop sequences must be non-empty strings")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What to continue: closed turns, then the open assistant turn so far.
+
+    Example:
+        >>> Prompt((Message("user", "q"),)).continuation
+        ''
+
+    """
+
+    messages: tuple[Message, ...]
+    """The closed turns (system, user, and assistant turns closed by feedback)."""
+    continuation: str = ""
+    """Text of the open assistant turn so far (empty to start a new turn)."""
+    continuation_token_ids: tuple[int, ...] | None = None
+    """Token ids of ``continuation`` when this backend generated them; None to re-tokenise."""
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            raise ValueError("a prompt needs at least one message")
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One call's worth of generation for one trajectory.
+
+    Example:
+        >>> r = GenerationRequest(Prompt((Message("user", "q"),)), SamplingParams(), 8)
+        >>> r.stop_at is None
+        True
+
+    """
+
+    prompt: Prompt
+    """What to continue."""
+    params: SamplingParams
+    """How to sample (``params.max_tokens`` is the trajectory budget; see ``max_tokens``)."""
+    max_tokens: int
+    """Most tokens this call may generate."""
+    stop_at: BoundaryFn | None = None
+    """Stop once this returns a position for the text generated in this call."""
+
+    def __post_init__(self) -> None:
+        if self.max_tokens <= 0:
+            raise ValueError(f"max_tokens must be > 0, got {self.max_tokens}")
+
+
+class FinishReason(Enum):
+    """Why a generation call stopped.
+
+    Example:
+        >>> FinishReason.BOUNDARY.value
+        'boundary'
+
+    """
+
+    STOP = "stop"
+    """The model ended its turn, or a stop sequence was generated."""
+    LENGTH = "length"
+    """The call's ``max_tokens`` was reached."""
+    BOUNDARY = "boundary"
+    """``stop_at`` found a segment boundary (the text may run past it)."""
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The text one call produced, with its tokens.
+
+    Example:
+        >>> Generation("Four.", FinishReason.STOP, (19, 13)).token_ids
+        (19, 13)
+
+    """
+
+    text: str
+    """The generated text (overshoot past a boundary included)."""
+    finish_reason: FinishReason
+    """Why generation stopped."""
+    token_ids: tuple[int, ...] = ()
+    """Ids of the generated tokens, in this backend's vocabulary."""
+    logprobs: tuple[float, ...] | None = None
+    """Log-probability of each generated token, when asked for and available."""
+
+    def __post_init__(self) -> None:
+        if self.logprobs is not None and len(self.logprobs) != len(self.token_ids):
+            raise ValueError(
+                f"{len(self.logprobs)} logprobs for {len(self.token_ids)} tokens: one each"
+            )
+
+
+@runtime_checkable
+class ModelBackend(Protocol):
+    """Generates text for a batch of requests.
+
+    Example:
+        >>> from llenvs.inference import get_backend
+        >>> isinstance(get_backend("scripted", outputs=["Four."]), ModelBackend)
+        True
+
+    """
+
+    @property
+    def name(self) -> str:
+        """What generates: ``"scripted"``, ``"transformers/<model>"``, ``"openai/<model>"``."""
+        ...
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        """One generation per request, in order; requests may be served together."""
+        ...

@@ -1,0 +1,50 @@
+"""The hidden state of a segmented episode: the base task plus segmentation progress.
+
+Example:
+    >>> h = SegmentedHidden(base_hidden=None, accumulated_text="One. ", segment_index=1,
+    ...                     segments=("One. ",), total_segments=None)
+    >>> "".join(h.segments) == h.accumulated_text
+    True
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic
+
+from llenvs.core.state import HiddenT
+
+__all__ = ["SegmentedHidden"]
+
+
+@dataclass(frozen=True)
+class SegmentedHidden(Generic[HiddenT]):
+    """Segmentation progress on top of the base environment's hidden state.
+
+    ``"".join(segments) == accumulated_text`` always (invariant 1).
+
+    Example:
+        >>> SegmentedHidden(None, "", 0, (), None).segment_index
+        0
+
+    """
+
+    base_hidden: HiddenT
+    """The base environment's hidden state at reset (the task)."""
+    accumulated_text: str
+    """All assistant text so far, exactly as generated."""
+    segment_index: int
+    """Number of segments consumed so far (as in ``info["segment_index"]``)."""
+    segments: tuple[str, ...]
+    """Every segment consumed so far, lossless (they join to ``accumulated_text``)."""
+    total_segments: int | None
+    """Number of segments of the whole text; known only in replay mode."""
+
+    def __post_init__(self) -> None:
+        if "".join(self.segments) != self.accumulated_text:
+            raise ValueError("segments must join to accumulated_text exactly")
+        if self.segment_index != len(self.segments):
+            raise ValueError(
+                f"segment_index {self.segment_index} != number of segments {len(self.segments)}"
+            )

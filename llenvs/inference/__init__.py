@@ -1,0 +1,12 @@
+"""Model backends by name, and the backend contract.
+
+Example:
+    >>> from llenvs.inference import get_backend
+    >>> get_backend("scripted", outputs=["Four."]).name
+    'scripted'
+
+"""
+
+from llenvs.inference.registry import backend_providers, get_backend
+
+__all__ = ["backend_providers", "get_backend"]

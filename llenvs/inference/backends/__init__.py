@@ -1,0 +1,1 @@
+"""Backend implementations; make them with ``llenvs.inference.get_backend``."""

@@ -1,0 +1,24 @@
+import subprocess
+import sys
+
+HEAVY = ["torch", "transformers", "streamlit", "openai", "plotly", "pandas"]
+LAYERS = [
+    "llenvs.adapters",
+    "llenvs.inference",
+    "llenvs.evaluation",
+    "llenvs.traces",
+    "llenvs.rewards",
+    "llenvs.ui",
+    "llenvs.cli",
+]
+
+
+def test_importing_core_imports_no_heavy_library_and_no_upper_layer():
+    code = "import sys, json; import llenvs.core; print(json.dumps(sorted(m for m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    modules = set(__import__("json").loads(out.stdout))
+    assert "llenvs.core" in modules
+    assert not [m for m in HEAVY if m in modules]
+    assert not [
+        m for m in modules if any(m == layer or m.startswith(layer + ".") for layer in LAYERS)
+    ]
