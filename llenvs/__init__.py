@@ -7,6 +7,7 @@ Example:
     >>> import llenvs
     >>> llenvs.__version__
     '0.1.0'
+
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -12,7 +12,7 @@ Example:
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
     >>> state, _ = env.reset(options={"task_index": 0})
-    >>> [r.rewards.total for r in env.replay(state, "Count. <answer>100</answer>")]
+    >>> [r.rewards.total for r in env.replay(state, "Count. So 100. <answer>100</answer>")]
     [0.0, 2.0]
 
 """

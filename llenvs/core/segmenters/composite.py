@@ -1,0 +1,120 @@
+r"""``CompositeSegmenter``: cut wherever any of its children cuts.
+
+The first cut of a composite is the earliest first cut of its children; after it, every child
+starts afresh on the rest, as a stream does. For children whose rules do not look across each
+other's cuts (lines and sentences do not) the cuts are the union of the children's cuts on the
+whole text, less a cut that would leave a piece of whitespace only (``"Done.\n  Next"`` with lines
+and sentences is ``["Done.\n", "  Next"]``: the sentence cut before ``Next`` would leave ``"  "``).
+
+While streaming, the earliest decided child cut ``c`` is decided once every undecided child has
+``settled >= c`` (none of them can cut earlier); the composite's ``settled`` is the smallest of
+its children's. Nested composites are flattened.
+
+Example:
+    >>> from llenvs.core.segmenters.line import LineSegmenter
+    >>> from llenvs.core.segmenters.sentence import SentenceSegmenter
+    >>> seg = CompositeSegmenter((LineSegmenter("\n\n"), SentenceSegmenter()))
+    >>> seg.pieces("Add 2. Then 3.\n\nSo 5.")
+    ['Add 2. ', 'Then 3.\n\n', 'So 5.']
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llenvs.core.segmenters.base import FirstCut, Segmenter
+from llenvs.core.segmenters.line import LineSegmenter
+from llenvs.core.segmenters.scanning import ScanningSegmenter
+from llenvs.core.segmenters.sentence import SentenceSegmenter
+
+__all__ = ["CompositeSegmenter"]
+
+
+class CompositeSegmenter(ScanningSegmenter):
+    r"""Cut wherever any child segmenter cuts (lines, then sentences, by default).
+
+    Example:
+        >>> CompositeSegmenter().segment("Hi there. How are you?\nFine")
+        ['Hi there.', 'How are you?', 'Fine']
+        >>> CompositeSegmenter(()).spec
+        Traceback (most recent call last):
+        ...
+        ValueError: CompositeSegmenter needs at least one child segmenter, got none
+
+    """
+
+    def __init__(
+        self, segmenters: Sequence[Segmenter] = (LineSegmenter(), SentenceSegmenter())
+    ) -> None:
+        children: list[Segmenter] = []
+        for child in segmenters:
+            if isinstance(child, CompositeSegmenter):
+                children.extend(child.segmenters)
+            elif isinstance(child, Segmenter):
+                children.append(child)
+            else:
+                raise TypeError(f"CompositeSegmenter children must be segmenters, got {child!r}")
+        if not children:
+            raise ValueError("CompositeSegmenter needs at least one child segmenter, got none")
+        self._segmenters = tuple(children)
+
+    @property
+    def segmenters(self) -> tuple[Segmenter, ...]:
+        """The children, in the order given (nested composites flattened)."""
+        return self._segmenters
+
+    @property
+    def spec(self) -> str:
+        r"""``"composite:"`` and the children's specs joined by ``+``.
+
+        Example:
+            >>> CompositeSegmenter((LineSegmenter("\n\n"), SentenceSegmenter())).spec
+            'composite:line:\\n\\n+sentence'
+
+        """
+        return "composite:" + "+".join(child.spec for child in self._segmenters)
+
+    def segment(self, text: str) -> list[str]:
+        """Trimmed pieces when every child trims (text-pattern children), else exact pieces.
+
+        Example:
+            >>> CompositeSegmenter().segment(" One.  Two. ")
+            ['One.', 'Two.']
+
+        """
+        if all(child.trims for child in self._segmenters):
+            return super().segment(text)
+        return self.pieces(text)
+
+    def scan(self, buffer: str, resume: int = 0, *, final: bool = False) -> FirstCut:
+        r"""The earliest first cut of the children (see ``ScanningSegmenter.scan``).
+
+        Example:
+            >>> CompositeSegmenter().scan("A.\nB", final=False)
+            FirstCut(end=3, settled=3)
+
+        """
+        cuts = [_child_cut(child, buffer, resume, final) for child in self._segmenters]
+        decided = [cut.end for cut in cuts if cut.end is not None]
+        if final:
+            first = min(decided, default=None)
+            return FirstCut(first, len(buffer) if first is None else first)
+        waiting = [cut.settled for cut in cuts if cut.end is None]
+        if decided:
+            first = min(decided)
+            if all(settled >= first for settled in waiting):
+                return FirstCut(first, first)
+        return FirstCut(None, min(decided + waiting))
+
+
+def _child_cut(child: Segmenter, buffer: str, resume: int, final: bool) -> FirstCut:
+    """A child's first cut; children that are not scanners start from 0 and use ``spans``."""
+    if isinstance(child, ScanningSegmenter):
+        return child.scan(buffer, resume, final=final)
+    if not final:
+        return child.first_cut(buffer)
+    spans = child.spans(buffer)
+    if len(spans) < 2:
+        return FirstCut(None, len(buffer))
+    return FirstCut(spans[0][1], spans[0][1])

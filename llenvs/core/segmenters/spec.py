@@ -1,0 +1,146 @@
+r"""Segmenters named by a spec string (CLI, app, traces), and the default "steps" segmenter.
+
+=====================================  ==============================================
+spec                                   segmenter
+=====================================  ==============================================
+``sentence``                           ``SentenceSegmenter()``
+``line``                               ``LineSegmenter("\n")``
+``line:\n\n``                          ``LineSegmenter("\n\n")`` (paragraphs)
+``pattern``                            ``PatternSegmenter()`` (default patterns)
+``pattern:<regex>:<regex>...``         ``PatternSegmenter((<regex>, <regex>, ...))``
+``composite:<spec>+<spec>...``         ``CompositeSegmenter((<spec>, <spec>, ...))``
+``steps``                              ``default_segmenter()``: paragraphs, then sentences
+=====================================  ==============================================
+
+Fields are escaped as ``spec_fields`` says: ``\:``, ``\+`` and ``\\`` stand for ``:``, ``+`` and
+a backslash, ``\n``, ``\r`` and ``\t`` for control characters (a real newline works too), and any
+other backslash pair stays as it is, so ``pattern:^Step \d+`` needs no doubling. A segmenter's
+``spec`` is canonical and ``segmenter_from_spec(s.spec) == s`` for every segmenter.
+
+Example:
+    >>> typed, real = segmenter_from_spec("line:\\n\\n"), segmenter_from_spec("line:\n\n")
+    >>> typed == real == LineSegmenter("\n\n")
+    True
+    >>> segmenter_from_spec("composite:line:\\n\\n+sentence") == default_segmenter()
+    True
+    >>> segmenter_from_spec("sentense")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llenvs.core.errors.UnknownName: unknown segmenter 'sentense': choose one of: composite, ...
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llenvs.core.errors import SegmenterSpecError, UnknownName
+from llenvs.core.segmenters.base import Segmenter
+from llenvs.core.segmenters.composite import CompositeSegmenter
+from llenvs.core.segmenters.line import LineSegmenter
+from llenvs.core.segmenters.pattern import PatternSegmenter
+from llenvs.core.segmenters.sentence import SentenceSegmenter
+from llenvs.core.segmenters.spec_fields import split_unescaped, unescape_field
+
+__all__ = ["default_segmenter", "segmenter_from_spec"]
+
+SpecParser = Callable[[str, "str | None"], Segmenter]
+"""Builds a segmenter from ``(whole spec, raw text after 'name:' or None)``."""
+
+
+def default_segmenter() -> CompositeSegmenter:
+    r"""The app's and CLI's default "steps" segmenter: paragraphs, then sentences.
+
+    Example:
+        >>> default_segmenter().segment("Add 2. Then 3.\n\nSo 5.")
+        ['Add 2.', 'Then 3.', 'So 5.']
+
+    """
+    return CompositeSegmenter((LineSegmenter("\n\n"), SentenceSegmenter()))
+
+
+def segmenter_from_spec(spec: str) -> Segmenter:
+    r"""Build the segmenter a spec string names (see the table in this module's docstring).
+
+    Example:
+        >>> segmenter_from_spec(r"pattern:^Step \d+").patterns
+        ('^Step \\d+',)
+        >>> segmenter_from_spec("line:")
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.SegmenterSpecError: bad segmenter spec 'line:': the delimiter is empty
+
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"a segmenter spec must be a str, got {type(spec).__name__}")
+    name, colon, rest = spec.partition(":")
+    parser = _PARSERS.get(name)
+    if parser is None:
+        raise UnknownName("segmenter", name, _PARSERS)
+    return parser(spec, rest if colon else None)
+
+
+def _fields(spec: str, raw: str | None) -> list[str]:
+    """The unescaped ``:``-separated fields after the name (none when there is no colon)."""
+    if raw is None:
+        return []
+    return [unescape_field(field) for field in split_unescaped(raw, ":")]
+
+
+def _no_arguments(build: Callable[[], Segmenter]) -> SpecParser:
+    def parse(spec: str, raw: str | None) -> Segmenter:
+        if raw is not None:
+            raise SegmenterSpecError(spec, f"{spec.partition(':')[0]!r} takes no arguments")
+        return build()
+
+    return parse
+
+
+def _parse_line(spec: str, raw: str | None) -> Segmenter:
+    fields = _fields(spec, raw)
+    if not fields:
+        return LineSegmenter()
+    if len(fields) > 1:
+        raise SegmenterSpecError(spec, r"line takes one delimiter; write a ':' inside it as '\:'")
+    if not fields[0]:
+        raise SegmenterSpecError(spec, "the delimiter is empty")
+    return LineSegmenter(fields[0])
+
+
+def _parse_pattern(spec: str, raw: str | None) -> Segmenter:
+    patterns = _fields(spec, raw)
+    if raw is None:
+        return PatternSegmenter()
+    if any(not pattern for pattern in patterns):
+        raise SegmenterSpecError(spec, r"a pattern is empty; write a ':' inside one as '\:'")
+    try:
+        return PatternSegmenter(tuple(patterns))
+    except ValueError as err:
+        raise SegmenterSpecError(spec, f"{err}; write ':' as '\\:' and '+' as '\\+'") from err
+
+
+def _parse_composite(spec: str, raw: str | None) -> Segmenter:
+    if not raw:
+        raise SegmenterSpecError(
+            spec, "a composite needs children joined by '+', e.g. 'composite:line+sentence'"
+        )
+    children = split_unescaped(raw, "+")
+    if any(not child for child in children):
+        raise SegmenterSpecError(spec, r"a child spec is empty; write a '+' inside one as '\+'")
+    built: list[Segmenter] = []
+    for child in children:
+        try:
+            built.append(segmenter_from_spec(child))
+        except SegmenterSpecError as err:
+            raise SegmenterSpecError(spec, f"child {child!r}: {err.reason}") from err
+    return CompositeSegmenter(tuple(built))
+
+
+_PARSERS: dict[str, SpecParser] = {
+    "composite": _parse_composite,
+    "line": _parse_line,
+    "pattern": _parse_pattern,
+    "sentence": _no_arguments(SentenceSegmenter),
+    "steps": _no_arguments(default_segmenter),
+    # "token" and "llm" join here, each parser importing its segmenter inside itself.
+}
