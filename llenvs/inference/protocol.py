@@ -7,26 +7,7 @@ Example:
 
 """
 
-from llenvs.core.backend import (
-    BoundaryFn,
-    FinishReason,
-    Generation,
-    GenerationRequest,
-    Message,
-    ModelBackend,
-    Prompt,
-    Role,
-    SamplingParams,
-)
+from llenvs.core import backend as _backend
+from llenvs.core.backend import *  # noqa: F403
 
-__all__ = [
-    "BoundaryFn",
-    "FinishReason",
-    "Generation",
-    "GenerationRequest",
-    "Message",
-    "ModelBackend",
-    "Prompt",
-    "Role",
-    "SamplingParams",
-]
+__all__ = _backend.__all__

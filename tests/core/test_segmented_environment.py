@@ -50,6 +50,15 @@ class BatchedProcess:
         ]
 
 
+def _replay_with(reward, base):
+    """A sentence-segmented env with ``reward`` before the base rewards, and RESPONSE replayed."""
+    env = SegmentedEnvironment(
+        base, SentenceSegmenter(), reward_functions=(reward, *base.reward_functions)
+    )
+    state, _ = env.reset(options={"task_index": 0})
+    return env, env.replay(state, RESPONSE)
+
+
 @pytest.fixture
 def env(leg_counting):
     return SegmentedEnvironment(leg_counting, SentenceSegmenter())
@@ -140,13 +149,7 @@ def test_finalize(env):
 
 def test_reward_routing_by_type(leg_counting):
     step_reward = CountingStep()
-    env = SegmentedEnvironment(
-        leg_counting,
-        SentenceSegmenter(),
-        reward_functions=(step_reward, *leg_counting.reward_functions),
-    )
-    state, _ = env.reset(options={"task_index": 0})
-    results = env.replay(state, RESPONSE)
+    env, results = _replay_with(step_reward, leg_counting)
     pieces = env.segmenter.pieces(RESPONSE)
     # STEP runs on every step (the terminal one included) with segmented states
     assert [r.rewards["length"].reward for r in results] == [float(len(p)) for p in pieces]
@@ -171,19 +174,14 @@ def test_reward_functions_keyword_replaces_the_base_set(leg_counting):
 
 def test_replay_uses_the_batch_hook(leg_counting):
     batched = BatchedProcess()
-    env = SegmentedEnvironment(
-        leg_counting,
-        SentenceSegmenter(),
-        reward_functions=(batched, *leg_counting.reward_functions),
-    )
-    state, _ = env.reset(options={"task_index": 0})
-    results = env.replay(state, RESPONSE)
+    env, results = _replay_with(batched, leg_counting)
     assert batched.batches == [len(results)] and batched.single == 0
     assert [r.rewards["batched"].reward for r in results] == [
         (n + 1) / 10 for n in range(len(results))
     ]
     assert results[-1].rewards.names == ("batched", "correctness", "format")
     # live steps call compute, and agree with the batch
+    state, _ = env.reset(options={"task_index": 0})
     live = env.step(state, Action(env.segmenter.pieces(RESPONSE)[0]))
     assert live.rewards["batched"] == results[0].rewards["batched"]
 
