@@ -6,7 +6,7 @@ STAMP := $(VENV)/.llenvs-installed
 # Built from source (no wheel on PyPI); it gives a real OpenAI-compatible server for tests.
 LLAMA_CPP := llama-cpp-python[server]==0.3.36
 
-.PHONY: install run test lint typecheck pytest clean
+.PHONY: install run test lint typecheck pytest bench clean
 
 install: $(STAMP)
 
@@ -27,8 +27,8 @@ run: $(STAMP)
 test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check llenvs tests examples
-	$(BIN)/ruff format --check llenvs tests examples
+	$(BIN)/ruff check llenvs tests examples bench
+	$(BIN)/ruff format --check llenvs tests examples bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -39,6 +39,11 @@ pytest: $(STAMP)
 	@$(BIN)/pytest -q; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
 	exit $$status
+
+# Benchmarks measure peers in the same run and write their tables to docs/benchmarks.md.
+bench: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	for script in bench/*.py; do $(BIN)/python "$$script" || exit 1; done
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -21,6 +21,9 @@ default and guide patterns read a few characters at most (barring long runs of s
 inside a marker). The ``regex`` module's partial matching is not used: next to lookbehinds it can
 report a partial match that spans the whole buffer, which would keep a stream from deciding.
 
+A pattern that backtracks catastrophically (``(a|aa)+$``) raises ``TimeoutError``, naming the
+pattern, after ``timeout`` seconds of searching instead of hanging.
+
 Example:
     >>> steps = "Step 1: Add.\nStep 2: Divide by 2.\n<answer>4</answer>"
     >>> PatternSegmenter().pieces(steps)
@@ -30,7 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 import regex
@@ -86,6 +89,8 @@ class PatternSegmenter(ScanningSegmenter):
 
     lookahead: ClassVar[int] = 24
     """Characters that must follow a match before a stream decides its cut."""
+    timeout: ClassVar[float] = 2.0
+    """Seconds one pattern may search one buffer before ``scan`` raises ``TimeoutError``."""
 
     def __init__(self, patterns: Sequence[str] = DEFAULT_PATTERNS) -> None:
         if isinstance(patterns, str):
@@ -136,7 +141,7 @@ class PatternSegmenter(ScanningSegmenter):
         best_end = size
         pending = size  # lowest cut a match proposes that still waits for text after it
         for compiled in self._compiled:
-            for match in compiled.finditer(buffer, start, overlapped=True):
+            for match in _matches(compiled, buffer, start, self.timeout):
                 if best is not None and match.start() >= best:
                     break
                 cut = match.start() + _leading_whitespace(match.group())
@@ -153,6 +158,20 @@ class PatternSegmenter(ScanningSegmenter):
             return FirstCut(best, best)
         settled = min(pending, size if best is None else best, max(size - self.lookahead, 0))
         return FirstCut(None, settled)
+
+
+def _matches(
+    compiled: regex.Pattern[str], buffer: str, start: int, timeout: float
+) -> Iterator[regex.Match[str]]:
+    """Every match from ``start`` on (overlapping), or a clear error after ``timeout`` seconds."""
+    try:
+        yield from compiled.finditer(buffer, start, overlapped=True, timeout=timeout)
+    except TimeoutError as err:
+        raise TimeoutError(
+            f"pattern {compiled.pattern!r} searched a {len(buffer) - start}-character text for "
+            f"more than {timeout} s: it backtracks catastrophically (nested or overlapping "
+            "repetition such as (a|aa)+ or (a+)+); rewrite it without nested repetition"
+        ) from err
 
 
 def _compile(pattern: str) -> regex.Pattern[str]:

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import regex
 
 from llenvs.core.segmenters.scanning import WHITESPACE
+
+_TOKEN_BEFORE = regex.compile("[^" + regex.escape(WHITESPACE) + "]*", regex.REVERSE)
 
 __all__ = [
     "ABBREVIATIONS",
@@ -36,11 +39,14 @@ __all__ = [
     "SentenceEnd",
     "next_starts_sentence",
     "not_abbreviation",
+    "not_acronym",
     "not_elision",
+    "not_in_code_span",
     "not_initial",
     "not_list_marker",
     "not_numbered_heading",
     "not_spaced_ellipsis",
+    "plain_sentence_end",
 ]
 
 TERMINATORS = ".!?…‽"
@@ -69,6 +75,15 @@ HEADING_WORDS = frozenset(
     "method stage phase".split()
 )
 """Words that make ``<word> <number>.`` a heading (``Step 2. Add``) rather than a sentence end."""
+SENTENCE_STARTERS = frozenset(
+    "a an the this that these those there then thus so hence therefore however now next "
+    "finally first second third also but and or if when while as after before since because "
+    "he she it they we i you his her its their our my your in on at for from with by to "
+    "what how why where who which let note each all some one yes no".split()
+)
+"""Words that start a sentence even after an abbreviation such as ``U.S.`` or ``a.m.``."""
+_ACRONYM = regex.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+_WORD = regex.compile(r"\w+")
 _LIST_MARKER = regex.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[ivx]{1,5}|[IVX]{1,5})\)?")
 
 
@@ -95,6 +110,8 @@ class SentenceEnd:
     """Index of the first non-whitespace character after them: where a new sentence would start."""
     final: bool = False
     """Whether ``text`` is the whole rest of the text (no more characters will come)."""
+    base: int = 0
+    """Where the buffer starts in ``text``: rules never look before it."""
 
     @property
     def punctuation(self) -> str:
@@ -109,15 +126,13 @@ class SentenceEnd:
         """What a rule answers when it needs a character past the end: None while streaming."""
         return default if self.final else None
 
-    @property
+    @cached_property
     def token_start(self) -> int:
         """Index where the whitespace-free token holding the terminators begins."""
-        index = self.start
-        while index > 0 and not self.text[index - 1].isspace():
-            index -= 1
-        return index
+        found = _TOKEN_BEFORE.match(self.text, self.base, self.start)
+        return self.start if found is None else int(found.start())
 
-    @property
+    @cached_property
     def word(self) -> str:
         """The token before the terminators, without leading quotes, brackets and markup."""
         return self.text[self.token_start : self.start].lstrip(OPENERS + _MARKUP)
@@ -126,7 +141,7 @@ class SentenceEnd:
     def at_line_start(self) -> bool:
         """Whether only spaces and bullets come before the token on its line."""
         index = self.token_start
-        while index > 0 and self.text[index - 1] not in _LINE_BREAKS:
+        while index > self.base and self.text[index - 1] not in _LINE_BREAKS:
             if self.text[index - 1] not in _SPACES and self.text[index - 1] not in _BULLETS:
                 return False
             index -= 1
@@ -136,10 +151,10 @@ class SentenceEnd:
     def previous_word(self) -> str:
         """The word before the token on the same line ("" when there is none)."""
         end = self.token_start
-        while end > 0 and self.text[end - 1] in _SPACES:
+        while end > self.base and self.text[end - 1] in _SPACES:
             end -= 1
         begin = end
-        while begin > 0 and not self.text[begin - 1].isspace():
+        while begin > self.base and not self.text[begin - 1].isspace():
             begin -= 1
         return self.text[begin:end].lstrip(OPENERS + _MARKUP)
 
@@ -177,7 +192,27 @@ def next_starts_sentence(end: SentenceEnd) -> bool | None:
         return end.unknown(False)
     if index > end.next and char in _START_SYMBOLS:
         return False
+    if char == "." and index == end.next:
+        return _ellipsis_opens_sentence(end)
     return _starts_sentence(char)
+
+
+def _ellipsis_opens_sentence(end: SentenceEnd) -> bool | None:
+    """``word. . . . Next``: the word's period ends the sentence, ``. . .`` opens the next."""
+    if end.punctuation != "." or end.start == end.base or end.text[end.start - 1].isspace():
+        return False
+    ellipsis = end.text[end.next : end.next + 6]
+    if len(ellipsis) < 6:
+        return end.unknown(False) if ". . . ".startswith(ellipsis) else False
+    if ellipsis != ". . . ":
+        return False
+    index = end.next + 6
+    while index < len(end.text) and end.text[index] in _SPACES:
+        index += 1
+    char = end.char(index)
+    if char is None:
+        return end.unknown(False)
+    return _starts_sentence(char) and char not in _START_SYMBOLS
 
 
 def not_elision(end: SentenceEnd) -> bool:
@@ -188,7 +223,7 @@ def not_elision(end: SentenceEnd) -> bool:
         False
 
     """
-    return not (end.start > 0 and end.text[end.start - 1] in "[(")
+    return not (end.start > end.base and end.text[end.start - 1] in "[(")
 
 
 def not_abbreviation(end: SentenceEnd) -> bool:
@@ -209,6 +244,28 @@ def not_abbreviation(end: SentenceEnd) -> bool:
         following = end.char(end.next)
         return not (following is not None and (following.isdigit() or following == "("))
     return True
+
+
+def not_acronym(end: SentenceEnd) -> bool | None:
+    """After a dotted acronym (``U.S.``, ``a.m.``) only a common sentence opener starts one.
+
+    ``the U.S. Government`` goes on; ``in the U.S. The rate`` and ``at 5 p.m. Then`` end.
+
+    Example:
+        >>> not_acronym(SentenceEnd("the U.S. Government", 7, 8, 8, 9, final=True))
+        False
+        >>> not_acronym(SentenceEnd("the U.S. He left", 7, 8, 8, 9, final=True))
+        True
+
+    """
+    if end.punctuation != "." or "." not in end.word or not _ACRONYM.fullmatch(end.word):
+        return True
+    found = _WORD.match(end.text, end.next)
+    if found is None:
+        return True
+    if found.end() == len(end.text):
+        return end.unknown(found.group().lower() in SENTENCE_STARTERS)
+    return found.group().lower() in SENTENCE_STARTERS
 
 
 def not_initial(end: SentenceEnd) -> bool | None:
@@ -277,19 +334,77 @@ def not_spaced_ellipsis(end: SentenceEnd) -> bool:
         return True
     dots = 1
     index = end.start
-    while index >= 2 and end.text[index - 2 : index] == ". ":
+    while index >= end.base + 2 and end.text[index - 2 : index] == ". ":
         dots += 1
         index -= 2
     return dots != 3
+
+
+def not_in_code_span(end: SentenceEnd) -> bool | None:
+    """Punctuation inside an inline code span (```a. B```) ends no sentence.
+
+    The span opens at an odd backtick earlier on the line and closes at a backtick later on the
+    same line, past the whitespace; a backtick right after the punctuation closes the span
+    there (```make test.` Then`` ends a sentence). An unclosed backtick opens no span.
+
+    Example:
+        >>> not_in_code_span(SentenceEnd("Run `a. B` now", 6, 7, 7, 8, final=True))
+        False
+        >>> not_in_code_span(SentenceEnd("Run `a`. B", 7, 8, 8, 9, final=True))
+        True
+
+    """
+    line_start = max(end.text.rfind("\n", end.base, end.start) + 1, end.base)
+    if end.text.count("`", line_start, end.start) % 2 == 0:
+        return True
+    closing = end.text.find("`", end.closed)
+    line_end = end.text.find("\n", end.closed)
+    if closing < 0:
+        return True if line_end >= 0 else end.unknown(True)
+    return 0 <= line_end < closing
 
 
 RULES: tuple[Rule, ...] = (
     next_starts_sentence,
     not_elision,
     not_abbreviation,
+    not_acronym,
     not_initial,
     not_list_marker,
     not_numbered_heading,
     not_spaced_ellipsis,
+    not_in_code_span,
 )
 """Every rule a candidate must pass, cheapest and most selective first."""
+
+
+_NOT_PLAIN = ABBREVIATIONS | NUMBER_ABBREVIATIONS
+
+
+def plain_sentence_end(text: str, start: int, stop: int, next: int, base: int = 0) -> bool:
+    """A shortcut that every rule in ``RULES`` agrees with: the common, certain sentence end.
+
+    One terminator right after a word of two characters or more that holds no period, is no
+    number, no known abbreviation and no list marker (``dogs.``, ``$x$.``, ``8x.``), no backtick
+    earlier in the sentence, and a capital A-Z or a digit after the whitespace: no rule objects
+    to that, so the scanner cuts without asking them. A new rule that may object to such an end
+    must make this return False there too (a property test checks that they agree).
+
+    Example:
+        >>> plain_sentence_end("two dogs. The", 8, 9, 10), plain_sentence_end("Dr. Who", 2, 3, 4)
+        (True, False)
+
+    """
+    if stop != start + 1 or not ("A" <= text[next] <= "Z" or "0" <= text[next] <= "9"):
+        return False
+    found = _TOKEN_BEFORE.match(text, base, start)
+    word = "" if found is None else found.group().lstrip(OPENERS + _MARKUP)
+    return (
+        len(word) > 1
+        and "." not in word
+        and text.rfind("`", base, start) < 0
+        and not word.isdigit()
+        and text[start - 1] not in "[("
+        and word.lower() not in _NOT_PLAIN
+        and _LIST_MARKER.fullmatch(word.lstrip(_BULLETS)) is None
+    )

@@ -60,6 +60,8 @@ TRICKY = [
     "Then", "Therefore,", "First,", "Let me", "Step 1:", "Step", "1.", "2)", "(3)", "<answer>",
     "</answer>", "?!", "...", "…", ".", "!", "?", ":", '"', "'", "“", "”", "(", ")", "[", "]",
     "$", "*", "**", "#", "-", "--", ";", "ab", "a", "b", "é", "e\u0301", "🙂", "中文",
+    "•", "⁃", "a)", "b)", "1)", "2.)", "ii.", "a.m.", "He", "Government", "\\(", "\\)", "\\",
+    "`", "$$", ". . .", "## ", "10.", "9.",
 ]  # fmt: skip
 """Tokens that exercise the boundary rules when strung together."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from llenvs.core.segmenters import PatternSegmenter
@@ -130,3 +132,27 @@ def test_spec_and_equality() -> None:
     )
     assert PatternSegmenter(("a",)) != PatternSegmenter(("b",))
     assert PatternSegmenter(("a",)).patterns == ("a",)
+
+
+class _QuickTimeout(PatternSegmenter):
+    timeout = 0.2
+
+
+def test_a_catastrophically_backtracking_pattern_times_out_with_a_clear_error() -> None:
+    slow = _QuickTimeout((r"(a|aa)+$",))
+    started = time.perf_counter()
+    with pytest.raises(TimeoutError, match=r"pattern '\(a\|aa\)\+\$'.*backtracks"):
+        slow.spans("x " + "a" * 60 + "b")
+    assert time.perf_counter() - started < 5
+    stream = slow.stream()
+    with pytest.raises(TimeoutError, match="backtracks"):
+        stream.feed("x " + "a" * 60 + "b")
+
+
+def test_the_issue_example_never_hangs() -> None:
+    started = time.perf_counter()
+    try:  # the regex engine may solve (a+)+$ quickly; either way it must not hang
+        _QuickTimeout((r"(a+)+$",)).spans("x " + "a" * 40 + "b")
+    except TimeoutError as err:
+        assert "backtracks" in str(err)
+    assert time.perf_counter() - started < 5
