@@ -26,6 +26,15 @@ from functools import cached_property
 import regex
 
 from llenvs.core.segmenters.scanning import WHITESPACE
+from llenvs.core.segmenters.sentence_vocabulary import (
+    ABBREVIATIONS,
+    CLOSERS,
+    HEADING_WORDS,
+    NUMBER_ABBREVIATIONS,
+    OPENERS,
+    SENTENCE_STARTERS,
+    TERMINATORS,
+)
 
 _TOKEN_BEFORE = regex.compile("[^" + regex.escape(WHITESPACE) + "]*", regex.REVERSE)
 
@@ -49,12 +58,6 @@ __all__ = [
     "plain_sentence_end",
 ]
 
-TERMINATORS = ".!?…‽"
-"""Characters that can end a sentence (a run of them ends it once: ``?!``, ``...``)."""
-CLOSERS = "\"'”’»)]}"
-"""Closing quotes and brackets that stay with the sentence they follow."""
-OPENERS = "\"'“‘«([{"
-"""Opening quotes and brackets that may come before the first word of a sentence."""
 _START_SYMBOLS = "$*#-•‣⁃"
 """Non-letters that may start a sentence: inline math, markdown emphasis, headings, bullets."""
 _BULLETS = "-*+•‣⁃·"
@@ -62,26 +65,6 @@ _MARKUP = "*_#"
 _LINE_BREAKS = "\n\r"
 _SPACES = frozenset(WHITESPACE) - frozenset(_LINE_BREAKS)
 
-ABBREVIATIONS = frozenset(
-    "mr mrs ms mx dr prof st mt gen gov sen rep rev hon capt lt col sgt cmdr adm pres supt "
-    "fig figs eq eqs eqn thm lem prop cor def sec ch chap vol vols art ref refs "
-    "approx vs e.g i.e cf viz al ca resp incl esp".split()
-)
-"""Words (lower case, inner periods kept) that a period never ends a sentence after."""
-NUMBER_ABBREVIATIONS = frozenset("no nos nr n° nº p pp pg para".split())
-"""Words that are abbreviations when a number follows (``No. 5``, ``p. 55``)."""
-HEADING_WORDS = frozenset(
-    "step case part problem question example exercise chapter section lemma theorem claim "
-    "method stage phase".split()
-)
-"""Words that make ``<word> <number>.`` a heading (``Step 2. Add``) rather than a sentence end."""
-SENTENCE_STARTERS = frozenset(
-    "a an the this that these those there then thus so hence therefore however now next "
-    "finally first second third also but and or if when while as after before since because "
-    "he she it they we i you his her its their our my your in on at for from with by to "
-    "what how why where who which let note each all some one yes no".split()
-)
-"""Words that start a sentence even after an abbreviation such as ``U.S.`` or ``a.m.``."""
 _ACRONYM = regex.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 _WORD = regex.compile(r"\w+")
 _LIST_MARKER = regex.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[ivx]{1,5}|[IVX]{1,5})\)?")
