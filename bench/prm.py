@@ -1,0 +1,291 @@
+"""PRM benchmark: ArithmeticPRM against human step labels, beside two trivial baselines.
+
+Run from the repository root::
+
+    .venv/bin/python bench/prm.py            # prints the tables, updates docs/benchmarks.md
+    .venv/bin/python bench/prm.py --no-write # prints only
+
+On ``../shared/external/step_traces.jsonl`` (197 real solutions with human step labels: 188
+ProcessBench, 9 PRM800K), in one run:
+
+* error localisation: the first step scored below the threshold (0.5) is the predicted first
+  error, -1 when there is none; accuracy against ``first_error_step`` on all traces, on the traces
+  with an error and on those without, and ProcessBench's F1 (harmonic mean of the last two);
+* AUROC of the step scores against the step labels, on labelled steps only (labels 1, 0 and -1;
+  steps after the first error have no label): positive = the erroneous step (label -1), PRM800K's
+  neutral steps (label 0) count as not erroneous; the predictor is ``1 - score``; ties, such as
+  ArithmeticPRM's many neutral 0.5 scores, count one half (Mann-Whitney), so a constant score
+  is exactly 0.5;
+* baselines: all-correct (every step 1.0: predicts -1, AUROC 0.5) and random (uniform scores,
+  ``random.Random(seed)``; seed 0, and the mean of seeds 0-99);
+* ArithmeticPRM per source dataset (localisation, steps with something checked, steps scored
+  0.0), and its throughput (steps/s and MB/s of UTF-8 step text, best of 5 passes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTERNAL = ROOT / ".." / "shared" / "external"
+DOC = ROOT / "docs" / "benchmarks.md"
+HEADING = "## Process reward models (`bench/prm.py`)"
+COMMAND = ".venv/bin/python bench/prm.py"
+THRESHOLD = 0.5
+"""A step scored below this is predicted erroneous (for ArithmeticPRM: a wrong equation)."""
+RANDOM_SEEDS = range(100)
+
+Scorer = Callable[[list[dict[str, Any]]], list[list[float]]]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One scorer's numbers on the whole file."""
+
+    name: str
+    """The scorer."""
+    accuracy: float
+    """First-error localisation accuracy, all traces."""
+    accuracy_error: float
+    """The same, on traces with an error."""
+    accuracy_correct: float
+    """The same, on traces without one."""
+    f1: float
+    """Harmonic mean of the last two (ProcessBench's F1)."""
+    auroc: float
+    """AUROC of ``1 - score`` for "this labelled step is the first error"."""
+
+
+def read_jsonl(name: str) -> list[dict[str, Any]]:
+    """The rows of one external JSONL file."""
+    with (EXTERNAL / name).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def first_below(scores: Sequence[float], threshold: float = THRESHOLD) -> int:
+    """The index of the first score below ``threshold``, or -1."""
+    return next((i for i, s in enumerate(scores) if s < threshold), -1)
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """P(a positive outranks a negative), ties counting one half (midranks, O(n log n))."""
+    pooled = sorted([(v, 1) for v in positives] + [(v, 0) for v in negatives])
+    rank_sum = 0.0
+    i = 0
+    while i < len(pooled):
+        j = i
+        while j < len(pooled) and pooled[j][0] == pooled[i][0]:
+            j += 1
+        midrank = (i + 1 + j) / 2
+        rank_sum += midrank * sum(label for _, label in pooled[i:j])
+        i = j
+    n_pos, n_neg = len(positives), len(negatives)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def evaluate(name: str, rows: list[dict[str, Any]], scores: list[list[float]]) -> Result:
+    """Localisation accuracies and step AUROC of one scorer's scores."""
+    hits_error = hits_correct = n_error = n_correct = 0
+    positives: list[float] = []
+    negatives: list[float] = []
+    for row, trace in zip(rows, scores, strict=True):
+        predicted = first_below(trace)
+        if row["first_error_step"] == -1:
+            n_correct += 1
+            hits_correct += predicted == -1
+        else:
+            n_error += 1
+            hits_error += predicted == row["first_error_step"]
+        for label, score in zip(row["labels"], trace, strict=True):
+            if label is None:
+                continue
+            (positives if label == -1 else negatives).append(1.0 - score)
+    accuracy_error = hits_error / n_error if n_error else math.nan
+    accuracy_correct = hits_correct / n_correct if n_correct else math.nan
+    total = accuracy_error + accuracy_correct
+    f1 = 2 * accuracy_error * accuracy_correct / total if total else 0.0
+    accuracy = accuracy_of(hits_error + hits_correct, len(rows))
+    area = auroc(positives, negatives) if positives and negatives else math.nan
+    return Result(name, accuracy, accuracy_error, accuracy_correct, f1, area)
+
+
+def accuracy_of(hits: int, total: int) -> float:
+    """``hits / total`` (NaN for no traces)."""
+    return hits / total if total else math.nan
+
+
+def fmt(value: float) -> str:
+    """Three decimals, or "n/a" (NaN: nothing to measure)."""
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def random_scores(rows: list[dict[str, Any]], seed: int) -> list[list[float]]:
+    """Uniform random step scores."""
+    rng = random.Random(seed)
+    return [[rng.random() for _ in row["steps"]] for row in rows]
+
+
+def best_seconds(call: Callable[[], object], repeat: int = 5) -> float:
+    """The fastest of ``repeat`` timed calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run() -> str:
+    """Run every measurement and return the markdown section."""
+    rows = read_jsonl("step_traces.jsonl")
+    prm = ArithmeticPRM()
+    judged = [prm.judge_steps(row["problem"], row["steps"]) for row in rows]
+    arithmetic = [[j.score for j in trace] for trace in judged]
+    steps = [step for row in rows for step in row["steps"]]
+    megabytes = sum(len(s.encode("utf-8")) for s in steps) / 1e6
+    seconds = best_seconds(lambda: [prm.score_steps(r["problem"], r["steps"]) for r in rows])
+
+    results = [
+        evaluate("ArithmeticPRM", rows, arithmetic),
+        evaluate("all-correct (every step 1.0)", rows, [[1.0] * len(r["steps"]) for r in rows]),
+        evaluate("random (seed 0)", rows, random_scores(rows, 0)),
+    ]
+    seeded = [evaluate("", rows, random_scores(rows, seed)) for seed in RANDOM_SEEDS]
+    results.append(_mean_result(f"random (mean of seeds 0-{len(RANDOM_SEEDS) - 1})", seeded))
+
+    n_error = sum(r["first_error_step"] != -1 for r in rows)
+    labelled = [
+        (label, s)
+        for r, t in zip(rows, arithmetic, strict=True)
+        for label, s in zip(r["labels"], t, strict=True)
+    ]
+    n_labelled = sum(label is not None for label, _ in labelled)
+    n_positive = sum(label == -1 for label, _ in labelled)
+    verdicts = [j.notes["verdict"] for trace in judged for j in trace]
+    checked = sum(v != "no arithmetic" for v in verdicts)
+    flagged = [(label, s) for label, s in labelled if s < THRESHOLD]
+    flagged_first = sum(label == -1 for label, _ in flagged)
+    flagged_after = sum(label is None for label, _ in flagged)
+    flagged_ok = sum(label in (0, 1) for label, _ in flagged)
+
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        HEADING,
+        "",
+        f"Command: `{COMMAND}` — run {now} on {platform.machine()}, Python "
+        f"{platform.python_version()}.",
+        f"Data: `step_traces.jsonl`, {len(rows)} traces ({n_error} with a first error, "
+        f"{len(rows) - n_error} without), {len(steps)} steps, {n_labelled} of them labelled "
+        f"({n_positive} first errors). Threshold {THRESHOLD}: the first step scored below it is "
+        "the predicted first error (-1 if none).",
+        "",
+        "| scorer | localisation accuracy | on traces with an error | on traces without | "
+        "F1 | step AUROC |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.name} | {fmt(r.accuracy)} | {fmt(r.accuracy_error)} | "
+            f"{fmt(r.accuracy_correct)} | {fmt(r.f1)} | {fmt(r.auroc)} |"
+        )
+    lines += ["", "ArithmeticPRM by source:", "", *dataset_rows(rows, arithmetic, judged)]
+    lines += [
+        "",
+        f"ArithmeticPRM checked at least one equation in {checked} of {len(steps)} steps "
+        f"({checked / len(steps):.1%}); the rest score the neutral {NEUTRAL_SCORE}. It scored "
+        f"{len(flagged)} steps 0.0 (a wrong equation): {flagged_first} on the human-labelled "
+        f"first error, {flagged_after} after it (unlabelled), {flagged_ok} on a step labelled "
+        "correct or neutral.",
+        f"Throughput: {len(steps) / seconds:,.0f} steps/s, {megabytes / seconds:.2f} MB/s "
+        f"({len(steps)} steps, {megabytes:.2f} MB, best of 5 passes of `score_steps` over the "
+        "file).",
+        "",
+        "AUROC: labelled steps only; positive = the step labelled -1 (first error); labels 1 and "
+        "PRM800K's 0 are negatives; predictor `1 - score`; ties count one half, so a constant "
+        "score gives exactly 0.5. F1 is ProcessBench's: the harmonic mean of the accuracies on "
+        "traces with and without an error.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def dataset_rows(
+    rows: list[dict[str, Any]], scores: list[list[float]], judged: list[list[Any]]
+) -> list[str]:
+    """One table row per source dataset: ArithmeticPRM's localisation and coverage there."""
+    lines = [
+        "| dataset | traces | with an error | accuracy (with error) | accuracy (without) | "
+        "steps checked | steps scored 0.0 |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for dataset in sorted({row["dataset"] for row in rows}):
+        picked = [i for i, row in enumerate(rows) if row["dataset"] == dataset]
+        part = evaluate(dataset, [rows[i] for i in picked], [scores[i] for i in picked])
+        n_error = sum(rows[i]["first_error_step"] != -1 for i in picked)
+        verdicts = [j.notes["verdict"] for i in picked for j in judged[i]]
+        checked = sum(v != "no arithmetic" for v in verdicts)
+        zero = sum(s == 0.0 for i in picked for s in scores[i])
+        lines.append(
+            f"| {dataset} | {len(picked)} | {n_error} | {fmt(part.accuracy_error)} | "
+            f"{fmt(part.accuracy_correct)} | {checked} of {len(verdicts)} | {zero} |"
+        )
+    return lines
+
+
+def _mean_result(name: str, results: Sequence[Result]) -> Result:
+    def mean(field: str) -> float:
+        return statistics.fmean(getattr(r, field) for r in results)
+
+    return Result(
+        name,
+        mean("accuracy"),
+        mean("accuracy_error"),
+        mean("accuracy_correct"),
+        mean("f1"),
+        mean("auroc"),
+    )
+
+
+def write_section(section: str) -> None:
+    """Replace (or add) this benchmark's section of ``docs/benchmarks.md``, nothing else."""
+    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    start = current.find(HEADING)
+    if start == -1:
+        updated = current.rstrip("\n") + "\n\n" + section
+    else:
+        following = current.find("\n## ", start + len(HEADING))
+        rest = "" if following == -1 else current[following + 1 :]
+        updated = current[:start] + section + ("\n" + rest if rest else "")
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    temporary = DOC.with_suffix(".md.tmp")
+    temporary.write_text(updated, encoding="utf-8")
+    temporary.replace(DOC)
+
+
+def main() -> None:
+    """Run the benchmark, print the section, and write it unless ``--no-write``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    section = run()
+    print(section)
+    if not args.no_write:
+        write_section(section)
+        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

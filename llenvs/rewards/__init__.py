@@ -1,0 +1,68 @@
+"""Reward functions and process reward models (PRMs).
+
+A PRM scores the steps of a question, one score in [0, 1] per step (``PRM``); ``PRMRewardFunction``
+plugs any PRM, or any object with ``score(text)``, into a ``SegmentedEnvironment`` as a PROCESS
+reward, scoring a replayed trace in one PRM call. ``ArithmeticPRM`` checks each step's arithmetic
+exactly; ``TransformersPRM`` (``llenvs.rewards.transformers_prm``, which imports torch) reads a
+local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd convention. ``get_prm`` finds them by
+name; ``aggregate`` turns step scores into one (min, last, product, mean). Importing this package
+imports neither torch nor transformers.
+
+Example:
+    >>> from llenvs.rewards import ArithmeticPRM, Aggregation, aggregate
+    >>> scores = ArithmeticPRM().score_steps("", ["2 × 4 = 8", "8 + 5 = 12", "So 12."])
+    >>> scores, aggregate(scores, Aggregation.MIN)
+    ([1.0, 0.0, 0.5], 0.0)
+
+"""
+
+from llenvs.rewards.aggregation import Aggregation, aggregate
+from llenvs.rewards.arithmetic import ArithmeticVerdict, EquationCheck, check_equations
+from llenvs.rewards.arithmetic_prm import ArithmeticPRM
+from llenvs.rewards.prm import (
+    NEUTRAL_SCORE,
+    PRM,
+    BatchPRM,
+    JudgingPRM,
+    Trace,
+    judge_traces,
+    score_traces,
+)
+from llenvs.rewards.prm_conventions import (
+    CONVENTIONS,
+    MathShepherd,
+    PRMConvention,
+    QwenMathPRM,
+    convention_from_name,
+)
+from llenvs.rewards.prm_registry import PRM_NAMES, get_prm
+from llenvs.rewards.prm_reward_function import PRMRewardFunction
+from llenvs.rewards.step_judgement import StepJudgement
+from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
+
+__all__ = [
+    "CONVENTIONS",
+    "NEUTRAL_SCORE",
+    "PRM",
+    "PRM_NAMES",
+    "Aggregation",
+    "ArithmeticPRM",
+    "ArithmeticVerdict",
+    "BatchPRM",
+    "EquationCheck",
+    "JudgingPRM",
+    "MathShepherd",
+    "PRMConvention",
+    "PRMRewardFunction",
+    "QwenMathPRM",
+    "StepJudgement",
+    "TextScorer",
+    "TextScorerPRM",
+    "Trace",
+    "aggregate",
+    "check_equations",
+    "convention_from_name",
+    "get_prm",
+    "judge_traces",
+    "score_traces",
+]

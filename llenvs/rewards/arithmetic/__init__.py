@@ -1,0 +1,16 @@
+"""The machinery of the exact arithmetic checker: tokens, expressions, equations, verdicts.
+
+``ArithmeticPRM`` (in ``llenvs.rewards``) is its public face; ``check_equations`` is the whole
+checker on one text.
+
+Example:
+    >>> [(c.text, c.correct) for c in check_equations("149 * 4 = 596, 1440 + 1044 = 2480")]
+    [('149 * 4 = 596', True), ('1440 + 1044 = 2480', False)]
+
+"""
+
+from llenvs.rewards.arithmetic.equation_check import EquationCheck, format_value
+from llenvs.rewards.arithmetic.equations import check_equations
+from llenvs.rewards.arithmetic.verdict import ArithmeticVerdict
+
+__all__ = ["ArithmeticVerdict", "EquationCheck", "check_equations", "format_value"]

@@ -1,0 +1,55 @@
+"""PRMs by name, for the CLI and the app: ``"arithmetic"`` and ``"transformers/<local path>"``.
+
+Example:
+    >>> get_prm("arithmetic")
+    ArithmeticPRM(neutral=0.5)
+    >>> get_prm("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, transformers/...
+
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llenvs.core.errors import UnknownName
+from llenvs.rewards.arithmetic_prm import ArithmeticPRM
+from llenvs.rewards.prm import PRM
+from llenvs.rewards.prm_conventions import CONVENTIONS
+
+__all__ = ["PRM_NAMES", "get_prm"]
+
+PRM_NAMES: tuple[str, ...] = ("arithmetic", "transformers/<local path>")
+"""The names ``get_prm`` knows (``<local path>``: a checkpoint folder)."""
+
+
+def get_prm(name: str, **options: Any) -> PRM:
+    """The PRM called ``name``; ``options`` go to its constructor.
+
+    ``"transformers/<local path>"`` needs ``convention=`` (``"qwen2.5-math-prm"`` or
+    ``"math-shepherd"``, or a convention object) and loads the folder with
+    ``TransformersPRM.from_pretrained`` (torch and transformers are imported then, not before).
+
+    Example:
+        >>> get_prm("arithmetic", neutral=1.0).score_steps("q", ["No arithmetic."])
+        [1.0]
+        >>> get_prm("transformers/some/folder")
+        Traceback (most recent call last):
+        ...
+        ValueError: transformers PRMs need convention=: one of math-shepherd, qwen2.5-math-prm
+
+    """
+    if name == "arithmetic":
+        return ArithmeticPRM(**options)
+    kind, _, path = name.partition("/")
+    if kind == "transformers" and path:
+        if "convention" not in options:
+            raise ValueError(
+                f"transformers PRMs need convention=: one of {', '.join(sorted(CONVENTIONS))}"
+            )
+        from llenvs.rewards.transformers_prm import TransformersPRM
+
+        return TransformersPRM.from_pretrained(path, **options)
+    raise UnknownName("prm", name, PRM_NAMES)

@@ -1,0 +1,36 @@
+import subprocess
+import sys
+
+import pytest
+
+from llenvs.core.errors import UnknownName
+from llenvs.rewards import PRM_NAMES, ArithmeticPRM, get_prm
+
+
+def test_arithmetic_by_name_with_options():
+    prm = get_prm("arithmetic", neutral=0.25)
+    assert isinstance(prm, ArithmeticPRM) and prm.neutral == 0.25
+
+
+@pytest.mark.parametrize("name", ["nope", "transformers", "transformers/", "openai/x"])
+def test_unknown_names_list_the_choices(name):
+    with pytest.raises(UnknownName) as caught:
+        get_prm(name)
+    assert caught.value.kind == "prm"
+    assert caught.value.choices == tuple(sorted(PRM_NAMES))
+    assert "choose one of: arithmetic, transformers/<local path>" in str(caught.value)
+
+
+def test_a_missing_folder_is_a_clear_error():
+    with pytest.raises(FileNotFoundError, match="nothing is downloaded"):
+        get_prm("transformers/no/such/folder", convention="math-shepherd")
+
+
+def test_importing_rewards_imports_neither_torch_nor_transformers():
+    code = (
+        "import sys, llenvs.core, llenvs.rewards; "
+        "llenvs.rewards.get_prm('arithmetic').score_steps('q', ['1 + 1 = 2']); "
+        "print([m for m in ('torch', 'transformers') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
