@@ -1,0 +1,289 @@
+"""The one episode loop: every trajectory the runner makes is an ``Episode`` driven by it.
+
+An ``Episode`` holds one trajectory's state between backend calls: the conversation, the open
+assistant turn, the generated text not yet stepped, the token budget, the transitions.
+``next_request`` does all the work that needs no model (stepping segments, running the callback,
+applying interventions) until the episode needs a generation or ends; ``receive`` takes the
+generation. ``run_episodes`` drives any number of episodes in lockstep, one ``generate`` call per
+round with one request per episode still running: ``run_trajectory`` is a batch of one.
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
+    >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+    >>> from llenvs.inference import get_backend
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
+    >>> env = SegmentedEnvironment(base, SentenceSegmenter())
+    >>> strategy = BoundaryContinuationStrategy(env.segmenter)
+    >>> episode = Episode(env, strategy, SamplingParams(), task_index=0)
+    >>> run_episodes(get_backend("scripted", outputs=["Hm. Four. <answer>4</answer>"]), [episode])
+    >>> [t.action.text for t in episode.transitions]
+    ['Hm. ', 'Four. <answer>4</answer>']
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from llenvs.core.action import Action
+from llenvs.core.backend import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    Message,
+    ModelBackend,
+    Prompt,
+    SamplingParams,
+)
+from llenvs.core.errors import BackendError, TerminalStateError
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.step_result import StepResult
+from llenvs.core.trajectory import Trajectory, Transition
+from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
+from llenvs.evaluation.prefix import Prefix, replay_prefix
+from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
+
+__all__ = ["Episode", "run_episodes"]
+
+
+class Episode:
+    """One trajectory in progress (see the module docstring).
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SamplingParams, SegmentedEnvironment
+        >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
+        >>> env = SegmentedEnvironment(base, "sentence")
+        >>> episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), SamplingParams(),
+        ...                   task_index=0, prefix="Two dogs. <answer>8</answer>")
+        >>> episode.next_request() is None, episode.result().metadata["prefix_steps"]
+        (True, 1)
+
+    """
+
+    def __init__(
+        self,
+        env: SegmentedEnvironment,
+        strategy: ContinuationStrategy,
+        params: SamplingParams,
+        task_index: int,
+        *,
+        step_callback: StepCallback | None = None,
+        prefix: Prefix = None,
+        max_steps: int | None = None,
+        then: Intervention = None,
+    ) -> None:
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"max_steps must be > 0 or None, got {max_steps}")
+        self.env = env
+        self.strategy = strategy
+        self.params = params
+        self.callback = step_callback
+        self.max_steps = max_steps
+        self.state, _ = env.reset(options={"task_index": task_index})
+        self.task_index = task_index
+        observation = self.state.observation
+        system = (
+            ()
+            if observation.system_prompt is None
+            else (Message("system", observation.system_prompt),)
+        )
+        self.messages: tuple[Message, ...] = (*system, Message("user", observation.prompt))
+        self.transitions: list[Transition] = list(replay_prefix(env, self.state, prefix))
+        self.prefix_steps = len(self.transitions)
+        self.turn = ""
+        """Text of the open assistant turn that has been stepped."""
+        self.turn_ids: list[int] | None = []
+        """Token ids of the open turn and the unstepped text, while the backend made all of it."""
+        self.pending: list[str] = []
+        """Complete segments generated but not yet stepped."""
+        self.carried = ""
+        """After ``COMPLETE``: segments cut but not stepped, to be re-cut with the rest."""
+        self.unassigned_ids: list[int] = []
+        self.unassigned_logprobs: list[float] | None = []
+        self.forced: ForceAction | None = None
+        self.one_shot = False
+        self.generation_ended = False
+        self.done = False
+        self.truncated = False
+        self.budget = params.max_tokens
+        self.live_steps = 0
+        self.calls = 0
+        self.finish_reason: FinishReason | None = None
+        if self.transitions:
+            last = self.transitions[-1].result
+            self.state = last.next_state
+            self.turn = last.next_state.hidden.accumulated_text
+            self.turn_ids = None
+            self.done = last.done
+        if then is not None:
+            self._apply(then)
+
+    def next_request(self) -> GenerationRequest | None:
+        """Step everything that needs no model; the next request, or None once done."""
+        while not self.done:
+            if self.forced is not None:
+                forced, self.forced = self.forced, None
+                self._step(forced.text, final=False, flags={"forced": True})
+            elif self.pending:
+                piece = self.pending.pop(0)
+                final = self.generation_ended and not self.pending
+                self._step(piece, final=final, flags=self._generated_flags())
+            elif self.generation_ended:
+                self._step("", final=True, flags=self._generated_flags())
+            elif self.budget <= 0:
+                self.generation_ended = True
+                self.pending = self.strategy.complete("", "")
+            else:
+                prompt = Prompt(
+                    self.messages,
+                    self.turn + self.carried + self.strategy.buffer,
+                    None if self.turn_ids is None else tuple(self.turn_ids),
+                )
+                if self.one_shot:
+                    return self.strategy.one_shot_request(prompt, self.params, self.budget)
+                return self.strategy.request(prompt, self.params, self.budget)
+        return None
+
+    def receive(self, generation: Generation) -> None:
+        """Take the backend's answer to the last request."""
+        self.calls += 1
+        self.finish_reason = generation.finish_reason
+        self.budget -= len(generation.token_ids)
+        self.unassigned_ids.extend(generation.token_ids)
+        if self.turn_ids is not None:
+            self.turn_ids.extend(generation.token_ids)
+        if generation.logprobs is None:
+            self.unassigned_logprobs = None
+        elif self.unassigned_logprobs is not None:
+            self.unassigned_logprobs.extend(generation.logprobs)
+        if self.one_shot:
+            self.pending = self.strategy.complete(self.carried, generation.text)
+            self.carried = ""
+            self.generation_ended = True
+        else:
+            pieces, self.generation_ended = self.strategy.absorb(generation, self.budget)
+            self.pending.extend(pieces)
+
+    def result(self) -> TrajectoryResult:
+        """The episode as a ``TrajectoryResult`` (call once it is done)."""
+        messages = self.messages + ((Message("assistant", self.turn),) if self.turn else ())
+        trajectory = Trajectory(tuple(self.transitions))
+        metadata: dict[str, Any] = {
+            "task_index": self.task_index,
+            "prefix_steps": self.prefix_steps,
+            "generated_tokens": self.params.max_tokens - self.budget,
+            "calls": self.calls,
+            "finish_reason": self.finish_reason,
+            "truncated": self.truncated,
+            "budget_exhausted": self.budget <= 0,
+            "messages": messages,
+        }
+        return TrajectoryResult(trajectory, is_success(trajectory), metadata)
+
+    def _generated_flags(self) -> dict[str, Any]:
+        """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.
+
+        The token ids are those of the calls since the last generated step: a call's tokens go
+        to the first segment it completes (the overshoot past a boundary included).
+        """
+        flags: dict[str, Any] = {"token_ids": tuple(self.unassigned_ids)}
+        if self.unassigned_logprobs is not None and self.unassigned_ids:
+            flags["logprobs"] = tuple(self.unassigned_logprobs)
+        if self.one_shot:
+            flags["one_shot"] = True
+        self.unassigned_ids, self.unassigned_logprobs = [], []
+        return flags
+
+    def _step(self, text: str, *, final: bool, flags: dict[str, Any]) -> None:
+        """Step one live segment, mark truncation, and run the callback."""
+        before = self.state
+        action = Action(text, final=final)
+        result: StepResult[Any] = self.env.step(before, action)
+        self.live_steps += 1
+        info = {**result.info, **flags}
+        if not result.done and self.max_steps is not None and self.live_steps >= self.max_steps:
+            self.truncated = True
+            metadata = replace(result.next_state.metadata, is_truncated=True)
+            result = replace(result, next_state=replace(result.next_state, metadata=metadata))
+            result = replace(result, truncated=True)
+        result = replace(result, info=info)
+        self.transitions.append(Transition(before, action, result))
+        self.state = result.next_state
+        self.turn += text
+        self.done = result.done
+        if self.callback is not None and not self.one_shot:
+            self._apply(self.callback(result))
+
+    def _apply(self, intervention: Intervention) -> None:
+        """Apply what a callback returned (or ``then=``) before the next step."""
+        if intervention is None:
+            return
+        if isinstance(intervention, ForceAction):
+            if self.done:
+                raise TerminalStateError(
+                    f"ForceAction({intervention.text!r}) after the episode ended at segment "
+                    f"{self.state.hidden.segment_index}: a forced action after the terminal step "
+                    "is refused"
+                )
+            self.forced = intervention
+            self._drop_unstepped()
+            self.turn_ids = None
+        elif isinstance(intervention, Complete):
+            self.one_shot = True
+            if self.done or self.generation_ended:
+                return
+            # Segments cut but not stepped rejoin the rest: the one call continues after them.
+            self.carried, self.pending = "".join(self.pending), []
+            if self.budget <= 0:
+                self.generation_ended = True
+                self.pending = self.strategy.complete(self.carried, "")
+                self.carried = ""
+        elif isinstance(intervention, str):
+            if not intervention:
+                raise ValueError("feedback must be a non-empty string (return None for none)")
+            if self.done:
+                return
+            closed = (Message("assistant", self.turn),) if self.turn else ()
+            self.messages = (*self.messages, *closed, Message("user", intervention))
+            self.turn = ""
+            self._drop_unstepped()
+            self.turn_ids = []
+        else:
+            raise TypeError(
+                "a step callback returns None, feedback text, COMPLETE or ForceAction(text); "
+                f"got {intervention!r}"
+            )
+
+    def _drop_unstepped(self) -> None:
+        """Forget the generated text not yet stepped (it continued a context that changed)."""
+        self.pending, self.carried = [], ""
+        self.strategy.drop()
+        self.generation_ended = False
+        self.unassigned_ids, self.unassigned_logprobs = [], []
+
+
+def run_episodes(backend: ModelBackend, episodes: Sequence[Episode]) -> None:
+    """Drive ``episodes`` to their ends: one ``generate`` call per round for all running ones.
+
+    Example:
+        >>> run_episodes(object(), [])  # nothing to run, no call made
+
+    """
+    while True:
+        waiting = [(e, r) for e in episodes if (r := e.next_request()) is not None]
+        if not waiting:
+            return
+        generations = backend.generate([request for _, request in waiting])
+        if len(generations) != len(waiting):
+            raise BackendError(
+                f"{getattr(backend, 'name', backend)!r} returned {len(generations)} "
+                f"generation(s) for {len(waiting)} request(s)"
+            )
+        for (episode, _), generation in zip(waiting, generations, strict=True):
+            episode.receive(generation)

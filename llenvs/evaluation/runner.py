@@ -1,0 +1,188 @@
+"""``SegmentedTrajectoryRunner``: generate segment by segment, stepping the environment as it goes.
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+    >>> from llenvs.inference import get_backend
+    >>> from llenvs.inference.protocol import SamplingParams
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> env = SegmentedEnvironment(base, SentenceSegmenter())
+    >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
+    >>> runner = SegmentedTrajectoryRunner(env, backend, SamplingParams(max_tokens=2048))
+    >>> result = runner.run_trajectory(task_index=0)
+    >>> [t.action.text for t in result.trajectory], result.success
+    (['Count. ', 'So 100. <answer>100</answer>'], True)
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episode import Episode, run_episodes
+from llenvs.evaluation.intervention import Intervention, StepCallback
+from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.trajectory_result import TrajectoryResult
+
+__all__ = ["SegmentedTrajectoryRunner"]
+
+
+class SegmentedTrajectoryRunner:
+    """Runs episodes of a segmented environment with a model, one segment per step.
+
+    Arguments:
+        environment: the ``SegmentedEnvironment`` to run; its segmenter decides the segments.
+        backend: any ``ModelBackend``.
+        sampling_params: how to sample; ``max_tokens`` is each trajectory's whole budget. The
+            environment's stop sequences (such as ``</answer>``) are added to ``stop``.
+
+    The continuation strategy is chosen from the segmenter: the Token strategy when it cuts by
+    tokens of the tokenizer the backend generates with, else the Boundary strategy. A
+    segmenter that cannot find boundaries while streaming (an LLM segmenter) is refused here.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment
+        >>> from llenvs.inference import get_backend
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
+        >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
+        ...                                    get_backend("scripted", outputs=[]))
+        >>> runner.sampling_params.stop
+        ('</answer>',)
+
+    """
+
+    def __init__(
+        self,
+        environment: SegmentedEnvironment,
+        backend: ModelBackend,
+        sampling_params: SamplingParams | None = None,
+    ) -> None:
+        if not isinstance(environment, SegmentedEnvironment):
+            raise TypeError(
+                "the runner needs a SegmentedEnvironment (wrap the base environment with a "
+                f"segmenter), got {type(environment).__name__}"
+            )
+        params = SamplingParams() if sampling_params is None else sampling_params
+        stop = tuple(dict.fromkeys((*params.stop, *environment.spec.stop_sequences)))
+        self.environment = environment
+        self.backend = backend
+        self.sampling_params = replace(params, stop=stop)
+        self._new_strategy()  # refuse a segmenter the runner cannot stream with, now
+
+    def run_trajectory(
+        self,
+        task_index: int,
+        step_callback: StepCallback | None = None,
+        prefix: Prefix = None,
+        max_steps: int | None = None,
+        then: Intervention = None,
+    ) -> TrajectoryResult:
+        """Run one episode of task ``task_index``.
+
+        Arguments:
+            task_index: which task (0-based).
+            step_callback: called with each live step's result; returns None, feedback text,
+                ``COMPLETE`` or ``ForceAction(text)``.
+            prefix: a text, segment strings, or ``(state, action)`` pairs stepped first, with
+                ``info["replayed"]``, no callback and no count toward ``max_steps``; generation
+                then continues with the prefix text as the open assistant turn.
+            max_steps: most live steps; the last one is marked truncated.
+            then: one intervention applied right after the prefix (even an empty one).
+
+        Feedback closes the assistant turn (the stepped text; unstepped overshoot is dropped)
+        and opens a new one; ``ForceAction`` steps its text as one segment (``info["forced"]``)
+        and drops the overshoot; ``COMPLETE`` generates the rest in one call and steps its
+        segments (``info["one_shot"]``) with no more callbacks. On a step that ended the
+        episode, a ``ForceAction`` is refused (``TerminalStateError``); feedback and
+        ``COMPLETE`` are ignored there.
+
+        Example:
+            >>> from llenvs.core.registry import environment_registry
+            >>> from llenvs.core import SegmentedEnvironment
+            >>> from llenvs.evaluation import ForceAction
+            >>> from llenvs.inference import get_backend
+            >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+            ...                                 size=5)
+            >>> script = "Two dogs. So 8 legs. <answer>8</answer>"
+            >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
+            ...                                    get_backend("scripted", outputs=[script]))
+            >>> result = runner.run_trajectory(0, prefix="Two dogs. ",
+            ...                                then=ForceAction("So 8 legs. "))
+            >>> [t.action.text for t in result.trajectory]
+            ['Two dogs. ', 'So 8 legs. ', '<answer>8</answer>']
+            >>> [t.info.get("replayed", False) for t in result.trajectory]
+            [True, False, False]
+
+        """
+        return self.run_batch(
+            [task_index],
+            step_callback=step_callback,
+            prefixes=[prefix],
+            max_steps=max_steps,
+            thens=[then],
+        )[0]
+
+    def run_batch(
+        self,
+        task_indices: Sequence[int],
+        step_callback: StepCallback | None = None,
+        prefixes: Sequence[Prefix] | None = None,
+        max_steps: int | None = None,
+        thens: Sequence[Intervention] | None = None,
+    ) -> list[TrajectoryResult]:
+        """Run one episode per task in lockstep: each round, one ``generate`` call for all.
+
+        Trajectories that end drop out of the next rounds; ``step_callback`` runs per
+        trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task.
+
+        Example:
+            >>> from llenvs.core.registry import environment_registry
+            >>> from llenvs.core import SegmentedEnvironment
+            >>> from llenvs.inference import get_backend
+            >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+            ...                                 size=5)
+            >>> backend = get_backend("scripted", outputs=["A. <answer>1</answer>", "B."])
+            >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
+            ...                                    backend)
+            >>> [r.text for r in runner.run_batch([0, 1])], len(backend.requests)
+            (['A. <answer>1</answer>', 'B.'], 2)
+
+        """
+        count = len(task_indices)
+        prefixes = [None] * count if prefixes is None else list(prefixes)
+        thens = [None] * count if thens is None else list(thens)
+        if len(prefixes) != count or len(thens) != count:
+            raise ValueError(
+                f"{count} task(s) need as many prefixes and thens, got {len(prefixes)} "
+                f"prefix(es) and {len(thens)} then(s)"
+            )
+        episodes = [
+            Episode(
+                self.environment,
+                self._new_strategy(),
+                self.sampling_params,
+                task_index,
+                step_callback=step_callback,
+                prefix=prefix,
+                max_steps=max_steps,
+                then=then,
+            )
+            for task_index, prefix, then in zip(task_indices, prefixes, thens, strict=True)
+        ]
+        run_episodes(self.backend, episodes)
+        return [episode.result() for episode in episodes]
+
+    def _new_strategy(self) -> ContinuationStrategy:
+        """A fresh continuation strategy for one trajectory."""
+        segmenter = self.environment.segmenter
+        if TokenContinuationStrategy.applies(segmenter, self.backend):
+            return TokenContinuationStrategy(segmenter, int(getattr(segmenter, "token_size", 0)))
+        return BoundaryContinuationStrategy(segmenter)

@@ -1,0 +1,84 @@
+"""``TokenContinuationStrategy``: one call of ``token_size`` tokens is one segment.
+
+It applies to a segmenter that cuts every ``token_size`` tokens of a tokenizer (it has
+``tokenizer`` and ``token_size``) when the backend generates with that same tokenizer (its
+``tokenizer`` attribute): then a call of ``max_tokens = token_size`` is exactly one segment, and no
+text runs past a boundary. The segments are the model's own tokens, which need not be the
+canonical tokenisation of the text (a generated trace keeps the spans it was generated with).
+
+Example:
+    >>> from llenvs.core.backend import FinishReason, Generation
+    >>> from llenvs.core.segmenters import LineSegmenter
+    >>> strategy = TokenContinuationStrategy(LineSegmenter(), token_size=4)
+    >>> strategy.absorb(Generation("Two dogs", FinishReason.LENGTH, (1, 2, 3, 4)), budget=8)
+    (['Two dogs'], False)
+    >>> strategy.absorb(Generation(".", FinishReason.STOP, (5,)), budget=7)
+    (['.'], True)
+
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llenvs.core.backend import FinishReason, Generation, GenerationRequest, Prompt, SamplingParams
+from llenvs.core.segmenters import Segmenter
+from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+
+__all__ = ["TokenContinuationStrategy"]
+
+
+class TokenContinuationStrategy(ContinuationStrategy):
+    """Generate ``token_size`` tokens per call; each call is one segment.
+
+    Example:
+        >>> from llenvs.core.segmenters import LineSegmenter
+        >>> TokenContinuationStrategy(LineSegmenter(), token_size=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: token_size must be > 0, got 0
+
+    """
+
+    def __init__(self, segmenter: Segmenter, token_size: int) -> None:
+        super().__init__(segmenter)
+        if token_size <= 0:
+            raise ValueError(f"token_size must be > 0, got {token_size}")
+        self.token_size = token_size
+
+    @staticmethod
+    def applies(segmenter: Segmenter, backend: Any) -> bool:
+        """True when ``segmenter`` cuts by tokens of the tokenizer ``backend`` generates with.
+
+        Example:
+            >>> from llenvs.core.segmenters import SentenceSegmenter
+            >>> TokenContinuationStrategy.applies(SentenceSegmenter(), object())
+            False
+
+        """
+        tokenizer = getattr(segmenter, "tokenizer", None)
+        size = getattr(segmenter, "token_size", None)
+        if tokenizer is None or not isinstance(size, int):
+            return False
+        return getattr(backend, "tokenizer", None) is tokenizer
+
+    @property
+    def buffer(self) -> str:
+        """Always empty: no call runs past a boundary."""
+        return ""
+
+    def request(self, prompt: Prompt, params: SamplingParams, budget: int) -> GenerationRequest:
+        """Ask for one segment: ``token_size`` tokens (fewer when the budget is nearly spent)."""
+        return GenerationRequest(prompt, params, min(self.token_size, budget))
+
+    def absorb(self, generation: Generation, budget: int) -> tuple[list[str], bool]:
+        """The call's text is one segment; generation ends unless the call hit its length."""
+        ended = (
+            generation.finish_reason is not FinishReason.LENGTH
+            or budget <= 0
+            or not generation.text
+        )
+        return ([generation.text] if generation.text else []), ended
+
+    def drop(self) -> None:
+        """Nothing to forget."""

@@ -1,0 +1,69 @@
+"""``TrajectoryResult``: what ``run_trajectory`` returns.
+
+Example:
+    >>> from llenvs.core.trajectory import Trajectory
+    >>> TrajectoryResult(Trajectory(), success=False).metadata
+    {}
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from llenvs.core.signal import RewardType
+from llenvs.core.trajectory import Trajectory
+
+__all__ = ["TrajectoryResult", "is_success"]
+
+
+def is_success(trajectory: Trajectory) -> bool:
+    """True when the trajectory has an OUTCOME signal and every OUTCOME signal is >= 1.0.
+
+    Example:
+        >>> is_success(Trajectory())
+        False
+
+    """
+    outcomes = [
+        signal.reward
+        for transition in trajectory
+        for signal in transition.rewards.of_type(RewardType.OUTCOME)
+    ]
+    return bool(outcomes) and all(reward >= 1.0 for reward in outcomes)
+
+
+@dataclass(frozen=True)
+class TrajectoryResult:
+    """One episode run by the runner.
+
+    ``metadata`` holds ``task_index``, ``prefix_steps`` (replayed steps), ``generated_tokens``,
+    ``calls`` (backend calls), ``finish_reason`` (of the last call, or None), ``truncated``
+    (``max_steps`` reached), ``budget_exhausted`` (the token budget ran out) and ``messages``
+    (the conversation, the last assistant turn included).
+
+    Example:
+        >>> TrajectoryResult(Trajectory(), success=False).success
+        False
+
+    """
+
+    trajectory: Trajectory
+    """Every transition, replayed prefix steps included."""
+    success: bool
+    """At least one OUTCOME signal, and every OUTCOME signal >= 1.0."""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """Facts about the run (see the class docstring)."""
+
+    @property
+    def text(self) -> str:
+        """All assistant text of the episode (feedback excluded).
+
+        Example:
+            >>> TrajectoryResult(Trajectory(), success=False).text
+            ''
+
+        """
+        return self.trajectory.text
