@@ -37,10 +37,12 @@ from llenvs.core.segmented_hidden import SegmentedHidden
 from llenvs.core.segmenters import (
     CompositeSegmenter,
     LineSegmenter,
+    LLMSegmenter,
     PatternSegmenter,
     Segmenter,
     SegmentStream,
     SentenceSegmenter,
+    TokenSegmenter,
     default_segmenter,
     segmenter_from_spec,
 )
@@ -60,6 +62,7 @@ __all__ = [
     "FinishReason",
     "Generation",
     "GenerationRequest",
+    "LLMSegmenter",
     "LineSegmenter",
     "LlenvsError",
     "Message",
@@ -83,6 +86,7 @@ __all__ = [
     "StepResult",
     "TaskIndexError",
     "TerminalStateError",
+    "TokenSegmenter",
     "Trajectory",
     "Transition",
     "UnknownName",

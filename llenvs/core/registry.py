@@ -8,10 +8,10 @@ Example:
     >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> len(env), env.spec.adapter
     (5, 'reasoning_gym')
-    >>> environment_registry.get(name="x", adapter="nope")
+    >>> environment_registry.get(name="x", adapter="nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.UnknownName: unknown adapter 'nope': choose one of: reasoning_gym
+    llenvs.core.errors.UnknownName: unknown adapter 'nope': choose one of: huggingface, ...
 
 """
 
@@ -30,6 +30,7 @@ AdapterFactory = Callable[..., Environment]
 """Makes an environment: ``factory(name, **kwargs)``."""
 
 _BUILT_IN: dict[str, str] = {
+    "huggingface": "llenvs.adapters.huggingface:make_environment",
     "reasoning_gym": "llenvs.adapters.reasoning_gym:make_environment",
 }
 

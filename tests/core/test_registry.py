@@ -5,7 +5,7 @@ from llenvs.core.registry import EnvironmentRegistry, environment_registry
 
 
 def test_unknown_adapter_lists_the_adapters():
-    with pytest.raises(UnknownName, match="choose one of: reasoning_gym"):
+    with pytest.raises(UnknownName, match="choose one of: huggingface, reasoning_gym"):
         environment_registry.get(name="leg_counting", adapter="reasoning-gym")
 
 

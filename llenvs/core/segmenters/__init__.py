@@ -16,18 +16,22 @@ Example:
 from llenvs.core.segmenters.base import FirstCut, Segmenter, SegmentStream, check_spans
 from llenvs.core.segmenters.composite import CompositeSegmenter
 from llenvs.core.segmenters.line import LineSegmenter
+from llenvs.core.segmenters.llm import LLMSegmenter
 from llenvs.core.segmenters.pattern import PatternSegmenter
 from llenvs.core.segmenters.sentence import SentenceSegmenter
 from llenvs.core.segmenters.spec import default_segmenter, segmenter_from_spec
+from llenvs.core.segmenters.token import TokenSegmenter
 
 __all__ = [
     "CompositeSegmenter",
     "FirstCut",
+    "LLMSegmenter",
     "LineSegmenter",
     "PatternSegmenter",
     "SegmentStream",
     "Segmenter",
     "SentenceSegmenter",
+    "TokenSegmenter",
     "check_spans",
     "default_segmenter",
     "segmenter_from_spec",

@@ -67,6 +67,10 @@ class Segmenter(ABC):
     """Whether ``segment`` trims surrounding whitespace (text-pattern segmenters) or returns the
     exact pieces (token and LLM segmenters)."""
 
+    replay_only: ClassVar[bool] = False
+    """True for segmenters that cannot decide cuts while streaming (``LLMSegmenter``): their
+    ``first_cut`` raises ``NotImplementedError`` and only whole texts can be segmented."""
+
     @property
     @abstractmethod
     def spec(self) -> str:

@@ -6,6 +6,13 @@ other's cuts (lines and sentences do not) the cuts are the union of the children
 whole text, less a cut that would leave a piece of whitespace only (``"Done.\n  Next"`` with lines
 and sentences is ``["Done.\n", "  Next"]``: the sentence cut before ``Next`` would leave ``"  "``).
 
+Children that are not text-pattern segmenters: with a ``TokenSegmenter`` child, ``segment``
+returns the exact pieces (as soon as one child does not trim, no piece is trimmed), and each
+rest after a cut is tokenised afresh, as the token segmenter alone does. A child that is
+replay-only (``LLMSegmenter``) is asked once about the whole text: the cuts are the union of every
+child's cuts on the whole text (less those leaving a piece of whitespace only), and streaming
+raises ``NotImplementedError``.
+
 While streaming, the earliest decided child cut ``c`` is decided once every undecided child has
 ``settled >= c`` (none of them can cut earlier); the composite's ``settled`` is the smallest of
 its children's. Nested composites are flattened.
@@ -75,6 +82,34 @@ class CompositeSegmenter(ScanningSegmenter):
         """
         return "composite:" + "+".join(child.spec for child in self._segmenters)
 
+    @property
+    def replay_only(self) -> bool:  # type: ignore[override]
+        """True when a child is replay-only (an ``LLMSegmenter``)."""
+        return any(child.replay_only for child in self._segmenters)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Cut wherever a child cuts (see the module docstring for replay-only children)."""
+        if not self.replay_only:
+            return super().spans(text)
+        cuts = sorted({end for child in self._segmenters for _, end in child.spans(text)})
+        kept: list[int] = [0]
+        for cut in cuts:
+            if cut >= len(text) or not text[kept[-1] : cut].strip():
+                continue
+            kept.append(cut)
+        if len(kept) > 1 and not text[kept[-1] :].strip():
+            kept.pop()
+        return [(a, b) for a, b in zip(kept, [*kept[1:], len(text)], strict=True) if b > a]
+
+    def first_cut(self, buffer: str, resume: int = 0) -> FirstCut:
+        """See ``ScanningSegmenter.first_cut``; refused when a child is replay-only."""
+        if self.replay_only:
+            raise NotImplementedError(
+                f"{self.spec!r} has a replay-only child (LLMSegmenter), so it cannot decide "
+                "boundaries while streaming; segment complete texts with spans()/segment()"
+            )
+        return super().first_cut(buffer, resume)
+
     def segment(self, text: str) -> list[str]:
         """Trimmed pieces when every child trims (text-pattern children), else exact pieces.
 
@@ -112,8 +147,9 @@ def _child_cut(child: Segmenter, buffer: str, resume: int, final: bool) -> First
     """A child's first cut; children that are not scanners start from 0 and use ``spans``."""
     if isinstance(child, ScanningSegmenter):
         return child.scan(buffer, resume, final=final)
-    if not final:
-        return child.first_cut(buffer)
+    cut = child.first_cut(buffer)
+    if not final or cut.decided:
+        return cut
     spans = child.spans(buffer)
     if len(spans) < 2:
         return FirstCut(None, len(buffer))

