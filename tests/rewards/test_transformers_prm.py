@@ -55,11 +55,11 @@ def _tokenizer(specials):
     return tokenizer
 
 
-@pytest.fixture(scope="module")
-def qwen_folder(tmp_path_factory):
-    torch.manual_seed(0)
-    tokenizer = _tokenizer(["<extra_0>", "<|im_start|>", "<|im_end|>"])
-    config = transformers.Qwen2Config(
+def _tiny_model(tmp_path_factory, name, seed, special_tokens, config_class, model_class, **extra):
+    """A randomly initialised 2-layer model and its tokenizer, saved to a new folder."""
+    torch.manual_seed(seed)
+    tokenizer = _tokenizer(special_tokens)
+    config = config_class(
         vocab_size=len(tokenizer),
         hidden_size=32,
         intermediate_size=64,
@@ -67,35 +67,38 @@ def qwen_folder(tmp_path_factory):
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=512,
-        num_labels=2,
         pad_token_id=tokenizer.pad_token_id,
+        **extra,
     )
-    model = transformers.Qwen2ForTokenClassification(config)
-    folder = tmp_path_factory.mktemp("qwen_prm")
-    model.save_pretrained(folder)
+    folder = tmp_path_factory.mktemp(name)
+    model_class(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def qwen_folder(tmp_path_factory):
+    return _tiny_model(
+        tmp_path_factory,
+        "qwen_prm",
+        0,
+        ["<extra_0>", "<|im_start|>", "<|im_end|>"],
+        transformers.Qwen2Config,
+        transformers.Qwen2ForTokenClassification,
+        num_labels=2,
+    )
 
 
 @pytest.fixture(scope="module")
 def shepherd_folder(tmp_path_factory):
-    torch.manual_seed(1)
-    tokenizer = _tokenizer(["ки"])
-    config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-        pad_token_id=tokenizer.pad_token_id,
+    return _tiny_model(
+        tmp_path_factory,
+        "shepherd_prm",
+        1,
+        ["ки"],
+        transformers.LlamaConfig,
+        transformers.LlamaForCausalLM,
     )
-    model = transformers.LlamaForCausalLM(config)
-    folder = tmp_path_factory.mktemp("shepherd_prm")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def _slow_qwen(folder, question, steps):
