@@ -102,3 +102,12 @@ def test_hub_name_offline_without_cache_says_how_to_load_local_files(
 )
 def test_answers_match(answer: str, expected: str, same: bool) -> None:
     assert answers_match(answer, expected) is same
+
+
+def test_passes_check_env_alone_and_segmented(tmp_path: Path) -> None:
+    from llenvs.core import SegmentedEnvironment
+    from llenvs.core.check_env import check_env
+
+    env = HuggingFaceEnvironment(str(_jsonl(tmp_path, ROWS)))
+    check_env(env)
+    check_env(SegmentedEnvironment(env, "steps"))
