@@ -1,0 +1,52 @@
+"""Traces: the versioned record of responses, segment by segment, and its JSONL files.
+
+A trace holds the task, the reproducibility record, the messages, every segment (span, text,
+token ids, logprobs, rewards, PRM scores, flags), the final rewards and success, and, for an
+intervention, its parent. ``docs/traces.md`` documents every field.
+
+Example:
+    >>> from llenvs.traces import SCHEMA_VERSION, TaskRecord, Trace
+    >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q"),
+    ...           response="", segments=())
+    >>> Trace.from_dict(t.to_dict()) == t, SCHEMA_VERSION
+    (True, 1)
+
+"""
+
+from llenvs.traces.branch_record import BranchRecord
+from llenvs.traces.branches import append_branch, branches_path, read_branches
+from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
+from llenvs.traces.intervention_kind import InterventionKind
+from llenvs.traces.run_record import RunRecord
+from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.task_record import TaskRecord
+from llenvs.traces.trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
+from llenvs.traces.trace_reader import TraceReader, read_traces
+from llenvs.traces.trace_writer import append_trace, trace_line, write_traces
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SUPPORTED_SCHEMA_VERSIONS",
+    "BranchRecord",
+    "InterventionKind",
+    "RunRecord",
+    "SegmentFlag",
+    "SegmentRecord",
+    "SkippedLine",
+    "TaskRecord",
+    "Trace",
+    "TraceFormatError",
+    "TraceReader",
+    "append_branch",
+    "append_trace",
+    "branches_path",
+    "read_branches",
+    "read_traces",
+    "segment_from_transition",
+    "trace_from_steps",
+    "trace_line",
+    "write_traces",
+]

@@ -1,0 +1,27 @@
+"""The error a trace file or a trace record raises when it cannot be read.
+
+It lives here rather than in ``llenvs.core.errors`` because traces sit above core; it derives
+from :class:`~llenvs.core.errors.LlenvsError`, so one clause still catches every llenvs error.
+
+Example:
+    >>> from llenvs.core.errors import LlenvsError
+    >>> issubclass(TraceFormatError, LlenvsError), issubclass(TraceFormatError, ValueError)
+    (True, True)
+
+"""
+
+from __future__ import annotations
+
+from llenvs.core.errors import LlenvsError
+
+__all__ = ["TraceFormatError"]
+
+
+class TraceFormatError(LlenvsError, ValueError):
+    """A trace record that does not follow the schema (a wrong type, a missing field, a version).
+
+    Example:
+        >>> str(TraceFormatError("trace.success: expected bool or null, got 'yes'"))
+        "trace.success: expected bool or null, got 'yes'"
+
+    """

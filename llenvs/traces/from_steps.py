@@ -1,0 +1,145 @@
+"""Build a trace from the transitions of an episode (the runner's, or a replay's).
+
+Example:
+    >>> from llenvs.traces.task_record import TaskRecord
+    >>> trace_from_steps([], TaskRecord("e", "a", {}, 0, "q")).segments
+    ()
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from llenvs.core.backend import Message
+from llenvs.core.signal import RewardType
+from llenvs.core.trajectory import Transition
+from llenvs.traces.branch_record import BranchRecord
+from llenvs.traces.run_record import RunRecord
+from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.task_record import TaskRecord
+from llenvs.traces.trace import Trace
+
+__all__ = ["segment_from_transition", "trace_from_steps"]
+
+WHOLE_RESPONSE = (RewardType.OUTCOME, RewardType.FORMAT)
+"""The reward types judged once, on the whole response: a trace's ``final_rewards``."""
+
+
+def segment_from_transition(
+    transition: Transition, index: int, start: int, *, feedback_after: bool = False
+) -> SegmentRecord:
+    """The record of one step, whose segment starts at character ``start`` of the response.
+
+    Flags come from ``info``: ``replayed`` and ``forced`` as the runner sets them; a step whose
+    info carries ``token_ids`` (the runner's generated steps) is generated; any other step was
+    stepped as given (a replay), so it is replayed. ``one_shot`` is copied.
+
+    Example:
+        >>> from llenvs.core.action import Action
+        >>> from llenvs.core.signal import Rewards, Signal
+        >>> from llenvs.core.state import Observation, State, StateMetadata
+        >>> from llenvs.core.step_result import StepResult
+        >>> s = State(Observation("q"), None, StateMetadata(0))
+        >>> prm = Rewards((Signal("prm", RewardType.PROCESS, 0.5),))
+        >>> step = Transition(s, Action("x. "), StepResult(s, prm, info={"token_ids": (7, 8)}))
+        >>> r = segment_from_transition(step, 0, 0)
+        >>> r.end, r.token_ids, r.prm_scores, sorted(f.value for f in r.flags)
+        (3, (7, 8), {'prm': 0.5}, ['generated'])
+
+    """
+    info = transition.info
+    flags: set[SegmentFlag] = set()
+    if info.get("replayed"):
+        flags.add(SegmentFlag.REPLAYED)
+    elif info.get("forced"):
+        flags.add(SegmentFlag.FORCED)
+    elif "token_ids" in info:
+        flags.add(SegmentFlag.GENERATED)
+    else:
+        flags.add(SegmentFlag.REPLAYED)
+    if info.get("one_shot"):
+        flags.add(SegmentFlag.ONE_SHOT)
+    if feedback_after or info.get("feedback_after"):
+        flags.add(SegmentFlag.FEEDBACK_AFTER)
+    token_ids = info.get("token_ids")
+    logprobs = info.get("logprobs")
+    text = transition.action.text
+    rewards = transition.rewards
+    return SegmentRecord(
+        index=index,
+        start=start,
+        end=start + len(text),
+        text=text,
+        token_ids=None if token_ids is None else tuple(int(t) for t in token_ids),
+        logprobs=None if logprobs is None else tuple(float(p) for p in logprobs),
+        rewards={s.name: float(s.reward) for s in rewards},
+        prm_scores={s.name: float(s.reward) for s in rewards.of_type(RewardType.PROCESS)},
+        flags=frozenset(flags),
+        terminal=transition.result.terminated,
+    )
+
+
+def trace_from_steps(
+    transitions: Sequence[Transition],
+    task: TaskRecord,
+    run: RunRecord | None = None,
+    *,
+    messages: Sequence[Message] = (),
+    feedback_after: Collection[int] = (),
+    error: str | None = None,
+    parent: BranchRecord | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Trace:
+    """A trace of ``transitions``: one segment per transition, in order.
+
+    ``final_rewards`` are the OUTCOME and FORMAT rewards of the last step when it ended the
+    episode; ``success`` follows the runner's rule (at least one OUTCOME reward, all >= 1.0).
+    ``feedback_after`` holds the indices of the segments feedback was injected after.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+        >>> from llenvs.core.action import Action
+        >>> env = SegmentedEnvironment(environment_registry.get(
+        ...     name="leg_counting", adapter="reasoning_gym", size=10, seed=1), SentenceSegmenter())
+        >>> state, _ = env.reset(options={"task_index": 0})
+        >>> steps, before = [], state
+        >>> for result in env.replay(state, "Two dogs. So 8. <answer>8</answer>"):
+        ...     steps.append(Transition(before, Action(result.next_state.hidden.segments[-1]),
+        ...                             result))
+        ...     before = result.next_state
+        >>> trace = trace_from_steps(steps, TaskRecord.from_state(env.spec, state))
+        >>> [s.text for s in trace.segments], sorted(trace.final_rewards)
+        (['Two dogs. ', 'So 8. <answer>8</answer>'], ['correctness', 'format'])
+
+    """
+    segments: list[SegmentRecord] = []
+    offset = 0
+    for index, transition in enumerate(transitions):
+        segment = segment_from_transition(
+            transition, index, offset, feedback_after=index in feedback_after
+        )
+        segments.append(segment)
+        offset = segment.end
+    final: dict[str, float] = {}
+    outcomes: list[float] = []
+    if transitions and transitions[-1].result.terminated:
+        last = transitions[-1].rewards
+        final = {s.name: float(s.reward) for s in last if s.reward_type in WHOLE_RESPONSE}
+    for transition in transitions:
+        outcomes.extend(s.reward for s in transition.rewards.of_type(RewardType.OUTCOME))
+    return Trace(
+        task=task,
+        run=RunRecord() if run is None else run,
+        messages=tuple(messages),
+        response="".join(s.text for s in segments),
+        segments=tuple(segments),
+        final_rewards=final,
+        success=bool(outcomes) and all(reward >= 1.0 for reward in outcomes),
+        error=error,
+        parent=parent,
+        metadata={} if metadata is None else dict(metadata),
+    )

@@ -1,0 +1,276 @@
+"""Typed reading of one JSON object of a trace, with errors that name the field's path.
+
+Example:
+    >>> reader = RecordReader({"n": 3, "s": "x"}, "trace")
+    >>> reader.integer("n"), reader.text("s")
+    (3, 'x')
+    >>> reader.done()
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from llenvs.traces.errors import TraceFormatError
+
+__all__ = ["RecordReader", "check_json_safe", "check_scores"]
+
+
+def check_json_safe(value: Any, where: str) -> None:
+    """Refuse a value that would not come back identical from JSON (tuples, sets, NaN, objects).
+
+    Example:
+        >>> check_json_safe({"a": [1, 2.5, None, True, "x"]}, "metadata")
+        >>> check_json_safe({"a": (1, 2)}, "metadata")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: metadata.a: not JSON-safe: (1, 2) ...
+
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise TraceFormatError(f"{where}: not JSON-safe: {value!r} (not finite)")
+        return
+    if isinstance(value, list):
+        for number, item in enumerate(value):
+            check_json_safe(item, f"{where}[{number}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TraceFormatError(f"{where}: not JSON-safe: key {key!r} is not a string")
+            check_json_safe(item, f"{where}.{key}")
+        return
+    hint = " (a tuple; use a list)" if isinstance(value, tuple) else ""
+    raise TraceFormatError(f"{where}: not JSON-safe: {value!r}{hint}")
+
+
+class RecordReader:
+    """Reads the fields of one JSON object, each at most once, checking types.
+
+    ``done()`` refuses the fields nobody read (an unknown field is a mistake, not data to drop).
+
+    Example:
+        >>> RecordReader({"x": "1"}, "trace.task").integer("x")
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: trace.task.x: expected an integer, got '1'
+
+    """
+
+    def __init__(self, data: object, where: str) -> None:
+        if not isinstance(data, dict):
+            raise TraceFormatError(f"{where}: expected an object, got {_show(data)}")
+        self.data: dict[str, Any] = data
+        self.where = where
+        self.seen: set[str] = set()
+
+    def path(self, key: str) -> str:
+        """The path of a field, for messages.
+
+        Example:
+            >>> RecordReader({}, "trace").path("run")
+            'trace.run'
+
+        """
+        return f"{self.where}.{key}"
+
+    def raw(self, key: str) -> Any:
+        """The field's value as stored; a missing field is an error.
+
+        Example:
+            >>> RecordReader({"a": [1]}, "t").raw("a")
+            [1]
+
+        """
+        if key not in self.data:
+            raise TraceFormatError(f"{self.path(key)}: missing")
+        self.seen.add(key)
+        return self.data[key]
+
+    def text(self, key: str) -> str:
+        """A string field.
+
+        Example:
+            >>> RecordReader({"a": "x"}, "t").text("a")
+            'x'
+
+        """
+        value = self.raw(key)
+        if not isinstance(value, str):
+            raise TraceFormatError(f"{self.path(key)}: expected a string, got {_show(value)}")
+        return value
+
+    def opt_text(self, key: str) -> str | None:
+        """A string or null field.
+
+        Example:
+            >>> RecordReader({"a": None}, "t").opt_text("a") is None
+            True
+
+        """
+        return None if self.raw(key) is None else self.text(key)
+
+    def integer(self, key: str) -> int:
+        """An integer field (booleans refused).
+
+        Example:
+            >>> RecordReader({"a": 2}, "t").integer("a")
+            2
+
+        """
+        value = self.raw(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TraceFormatError(f"{self.path(key)}: expected an integer, got {_show(value)}")
+        return value
+
+    def opt_integer(self, key: str) -> int | None:
+        """An integer or null field.
+
+        Example:
+            >>> RecordReader({"a": None}, "t").opt_integer("a") is None
+            True
+
+        """
+        return None if self.raw(key) is None else self.integer(key)
+
+    def boolean(self, key: str) -> bool:
+        """A boolean field.
+
+        Example:
+            >>> RecordReader({"a": True}, "t").boolean("a")
+            True
+
+        """
+        value = self.raw(key)
+        if not isinstance(value, bool):
+            raise TraceFormatError(f"{self.path(key)}: expected true or false, got {_show(value)}")
+        return value
+
+    def opt_boolean(self, key: str) -> bool | None:
+        """A boolean or null field.
+
+        Example:
+            >>> RecordReader({"a": None}, "t").opt_boolean("a") is None
+            True
+
+        """
+        return None if self.raw(key) is None else self.boolean(key)
+
+    def array(self, key: str) -> list[Any]:
+        """A list field.
+
+        Example:
+            >>> RecordReader({"a": [1]}, "t").array("a")
+            [1]
+
+        """
+        value = self.raw(key)
+        if not isinstance(value, list):
+            raise TraceFormatError(f"{self.path(key)}: expected a list, got {_show(value)}")
+        return value
+
+    def opt_ints(self, key: str) -> tuple[int, ...] | None:
+        """A list of integers, or null.
+
+        Example:
+            >>> RecordReader({"a": [1, 2]}, "t").opt_ints("a")
+            (1, 2)
+
+        """
+        if self.raw(key) is None:
+            return None
+        values = self.array(key)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise TraceFormatError(f"{self.path(key)}: expected a list of integers")
+        return tuple(values)
+
+    def opt_floats(self, key: str) -> tuple[float, ...] | None:
+        """A list of numbers (as floats), or null.
+
+        Example:
+            >>> RecordReader({"a": [-0.5, 0]}, "t").opt_floats("a")
+            (-0.5, 0.0)
+
+        """
+        if self.raw(key) is None:
+            return None
+        values = self.array(key)
+        if any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
+            raise TraceFormatError(f"{self.path(key)}: expected a list of numbers")
+        return tuple(float(v) for v in values)
+
+    def obj(self, key: str) -> dict[str, Any]:
+        """An object field (JSON-safe by construction).
+
+        Example:
+            >>> RecordReader({"a": {"k": 1}}, "t").obj("a")
+            {'k': 1}
+
+        """
+        value = self.raw(key)
+        if not isinstance(value, dict):
+            raise TraceFormatError(f"{self.path(key)}: expected an object, got {_show(value)}")
+        return value
+
+    def scores(self, key: str) -> dict[str, float]:
+        """An object of name -> number (as floats).
+
+        Example:
+            >>> RecordReader({"a": {"format": 1}}, "t").scores("a")
+            {'format': 1.0}
+
+        """
+        value = self.obj(key)
+        for name, score in value.items():
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise TraceFormatError(
+                    f"{self.path(key)}.{name}: expected a number, got {_show(score)}"
+                )
+        return {name: float(score) for name, score in value.items()}
+
+    def done(self) -> None:
+        """Refuse the fields that were not read.
+
+        Example:
+            >>> RecordReader({"extra": 1}, "trace").done()
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.errors.TraceFormatError: trace: unknown field(s): extra
+
+        """
+        unknown = sorted(set(self.data) - self.seen)
+        if unknown:
+            raise TraceFormatError(f"{self.where}: unknown field(s): {', '.join(unknown)}")
+
+
+def check_scores(scores: Mapping[str, float], where: str) -> None:
+    """Refuse a name -> score mapping with a non-string name or a non-finite number.
+
+    Example:
+        >>> check_scores({"prm": float("inf")}, "segment.rewards")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: segment.rewards.prm: expected a finite number...
+
+    """
+    for name, score in scores.items():
+        if not isinstance(name, str):
+            raise TraceFormatError(f"{where}: name {name!r} is not a string")
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, int | float)
+            or not math.isfinite(score)
+        ):
+            raise TraceFormatError(f"{where}.{name}: expected a finite number, got {score!r}")
+
+
+def _show(value: object) -> str:
+    """A short rendering of a value for messages."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,120 @@
+"""The task of a trace: which environment, which task, what was asked, what was expected.
+
+Example:
+    >>> TaskRecord("leg_counting", "reasoning_gym", {"size": 100}, 0, "How many legs?").adapter
+    'reasoning_gym'
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from llenvs.core.environment import EnvSpec
+from llenvs.core.state import State
+from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.record_reader import RecordReader, check_json_safe
+
+__all__ = ["TaskRecord"]
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """The task a trace answers, enough to make the environment again through the registry.
+
+    Example:
+        >>> TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q").expected_answer is None
+        True
+
+    """
+
+    environment: str
+    """The environment's name within its adapter (``"leg_counting"``)."""
+    adapter: str
+    """The adapter that made the environment (``"reasoning_gym"``, ``"huggingface"``)."""
+    adapter_kwargs: Mapping[str, Any]
+    """Keyword arguments given to the registry (``size``, ``seed``, ...), JSON values only."""
+    task_index: int
+    """Index of the task in its environment (0-based)."""
+    prompt: str
+    """The whole user message: the question followed by the answer-format instruction."""
+    system_prompt: str | None = None
+    """The environment's system message, or None for none."""
+    expected_answer: str | None = None
+    """The expected answer, when the task has one."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.task_index, bool) or not isinstance(self.task_index, int):
+            raise TraceFormatError(f"task.task_index must be an int, got {self.task_index!r}")
+        if self.task_index < 0:
+            raise TraceFormatError(f"task.task_index must be >= 0, got {self.task_index}")
+        check_json_safe(dict(self.adapter_kwargs), "task.adapter_kwargs")
+
+    @classmethod
+    def from_state(cls, spec: EnvSpec, state: State[Any]) -> TaskRecord:
+        """The record of the task of ``state`` (from ``reset``) in the environment of ``spec``.
+
+        The expected answer is the ``answer`` of the task (the state's hidden part, or the
+        base hidden part of a segmented state) when it has one.
+
+        Example:
+            >>> from llenvs.core.state import Observation, StateMetadata
+            >>> s = State(Observation("2 + 2?"), None, StateMetadata(task_index=3))
+            >>> TaskRecord.from_state(EnvSpec("sums", "toy", {"size": 5}), s).task_index
+            3
+
+        """
+        hidden = getattr(state.hidden, "base_hidden", state.hidden)
+        answer = getattr(hidden, "answer", None)
+        return cls(
+            environment=spec.name,
+            adapter=spec.adapter,
+            adapter_kwargs=dict(spec.kwargs),
+            task_index=state.metadata.task_index,
+            prompt=state.observation.prompt,
+            system_prompt=state.observation.system_prompt,
+            expected_answer=answer if isinstance(answer, str) else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this record.
+
+        Example:
+            >>> TaskRecord("e", "a", {}, 0, "q").to_dict()["task_index"]
+            0
+
+        """
+        return {
+            "environment": self.environment,
+            "adapter": self.adapter,
+            "adapter_kwargs": dict(self.adapter_kwargs),
+            "task_index": self.task_index,
+            "prompt": self.prompt,
+            "system_prompt": self.system_prompt,
+            "expected_answer": self.expected_answer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, where: str = "trace.task") -> TaskRecord:
+        """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
+
+        Example:
+            >>> r = TaskRecord("e", "a", {"size": 1}, 0, "q")
+            >>> TaskRecord.from_dict(r.to_dict()) == r
+            True
+
+        """
+        reader = RecordReader(data, where)
+        record = cls(
+            environment=reader.text("environment"),
+            adapter=reader.text("adapter"),
+            adapter_kwargs=reader.obj("adapter_kwargs"),
+            task_index=reader.integer("task_index"),
+            prompt=reader.text("prompt"),
+            system_prompt=reader.opt_text("system_prompt"),
+            expected_answer=reader.opt_text("expected_answer"),
+        )
+        reader.done()
+        return record

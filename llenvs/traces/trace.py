@@ -1,0 +1,191 @@
+"""A trace: one response to one task, segment by segment, with how it was produced.
+
+One trace is one JSON object (one line of a ``.jsonl`` file); ``docs/traces.md`` documents every
+field. ``to_dict`` and ``from_dict`` round-trip exactly.
+
+Example:
+    >>> from llenvs.traces.task_record import TaskRecord
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
+    ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
+    >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
+    (True, 1)
+
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from llenvs.core.backend import Message
+from llenvs.traces.branch_record import BranchRecord
+from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
+from llenvs.traces.run_record import RunRecord
+from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.task_record import TaskRecord
+
+__all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
+
+SCHEMA_VERSION = 1
+"""The schema version this library writes."""
+
+SUPPORTED_SCHEMA_VERSIONS = (1,)
+"""The schema versions this library reads."""
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trace:
+    """One response to one task, segment by segment; ``"".join(segment texts) == response``.
+
+    Example:
+        >>> from llenvs.traces.task_record import TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> len(t.trace_id), t.created_at.endswith("+00:00"), t.parent is None
+        (32, True, True)
+
+    """
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this schema; readers refuse versions they do not know."""
+    trace_id: str = field(default_factory=_new_id)
+    """Unique id of the trace (a uuid4 in hex by default); branches name their parent by it."""
+    created_at: str = field(default_factory=_now)
+    """When the trace was made: an ISO 8601 timestamp in UTC."""
+    task: TaskRecord
+    """The task: environment, adapter and its kwargs, task index, prompt, expected answer."""
+    run: RunRecord = field(default_factory=RunRecord)
+    """The reproducibility record: model, chat template, sampling, seed, segmenter, version."""
+    messages: tuple[Message, ...] = ()
+    """The conversation (``role``, ``content``), the last assistant turn included."""
+    response: str
+    """All assistant text, exactly as generated (feedback excluded)."""
+    segments: tuple[SegmentRecord, ...]
+    """The segments of ``response``, in order; their spans partition it."""
+    final_rewards: Mapping[str, float] = field(default_factory=dict)
+    """The whole-response rewards of the terminal step (OUTCOME and FORMAT), by name."""
+    success: bool | None = None
+    """Every OUTCOME reward >= 1.0 (and at least one); None when no verdict was made."""
+    error: str | None = None
+    """Why the trajectory stopped early (a backend failure after retries), or None."""
+    parent: BranchRecord | None = None
+    """For an intervention: the parent trace, the segment it branched at, the intervention."""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """Free-form facts (JSON values only): prefix steps, token counts, an importer's notes."""
+
+    def __post_init__(self) -> None:
+        if self.schema_version not in SUPPORTED_SCHEMA_VERSIONS:
+            raise TraceFormatError(_unknown_version(self.schema_version))
+        for name, kind in (("task", TaskRecord), ("run", RunRecord)):
+            if not isinstance(getattr(self, name), kind):
+                raise TraceFormatError(f"trace.{name} must be a {kind.__name__}")
+        if self.parent is not None and not isinstance(self.parent, BranchRecord):
+            raise TraceFormatError("trace.parent must be a BranchRecord or None")
+        if any(not isinstance(s, SegmentRecord) for s in self.segments):
+            raise TraceFormatError("trace.segments must hold SegmentRecord values")
+        if any(not isinstance(m, Message) for m in self.messages):
+            raise TraceFormatError("trace.messages must hold Message values")
+        for number, segment in enumerate(self.segments):
+            if segment.index != number:
+                raise TraceFormatError(f"segment {number} has index {segment.index}")
+        if "".join(s.text for s in self.segments) != self.response:
+            raise TraceFormatError("the segments' texts must join to the response exactly")
+        offset = 0
+        for segment in self.segments:
+            if segment.start != offset:
+                raise TraceFormatError(
+                    f"segment {segment.index} starts at {segment.start}, expected {offset}"
+                )
+            offset = segment.end
+        check_scores(self.final_rewards, "trace.final_rewards")
+        check_json_safe(dict(self.metadata), "trace.metadata")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this trace (JSON-safe values only).
+
+        Example:
+            >>> from llenvs.traces.task_record import TaskRecord
+            >>> d = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()).to_dict()
+            >>> list(d)[:3]
+            ['schema_version', 'trace_id', 'created_at']
+
+        """
+        return {
+            "schema_version": self.schema_version,
+            "trace_id": self.trace_id,
+            "created_at": self.created_at,
+            "task": self.task.to_dict(),
+            "run": self.run.to_dict(),
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "response": self.response,
+            "segments": [s.to_dict() for s in self.segments],
+            "final_rewards": dict(self.final_rewards),
+            "success": self.success,
+            "error": self.error,
+            "parent": None if self.parent is None else self.parent.to_dict(),
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Trace:
+        """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
+
+        An unknown ``schema_version`` is refused first, naming the supported ones.
+
+        Example:
+            >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.errors.TraceFormatError: unknown trace schema_version 9: this llenvs ...
+
+        """
+        reader = RecordReader(data, "trace")
+        version = reader.raw("schema_version")
+        if version not in SUPPORTED_SCHEMA_VERSIONS or isinstance(version, bool):
+            raise TraceFormatError(_unknown_version(version))
+        messages = []
+        for number, item in enumerate(reader.array("messages")):
+            message = RecordReader(item, f"trace.messages[{number}]")
+            role, content = message.text("role"), message.text("content")
+            message.done()
+            try:
+                messages.append(Message(role, content))  # type: ignore[arg-type]
+            except ValueError as error:
+                raise TraceFormatError(f"trace.messages[{number}]: {error}") from None
+        parent = reader.raw("parent")
+        trace = cls(
+            schema_version=version,
+            trace_id=reader.text("trace_id"),
+            created_at=reader.text("created_at"),
+            task=TaskRecord.from_dict(reader.raw("task")),
+            run=RunRecord.from_dict(reader.raw("run")),
+            messages=tuple(messages),
+            response=reader.text("response"),
+            segments=tuple(
+                SegmentRecord.from_dict(item, f"trace.segments[{number}]")
+                for number, item in enumerate(reader.array("segments"))
+            ),
+            final_rewards=reader.scores("final_rewards"),
+            success=reader.opt_boolean("success"),
+            error=reader.opt_text("error"),
+            parent=None if parent is None else BranchRecord.from_dict(parent),
+            metadata=reader.obj("metadata"),
+        )
+        reader.done()
+        return trace
+
+
+def _unknown_version(version: object) -> str:
+    supported = ", ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
+    return f"unknown trace schema_version {version!r}: this llenvs reads {supported}"

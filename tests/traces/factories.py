@@ -1,0 +1,148 @@
+"""Traces for the tests: a small hand-made one, and a hypothesis strategy for any valid one."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from llenvs.core.backend import Message
+from llenvs.traces import (
+    BranchRecord,
+    InterventionKind,
+    RunRecord,
+    SegmentFlag,
+    SegmentRecord,
+    TaskRecord,
+    Trace,
+)
+
+TASK = TaskRecord(
+    environment="leg_counting",
+    adapter="reasoning_gym",
+    adapter_kwargs={"size": 100, "seed": 42},
+    task_index=0,
+    prompt="How many legs?",
+    system_prompt=None,
+    expected_answer="100",
+)
+
+
+def make_trace(texts=("First. ", "Then 8. ", "<answer>8</answer>"), **changes) -> Trace:
+    segments, offset = [], 0
+    for index, text in enumerate(texts):
+        segments.append(
+            SegmentRecord(
+                index=index,
+                start=offset,
+                end=offset + len(text),
+                text=text,
+                token_ids=(index, index + 1),
+                logprobs=(-0.5, -1.25),
+                rewards={"prm": 0.5, "correctness": 0.0} if index == len(texts) - 1 else {},
+                prm_scores={"prm": 0.5},
+                flags=frozenset({SegmentFlag.GENERATED}),
+                terminal=index == len(texts) - 1,
+            )
+        )
+        offset += len(text)
+    values = dict(
+        task=TASK,
+        run=RunRecord(model="scripted", segmenter="sentence", seed=3),
+        messages=(Message("user", "How many legs?"), Message("assistant", "".join(texts))),
+        response="".join(texts),
+        segments=tuple(segments),
+        final_rewards={"correctness": 0.0, "format": 1.0},
+        success=False,
+        metadata={"prefix_steps": 0, "notes": ["a", 1, None, True, 2.5, {"x": []}]},
+    )
+    values.update(changes)
+    return Trace(**values)
+
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+names = st.text("abcdefgh_", min_size=1, max_size=6)
+finite = st.floats(allow_nan=False, allow_infinity=False)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | finite | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+origins = st.sampled_from([SegmentFlag.GENERATED, SegmentFlag.FORCED, SegmentFlag.REPLAYED])
+extras = st.sets(st.sampled_from([SegmentFlag.ONE_SHOT, SegmentFlag.FEEDBACK_AFTER]))
+
+
+@st.composite
+def segment_lists(draw):
+    pieces = draw(st.lists(texts, max_size=5))
+    segments, offset = [], 0
+    for index, text in enumerate(pieces):
+        ids = draw(st.none() | st.lists(st.integers(0, 2**31), max_size=4).map(tuple))
+        logprobs = None
+        if ids is not None and draw(st.booleans()):
+            logprobs = tuple(draw(st.lists(finite, min_size=len(ids), max_size=len(ids))))
+        segments.append(
+            SegmentRecord(
+                index=index,
+                start=offset,
+                end=offset + len(text),
+                text=text,
+                token_ids=ids,
+                logprobs=logprobs,
+                rewards=draw(st.dictionaries(names, finite, max_size=3)),
+                prm_scores=draw(st.dictionaries(names, finite, max_size=2)),
+                flags=frozenset({draw(origins), *draw(extras)}),
+                terminal=draw(st.booleans()),
+            )
+        )
+        offset += len(text)
+    return tuple(segments)
+
+
+@st.composite
+def branches(draw):
+    kind = draw(st.sampled_from(list(InterventionKind)))
+    needs_text = kind in (InterventionKind.FORCE, InterventionKind.FEEDBACK)
+    return BranchRecord(
+        parent_id=draw(names),
+        segment_index=draw(st.integers(0, 50)),
+        kind=kind,
+        text=draw(texts) if needs_text else None,
+    )
+
+
+@st.composite
+def traces(draw):
+    segments = draw(segment_lists())
+    optional = st.none() | texts
+    return Trace(
+        trace_id=draw(names),
+        created_at=draw(texts),
+        task=TaskRecord(
+            environment=draw(texts),
+            adapter=draw(texts),
+            adapter_kwargs=draw(st.dictionaries(texts, json_values, max_size=3)),
+            task_index=draw(st.integers(0, 10**6)),
+            prompt=draw(texts),
+            system_prompt=draw(optional),
+            expected_answer=draw(optional),
+        ),
+        run=RunRecord(
+            model=draw(optional),
+            chat_template=draw(optional),
+            system_prompt=draw(optional),
+            sampling_params=draw(st.dictionaries(texts, json_values, max_size=3)),
+            seed=draw(st.none() | st.integers()),
+            segmenter=draw(optional),
+            library_version=draw(texts),
+        ),
+        messages=tuple(
+            Message(draw(st.sampled_from(["system", "user", "assistant"])), draw(texts))
+            for _ in range(draw(st.integers(0, 3)))
+        ),
+        response="".join(s.text for s in segments),
+        segments=segments,
+        final_rewards=draw(st.dictionaries(names, finite, max_size=3)),
+        success=draw(st.none() | st.booleans()),
+        error=draw(optional),
+        parent=draw(st.none() | branches()),
+        metadata=draw(st.dictionaries(texts, json_values, max_size=3)),
+    )
