@@ -7,14 +7,13 @@ import pytest
 from llenvs.core import (
     FinishReason,
     Generation,
-    RewardType,
     SegmentedEnvironment,
     Segmenter,
     SentenceSegmenter,
-    Signal,
 )
 from llenvs.core.segmenters import FirstCut
 from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
+from tests.helpers import Hesitation
 
 # Task 0 of leg_counting (size 100, seed 42): 3 sea slugs, 12 deers, 2 giraffes, 11 elephants.
 SCRIPT = (
@@ -23,16 +22,6 @@ SCRIPT = (
     "Elephants have 4 legs, so 44. Total: 48 + 8 + 44 = 100. <answer>100</answer>"
 )
 SCRIPT_PIECES = SentenceSegmenter().pieces(SCRIPT)
-
-
-class Hesitation:
-    """A PROCESS reward: 0.2 for a segment that asks a question, else 1.0."""
-
-    name = "hesitation"
-    reward_type = RewardType.PROCESS
-
-    def compute(self, state, action, next_state):
-        return Signal(self.name, self.reward_type, 0.2 if "?" in action.text else 1.0)
 
 
 @pytest.fixture

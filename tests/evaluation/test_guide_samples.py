@@ -20,10 +20,10 @@ from tests.evaluation.conftest import (
     SCRIPT,
     SCRIPT_PIECES,
     FakeTokenSegmenter,
-    Hesitation,
     PseudoTokenizer,
     ScriptedWithTokenizer,
 )
+from tests.helpers import Hesitation
 
 RECOUNT = "Let me recount. 0 + 48 + 8 + 44 = 100. <answer>100</answer>"
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from llenvs.core import Action, RewardType, SegmentedEnvironment, SentenceSegmenter, Signal
+from llenvs.core import Action, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import SamplingParams
 from llenvs.core.trajectory import Transition
 from llenvs.traces import (
@@ -14,19 +14,10 @@ from llenvs.traces import (
     Trace,
     trace_from_steps,
 )
+from tests.helpers import Hesitation
 
 RESPONSE = """First, count the animals. There are 2 dogs.
 Dogs have 4 legs each. So 2 × 4 = 8. <answer>100</answer>"""
-
-
-class Hesitation:
-    """A PROCESS reward: 0.2 for a segment that asks a question, else 1.0."""
-
-    name = "hesitation"
-    reward_type = RewardType.PROCESS
-
-    def compute(self, state, action, next_state):
-        return Signal(self.name, self.reward_type, 0.2 if "?" in action.text else 1.0)
 
 
 @pytest.fixture
