@@ -34,6 +34,7 @@ from llenvs.core.backend import (
     Message,
 )
 from llenvs.core.errors import BackendError
+from llenvs.inference.generate_until import GenerateUntil
 
 __all__ = ["TOKEN_PATTERN", "ScriptedBackend", "make_backend"]
 
@@ -42,7 +43,7 @@ TOKEN_PATTERN = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")
 whitespace. The tokens of any text join back to it."""
 
 
-class ScriptedBackend:
+class ScriptedBackend(GenerateUntil):
     """A real, small backend that plays back canned outputs.
 
     Arguments:
