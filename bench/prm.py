@@ -24,25 +24,19 @@ ProcessBench, 9 PRM800K), in one run:
 
 from __future__ import annotations
 
-import argparse
 import datetime
-import json
 import math
 import platform
 import random
 import statistics
-import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from bench_common import best_seconds, main, read_jsonl
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
 
-ROOT = Path(__file__).resolve().parents[1]
-EXTERNAL = ROOT / ".." / "shared" / "external"
-DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## Process reward models (`bench/prm.py`)"
 COMMAND = ".venv/bin/python bench/prm.py"
 THRESHOLD = 0.5
@@ -68,12 +62,6 @@ class Result:
     """Harmonic mean of the last two (ProcessBench's F1)."""
     auroc: float
     """AUROC of ``1 - score`` for "this labelled step is the first error"."""
-
-
-def read_jsonl(name: str) -> list[dict[str, Any]]:
-    """The rows of one external JSONL file."""
-    with (EXTERNAL / name).open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def first_below(scores: Sequence[float], threshold: float = THRESHOLD) -> int:
@@ -137,16 +125,6 @@ def random_scores(rows: list[dict[str, Any]], seed: int) -> list[list[float]]:
     """Uniform random step scores."""
     rng = random.Random(seed)
     return [[rng.random() for _ in row["steps"]] for row in rows]
-
-
-def best_seconds(call: Callable[[], object], repeat: int = 5) -> float:
-    """The fastest of ``repeat`` timed calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def run() -> str:
@@ -259,33 +237,5 @@ def _mean_result(name: str, results: Sequence[Result]) -> Result:
     )
 
 
-def write_section(section: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs/benchmarks.md``, nothing else."""
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    start = current.find(HEADING)
-    if start == -1:
-        updated = current.rstrip("\n") + "\n\n" + section
-    else:
-        following = current.find("\n## ", start + len(HEADING))
-        rest = "" if following == -1 else current[following + 1 :]
-        updated = current[:start] + section + ("\n" + rest if rest else "")
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    temporary = DOC.with_suffix(".md.tmp")
-    temporary.write_text(updated, encoding="utf-8")
-    temporary.replace(DOC)
-
-
-def main() -> None:
-    """Run the benchmark, print the section, and write it unless ``--no-write``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
-    section = run()
-    print(section)
-    if not args.no_write:
-        write_section(section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
-
-
 if __name__ == "__main__":
-    main()
+    main(run, HEADING, __doc__.splitlines()[0])

@@ -20,23 +20,18 @@ step traces, rebuilt as described in that folder's README):
 
 from __future__ import annotations
 
-import argparse
 import datetime
-import json
 import platform
 import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+
+from bench_common import best_seconds, main, read_jsonl
 
 from llenvs.core.segmenters import Segmenter, SentenceSegmenter, segmenter_from_spec
 from llenvs.core.segmenters.scanning import first_non_whitespace
 
-ROOT = Path(__file__).resolve().parents[1]
-EXTERNAL = ROOT / ".." / "shared" / "external"
-DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## Segmenters (`bench/segmenters.py`)"
 COMMAND = ".venv/bin/python bench/segmenters.py"
 SPECS = (
@@ -50,12 +45,6 @@ SPECS = (
 """Our segmenters for the step-boundary table (the last one is the default "steps")."""
 
 Splitter = Callable[[str], list[str]]
-
-
-def read_jsonl(name: str) -> list[dict[str, Any]]:
-    """The rows of one external JSONL file."""
-    with (EXTERNAL / name).open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def step_texts() -> list[tuple[str, list[int]]]:
@@ -115,16 +104,6 @@ def golden_rules(split: Splitter) -> tuple[int, list[str]]:
         if got != row["sentences"]:
             failing.append(row["id"])
     return 48 - len(failing), failing
-
-
-def best_seconds(call: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timed calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def stream_pieces(segmenter: Segmenter, text: str) -> list[str]:
@@ -296,29 +275,5 @@ def boundary_rows() -> list[str]:
     return [*rows, ""]
 
 
-def write_section(section: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs/benchmarks.md``, nothing else."""
-    DOC.parent.mkdir(exist_ok=True)
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    start = current.find(HEADING)
-    if start < 0:
-        updated = current.rstrip("\n") + "\n\n" + section
-    else:
-        following = current.find("\n## ", start + len(HEADING))
-        rest = "" if following < 0 else current[following + 1 :]
-        updated = current[:start] + section + ("\n" + rest if rest else "")
-    DOC.write_text(updated, encoding="utf-8")
-
-
-def main() -> None:
-    """Run the benchmark, print the section, and write it unless ``--no-write``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    section = run()
-    print(section)
-    if not parser.parse_args().no_write:
-        write_section(section)
-
-
 if __name__ == "__main__":
-    main()
+    main(run, HEADING, __doc__.splitlines()[0] if __doc__ else None)

@@ -1,0 +1,63 @@
+"""What every benchmark script shares: the external data, timing, and its docs section.
+
+Each script under ``bench/`` prints one markdown section and, unless ``--no-write``, replaces
+only that section of ``docs/benchmarks.md`` (written atomically), so scripts can run in any order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTERNAL = ROOT / ".." / "shared" / "external"
+DOC = ROOT / "docs" / "benchmarks.md"
+
+
+def read_jsonl(name: str) -> list[dict[str, Any]]:
+    """The rows of one external JSONL file."""
+    with (EXTERNAL / name).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def best_seconds(call: Callable[[], object], repeat: int = 5) -> float:
+    """The fastest of ``repeat`` timed calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def write_section(heading: str, section: str) -> None:
+    """Replace (or add) the section under ``heading`` of ``docs/benchmarks.md``, nothing else."""
+    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    start = current.find(heading)
+    if start == -1:
+        updated = current.rstrip("\n") + "\n\n" + section
+    else:
+        following = current.find("\n## ", start + len(heading))
+        rest = "" if following == -1 else current[following + 1 :]
+        updated = current[:start] + section + ("\n" + rest if rest else "")
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    temporary = DOC.with_suffix(".md.tmp")
+    temporary.write_text(updated, encoding="utf-8")
+    temporary.replace(DOC)
+
+
+def main(run: Callable[[], str], heading: str, description: str | None) -> None:
+    """Run a benchmark, print its section, and write it unless ``--no-write``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    section = run()
+    print(section)
+    if not args.no_write:
+        write_section(heading, section)
+        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
