@@ -1,6 +1,7 @@
 """The guide's "With Process Reward Model" sample, verbatim, and invariant 5's routing."""
 
 from llenvs.core import RewardType, SegmentedEnvironment, SentenceSegmenter, Signal
+from tests.helpers import LengthPRM
 
 RESPONSE = "First, count. There are 2 dogs.\nSo 2 × 4 = 8. <answer>8</answer>"
 
@@ -29,17 +30,6 @@ class PRMRewardFunction:
                 reward=score,
             )
         return Signal(name=self.name, reward_type=self.reward_type, reward=0.0)
-
-
-class LengthPRM:
-    """Scores a prefix by its length, and remembers what it was asked."""
-
-    def __init__(self):
-        self.prefixes = []
-
-    def score(self, text):
-        self.prefixes.append(text)
-        return len(text) / 100
 
 
 def test_guide_prm_sample_keeps_both_sets(leg_counting):

@@ -12,6 +12,7 @@ from llenvs.core import (
 from llenvs.core.check_env import check_env
 from llenvs.core.segmenters import default_segmenter
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM, PRMRewardFunction
+from tests.helpers import LengthPRM
 
 RESPONSE = "First, count. There are 2 dogs.\nSo 2 × 4 = 8. Then 8 + 1 = 10. <answer>100</answer>"
 
@@ -25,17 +26,6 @@ class CountingPRM:
     def score_steps(self, question, steps):
         self.calls.append((question, list(steps)))
         return [min(1.0, (i + 1) / 10) for i in range(len(steps))]
-
-
-class LengthPRM:
-    """The guide's duck type: only score(text)."""
-
-    def __init__(self):
-        self.prefixes = []
-
-    def score(self, text):
-        self.prefixes.append(text)
-        return len(text) / 100
 
 
 def _env(base, prm, segmenter=None):
