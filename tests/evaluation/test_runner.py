@@ -128,13 +128,18 @@ def test_live_equals_replay(leg_counting, spec, script):
     assert "".join(_texts(result)) == result.trajectory[-1].next_state.hidden.accumulated_text
 
 
+SCRIPT_WORDS = st.lists(
+    st.sampled_from(["One", " two", ".", "\n", "\n\n", " ", "Then,", " x = 3.14", "!", "?"]),
+    max_size=25,
+)
+"""Scripts built from words that exercise sentence and line boundaries."""
+LIVE_SPECS = st.sampled_from(["sentence", "line", "steps"])
+
+
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(
-        st.sampled_from(["One", " two", ".", "\n", "\n\n", " ", "Then,", " x = 3.14", "!", "?"]),
-        max_size=25,
-    ),
-    st.sampled_from(["sentence", "line", "steps"]),
+    SCRIPT_WORDS,
+    LIVE_SPECS,
 )
 def test_live_equals_replay_property(leg_counting, words, spec):
     env = SegmentedEnvironment(leg_counting, spec)
@@ -379,11 +384,8 @@ def test_boundary_probe_answers_any_text_like_find_boundary():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(
-        st.sampled_from(["One", " two", ".", "\n", "\n\n", " ", "Then,", " x = 3.14", "!", "?"]),
-        max_size=25,
-    ),
-    st.sampled_from(["sentence", "line", "steps"]),
+    SCRIPT_WORDS,
+    LIVE_SPECS,
     st.integers(min_value=1, max_value=6),
 )
 def test_live_equals_replay_whatever_the_overshoot(leg_counting, words, spec, size):
