@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from bench_common import best_seconds, main, read_jsonl
 
 from llenvs.core.segmenters import Segmenter, SentenceSegmenter, segmenter_from_spec
-from llenvs.core.segmenters.scanning import first_non_whitespace
+from llenvs.core.segmenters.boundary_agreement import boundary_agreement
 
 HEADING = "## Segmenters (`bench/segmenters.py`)"
 COMMAND = ".venv/bin/python bench/segmenters.py"
@@ -136,25 +136,11 @@ def boundary_scores(
 ) -> tuple[float, float, float]:
     """Micro precision, recall and F1 of the segmenter's cuts against the human step starts.
 
-    Both sides are moved to the first non-whitespace character at or after the cut, so a cut
-    before or after the blank line between two steps is the same boundary.
+    ``BoundaryAgreement`` moves both sides to the first non-whitespace character at or after
+    the cut, so a cut before or after the blank line between two steps is the same boundary.
     """
-    hits = predicted = expected = 0
-    for text, starts in traces:
-        human = {_visible(text, start) for start in starts}
-        ours = {_visible(text, start) for start, _ in segmenter.spans(text)[1:]}
-        hits += len(human & ours)
-        predicted += len(ours)
-        expected += len(human)
-    precision = hits / predicted if predicted else 0.0
-    recall = hits / expected if expected else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
-
-
-def _visible(text: str, index: int) -> int:
-    found = first_non_whitespace(text, index)
-    return len(text) if found is None else found
+    agreement = boundary_agreement(segmenter, traces)
+    return agreement.precision, agreement.recall, agreement.f1
 
 
 def run() -> str:

@@ -17,6 +17,12 @@ from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
+from llenvs.traces.importers import (
+    IMPORT_FORMATS,
+    TraceImport,
+    step_file_row,
+    write_step_file,
+)
 from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
@@ -28,6 +34,7 @@ from llenvs.traces.trace_reader import TraceReader, read_traces
 from llenvs.traces.trace_writer import append_trace, trace_line, write_traces
 
 __all__ = [
+    "IMPORT_FORMATS",
     "SCHEMA_VERSION",
     "SUPPORTED_SCHEMA_VERSIONS",
     "BranchRecord",
@@ -39,6 +46,7 @@ __all__ = [
     "TaskRecord",
     "Trace",
     "TraceFormatError",
+    "TraceImport",
     "TraceReader",
     "append_branch",
     "append_trace",
@@ -46,7 +54,9 @@ __all__ = [
     "read_branches",
     "read_traces",
     "segment_from_transition",
+    "step_file_row",
     "trace_from_steps",
     "trace_line",
+    "write_step_file",
     "write_traces",
 ]

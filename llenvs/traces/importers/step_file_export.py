@@ -1,0 +1,99 @@
+r"""Exporting traces as a PRM800K-style step file: one row per trace, steps and their labels.
+
+The rows have the shape of ``shared/external/step_traces.jsonl`` (``{"dataset", "id",
+"problem", "steps", "labels", "first_error_step", "ground_truth_answer",
+"final_answer_correct"}``), which ``llenvs import prm800k`` reads back. A step's label is its
+``human_label`` reward when it has one; otherwise it comes from its PRM score (above 0.5 right,
+0.5 neutral, below 0.5 wrong); labels after the first wrong step are null, as in PRM800K.
+
+Example:
+    >>> from llenvs.traces.importers.step_file import step_file_traces
+    >>> row = {"dataset": "prm800k", "id": "p-1", "problem": "q", "steps": ["a", "b"],
+    ...        "labels": [1, -1], "final_answer_correct": False}
+    >>> back = step_file_row(step_file_traces(row)[0])
+    >>> back["steps"], back["labels"], back["first_error_step"]
+    (['a', 'b'], [1, -1], 1)
+
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from llenvs.traces.importers.step_file import HUMAN_LABEL
+from llenvs.traces.trace import Trace
+
+__all__ = ["step_file_row", "write_step_file"]
+
+
+def step_file_row(trace: Trace) -> dict[str, Any]:
+    """The step-file row of one trace.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. Ok.",
+        ...           segments=(SegmentRecord(0, 0, 11, "1 + 1 = 3. ", prm_scores={"p": 0.0}),
+        ...                     SegmentRecord(1, 11, 14, "Ok.", prm_scores={"p": 0.5})))
+        >>> step_file_row(t)["steps"], step_file_row(t)["labels"]
+        (['1 + 1 = 3.', 'Ok.'], [-1, None])
+
+    """
+    joiner = trace.metadata.get("step_joiner")
+    steps = []
+    for segment in trace.segments:
+        text = segment.text
+        if isinstance(joiner, str) and joiner and text.endswith(joiner):
+            steps.append(text[: -len(joiner)])
+        elif isinstance(joiner, str) and joiner:
+            steps.append(text)
+        else:
+            steps.append(text.rstrip())
+    labels: list[int | None] = []
+    wrong: int | None = None
+    for segment in trace.segments:
+        label = None if wrong is not None else _label(segment.rewards, segment.prm_scores)
+        if label == -1 and wrong is None:
+            wrong = segment.index
+        labels.append(label)
+    correct = trace.final_rewards.get("correctness")
+    dataset = trace.metadata.get("imported_from")
+    return {
+        "dataset": dataset if isinstance(dataset, str) else trace.task.environment,
+        "id": trace.metadata.get("id") or trace.trace_id,
+        "generator": trace.run.model,
+        "problem": trace.task.prompt,
+        "steps": steps,
+        "labels": labels,
+        "first_error_step": -1 if wrong is None else wrong,
+        "ground_truth_answer": trace.task.expected_answer,
+        "final_answer_correct": None if correct is None else correct >= 1.0,
+    }
+
+
+def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
+    """Write the step-file rows of ``traces`` to ``path`` (JSONL); the number written.
+
+    Example:
+        >>> import tempfile, os
+        >>> write_step_file(os.path.join(tempfile.mkdtemp(), "steps.jsonl"), [])
+        0
+
+    """
+    count = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for trace in traces:
+            handle.write(json.dumps(step_file_row(trace), ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def _label(rewards: Any, prm_scores: Any) -> int | None:
+    if HUMAN_LABEL in rewards:
+        return int(rewards[HUMAN_LABEL])
+    if not prm_scores:
+        return None
+    score = min(prm_scores.values())
+    return 1 if score > 0.5 else -1 if score < 0.5 else 0
