@@ -1,0 +1,44 @@
+"""Adding a process reward model's scores to the segments of traces.
+
+Example:
+    >>> from llenvs.rewards import ArithmeticPRM
+    >>> from llenvs.traces import TraceImport
+    >>> from llenvs.traces.importers import openai_chat_traces
+    >>> [t] = openai_chat_traces({"messages": [{"role": "user", "content": "q"},
+    ...     {"role": "assistant", "content": "2 + 2 = 5. So 5."}]})
+    >>> [s.prm_scores for s in with_prm_scores(t, ArithmeticPRM(), "arithmetic_prm").segments]
+    [{'arithmetic_prm': 0.0}, {'arithmetic_prm': 0.5}]
+
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from llenvs.rewards import PRM
+from llenvs.traces import Trace
+
+__all__ = ["with_prm_scores"]
+
+
+def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
+    """``trace`` with ``prm``'s score of every segment added as ``prm_scores[name]``.
+
+    The PRM sees the task's prompt as the question and the segment texts as the steps.
+
+    Example:
+        >>> from llenvs.rewards import ArithmeticPRM
+        >>> from llenvs.traces import TaskRecord
+        >>> empty = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> with_prm_scores(empty, ArithmeticPRM(), "p") == empty
+        True
+
+    """
+    if not trace.segments:
+        return trace
+    scores = prm.score_steps(trace.task.prompt, [s.text for s in trace.segments])
+    segments = tuple(
+        dataclasses.replace(s, prm_scores={**s.prm_scores, name: float(score)})
+        for s, score in zip(trace.segments, scores, strict=True)
+    )
+    return dataclasses.replace(trace, segments=segments)
