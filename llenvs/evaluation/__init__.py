@@ -9,6 +9,17 @@ Example:
 
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
+from llenvs.evaluation.evaluation_result import EvaluationResult
+from llenvs.evaluation.events import (
+    EvaluationEvent,
+    EventSink,
+    RunEnded,
+    RunStarted,
+    StepTaken,
+    TrajectoryEnded,
+    TrajectoryErrored,
+)
 from llenvs.evaluation.intervention import (
     COMPLETE,
     Complete,
@@ -16,21 +27,39 @@ from llenvs.evaluation.intervention import (
     Intervention,
     StepCallback,
 )
+from llenvs.evaluation.log_config import LogConfig, LogTarget
 from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.result_trace import result_trace
+from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 
 __all__ = [
     "COMPLETE",
+    "NO_RETRY",
     "BoundaryContinuationStrategy",
     "Complete",
     "ContinuationStrategy",
+    "EvaluationEvent",
+    "EvaluationResult",
+    "EventSink",
     "ForceAction",
     "Intervention",
+    "LogConfig",
+    "LogTarget",
     "Prefix",
+    "ProgressCallback",
+    "RetryPolicy",
+    "RunEnded",
+    "RunStarted",
     "SegmentedTrajectoryRunner",
     "StepCallback",
+    "StepTaken",
     "TokenContinuationStrategy",
+    "TrajectoryEnded",
+    "TrajectoryErrored",
     "TrajectoryResult",
+    "result_trace",
+    "run_segmented_evaluation",
 ]

@@ -24,7 +24,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -45,9 +46,13 @@ from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
 from llenvs.evaluation.prefix import Prefix, replay_prefix
+from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
 
-__all__ = ["Episode", "run_episodes"]
+__all__ = ["Episode", "StepObserver", "run_episodes"]
+
+StepObserver = Callable[["Episode", Transition], None]
+"""Called after every step an episode takes (replayed prefix steps excepted): for logs."""
 
 
 class Episode:
@@ -77,6 +82,7 @@ class Episode:
         prefix: Prefix = None,
         max_steps: int | None = None,
         then: Intervention = None,
+        on_step: StepObserver | None = None,
     ) -> None:
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be > 0 or None, got {max_steps}")
@@ -85,6 +91,7 @@ class Episode:
         self.params = params
         self.callback = step_callback
         self.max_steps = max_steps
+        self.on_step = on_step
         self.state, _ = env.reset(options={"task_index": task_index})
         self.task_index = task_index
         observation = self.state.observation
@@ -115,6 +122,10 @@ class Episode:
         self.live_steps = 0
         self.calls = 0
         self.finish_reason: FinishReason | None = None
+        self.error: str | None = None
+        """Why the episode stopped early (a backend failure after retries), or None."""
+        self.feedback: list[tuple[int, str]] = []
+        """Each feedback injected: the number of segments before it, and its text."""
         if self.transitions:
             last = self.transitions[-1].result
             self.state = last.next_state
@@ -170,6 +181,11 @@ class Episode:
             pieces, self.generation_ended = self.strategy.absorb(generation, self.budget)
             self.pending.extend(pieces)
 
+    def fail(self, error: BaseException) -> None:
+        """End the episode on a backend failure, keeping the transitions it has."""
+        self.error = f"{type(error).__name__}: {error}"
+        self.done = True
+
     def result(self) -> TrajectoryResult:
         """The episode as a ``TrajectoryResult`` (call once it is done)."""
         messages = self.messages + ((Message("assistant", self.turn),) if self.turn else ())
@@ -179,12 +195,13 @@ class Episode:
             "prefix_steps": self.prefix_steps,
             "generated_tokens": self.params.max_tokens - self.budget,
             "calls": self.calls,
-            "finish_reason": self.finish_reason,
+            "finish_reason": None if self.finish_reason is None else self.finish_reason.value,
             "truncated": self.truncated,
             "budget_exhausted": self.budget <= 0,
-            "messages": messages,
+            "feedback": [{"after_segment": n, "text": text} for n, text in self.feedback],
         }
-        return TrajectoryResult(trajectory, is_success(trajectory), metadata)
+        success = self.error is None and is_success(trajectory)
+        return TrajectoryResult(trajectory, success, metadata, messages, self.error)
 
     def _generated_flags(self) -> dict[str, Any]:
         """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.
@@ -213,10 +230,13 @@ class Episode:
             result = replace(result, next_state=replace(result.next_state, metadata=metadata))
             result = replace(result, truncated=True)
         result = replace(result, info=info)
-        self.transitions.append(Transition(before, action, result))
+        transition = Transition(before, action, result)
+        self.transitions.append(transition)
         self.state = result.next_state
         self.turn += text
         self.done = result.done
+        if self.on_step is not None:
+            self.on_step(self, transition)
         if self.callback is not None and not self.one_shot:
             self._apply(self.callback(result))
 
@@ -249,6 +269,7 @@ class Episode:
                 raise ValueError("feedback must be a non-empty string (return None for none)")
             if self.done:
                 return
+            self._mark_feedback(intervention)
             closed = (Message("assistant", self.turn),) if self.turn else ()
             self.messages = (*self.messages, *closed, Message("user", intervention))
             self.turn = ""
@@ -260,6 +281,14 @@ class Episode:
                 f"got {intervention!r}"
             )
 
+    def _mark_feedback(self, text: str) -> None:
+        """Record feedback: in the metadata, and as ``feedback_after`` on the step before it."""
+        self.feedback.append((len(self.transitions), text))
+        if self.transitions:
+            last = self.transitions[-1]
+            info = {**last.result.info, "feedback_after": text}
+            self.transitions[-1] = replace(last, result=replace(last.result, info=info))
+
     def _drop_unstepped(self) -> None:
         """Forget the generated text not yet stepped (it continued a context that changed)."""
         self.pending, self.carried = [], ""
@@ -268,8 +297,14 @@ class Episode:
         self.unassigned_ids, self.unassigned_logprobs = [], []
 
 
-def run_episodes(backend: ModelBackend, episodes: Sequence[Episode]) -> None:
+def run_episodes(
+    backend: ModelBackend, episodes: Sequence[Episode], retry: RetryPolicy | None = None
+) -> None:
     """Drive ``episodes`` to their ends: one ``generate`` call per round for all running ones.
+
+    Without ``retry`` a backend failure propagates. With it, a failing call is retried by the
+    policy; a round that still fails is retried one request at a time, so only the episodes
+    whose own request keeps failing end, errored, with the transitions they have.
 
     Example:
         >>> run_episodes(object(), [])  # nothing to run, no call made
@@ -279,11 +314,43 @@ def run_episodes(backend: ModelBackend, episodes: Sequence[Episode]) -> None:
         waiting = [(e, r) for e in episodes if (r := e.next_request()) is not None]
         if not waiting:
             return
-        generations = backend.generate([request for _, request in waiting])
-        if len(generations) != len(waiting):
-            raise BackendError(
-                f"{getattr(backend, 'name', backend)!r} returned {len(generations)} "
-                f"generation(s) for {len(waiting)} request(s)"
-            )
+        requests = [request for _, request in waiting]
+        if retry is None:
+            generations: list[Generation | BaseException] = list(_generate(backend, requests))
+        else:
+            generations = _generate_retrying(backend, requests, retry)
         for (episode, _), generation in zip(waiting, generations, strict=True):
-            episode.receive(generation)
+            if isinstance(generation, BaseException):
+                episode.fail(generation)
+            else:
+                episode.receive(generation)
+
+
+def _generate_retrying(
+    backend: ModelBackend, requests: list[GenerationRequest], retry: RetryPolicy
+) -> list[Generation | BaseException]:
+    """The round's generations under ``retry``; a request that keeps failing gets its error."""
+    try:
+        return list(retry.call(functools.partial(_generate, backend, requests)))
+    except retry.retry_on as error:
+        if len(requests) == 1:
+            return [error]
+    outcomes: list[Generation | BaseException] = []
+    for request in requests:
+        one = [request]
+        try:
+            outcomes.extend(retry.call(functools.partial(_generate, backend, one)))
+        except retry.retry_on as error:
+            outcomes.append(error)
+    return outcomes
+
+
+def _generate(backend: ModelBackend, requests: list[GenerationRequest]) -> list[Generation]:
+    """``backend.generate(requests)``, checked to give one generation per request."""
+    generations = backend.generate(requests)
+    if len(generations) != len(requests):
+        raise BackendError(
+            f"{getattr(backend, 'name', backend)!r} returned {len(generations)} "
+            f"generation(s) for {len(requests)} request(s)"
+        )
+    return generations

@@ -25,9 +25,10 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode import Episode, run_episodes
+from llenvs.evaluation.episode import Episode, StepObserver, run_episodes
 from llenvs.evaluation.intervention import Intervention, StepCallback
 from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 
@@ -42,6 +43,9 @@ class SegmentedTrajectoryRunner:
         backend: any ``ModelBackend``.
         sampling_params: how to sample; ``max_tokens`` is each trajectory's whole budget. The
             environment's stop sequences (such as ``</answer>``) are added to ``stop``.
+        retry: how to retry failing backend calls. Without one a failure raises; with one, a
+            call that still fails after the retries ends only its own trajectory, which is
+            returned with the transitions it has and ``error`` set.
 
     The continuation strategy is chosen from the segmenter: the Token strategy when it cuts by
     tokens of the tokenizer the backend generates with, else the Boundary strategy. A
@@ -64,6 +68,7 @@ class SegmentedTrajectoryRunner:
         environment: SegmentedEnvironment,
         backend: ModelBackend,
         sampling_params: SamplingParams | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
         if not isinstance(environment, SegmentedEnvironment):
             raise TypeError(
@@ -75,6 +80,7 @@ class SegmentedTrajectoryRunner:
         self.environment = environment
         self.backend = backend
         self.sampling_params = replace(params, stop=stop)
+        self.retry = retry
         self._new_strategy()  # refuse a segmenter the runner cannot stream with, now
 
     def run_trajectory(
@@ -137,11 +143,13 @@ class SegmentedTrajectoryRunner:
         prefixes: Sequence[Prefix] | None = None,
         max_steps: int | None = None,
         thens: Sequence[Intervention] | None = None,
+        on_step: StepObserver | None = None,
     ) -> list[TrajectoryResult]:
         """Run one episode per task in lockstep: each round, one ``generate`` call for all.
 
         Trajectories that end drop out of the next rounds; ``step_callback`` runs per
-        trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task.
+        trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task;
+        ``on_step(episode, transition)`` observes every live step (for logs and progress).
 
         Example:
             >>> from llenvs.core.registry import environment_registry
@@ -174,10 +182,11 @@ class SegmentedTrajectoryRunner:
                 prefix=prefix,
                 max_steps=max_steps,
                 then=then,
+                on_step=on_step,
             )
             for task_index, prefix, then in zip(task_indices, prefixes, thens, strict=True)
         ]
-        run_episodes(self.backend, episodes)
+        run_episodes(self.backend, episodes, self.retry)
         return [episode.result() for episode in episodes]
 
     def _new_strategy(self) -> ContinuationStrategy:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from llenvs.core.backend import Message
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Trajectory
 
@@ -39,10 +40,11 @@ def is_success(trajectory: Trajectory) -> bool:
 class TrajectoryResult:
     """One episode run by the runner.
 
-    ``metadata`` holds ``task_index``, ``prefix_steps`` (replayed steps), ``generated_tokens``,
-    ``calls`` (backend calls), ``finish_reason`` (of the last call, or None), ``truncated``
-    (``max_steps`` reached), ``budget_exhausted`` (the token budget ran out) and ``messages``
-    (the conversation, the last assistant turn included).
+    ``metadata`` holds JSON values only: ``task_index``, ``prefix_steps`` (replayed steps),
+    ``generated_tokens``, ``calls`` (backend calls), ``finish_reason`` (of the last call:
+    ``"stop"``, ``"length"``, ``"boundary"``, or None), ``truncated`` (``max_steps`` reached),
+    ``budget_exhausted`` (the token budget ran out) and ``feedback`` (each feedback injected:
+    ``after_segment``, the number of segments before it, and ``text``).
 
     Example:
         >>> TrajectoryResult(Trajectory(), success=False).success
@@ -56,6 +58,10 @@ class TrajectoryResult:
     """At least one OUTCOME signal, and every OUTCOME signal >= 1.0."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
     """Facts about the run (see the class docstring)."""
+    messages: tuple[Message, ...] = ()
+    """The conversation: system and user turns, assistant turns, feedback, the last turn."""
+    error: str | None = None
+    """Why the trajectory stopped early (a backend failure after retries), or None."""
 
     @property
     def text(self) -> str:

@@ -74,13 +74,13 @@ def test_observation_injection_with_step_callback(process_env):
         step_callback=reward_feedback,
     )
 
-    roles = [m.role for m in result.metadata["messages"]]
+    roles = [m.role for m in result.messages]
     assert roles == ["user", "assistant", "user", "assistant"]
-    assert result.metadata["messages"][1].content == "Two dogs. Maybe 8 legs? "
-    assert result.metadata["messages"][2].content == (
+    assert result.messages[1].content == "Two dogs. Maybe 8 legs? "
+    assert result.messages[2].content == (
         "Score: 0.20. Please reconsider your approach."
     )
-    assert result.metadata["messages"][3].content == RECOUNT
+    assert result.messages[3].content == RECOUNT
     assert result.success
     # The accumulated text keeps all assistant text, both turns.
     assert result.trajectory[-1].next_state.hidden.accumulated_text == (
@@ -93,7 +93,7 @@ def test_no_callback_is_a_single_assistant_turn(env):
         env, get_backend("scripted", outputs=[SCRIPT]), SamplingParams(max_tokens=2048)
     )
     result = runner.run_trajectory(task_index=0)
-    assert [m.role for m in result.metadata["messages"]] == ["user", "assistant"]
+    assert [m.role for m in result.messages] == ["user", "assistant"]
 
 
 def test_early_exit_with_complete(leg_counting):

@@ -54,10 +54,10 @@ def test_no_callback_steps_every_segment_and_succeeds(env):
     assert result.trajectory[-1].rewards.total == 2.0
     assert [t.info["segment_index"] for t in result.trajectory] == list(range(1, 8))
     assert result.metadata["prefix_steps"] == 0
-    assert result.metadata["finish_reason"] is FinishReason.STOP
+    assert result.metadata["finish_reason"] == FinishReason.STOP.value == "stop"
     assert result.metadata["calls"] == len(backend.requests) == 7
     assert result.metadata["generated_tokens"] == len(TOKEN_PATTERN.findall(SCRIPT))
-    assert result.metadata["messages"][-1] == Message("assistant", SCRIPT)
+    assert result.messages[-1] == Message("assistant", SCRIPT)
     _same_as_replay(env, result)
 
 
@@ -193,7 +193,7 @@ def test_feedback_opens_a_new_assistant_turn(env):
     result = runner.run_trajectory(0, step_callback=feedback)
     question = env.reset(options={"task_index": 0})[0].observation.prompt
     first_turn = "".join(SCRIPT_PIECES[:2])
-    assert result.metadata["messages"] == (
+    assert result.messages == (
         Message("user", question),
         Message("assistant", first_turn),
         Message("user", "Check the deer."),
@@ -300,7 +300,7 @@ def test_callbacks_compose_across_steps(env):
     ]
     assert flags == [(), (), ("forced",), (), (), ("one_shot",), ("one_shot",)]
     assert backend.requests[-1].stop_at is None
-    assert [m.role for m in result.metadata["messages"]] == [
+    assert [m.role for m in result.messages] == [
         "user",
         "assistant",
         "user",

@@ -119,7 +119,7 @@ def test_a_runner_trajectory_becomes_a_trace(env):
         result.trajectory.transitions,
         TaskRecord.from_state(env.spec, state),
         RunRecord.from_sampling_params(params, model="scripted", segmenter=env.spec.segmenter),
-        messages=result.metadata["messages"],
+        messages=result.messages,
     )
     assert trace.response == RESPONSE == result.text
     assert trace.segments[0].flags == {SegmentFlag.REPLAYED}

@@ -1,0 +1,265 @@
+"""``run_segmented_evaluation``: run a model on many tasks segment by segment, with logs.
+
+Tasks run in lockstep batches (``run_batch``); every finished trajectory becomes a trace,
+appended to the results file at once when one is given, so an interrupted evaluation resumes
+from that file without redoing finished tasks (tasks that ended in a backend error are run
+again). Failing backend calls are retried by the retry policy; a trajectory whose calls still
+fail is kept, errored, with the steps it had, and the other trajectories go on.
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+    >>> from llenvs.inference import get_backend
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> env = SegmentedEnvironment(base, SentenceSegmenter())
+    >>> backend = get_backend("scripted", outputs=[
+    ...     "Count. So 100. <answer>100</answer>", "Hm. <answer>3</answer>"])
+    >>> result = run_segmented_evaluation(environment=env, backend=backend, num_tasks=2,
+    ...                                   log=LogConfig(targets=()))
+    >>> print(f"Accuracy: {result.success_rate:.1%}")
+    Accuracy: 50.0%
+
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.errors import TaskIndexError
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.trajectory import Transition
+from llenvs.evaluation.console_progress import ConsoleProgress
+from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.evaluation_result import EvaluationResult
+from llenvs.evaluation.events import (
+    EvaluationEvent,
+    EventSink,
+    RunEnded,
+    RunStarted,
+    StepTaken,
+    TrajectoryEnded,
+    TrajectoryErrored,
+)
+from llenvs.evaluation.intervention import StepCallback
+from llenvs.evaluation.jsonl_event_log import JsonlEventLog
+from llenvs.evaluation.log_config import LogConfig
+from llenvs.evaluation.result_trace import result_trace
+from llenvs.evaluation.retry_policy import RetryPolicy
+from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.traces.trace import Trace
+from llenvs.traces.trace_reader import read_traces
+from llenvs.traces.trace_writer import append_trace, write_traces
+
+__all__ = ["DEFAULT_RETRY", "ProgressCallback", "run_segmented_evaluation"]
+
+ProgressCallback = Callable[[int, int], None]
+"""Called with (tasks finished, tasks in all) each time a trajectory finishes."""
+
+DEFAULT_RETRY = RetryPolicy()
+"""Three tries per backend call, waiting 1 s then 2 s."""
+
+STEP_FLAGS = ("replayed", "forced", "one_shot", "feedback_after")
+"""The ``info`` keys a step event reports as flags."""
+
+
+def run_segmented_evaluation(
+    environment: SegmentedEnvironment,
+    backend: ModelBackend,
+    *,
+    num_tasks: int | None = None,
+    task_indices: Sequence[int] | None = None,
+    sampling_params: SamplingParams | None = None,
+    step_callback: StepCallback | None = None,
+    progress_callback: ProgressCallback | None = None,
+    log: LogConfig | None = None,
+    batch_size: int = 8,
+    max_steps: int | None = None,
+    retry: RetryPolicy = DEFAULT_RETRY,
+    results_file: str | os.PathLike[str] | None = None,
+    sinks: Sequence[EventSink] = (),
+) -> EvaluationResult:
+    """Evaluate ``backend`` on tasks of ``environment``, one segment per step.
+
+    Arguments:
+        environment: the segmented environment; its segmenter cuts the segments.
+        backend: any ``ModelBackend``.
+        num_tasks: run tasks ``0..num_tasks-1``; or give ``task_indices``; neither: all tasks.
+        task_indices: the tasks to run, in order.
+        sampling_params: how to sample (``max_tokens`` per trajectory).
+        step_callback: as for ``run_trajectory``, per trajectory.
+        progress_callback: ``(finished, total)`` after each finished trajectory.
+        log: where to report (a progress bar on the console by default; ``"file"`` adds a
+            JSONL event log under ``log.directory``, ``./llenvs_logs/`` by default).
+        batch_size: trajectories generated together in lockstep.
+        max_steps: most live steps per trajectory.
+        retry: how failing backend calls are retried.
+        results_file: a trace file to append each finished trajectory to, and to resume from.
+        sinks: more event receivers (tests use this to see the events).
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment
+        >>> from llenvs.inference import get_backend
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
+        >>> env = SegmentedEnvironment(base, "sentence")
+        >>> run_segmented_evaluation(env, get_backend("scripted", outputs=[]), num_tasks=4)
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.TaskIndexError: task_index 3 is out of range: this environment has 3 tasks (0..2)
+
+    """  # noqa: E501
+    tasks = _task_list(environment, num_tasks, task_indices)
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be > 0, got {batch_size}")
+    runner = SegmentedTrajectoryRunner(environment, backend, sampling_params, retry=retry)
+    path = None if results_file is None else Path(results_file)
+    earlier = {} if path is None else _finished_traces(path, environment, backend)
+    finished = {i: earlier[i] for i in tasks if i in earlier and earlier[i].error is None}
+    todo = [i for i in tasks if i not in finished]
+    config = LogConfig() if log is None else log
+    log_path = _log_path(config, environment) if "file" in config.targets else None
+    receivers = [*_sinks(config, log_path), *sinks]
+
+    def emit(event: EvaluationEvent) -> None:
+        for sink in receivers:
+            sink.emit(event)
+
+    def observe(episode: Episode, transition: Transition) -> None:
+        info = transition.info
+        emit(
+            StepTaken(
+                task_index=episode.task_index,
+                segment_index=int(info.get("segment_index", 0)),
+                text=transition.action.text,
+                rewards={s.name: float(s.reward) for s in transition.rewards},
+                terminal=transition.result.terminated,
+                flags=tuple(flag for flag in STEP_FLAGS if info.get(flag)),
+            )
+        )
+
+    params, template = runner.sampling_params, getattr(backend, "chat_template", None)
+    started = time.perf_counter()
+    results: dict[int, TrajectoryResult] = {}
+    traces: dict[int, Trace] = dict(finished)
+    try:
+        name, segmenter = environment.spec.name, environment.segmenter.spec
+        emit(RunStarted(name, backend.name, segmenter, tuple(tasks), resumed=len(finished)))
+        if progress_callback is not None and finished:
+            progress_callback(len(finished), len(tasks))
+        for batch in _chunks(todo, batch_size):
+            for result in runner.run_batch(
+                batch, step_callback, max_steps=max_steps, on_step=observe
+            ):
+                trace = result_trace(
+                    result, environment, backend.name, params, chat_template=template
+                )
+                index = trace.task.task_index
+                results[index], traces[index] = result, trace
+                if path is not None:
+                    append_trace(path, trace)
+                if result.error is None:
+                    emit(TrajectoryEnded(index, result.success, len(result.trajectory)))
+                else:
+                    emit(TrajectoryErrored(index, result.error, len(result.trajectory)))
+                if progress_callback is not None:
+                    progress_callback(len(traces), len(tasks))
+        ordered = tuple(traces[i] for i in tasks)
+        emit(
+            RunEnded(
+                completed=len(ordered),
+                succeeded=sum(bool(t.success) for t in ordered),
+                errors=sum(t.error is not None for t in ordered),
+                seconds=round(time.perf_counter() - started, 3),
+                extra={} if path is None else {"results_file": str(path)},
+            )
+        )
+    finally:
+        for sink in receivers:
+            sink.close()
+    if path is not None:
+        # One trace per task, in task order: earlier traces of other tasks are kept.
+        merged = {**earlier, **traces}
+        write_traces(path, (merged[i] for i in sorted(merged)))
+    return EvaluationResult(ordered, results, resumed=len(finished), log_path=log_path)
+
+
+def _task_list(
+    environment: SegmentedEnvironment, num_tasks: int | None, task_indices: Sequence[int] | None
+) -> list[int]:
+    """The tasks to run, checked against the environment's range."""
+    size = len(environment)
+    if num_tasks is not None and task_indices is not None:
+        raise ValueError("give num_tasks or task_indices, not both")
+    if num_tasks is not None:
+        if num_tasks <= 0:
+            raise ValueError(f"num_tasks must be > 0, got {num_tasks}")
+        tasks = list(range(num_tasks))
+    elif task_indices is not None:
+        tasks = list(task_indices)
+    else:
+        tasks = list(range(size))
+    for index in tasks:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < size:
+            raise TaskIndexError(index, size)
+    if len(set(tasks)) != len(tasks):
+        raise ValueError(f"task_indices holds a task twice: {tasks}")
+    return tasks
+
+
+def _finished_traces(
+    path: Path, environment: SegmentedEnvironment, backend: ModelBackend
+) -> dict[int, Trace]:
+    """The traces of an earlier run in ``path`` by task (the last one wins); checked to match."""
+    if not path.exists():
+        return {}
+    spec = environment.spec
+    wanted = (spec.name, spec.adapter, dict(spec.kwargs), environment.segmenter.spec, backend.name)
+    traces: dict[int, Trace] = {}
+    for trace in read_traces(path):
+        task = trace.task
+        run = trace.run
+        found = (
+            task.environment,
+            task.adapter,
+            dict(task.adapter_kwargs),
+            run.segmenter,
+            run.model,
+        )
+        if found != wanted:
+            raise ValueError(
+                f"{path}: the results file holds traces of another run (environment, adapter, "
+                f"options, segmenter, model = {found}); this evaluation is {wanted}. Give "
+                "another results file to start afresh"
+            )
+        traces[task.task_index] = trace
+    return traces
+
+
+def _log_path(config: LogConfig, environment: SegmentedEnvironment) -> Path:
+    """The event file of a run: ``<directory>/<run name>.jsonl``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    name = config.run_name or f"{stamp}-{environment.spec.name}"
+    return config.directory / f"{name}.jsonl"
+
+
+def _sinks(config: LogConfig, log_path: Path | None) -> list[EventSink]:
+    """The receivers ``config`` asks for."""
+    sinks: list[EventSink] = []
+    if "console" in config.targets:
+        sinks.append(ConsoleProgress())
+    if log_path is not None:
+        sinks.append(JsonlEventLog(log_path))
+    return sinks
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    """``items`` in consecutive lists of at most ``size``."""
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])

@@ -1,0 +1,94 @@
+"""``RetryPolicy``: how often and how patiently a failing backend call is tried again.
+
+Example:
+    >>> from llenvs.core.errors import BackendError
+    >>> calls = []
+    >>> def flaky():
+    ...     calls.append(1)
+    ...     if len(calls) < 3:
+    ...         raise BackendError("server busy")
+    ...     return "ok"
+    >>> RetryPolicy(attempts=3, sleep=lambda seconds: None).call(flaky), len(calls)
+    ('ok', 3)
+
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from llenvs.core.errors import BackendError
+
+__all__ = ["NO_RETRY", "RetryPolicy"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Try a call up to ``attempts`` times, waiting ``backoff_s * multiplier**k`` in between.
+
+    Only the exception types in ``retry_on`` are retried (backend errors and OS-level errors
+    such as refused connections and timeouts); anything else is a bug and propagates at once.
+    ``sleep`` is injectable so tests retry instantly.
+
+    Example:
+        >>> RetryPolicy().delays()
+        (1.0, 2.0)
+        >>> RetryPolicy(attempts=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: attempts must be >= 1, got 0
+
+    """
+
+    attempts: int = 3
+    """Most tries of one call, the first included."""
+    backoff_s: float = 1.0
+    """Seconds to wait before the second try."""
+    multiplier: float = 2.0
+    """Each later wait is the previous one times this."""
+    retry_on: tuple[type[BaseException], ...] = (BackendError, OSError)
+    """Exception types worth another try."""
+    sleep: Callable[[float], None] = time.sleep
+    """How to wait (tests pass a function that returns at once)."""
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be >= 1, got {self.attempts}")
+        if self.backoff_s < 0:
+            raise ValueError(f"backoff_s must be >= 0, got {self.backoff_s}")
+        if self.multiplier < 1:
+            raise ValueError(f"multiplier must be >= 1, got {self.multiplier}")
+
+    def delays(self) -> tuple[float, ...]:
+        """The waits between tries, in order (one fewer than ``attempts``).
+
+        Example:
+            >>> RetryPolicy(attempts=4, backoff_s=0.5, multiplier=3).delays()
+            (0.5, 1.5, 4.5)
+
+        """
+        return tuple(self.backoff_s * self.multiplier**k for k in range(self.attempts - 1))
+
+    def call(self, function: Callable[[], T]) -> T:
+        """``function()``, tried again after each retryable failure; the last error is raised.
+
+        Example:
+            >>> RetryPolicy(attempts=2, sleep=lambda s: None).call(lambda: 7)
+            7
+
+        """
+        for delay in self.delays():
+            try:
+                return function()
+            except self.retry_on:
+                self.sleep(delay)
+        return function()
+
+
+NO_RETRY = RetryPolicy(attempts=1)
+"""One try, no waiting: a failure is final at once."""
