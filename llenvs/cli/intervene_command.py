@@ -1,0 +1,146 @@
+r"""``llenvs intervene``: branch a stored trace at segment k and append the new trace.
+
+The first k segments are replayed as they are; then the next segment is forced, feedback is
+injected, the rest is completed in one call, or generation simply resumes (resample). The new
+trace goes to the trace file's branches sidecar (``<name>.branches.jsonl``), naming its parent.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> from llenvs.cli.main import main
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> responses = folder / "responses.jsonl"
+    >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")
+    >>> traces = folder / "traces.jsonl"
+    >>> main(["replay", "--env", "leg_counting", "--size", "100", "--seed", "42",
+    ...       "--segmenter", "sentence", "--responses", str(responses), "-o", str(traces),
+    ...       "--no-progress"])  # doctest: +ELLIPSIS
+    replayed 1 response (2 segments, success 0.0%) into ...
+    0
+    >>> _ = responses.write_text(json.dumps("Count. So 100. <answer>100</answer>") + "\n")
+    >>> main(["intervene", str(traces), "--at", "1", "--force", "So 100. ",
+    ...       "--backend", "scripted", "--responses", str(responses), "--no-progress"])
+    ... # doctest: +ELLIPSIS
+    [0] 'Count. ' replayed
+    [1] 'So 100. ' forced
+    [2] '<answer>100</answer>' generated terminal correctness=1 format=1
+    success: True; branch ... appended to .../traces.branches.jsonl
+    0
+
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
+from llenvs.cli.options import sampling_params as sampling_from_args
+from llenvs.evaluation import branch, trace_environment, trace_sampling_params
+from llenvs.traces import InterventionKind, Trace, TraceReader, append_branch, read_branches
+
+__all__ = ["add_parser", "find_trace", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``intervene`` subcommand.
+
+    Example:
+        >>> parser = argparse.ArgumentParser(prog="llenvs")
+        >>> add_parser(parser.add_subparsers())
+        >>> args = parser.parse_args(["intervene", "t.jsonl", "--at", "2", "--complete"])
+        >>> args.trace, args.at, args.complete, args.backend
+        ('0', 2, True, None)
+
+    """
+    parser = subparsers.add_parser(
+        "intervene",
+        help="branch a trace at segment k: force, feedback, complete or resample",
+        description=(
+            "Replay the first --at segments of a trace, intervene, generate the rest, and "
+            "append the new trace (which names its parent) to the branches sidecar."
+        ),
+    )
+    parser.add_argument("traces", type=Path, help="the trace file")
+    parser.add_argument(
+        "--trace", default="0", help="which trace: its trace_id, or its number in the file"
+    )
+    parser.add_argument(
+        "--at", type=int, required=True, help="segments to keep (0: before the first)"
+    )
+    action = parser.add_argument_group("intervention").add_mutually_exclusive_group(required=True)
+    action.add_argument("--force", metavar="TEXT", help="force the next segment to TEXT")
+    action.add_argument("--feedback", metavar="TEXT", help="inject TEXT as a user turn")
+    action.add_argument("--complete", action="store_true", help="finish the rest in one call")
+    action.add_argument("--resample", action="store_true", help="generate again from there")
+    add_backend_options(parser, None)
+    add_sampling_options(parser)
+    parser.add_argument("--no-progress", action="store_true", help="draw no spinner")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Branch the trace; print the new trace's segments; append it to the sidecar."""
+    parent = find_trace(args.traces, args.trace)
+    kind, text = _intervention(args)
+    name = args.backend or parent.run.model
+    if name is None:
+        raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
+    backend = build_backend(name, args.responses)
+    environment = trace_environment(parent, backend)
+    params = sampling_from_args(args, trace_sampling_params(parent))
+    status = Console(stderr=True).status(f"generating with {name}…")
+    with contextlib.nullcontext() if args.no_progress else status:
+        child = branch(
+            parent, args.at, kind, text, backend, environment=environment, sampling_params=params
+        )
+    sidecar = append_branch(args.traces, child)
+    for segment in child.segments:
+        flags = " ".join(sorted(flag.value for flag in segment.flags))
+        rewards = " ".join(
+            f"{k}={v:g}" for k, v in segment.rewards.items() if v or segment.terminal
+        )
+        terminal = " terminal" if segment.terminal else ""
+        print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {rewards}".rstrip())
+    error = f"; error: {child.error}" if child.error else ""
+    print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
+    return 0
+
+
+def find_trace(path: Path, which: str) -> Trace:
+    """The trace of ``path`` (or of its branches) with id ``which``, or number ``which``.
+
+    Example:
+        >>> find_trace(Path("/nonexistent.jsonl"), "0")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent.jsonl'
+
+    """
+    reader = TraceReader(path)
+    count = 0
+    for number, trace in enumerate(reader):
+        if trace.trace_id == which or str(number) == which:
+            return trace
+        count = number + 1
+    for trace in read_branches(path):
+        if trace.trace_id == which:
+            return trace
+    raise ValueError(
+        f"{path}: no trace with id {which!r} (or number: the file has {count} traces, "
+        f"0..{count - 1}), nor in its branches"
+    )
+
+
+def _intervention(args: argparse.Namespace) -> tuple[InterventionKind, str | None]:
+    """The intervention the options ask for."""
+    if args.force is not None:
+        return InterventionKind.FORCE, args.force
+    if args.feedback is not None:
+        return InterventionKind.FEEDBACK, args.feedback
+    if args.complete:
+        return InterventionKind.COMPLETE, None
+    return InterventionKind.RESAMPLE, None

@@ -1,0 +1,58 @@
+"""``replay_trace``: the trace of a given response, segmented and scored by an environment.
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> env = SegmentedEnvironment(base, "sentence")
+    >>> trace = replay_trace(env, 0, "Count. So 100. <answer>100</answer>")
+    >>> [s.text for s in trace.segments], trace.success, trace.run.segmenter
+    (['Count. ', 'So 100. <answer>100</answer>'], True, 'sentence')
+
+"""
+
+from __future__ import annotations
+
+from llenvs.core.action import Action
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.trajectory import Transition
+from llenvs.traces.from_steps import trace_from_steps
+from llenvs.traces.run_record import RunRecord
+from llenvs.traces.task_record import TaskRecord
+from llenvs.traces.trace import Trace
+
+__all__ = ["replay_trace"]
+
+
+def replay_trace(
+    environment: SegmentedEnvironment, task_index: int, response: str, model: str | None = None
+) -> Trace:
+    """Replay ``response`` to task ``task_index`` (``env.replay``) and record it as a trace.
+
+    Every segment is flagged replayed; per-step rewards come from the batch hooks where reward
+    functions have them (a PRM scores the whole response in one pass).
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
+        >>> trace = replay_trace(SegmentedEnvironment(base, "line"), 1, "", model="m")
+        >>> len(trace.segments), trace.segments[0].terminal, trace.run.model
+        (1, True, 'm')
+
+    """
+    state, _ = environment.reset(options={"task_index": task_index})
+    task = TaskRecord.from_state(environment.spec, state)
+    transitions: list[Transition] = []
+    before = state
+    for result in environment.replay(state, response):
+        hidden = result.next_state.hidden
+        action = Action(hidden.segments[-1], final=result.terminated)
+        transitions.append(Transition(before, action, result))
+        before = result.next_state
+    run = RunRecord(
+        model=model,
+        system_prompt=state.observation.system_prompt,
+        segmenter=environment.segmenter.spec,
+    )
+    return trace_from_steps(transitions, task, run)
