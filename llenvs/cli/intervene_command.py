@@ -129,9 +129,9 @@ def find_trace(path: Path, which: str) -> Trace:
     for trace in read_branches(path):
         if trace.trace_id == which:
             return trace
+    numbers = f"0..{count - 1}" if count else "none: it holds no readable trace"
     raise ValueError(
-        f"{path}: no trace with id {which!r} (or number: the file has {count} traces, "
-        f"0..{count - 1}), nor in its branches"
+        f"{path}: no trace with id or number {which!r} (numbers: {numbers}), nor in its branches"
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 
 from llenvs.core.errors import LlenvsError
@@ -59,12 +60,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     """
     args = build_parser().parse_args(argv)
+    warnings.formatwarning = _one_line_warning
     try:
         status: int = args.func(args)
     except (LlenvsError, OSError, ValueError) as error:
         print(f"llenvs {args.command}: error: {error}", file=sys.stderr)
         return 2
     return status
+
+
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """A warning as the CLI shows it: one line, no source."""
+    return f"llenvs: warning: {message}\n"
 
 
 if __name__ == "__main__":  # pragma: no cover
