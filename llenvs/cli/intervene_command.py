@@ -76,6 +76,9 @@ def add_parser(subparsers: Any) -> None:
     action.add_argument("--feedback", metavar="TEXT", help="inject TEXT as a user turn")
     action.add_argument("--complete", action="store_true", help="finish the rest in one call")
     action.add_argument("--resample", action="store_true", help="generate again from there")
+    parser.add_argument(
+        "--prm", help="a PRM scoring every step of the branch: arithmetic, transformers/<path>"
+    )
     add_backend_options(parser, None)
     add_sampling_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="draw no spinner")
@@ -90,7 +93,12 @@ def run(args: argparse.Namespace) -> int:
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
     backend = build_backend(name, args.responses)
-    environment = trace_environment(parent, backend)
+    rewards: tuple[Any, ...] = ()
+    if args.prm is not None:
+        from llenvs.rewards import PRMRewardFunction, get_prm
+
+        rewards = (PRMRewardFunction(get_prm(args.prm)),)
+    environment = trace_environment(parent, backend, rewards)
     params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
@@ -100,11 +108,9 @@ def run(args: argparse.Namespace) -> int:
     sidecar = append_branch(args.traces, child)
     for segment in child.segments:
         flags = " ".join(sorted(flag.value for flag in segment.flags))
-        rewards = " ".join(
-            f"{k}={v:g}" for k, v in segment.rewards.items() if v or segment.terminal
-        )
+        scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items() if v or segment.terminal)
         terminal = " terminal" if segment.terminal else ""
-        print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {rewards}".rstrip())
+        print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
     error = f"; error: {child.error}" if child.error else ""
     print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0

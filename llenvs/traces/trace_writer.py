@@ -41,7 +41,7 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
 
     The lines go to a temporary file in the same folder, synced, then renamed over ``path``: a
     failure midway (an error while producing or serialising a trace, a crash) leaves any old
-    file as it was.
+    file as it was. Missing folders on the way are created.
 
     Example:
         >>> import tempfile, os
@@ -54,6 +54,7 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
     """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
+    os.makedirs(folder, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
         "wb", dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp", delete=False
     )
@@ -74,7 +75,7 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
 
 
 def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
-    """Append one trace as one line, flushed and synced; the file is created if missing.
+    """Append one trace as one line, flushed and synced; the file and folder are made if missing.
 
     If the file ends in a torn line (an interrupted append), a newline closes it first, so the
     new trace stays readable and the torn line is reported as malformed when read.
@@ -90,6 +91,7 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
 
     """
     line = trace_line(trace)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "a+b") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell() > 0:
