@@ -48,3 +48,15 @@ def smollm2_tokenizer() -> Any:
     from tests.core.segmenters import tokenizers_cache
 
     return tokenizers_cache.smollm2_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def embedded_backend() -> Any:
+    """The transformers backend on the embedded SmolLM2-135M-Instruct, loaded once per session.
+
+    The first run converts the GGUF to a cached safetensors folder (about a minute); later
+    runs load it in seconds. Doctests of the backend share the same instance.
+    """
+    from llenvs.inference.backends.transformers_backend import get_embedded_backend
+
+    return get_embedded_backend()

@@ -3,9 +3,10 @@
 It applies to a segmenter that cuts every ``token_size`` tokens of a tokenizer (it has
 ``tokenizer`` and ``token_size``) when the backend generates with that same tokenizer (its
 ``tokenizer`` attribute: the same object, or one of the same class with the same vocabulary and
-special tokens, as when the model's tokenizer is loaded twice or from another copy): then a call of ``max_tokens = token_size`` is exactly one segment, and no
-text runs past a boundary. The segments are the model's own tokens, which need not be the
-canonical tokenisation of the text (a generated trace keeps the spans it was generated with).
+special tokens, as when the model's tokenizer is loaded twice or from another copy): then a
+call of ``max_tokens = token_size`` is exactly one segment, and no text runs past a boundary.
+The segments are the model's own tokens, which need not be the canonical tokenisation of the
+text (a generated trace keeps the spans it was generated with).
 
 Example:
     >>> from llenvs.core.backend import FinishReason, Generation

@@ -1,7 +1,8 @@
 """Backends by name: ``get_backend("scripted", outputs=[...])``, ``"<provider>/<model>"``.
 
-Each provider is a factory imported on first use, so a backend's SDK (torch, openai) is imported
-only by the backend that needs it.
+``get_backend("transformers")`` is the embedded SmolLM2-135M-Instruct, ``"transformers/<folder>"``
+any local causal LM. Each provider is a factory imported on first use, so a backend's SDK (torch,
+openai) is imported only by the backend that needs it.
 
 Example:
     >>> get_backend("scripted", outputs=["Hi."]).name
@@ -9,7 +10,7 @@ Example:
     >>> get_backend("nope/x")
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: scripted
+    llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: scripted, transformers
 
 """
 
@@ -25,6 +26,7 @@ __all__ = ["backend_providers", "get_backend"]
 
 _PROVIDERS: dict[str, str] = {
     "scripted": "llenvs.inference.backends.scripted:make_backend",
+    "transformers": "llenvs.inference.backends.transformers_backend:make_backend",
 }
 
 
