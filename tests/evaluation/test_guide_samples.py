@@ -1,8 +1,10 @@
 """The guide's samples from "Generation-Time Segmentation" to "Continuation strategies", as written.
 
-``backend`` is the scripted backend; ``TokenSegmenter`` (not yet in llenvs) is stood in for by a
-fake token segmenter with the same ``tokenizer``/``token_size`` attributes. Samples that need
-``run_segmented_evaluation``, ``LogConfig`` or ``generate_until`` come with part 2 of issue 4.
+``backend`` is the scripted backend, whose pseudo-tokens no real tokenizer shares, so the Token
+sample stands in a token segmenter over those pseudo-tokens (same ``tokenizer``/``token_size``
+attributes); the real ``TokenSegmenter`` on the embedded model's tokenizer runs the same path in
+the transformers backend's tests. The ``run_segmented_evaluation`` and ``LogConfig`` samples are
+in ``tests/evaluation/test_evaluation.py``; the manual loop in ``tests/guide/test_manual_loop.py``.
 """
 
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
