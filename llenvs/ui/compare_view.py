@@ -1,0 +1,102 @@
+"""The Compare page's panels: which trace, which segmenters, and the comparison itself.
+
+The trace comes from the URL (``?file=…&trace=…``, as Browse links it), else the first trace of
+the first file; its response can also be replaced by any pasted text.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from llenvs.ui.browse_location import read_location
+from llenvs.ui.cached import cached_index, cached_trace
+from llenvs.ui.segmenter_comparison import (
+    MAX_SEGMENTERS,
+    agreement_figure,
+    agreement_matrix,
+    aligned_table,
+    compare_segmenters,
+)
+from llenvs.ui.trace_source import trace_files, traces_dir
+
+__all__ = ["DEFAULT_SPECS", "SPEC_HELP", "choose_specs", "choose_text", "show_comparison"]
+
+DEFAULT_SPECS = ("steps", "sentence", "line:\\n\\n", "pattern")
+"""The specs the segmenter boxes start with."""
+
+SPEC_HELP = (
+    "A segmenter spec: `sentence`, `line`, `line:\\n\\n` (paragraphs), `pattern` or "
+    "`pattern:<regex>:<regex>` (cut before each match), `token:<size>[:cl100k_base]`, "
+    "`composite:<spec>+<spec>`, `steps` (paragraphs, then sentences)."
+)
+
+SAMPLE_TEXT = (
+    "Two dogs have 2 × 4 = 8 legs. Three birds have 3 × 2 = 6 legs.\n\n"
+    "So the total is 8 + 6 = 15.\n\n<answer>15</answer>"
+)
+"""The text compared when no trace file exists yet."""
+
+
+def choose_text() -> tuple[str, str, str]:
+    """The text to compare, its question, and where it came from (a trace or pasted text)."""
+    location = read_location()
+    files = [str(p) for p in trace_files(traces_dir())]
+    path = location.file or (files[0] if files else None)
+    text, question, origin = SAMPLE_TEXT, "", "a sample text (no trace file yet)"
+    if path is not None:
+        index = cached_index(path)
+        if index.count:
+            lines = index.table["line"].tolist()
+            line = (
+                location.line if location.line is not None and location.line in lines else lines[0]
+            )
+            trace = cached_trace(index, line)
+            text, question = trace.response, trace.task.prompt
+            origin = f"{path}, line {line} ({trace.task.environment}, task {trace.task.task_index})"
+    st.caption(f"Text: {origin}")
+    pasted = st.text_area("Or paste a text to compare", value="", height=80, key="compare-text")
+    if pasted.strip():
+        return pasted, question, "pasted text"
+    return text, question, origin
+
+
+def choose_specs() -> list[str]:
+    """2 to 4 segmenter specs typed by the user."""
+    count = st.slider("Segmenters", 2, MAX_SEGMENTERS, 3, key="compare-count")
+    columns = st.columns(count)
+    specs = []
+    for number, column in enumerate(columns):
+        spec = column.text_input(
+            f"Segmenter {number + 1}",
+            value=DEFAULT_SPECS[number],
+            key=f"compare-spec-{number}",
+            help=SPEC_HELP,
+        )
+        specs.append(spec)
+    return specs
+
+
+def show_comparison(text: str, question: str, specs: list[str]) -> None:
+    """Counts and mean scores, the aligned cuts side by side, and pairwise boundary F1."""
+    runs = compare_segmenters(text, question, specs)
+    columns = st.columns(len(runs))
+    for column, run in zip(columns, runs, strict=True):
+        mean = sum(run.scores) / len(run.scores) if run.scores else float("nan")
+        low = min(run.scores) if run.scores else float("nan")
+        column.metric(f"`{run.spec}`", f"{run.count} segments")
+        column.caption(f"ArithmeticPRM: mean {mean:.2f}, lowest {low:.2f}")
+    left, right = st.columns([3, 1])
+    with left:
+        st.markdown(
+            "**Aligned cuts** — one row per piece between any two cuts; `▶ k (score)` "
+            "marks where a segmenter's segment k starts, with its ArithmeticPRM score."
+        )
+        st.dataframe(
+            aligned_table(text, runs),
+            hide_index=True,
+            height=480,
+            column_config={"text": st.column_config.TextColumn("text", width="large")},
+        )
+    with right:
+        st.markdown("**Boundary agreement** (pairwise boundary F1)")
+        st.plotly_chart(agreement_figure(agreement_matrix(text, runs)), key="agreement")

@@ -1,0 +1,165 @@
+"""The Home page's panels: where traces come from, their counts, and how to add more.
+
+Traces come from the traces folder (``sample_traces/`` or ``$LLENVS_TRACES_DIR``), a file path
+typed here, an uploaded trace file, or an import of an outside file (reasoning-gym logs,
+ProcessBench / PRM800K step files, OpenAI chat JSONL) into that folder.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.traces import IMPORT_FORMATS
+from llenvs.ui.cached import cached_index
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.trace_source import import_into, save_upload, trace_files
+
+__all__ = [
+    "BROWSE",
+    "COMPARE",
+    "add_traces",
+    "folder_summary",
+    "how_to_get_traces",
+    "open_path",
+    "page_guide",
+]
+
+SEARCH = ":material/search:"
+"""The icon of links to Browse."""
+BROWSE = "pages/browse.py"
+"""The Browse page's file."""
+COMPARE = "pages/compare.py"
+"""The Compare page's file."""
+
+HOW_TO_GET_TRACES = """\
+No trace file yet. Add one with the forms below, or from a terminal:
+
+```bash
+# import an outside file (formats: {formats})
+.venv/bin/llenvs import reasoning_gym ../shared/external/real_responses.jsonl \\
+    --output {folder}/real_responses.jsonl --prm arithmetic
+.venv/bin/llenvs import processbench ../shared/external/step_traces.jsonl \\
+    --output {folder}/step_traces.jsonl --prm arithmetic
+# or record traces with a model (see `llenvs evaluate --help`)
+.venv/bin/llenvs evaluate ... --output {folder}/runs.jsonl
+```
+"""
+
+
+def how_to_get_traces(folder: Path) -> str:
+    """The markdown that tells a newcomer how to import or record traces into ``folder``.
+
+    Example:
+        >>> "llenvs import processbench" in how_to_get_traces(Path("sample_traces"))
+        True
+
+    """
+    return HOW_TO_GET_TRACES.format(folder=folder, formats=", ".join(sorted(IMPORT_FORMATS)))
+
+
+def folder_summary(folder: Path) -> None:
+    """The trace files of ``folder`` with their counts, each with a link to browse it."""
+    files = trace_files(folder)
+    st.markdown(f"**Traces folder:** `{folder}`")
+    if not files:
+        st.info(how_to_get_traces(folder))
+        return
+    rows = []
+    for path in files:
+        with shows_errors(f"reading {path.name}"):
+            index = cached_index(str(path))
+            table = index.table
+            rows.append(
+                {
+                    "file": path.name,
+                    "traces": index.count,
+                    "segments": int(table["segments"].sum()),
+                    "environments": ", ".join(sorted(table["environment"].unique())[:5]),
+                    "succeeded": int((table["success"] == True).sum()),  # noqa: E712
+                    "skipped lines": len(index.skipped),
+                }
+            )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    columns = st.columns(min(len(files), 4))
+    for number, path in enumerate(files):
+        columns[number % len(columns)].page_link(
+            BROWSE, label=f"Browse {path.name}", icon=SEARCH, query_params={"file": str(path)}
+        )
+
+
+def open_path() -> None:
+    """A text box for any trace file's path, with a link that opens it in Browse."""
+    path = st.text_input("Open a trace file by path", placeholder="/path/to/traces.jsonl")
+    if not path.strip():
+        return
+    if not Path(path).is_file():
+        st.error(f"No such file: {path}")
+        return
+    st.page_link(
+        BROWSE, label=f"Browse {Path(path).name}", icon=SEARCH, query_params={"file": path}
+    )
+
+
+def add_traces(folder: Path) -> None:
+    """Upload a trace file, or import an outside file, into ``folder``."""
+    upload, convert = st.columns(2)
+    with upload:
+        st.markdown("**Upload a trace file** (`.jsonl`, one trace per line)")
+        uploaded = st.file_uploader("Trace file", type=["jsonl"], key="upload-traces")
+        if uploaded is not None:
+            with shows_errors("saving the upload"):
+                saved = save_upload(folder, uploaded.name, uploaded.getvalue())
+                st.success(f"Saved as {saved}")
+                st.page_link(
+                    BROWSE, label="Browse it", icon=SEARCH, query_params={"file": str(saved)}
+                )
+    with convert:
+        st.markdown("**Import an outside file** into the traces folder")
+        with st.form("import-form"):
+            format = st.selectbox("Format", sorted(IMPORT_FORMATS))
+            source = st.text_input("File path", placeholder="../shared/external/step_traces.jsonl")
+            outside = st.file_uploader("or upload it", type=["jsonl", "json"], key="upload-import")
+            score = st.checkbox("Score every step with ArithmeticPRM", value=True)
+            submitted = st.form_submit_button("Import")
+        if submitted:
+            with shows_errors("import"):
+                _import(folder, str(format), source, outside, score)
+
+
+def _import(folder: Path, format: str, source: str, outside: object, score: bool) -> None:
+    if outside is not None:
+        staging = Path(tempfile.mkdtemp()) / Path(outside.name).name  # type: ignore[attr-defined]
+        staging.write_bytes(outside.getvalue())  # type: ignore[attr-defined]
+        path = staging
+    elif source.strip():
+        path = Path(source.strip())
+    else:
+        st.warning("Give a file path or upload a file to import.")
+        return
+    outcome = import_into(folder, format, path, score_arithmetic=score)
+    st.success(f"Imported {outcome.count} traces into {outcome.path}")
+    if outcome.skipped:
+        st.warning(f"{len(outcome.skipped)} row(s) skipped")
+        st.code("\n".join(str(s) for s in outcome.skipped[:50]), language=None)
+    st.page_link(BROWSE, label="Browse them", icon=SEARCH, query_params={"file": str(outcome.path)})
+
+
+def page_guide() -> None:
+    """What each page does, with links."""
+    st.markdown(
+        "- **Home** (this page): where traces come from, their counts, uploads and imports.\n"
+        "- **Browse**: filter the traces of a file (environment, task, success, reward, PRM "
+        "minimum, text), open one, and read it segment by segment: every segment with its "
+        "step reward, PRM score and flags, a chart of PRM score and cumulative reward (click a "
+        "point or a row), next/previous with the keys `j`/`k` (segment) and `n`/`p` (trace), "
+        "a raw view with whitespace shown, and a URL that shares the view.\n"
+        "- **Compare segmenters**: one trace under 2–4 segmenter specs side by side, with "
+        "aligned cuts, segment counts, ArithmeticPRM scores and pairwise boundary F1."
+    )
+    left, right = st.columns(2)
+    left.page_link(BROWSE, label="Browse traces", icon=SEARCH)
+    right.page_link(COMPARE, label="Compare segmenters", icon=":material/content_cut:")

@@ -1,0 +1,100 @@
+"""The trace view's chart: per-step PRM score and cumulative reward by segment.
+
+Points carry their segment index as ``x``, so clicking one selects that segment.
+
+Example:
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"#": [0, 1], "PRM": [1.0, 0.0], "cumulative": [0.0, 1.0]})
+    >>> [trace.name for trace in segment_figure(table, selected=1).data]
+    ['PRM score', 'cumulative reward']
+
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["segment_figure", "selected_segment"]
+
+
+def segment_figure(table: pd.DataFrame, selected: int | None = None) -> go.Figure:
+    """The figure of a segment table (see ``segment_table``); ``selected`` is marked.
+
+    The PRM score (left axis, 0..1, coloured red to green) is drawn when some segment has one;
+    the cumulative reward (right axis) always.
+
+    Example:
+        >>> t = pd.DataFrame({"#": [0], "PRM": [float("nan")], "cumulative": [0.0]})
+        >>> [trace.name for trace in segment_figure(t).data]
+        ['cumulative reward']
+
+    """
+    figure = go.Figure()
+    x = table["#"].tolist()
+    if table["PRM"].notna().any():
+        figure.add_trace(
+            go.Scatter(
+                x=x,
+                y=table["PRM"],
+                name="PRM score",
+                mode="lines+markers",
+                marker={
+                    "size": 11,
+                    "color": table["PRM"].fillna(0.5),
+                    "colorscale": [[0, "#dc3c3c"], [0.5, "#dcbe3c"], [1, "#3cb43c"]],
+                    "cmin": 0,
+                    "cmax": 1,
+                    "line": {"width": 1, "color": "#444"},
+                },
+                line={"color": "#999", "width": 1},
+                hovertemplate="segment %{x}<br>PRM %{y:.3f}<extra></extra>",
+            )
+        )
+    figure.add_trace(
+        go.Scatter(
+            x=x,
+            y=table["cumulative"],
+            name="cumulative reward",
+            mode="lines+markers",
+            yaxis="y2",
+            marker={"size": 7, "color": "#1f77b4"},
+            line={"color": "#1f77b4", "width": 2, "shape": "hv"},
+            hovertemplate="segment %{x}<br>cumulative reward %{y:.3g}<extra></extra>",
+        )
+    )
+    if selected is not None:
+        figure.add_vline(x=selected, line_width=2, line_dash="dot", line_color="#1565c0")
+    figure.update_layout(
+        height=360,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis={"title": "segment", "dtick": 1 if len(x) <= 15 else None},
+        yaxis={"title": "PRM score", "range": [-0.05, 1.05]},
+        yaxis2={"title": "cumulative reward", "overlaying": "y", "side": "right"},
+        legend={"orientation": "h", "y": 1.12},
+        clickmode="event+select",
+        hovermode="closest",
+    )
+    return figure
+
+
+def selected_segment(selection: object) -> int | None:
+    """The segment index of the first clicked point of a chart selection, or None.
+
+    Example:
+        >>> selected_segment({"selection": {"points": [{"x": 3, "y": 0.5}]}})
+        3
+        >>> selected_segment({"selection": {"points": []}}) is None
+        True
+
+    """
+    try:
+        points = selection["selection"]["points"]  # type: ignore[index]
+        value = points[0]["x"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(value, int | float) and not math.isnan(value):
+        return int(value)
+    return None

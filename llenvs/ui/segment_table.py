@@ -1,0 +1,119 @@
+"""The trace view's segment rows: index, text, per-step reward, PRM score, flags, colours.
+
+A segment's step reward is the sum of its rewards that are not PRM scores or human labels
+(``NaN`` when it has none); its PRM score is the lowest of its ``prm_scores`` (``NaN`` when
+none); the cumulative reward adds the step rewards up to it.
+
+Example:
+    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.",
+    ...           segments=(SegmentRecord(0, 0, 3, "A. ", prm_scores={"p": 0.5},
+    ...                                   rewards={"p": 0.5, "fmt": 1.0}),
+    ...                     SegmentRecord(1, 3, 5, "B.", rewards={"fmt": 2.0})))
+    >>> segment_table(t)[["#", "text", "reward", "cumulative", "PRM"]].values.tolist()
+    [[0, 'A.·', 1.0, 1.0, 0.5], [1, 'B.', 2.0, 3.0, nan]]
+
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from llenvs.traces import Trace
+from llenvs.traces.importers import HUMAN_LABEL
+from llenvs.ui.whitespace import one_line
+
+__all__ = ["score_colour", "segment_table", "styled_segments"]
+
+
+def segment_table(trace: Trace) -> pd.DataFrame:
+    """One row per segment: ``#``, ``text``, step ``reward``, ``cumulative``, ``PRM``, and more.
+
+    The last two columns are ``label`` and ``flags``.
+
+    ``text`` is on one line, trailing spaces shown as ``·`` and newlines as ``↵``; ``label`` is
+    the human label of imported step files (empty otherwise).
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> list(segment_table(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
+        ...                          segments=())).columns)
+        ['#', 'text', 'reward', 'cumulative', 'PRM', 'label', 'flags']
+
+    """
+    rows = []
+    total = 0.0
+    for segment in trace.segments:
+        own = {
+            k: v
+            for k, v in segment.rewards.items()
+            if k not in segment.prm_scores and k != HUMAN_LABEL
+        }
+        reward = float(sum(own.values())) if own else math.nan
+        total += 0.0 if math.isnan(reward) else reward
+        label = segment.rewards.get(HUMAN_LABEL)
+        rows.append(
+            {
+                "#": segment.index,
+                "text": _shown(segment.text),
+                "reward": reward,
+                "cumulative": total,
+                "PRM": min(segment.prm_scores.values()) if segment.prm_scores else math.nan,
+                "label": "" if label is None else f"{label:+.0f}",
+                "flags": ", ".join(sorted(flag.value for flag in segment.flags)),
+            }
+        )
+    columns = ["#", "text", "reward", "cumulative", "PRM", "label", "flags"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def score_colour(value: object) -> str:
+    """A CSS background for a score in [0, 1]: red at 0, amber at 0.5, green at 1.
+
+    Example:
+        >>> score_colour(0.0), score_colour(float("nan"))
+        ('background-color: rgba(220, 60, 60, 0.45)', '')
+
+    """
+    if not isinstance(value, int | float) or math.isnan(value):
+        return ""
+    x = min(max(float(value), 0.0), 1.0)
+    if x < 0.5:
+        red, green, blue = 220, int(60 + (190 - 60) * x * 2), 60
+    else:
+        red, green, blue = int(220 - (220 - 60) * (x - 0.5) * 2), int(190 - 10 * (x - 0.5) * 2), 60
+    return f"background-color: rgba({red}, {green}, {blue}, 0.45)"
+
+
+def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
+    """``table`` coloured by PRM score and reward, the ``selected`` row's index cell marked.
+
+    Example:
+        >>> t = pd.DataFrame({"#": [0], "text": ["a"], "reward": [1.0], "cumulative": [1.0],
+        ...                   "PRM": [0.0], "label": [""], "flags": [""]})
+        >>> "rgba(220, 60, 60" in styled_segments(t, 0).to_html()
+        True
+
+    """
+    style = table.style.map(score_colour, subset=["PRM"]).map(
+        lambda v: (
+            score_colour(1.0 if v > 0 else 0.0 if v < 0 else 0.5)
+            if isinstance(v, float) and not math.isnan(v)
+            else ""
+        ),
+        subset=["reward"],
+    )
+    style = style.format({"reward": "{:.3g}", "cumulative": "{:.3g}", "PRM": "{:.3f}"}, na_rep="")
+    if selected is not None and selected in table.index:
+        style = style.set_properties(
+            subset=pd.IndexSlice[[selected], ["#"]], **{"font-weight": "bold", "color": "#1565c0"}
+        )
+    return style
+
+
+def _shown(text: str) -> str:
+    stripped = text.rstrip(" ")
+    return one_line(stripped + "·" * (len(text) - len(stripped)), 400)

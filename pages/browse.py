@@ -1,0 +1,35 @@
+"""Browse: a filtered trace list, and one trace segment by segment beside its chart."""
+
+import streamlit as st
+
+from llenvs.ui import browse_view
+from llenvs.ui.browse_location import read_location
+from llenvs.ui.home_view import how_to_get_traces
+from llenvs.ui.page_guard import shows_errors, through_app
+from llenvs.ui.trace_source import traces_dir
+
+through_app()
+st.title("Browse traces")
+
+with shows_errors():
+    location = browse_view.choose_file(read_location())
+    if location is None or location.file is None:
+        st.info(how_to_get_traces(traces_dir()))
+        st.page_link("pages/home.py", label="Home: import or upload traces", icon=":material/home:")
+        st.stop()
+    index = browse_view.load_index(location.file)
+    browse_view.show_skipped(index)
+    shown = browse_view.filters(index).apply(index.table)
+    line = browse_view.trace_list(shown, index.count, location)
+    if line is not None:
+        browse_view.navigation(
+            shown["line"].tolist(), location, browse_view.segment_count(index, line)
+        )
+        with shows_errors(f"line {line}"):
+            browse_view.trace_view(index, line, location)
+            st.page_link(
+                "pages/compare.py",
+                label="Compare segmenters on this trace",
+                icon=":material/content_cut:",
+                query_params={"file": location.file, "trace": str(line)},
+            )

@@ -1,0 +1,15 @@
+"""Compare segmenters: one trace under 2–4 segmenters, side by side."""
+
+import streamlit as st
+
+from llenvs.ui import compare_view
+from llenvs.ui.page_guard import shows_errors, through_app
+
+through_app()
+st.title("Compare segmenters")
+
+with shows_errors():
+    text, question, origin = compare_view.choose_text()
+    specs = compare_view.choose_specs()
+    with shows_errors("segmenting"):
+        compare_view.show_comparison(text, question, specs)

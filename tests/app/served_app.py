@@ -1,0 +1,71 @@
+"""The workbench served by ``streamlit run`` on a free loopback port, for the browser tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def served_app(traces: Path, timeout: float = 60.0) -> Iterator[str]:
+    """Start the app on 127.0.0.1 with ``traces`` as its folder; yield its URL; always stop it."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(REPO / "app.py"),
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    env = {**os.environ, "LLENVS_TRACES_DIR": str(traces)}
+    log = (traces / "streamlit.log").open("wb")
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the app did not start: {(traces / 'streamlit.log').read_text()[-2000:]}"
+                )
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()

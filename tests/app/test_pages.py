@@ -1,0 +1,185 @@
+"""Every page and action of the workbench under AppTest: no exception reaches the user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.conftest import SCRIPT
+from tests.conftest import EXTERNAL
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def open_page(page: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "home":
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+    assert not at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [
+        e.value
+        for kind in (
+            "markdown",
+            "caption",
+            "info",
+            "warning",
+            "error",
+            "success",
+            "subheader",
+            "code",
+            "text",
+        )
+        for e in getattr(at, kind)
+    ]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_home_counts_the_traces_and_says_what_each_page_does(app_env):
+    at = open_page("home")
+    table = at.dataframe[0].value
+    assert set(table["file"]) == {"imported-real_responses.jsonl", "html.jsonl", "broken.jsonl"}
+    assert int(table.loc[table["file"] == "imported-real_responses.jsonl", "traces"].iloc[0]) == 20
+    assert int(table.loc[table["file"] == "broken.jsonl", "skipped lines"].iloc[0]) == 2
+    shown = texts(at)
+    assert "Browse" in shown and "Compare segmenters" in shown
+
+
+def test_home_on_an_empty_folder_says_how_to_import_or_record(tmp_path, monkeypatch):
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path / "none"))
+    at = open_page("home")
+    assert "llenvs import" in at.info[0].value and "llenvs evaluate" in at.info[0].value
+    browse = open_page("browse")
+    assert "llenvs import" in browse.info[0].value
+
+
+def test_home_imports_an_outside_file_into_the_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    at = open_page("home")
+    at.selectbox[0].select("processbench")
+    at.text_input[1].input(str(EXTERNAL / "step_traces.jsonl"))
+    at.button[0].click().run()
+    assert not at.exception
+    assert "Imported 197 traces" in at.success[0].value
+    assert (tmp_path / "imported-step_traces.jsonl").is_file()
+    at.text_input[1].input(str(tmp_path / "missing.jsonl"))
+    at.button[0].click().run()
+    assert not at.exception and "No such file" in at.error[0].value
+
+
+def test_home_opens_a_file_by_path_and_refuses_a_missing_one(app_env):
+    at = open_page("home")
+    at.text_input[0].input(str(app_env / "html.jsonl")).run()
+    assert not at.exception and not at.error
+    at.text_input[0].input("/no/such/file.jsonl").run()
+    assert "No such file" in at.error[0].value
+
+
+def test_browse_shows_a_trace_segment_by_segment(app_env):
+    at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"))
+    assert "20 of 20 traces match" in texts(at)
+    assert at.subheader[0].value.startswith("leg_counting · task 31 · line 1")
+    segments = at.dataframe[1].value
+    assert list(segments.columns[:5]) == ["#", "text", "reward", "cumulative", "PRM"]
+    assert segments["PRM"].notna().any()
+
+
+def test_browse_buttons_move_between_segments_and_traces(app_env):
+    at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"))
+    at.button(key="nav-j").click().run()
+    assert at.query_params["segment"] == ["1"] or at.query_params["segment"] == "1"
+    at.button(key="nav-j").click().run()
+    at.button(key="nav-k").click().run()
+    assert str(at.query_params["segment"]).strip("[]'") == "1"
+    at.button(key="nav-n").click().run()
+    assert str(at.query_params["trace"]).strip("[]'") == "2"
+    assert "line 2" in at.subheader[0].value
+    at.button(key="nav-p").click().run()
+    assert "line 1" in at.subheader[0].value
+    at.number_input[0].set_value(3).run()
+    assert not at.exception
+    assert str(at.query_params["segment"]).strip("[]'") == "3"
+    assert "Segment 3" in [t.label for t in at.tabs]
+
+
+def test_browse_opens_a_shared_url(app_env):
+    at = open_page(
+        "browse", file=str(app_env / "imported-real_responses.jsonl"), trace="5", segment="2"
+    )
+    assert "line 5" in at.subheader[0].value
+    assert "Segment 2" in [t.label for t in at.tabs]
+
+
+def test_browse_filters_narrow_the_list(app_env):
+    at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"))
+    at.multiselect[0].select("leg_counting").run()
+    assert "12 of 20 traces match" in texts(at)
+    at.radio[0].set_value(
+        at.radio[0].options and next(o for o in at.radio[0].options if "failed" in str(o))
+    ).run()
+    assert not at.exception
+    assert "6 of 20 traces match" in texts(at)
+    at.text_input[0].input("31").run()  # task index
+    assert not at.exception
+    at.text_input[0].input("").run()
+    at.text_input[1].input("zzz-nothing-matches").run()
+    assert "No trace matches" in at.info[0].value
+    at.text_input[1].input("").run()
+    at.slider[-1].set_value(0.5).run()  # PRM minimum
+    assert not at.exception
+
+
+def test_browse_shows_html_as_text(app_env):
+    at = open_page("browse", file=str(app_env / "html.jsonl"), segment="1")
+    codes = [c.value for c in at.code]
+    assert any(SCRIPT in c for c in codes)
+    for element in at.markdown:
+        assert SCRIPT not in element.value or not getattr(element.proto, "allow_html", False)
+
+
+def test_browse_lists_skipped_lines_and_reports_a_bad_trace_as_a_message(app_env):
+    at = open_page("browse", file=str(app_env / "broken.jsonl"))
+    assert "2 line(s) of broken.jsonl could not be read" in at.warning[0].value
+    assert "line 2" in at.code[0].value and "line 3" in at.code[0].value
+    bad = open_page("browse", file=str(app_env / "broken.jsonl"), trace="4")
+    assert any("line 4" in e.value for e in bad.error)
+
+
+def test_browse_reports_a_missing_file_as_a_message(app_env):
+    at = open_page("browse", file="/no/such/traces.jsonl")
+    assert "No such file" in at.error[0].value
+
+
+def test_compare_shows_counts_aligned_cuts_and_agreement(app_env):
+    at = open_page("compare", file=str(app_env / "imported-real_responses.jsonl"), trace="2")
+    assert "line 2" in texts(at)
+    assert len(at.metric) == 3
+    aligned = at.dataframe[0].value
+    assert list(aligned.columns) == ["text", "steps", "sentence", "line:\\n\\n"]
+    at.slider[0].set_value(4).run()
+    assert not at.exception and len(at.metric) == 4
+
+
+def test_compare_refuses_a_bad_spec_and_a_catastrophic_pattern_with_messages(app_env):
+    at = open_page("compare")
+    at.text_input[0].input("sentense").run()
+    assert not at.exception and "choose one of" in at.error[0].value
+    at.text_input[0].input("pattern:(a|aa)+$").run()
+    at.text_area[0].input("a" * 64 + "b").run()
+    assert not at.exception
+    assert any("too long" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("page", ["home", "browse", "compare"])
+def test_every_page_opens_on_a_url_with_garbage_parameters(app_env, page):
+    open_page(page, file=str(app_env / "html.jsonl"), trace="x", segment="-4")
