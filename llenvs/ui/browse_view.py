@@ -229,6 +229,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> None:
             selection_default={"selection": {"rows": [segment], "columns": []}}
             if len(table)
             else None,
+            column_order=["#", "PRM", "reward", "cumulative", "label", "flags", "text"],
             column_config={"text": st.column_config.TextColumn("text", width="large")},
         )
     with right:
@@ -271,7 +272,7 @@ def _segment_detail(trace: Trace, segment: int) -> None:
             f"flags: {', '.join(sorted(f.value for f in record.flags))}"
             + (" · terminal" if record.terminal else "")
         )
-        st.code(visible_whitespace(record.text), language=None, wrap_lines=True)
+        st.code(record.text, language=None, wrap_lines=True)
     with raw:
         st.code(visible_whitespace(trace.response), language=None, wrap_lines=True)
 

@@ -91,10 +91,11 @@ def show_comparison(text: str, question: str, specs: list[str]) -> None:
             "**Aligned cuts** — one row per piece between any two cuts; `▶ k (score)` "
             "marks where a segmenter's segment k starts, with its ArithmeticPRM score."
         )
+        aligned = aligned_table(text, runs)
         st.dataframe(
-            aligned_table(text, runs),
+            aligned,
             hide_index=True,
-            height=480,
+            height=min(600, 38 + 35 * len(aligned)),
             column_config={"text": st.column_config.TextColumn("text", width="large")},
         )
     with right:

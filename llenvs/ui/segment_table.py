@@ -1,8 +1,10 @@
 """The trace view's segment rows: index, text, per-step reward, PRM score, flags, colours.
 
 A segment's step reward is the sum of its rewards that are not PRM scores or human labels
-(``NaN`` when it has none); its PRM score is the lowest of its ``prm_scores`` (``NaN`` when
-none); the cumulative reward adds the step rewards up to it.
+(``NaN`` when it has none). The last segment of a trace whose steps do not carry its final
+rewards (an imported trace) gets them there, as the runner's terminal step does. Its PRM score
+is the lowest of its ``prm_scores`` (``NaN`` when none); the cumulative reward adds the step
+rewards up to it.
 
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
@@ -46,12 +48,15 @@ def segment_table(trace: Trace) -> pd.DataFrame:
     """
     rows = []
     total = 0.0
+    last = len(trace.segments) - 1
     for segment in trace.segments:
         own = {
             k: v
             for k, v in segment.rewards.items()
             if k not in segment.prm_scores and k != HUMAN_LABEL
         }
+        if segment.index == last and not set(trace.final_rewards) & set(segment.rewards):
+            own.update(trace.final_rewards)  # an imported trace: its outcome, on its last step
         reward = float(sum(own.values())) if own else math.nan
         total += 0.0 if math.isnan(reward) else reward
         label = segment.rewards.get(HUMAN_LABEL)

@@ -1,0 +1,124 @@
+"""The workbench in a real browser (Debian chromium + playwright): open a trace, click a
+segment in the chart and in the list, use the keyboard, switch to the comparison page; HTML in
+a trace shows as text. Saves the README's screenshots under docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import SCRIPT, make_folder
+from tests.app.served_app import REPO, served_app
+
+SCREENSHOTS = REPO / "docs" / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOWN_LINE = 20
+"""A real response (aime24) whose ArithmeticPRM scores vary: a good picture of a trace."""
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    folder = make_folder(tmp_path_factory.mktemp("browser-traces"))
+    with served_app(folder) as url:
+        yield url, folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable, (
+        "Debian chromium is missing: `apt-get install chromium` (.ci/run installs it); "
+        "the browser test needs it"
+    )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def tab(page, label: str):
+    return page.get_by_role("tab", name=label)
+
+
+def test_browse_click_chart_and_list_then_compare(app, browser):
+    url, folder = app
+    page = browser.new_page(viewport={"width": 1500, "height": 1250})
+    path = folder / "imported-real_responses.jsonl"
+    page.goto(f"{url}/browse?file={path}&trace={SHOWN_LINE}&segment=0")
+    page.get_by_text(f"line {SHOWN_LINE}", exact=False).first.wait_for(timeout=30_000)
+    tab(page, "Segment 0").wait_for(timeout=30_000)
+
+    # Click the point of segment 6 (ArithmeticPRM 0.0) in the chart.
+    points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator("path.point")
+    points.nth(6).wait_for(timeout=30_000)
+    points.nth(6).click(force=True)
+    tab(page, "Segment 6").wait_for(timeout=30_000)
+    assert re.search(r"segment=6", page.url)
+
+    # Click segment 2's row in the segment list (a canvas grid: rows 35 px under a 35 px header).
+    grid = page.locator("[data-testid='stDataFrame']").nth(1)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
+    tab(page, "Segment 2").wait_for(timeout=30_000)
+
+    # Next segment from the keyboard (j), then the picture for the README.
+    page.locator("body").press("j")
+    tab(page, "Segment 3").wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "browse.png"), full_page=True)
+
+    # Switch to the comparison page by the trace's own link: it compares the same trace.
+    page.get_by_role("link", name="Compare segmenters on this trace").click()
+    page.get_by_text(f"line {SHOWN_LINE} (aime24").wait_for(timeout=30_000)
+    page.get_by_text("Aligned cuts").wait_for(timeout=30_000)
+    page.get_by_text("Boundary agreement").wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(SCREENSHOTS / "compare.png"), full_page=True)
+    page.close()
+
+
+def test_html_in_a_trace_is_shown_as_text_never_run(app, browser):
+    url, folder = app
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{url}/browse?file={folder / 'html.jsonl'}&segment=1")
+    tab(page, "Segment 1").wait_for(timeout=30_000)
+    shown = page.get_by_text(SCRIPT, exact=False).first
+    shown.wait_for(timeout=30_000)
+    assert "alert(1)" in shown.inner_text()
+    tab(page, "Raw response (whitespace shown)").click()
+    page.get_by_text("<b>bold?</b>", exact=False).first.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+    assert dialogs == []
+    assert page.locator("script", has_text="alert(1)").count() == 0
+    assert page.locator("b", has_text="bold?").count() == 0
+    page.close()
+
+
+def test_home_shows_where_traces_come_from(app, browser):
+    url, _ = app
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page.goto(url)
+    page.get_by_text("Traces folder:").first.wait_for(timeout=30_000)
+    page.get_by_text("imported-real_responses.jsonl").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+    page.close()
