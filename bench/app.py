@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python bench/app.py                       # 100, 1,000, 10,000 traces
     .venv/bin/python bench/app.py --sizes 100 1000 --no-write
 
-For each size a trace file is generated (12 segments per trace, about 1 KB of text, PRM scores
+For each size a trace file is generated (12 segments per trace, about 0.6 KB of text, PRM scores
 and rewards on every segment). Each measurement runs in a fresh Python process, on the Browse
 page under Streamlit's ``AppTest``: the first run of the page on a new file (it builds the
 file's index: one pass, one JSON parse per line, nothing else kept), the first run of a new
@@ -173,12 +173,13 @@ def run(sizes: tuple[int, ...]) -> str:
         "",
         f"Command: `{COMMAND}` — run {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC "
         f"on {platform.machine()}, Python {platform.python_version()}, 2 CPU cores.",
-        "Generated trace files (12 segments, about 1 KB of text and 4.4 KB of JSON per trace); the Browse page "
-        "under `AppTest`, each size in a fresh process. *First render, new file*: the first run "
-        "on the file, which builds its index (one JSON parse per line, only a summary row and "
-        "the line's byte offset kept). *First render, cached*: a new session once the index is "
-        "cached. *Switch*: median of 5 presses of next trace. *Memory*: growth of peak RSS "
-        "over the app's run, against a process that parses the whole file into `Trace` objects.",
+        "Generated trace files (12 segments, about 0.6 KB of text, 4.4 KB of JSON per trace); "
+        "the Browse page under `AppTest`, each size in a fresh process. *First render, new "
+        "file*: the first run on the file, which builds its index (one JSON parse per line, "
+        "only a summary row and the line's byte offset kept). *First render, cached*: a new "
+        "session once the index is cached. *Switch*: median of 5 presses of next trace. "
+        "*Memory*: growth of peak RSS over the app's run, against a process that parses the "
+        "whole file into `Trace` objects.",
         "",
         "| traces | file MB | first render, new file (s) | first render, cached (s) | "
         "switch trace (s) | app memory (MB) | parsed file (MB) |",
