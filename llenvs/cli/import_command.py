@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     """
     source = TraceImport(args.format, args.input, segmenter=args.segmenter)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     counts = {"traces": 0, "segments": 0}
     with Progress(
         SpinnerColumn(),

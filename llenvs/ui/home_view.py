@@ -44,8 +44,9 @@ No trace file yet. Add one with the forms below, or from a terminal:
     --output {folder}/real_responses.jsonl --prm arithmetic
 .venv/bin/llenvs import processbench ../shared/external/step_traces.jsonl \\
     --output {folder}/step_traces.jsonl --prm arithmetic
-# or record traces with a model (see `llenvs evaluate --help`)
-.venv/bin/llenvs evaluate ... --output {folder}/runs.jsonl
+# or record traces with the embedded model (see `llenvs evaluate --help`)
+.venv/bin/llenvs evaluate --env leg_counting --num-tasks 4 --prm arithmetic \\
+    --output {folder}/leg_counting.jsonl
 ```
 """
 
