@@ -79,9 +79,7 @@ def test_observation_injection_with_step_callback(process_env):
     roles = [m.role for m in result.messages]
     assert roles == ["user", "assistant", "user", "assistant"]
     assert result.messages[1].content == "Two dogs. Maybe 8 legs? "
-    assert result.messages[2].content == (
-        "Score: 0.20. Please reconsider your approach."
-    )
+    assert result.messages[2].content == ("Score: 0.20. Please reconsider your approach.")
     assert result.messages[3].content == RECOUNT
     assert result.success
     # The accumulated text keeps all assistant text, both turns.
