@@ -100,6 +100,7 @@ def test_seeded_sampling_is_reproducible_and_segment_independent(embedded_backen
 
 def test_a_batch_returns_one_generation_per_request_and_continues(embedded_backend):
     prompts = [Prompt((Message("user", q),)) for q in ("What is 3 + 4?", "Name a colour.")]
+    alone = _call(embedded_backend, prompts[0], 6)
     first = embedded_backend.generate(
         [GenerationRequest(p, SamplingParams(logprobs=True), 6) for p in prompts]
     )
@@ -108,6 +109,8 @@ def test_a_batch_returns_one_generation_per_request_and_continues(embedded_backe
     follow = [Prompt(p.messages, g.text, g.token_ids) for p, g in zip(prompts, first, strict=True)]
     second = embedded_backend.generate([GenerationRequest(p, SamplingParams(), 6) for p in follow])
     assert len(second) == 2 and all(g.finish_reason for g in second)
+    # a prompt the batch touched starts afresh at batch size 1: the same numbers as before
+    assert _call(embedded_backend, prompts[0], 6) == alone
 
 
 def test_llm_segmenter_on_the_real_model_stays_lossless(embedded_backend):
@@ -115,3 +118,15 @@ def test_llm_segmenter_on_the_real_model_stays_lossless(embedded_backend):
     segmenter = LLMSegmenter(embedded_backend, max_tokens=64)
     pieces = segmenter.segment(text)
     assert "".join(pieces) == text and pieces
+
+
+def test_the_name_a_trace_records_loads_the_embedded_model(monkeypatch):
+    import llenvs.inference.backends.transformers_backend as module
+
+    seen = {}
+    monkeypatch.setattr(
+        module, "load_backend", lambda path, **kwargs: seen.update(kwargs, path=path)
+    )
+    module.make_backend("SmolLM2-135M-Instruct")
+    assert seen["path"] == embedded_model_path()
+    assert seen["name"] == "transformers/SmolLM2-135M-Instruct"

@@ -71,6 +71,8 @@ class KVSession:
     """Tokens sampled but not fed yet (the last token of the last call)."""
     generator: Any = None
     """The sampler's random generator, so a seeded stream goes on across segments."""
+    exact: bool = True
+    """Computed at batch size 1 only (a padded batch computes the same sums in other shapes)."""
 
     @property
     def tokens(self) -> list[int]:

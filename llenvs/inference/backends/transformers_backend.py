@@ -14,8 +14,12 @@ greedy segmented output at batch size 1 is byte-identical to one-shot output (in
 Decoding is token by token: after each token the text generated in this call is checked for a
 stop sequence (kept, text cut after it), then ``stop_at`` (``BOUNDARY``, overshoot kept); the
 end-of-turn token gives ``STOP`` (it is not returned), ``max_tokens`` gives ``LENGTH``.
-Several requests are decoded together: their cached prefixes are stacked with left padding
-(numbers then differ slightly from batch size 1: the bench measures how often that matters).
+Several requests are decoded together: each is matched to its session as above, the sessions
+are cropped so that every row feeds the same number of tokens, their caches are stacked with left
+padding (an attention mask hides it; each row keeps its own positions) and split back into the
+sessions as rows finish. A padded batch computes the same sums in other shapes, so it may differ
+from batch size 1 near ties (``bench/generation.py`` measures how often); a session touched by a
+batch is never used to start a new trajectory at batch size 1, which is prefilled afresh.
 
 Example:
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
@@ -211,6 +215,13 @@ class TransformersBackend(GenerateUntil):
         for request in requests:
             ids = self.prompt_ids(request.prompt)
             session, shared = self.sessions.match(ids, frozenset(claimed))
+            if (
+                session is not None
+                and len(requests) == 1
+                and not session.exact
+                and shared <= session.prompt_length
+            ):
+                session = None  # a new trajectory at batch size 1 is prefilled exactly
             if session is None:
                 session = self.sessions.add(KVSession([], None, prompt_length=len(ids)))
                 keep = 0
@@ -223,6 +234,7 @@ class TransformersBackend(GenerateUntil):
             else:
                 keep = min(shared, len(ids) - 1)
             claimed.add(id(session))
+            session.exact = session.exact and len(requests) == 1
             if request.params.temperature > 0 and (
                 session.generator is None
                 or (keep <= session.prompt_length and request.params.seed is not None)
@@ -438,7 +450,9 @@ def make_backend(
 ) -> TransformersBackend:
     """The registry's factory: ``get_backend("transformers")`` or ``"transformers/<model>"``.
 
-    Without a model name: the embedded SmolLM2-135M-Instruct (converted once, then cached).
+    Without a model name, or with the embedded model's own name (as a trace records it:
+    ``"transformers/SmolLM2-135M-Instruct"``): the embedded SmolLM2-135M-Instruct (converted
+    once, then cached).
 
     Example:
         >>> make_backend(dtype="float64")
@@ -447,7 +461,7 @@ def make_backend(
         ValueError: dtype must be one of float32, bfloat16, float16, got 'float64'
 
     """
-    if model is None:
+    if model is None or (model == EMBEDDED_MODEL_NAME and not Path(model).exists()):
         target = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         _torch_dtype(dtype, target)  # a bad dtype fails before a conversion
         path: str | Path = embedded_model_path(progress=progress)
