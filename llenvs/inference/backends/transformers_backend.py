@@ -76,7 +76,8 @@ class TransformersBackend(GenerateUntil):
         model: a transformers causal LM (in eval mode, on its device).
         tokenizer: its tokenizer (with a chat template, else turns are joined by blank lines).
         name: ``"transformers/<model>"``.
-        max_sessions: KV-cache sessions kept (LRU); at least the batch size you run.
+        max_sessions: KV-cache sessions kept (LRU); the store grows to twice the largest batch
+            it serves, so a batch's trajectories keep their caches between rounds.
 
     Example:
         >>> backend = get_embedded_backend()
@@ -85,7 +86,7 @@ class TransformersBackend(GenerateUntil):
 
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, name: str, max_sessions: int = 32) -> None:
+    def __init__(self, model: Any, tokenizer: Any, *, name: str, max_sessions: int = 8) -> None:
         self.model = model
         self._tokenizer = tokenizer
         self.name = name
@@ -202,6 +203,7 @@ class TransformersBackend(GenerateUntil):
     def _prepare(self, requests: Sequence[GenerationRequest]) -> list[Row]:
         """Match each request to a session (a new one when none fits or it is claimed)."""
         rows: list[Row] = []
+        self.sessions.capacity = max(self.sessions.capacity, 2 * len(requests))
         claimed: set[int] = set()
         for request in requests:
             ids = self.prompt_ids(request.prompt)
@@ -335,7 +337,7 @@ def load_backend(
     name: str,
     dtype: DType | None = None,
     device: str | None = None,
-    max_sessions: int = 32,
+    max_sessions: int = 8,
 ) -> TransformersBackend:
     """Load a causal LM and its tokenizer from a folder (or a hub id already cached).
 
@@ -372,7 +374,7 @@ def make_backend(
     *,
     dtype: DType | None = None,
     device: str | None = None,
-    max_sessions: int = 32,
+    max_sessions: int = 8,
     progress: bool = True,
 ) -> TransformersBackend:
     """The registry's factory: ``get_backend("transformers")`` or ``"transformers/<model>"``.
