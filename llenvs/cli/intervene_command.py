@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     sidecar = append_branch(args.traces, child)
     for segment in child.segments:
         flags = " ".join(sorted(flag.value for flag in segment.flags))
-        scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items() if v or segment.terminal)
+        scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
         terminal = " terminal" if segment.terminal else ""
         print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
     error = f"; error: {child.error}" if child.error else ""

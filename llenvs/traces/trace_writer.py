@@ -66,6 +66,7 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
                 count += 1
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, _file_mode(target))
         os.replace(handle.name, target)
     except BaseException:
         os.unlink(handle.name)
@@ -101,6 +102,16 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _file_mode(target: str) -> int:
+    """The permissions for a rewritten file: the old file's, else the umask's default."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _sync_folder(folder: str) -> None:
