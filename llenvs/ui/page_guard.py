@@ -58,7 +58,8 @@ def through_app() -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     context = get_script_run_ctx(suppress_warning=True)
-    if context is None or not PagesManager.uses_pages_directory:
+    # A private flag of Streamlit's: where a version lacks it, the old mode is taken as off.
+    if context is None or not getattr(PagesManager, "uses_pages_directory", False):
         return
     runpy.run_path(context.main_script_path, run_name="__main__")
     st.stop()
