@@ -1,4 +1,4 @@
-"""The ``llenvs`` command line: evaluate, replay, segment, intervene, import.
+"""The ``llenvs`` command line: evaluate, replay, segment, intervene, import, export.
 
 Example:
     >>> from llenvs.cli.main import build_parser

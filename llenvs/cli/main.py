@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "llenvs.cli.segment_command",
     "llenvs.cli.intervene_command",
     "llenvs.cli.import_command",
+    "llenvs.cli.export_command",
 )
 """The modules that add a subcommand, in the order ``--help`` lists them."""
 
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     Example:
         >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:2]
-        ['evaluate', 'import']
+        ['evaluate', 'export']
 
     """
     parser = argparse.ArgumentParser(

@@ -55,6 +55,12 @@ warning, skip a malformed line with a warning naming file and line (the rest loa
 an unknown `schema_version`. Invariant: the segments' texts join to `response`, and each
 segment's `[start, end)` is its span in `response`.
 
+Reward names a segment may carry besides the environment's own (`correctness`, `format`) and a
+PRM's (`prm`, also in `prm_scores`): `human_label`, the human step label of an imported
+ProcessBench / PRM800K step file (1 right, 0 neutral, -1 wrong). `llenvs import` reads
+reasoning-gym evaluation logs, step files and OpenAI chat JSONL into traces; `llenvs export
+prm800k` writes traces back as a step file.
+
 Schema version: **{version}**.
 """
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from llenvs.traces.trace import Trace
 
-__all__ = ["append_trace", "trace_line", "write_traces"]
+__all__ = ["append_trace", "trace_line", "write_lines_atomically", "write_traces"]
 
 
 def trace_line(trace: Trace) -> bytes:
@@ -52,6 +52,19 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
         2
 
     """
+    return write_lines_atomically(path, (trace_line(trace) for trace in traces))
+
+
+def write_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes]) -> int:
+    r"""Write ``lines`` to ``path`` through a synced temporary file and a rename; their number.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "new", "rows.jsonl")
+        >>> write_lines_atomically(path, [b"{}\n"]), open(path).read()
+        (1, '{}\n')
+
+    """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, exist_ok=True)
@@ -61,8 +74,8 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
     count = 0
     try:
         with handle:
-            for trace in traces:
-                handle.write(trace_line(trace))
+            for line in lines:
+                handle.write(line)
                 count += 1
             handle.flush()
             os.fsync(handle.fileno())

@@ -172,3 +172,22 @@ def test_bad_input_gets_one_clear_line_and_no_traceback(tmp_path, args, message)
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_export_writes_a_step_file_that_import_reads_back(tmp_path):
+    rows = [{"task_index": 0, "response": "So 12 × 4 = 48. Then 48 + 8 = 50. <answer>50</answer>"}]
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    traces = tmp_path / "t.jsonl"
+    llenvs("replay", *ENV, "--segmenter", "sentence", "--prm", "arithmetic",
+           "--responses", responses, "-o", traces, cwd=tmp_path)  # fmt: skip
+    done = llenvs("export", "prm800k", traces, "-o", tmp_path / "steps.jsonl", cwd=tmp_path)
+    assert "exported 1 trace to" in done.stdout
+    [row] = [json.loads(line) for line in (tmp_path / "steps.jsonl").read_text().splitlines()]
+    assert row["steps"] == ["So 12 × 4 = 48.", "Then 48 + 8 = 50. <answer>50</answer>"]
+    assert row["labels"] == [1, -1] and row["first_error_step"] == 1
+    assert row["final_answer_correct"] is False
+    llenvs("import", "prm800k", tmp_path / "steps.jsonl", "-o", tmp_path / "back.jsonl",
+           cwd=tmp_path)  # fmt: skip
+    [back] = read_traces(tmp_path / "back.jsonl")
+    assert [s.text.strip() for s in back.segments] == row["steps"]

@@ -25,6 +25,7 @@ from typing import Any
 
 from llenvs.traces.importers.step_file import HUMAN_LABEL
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_writer import write_lines_atomically
 
 __all__ = ["step_file_row", "write_step_file"]
 
@@ -74,7 +75,7 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
 
 
 def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
-    """Write the step-file rows of ``traces`` to ``path`` (JSONL); the number written.
+    """Write the step-file rows of ``traces`` to ``path`` (JSONL) atomically; the number written.
 
     Example:
         >>> import tempfile, os
@@ -82,12 +83,8 @@ def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> in
         0
 
     """
-    count = 0
-    with open(path, "w", encoding="utf-8") as handle:
-        for trace in traces:
-            handle.write(json.dumps(step_file_row(trace), ensure_ascii=False) + "\n")
-            count += 1
-    return count
+    rows = (json.dumps(step_file_row(t), ensure_ascii=False) + "\n" for t in traces)
+    return write_lines_atomically(path, (row.encode("utf-8") for row in rows))
 
 
 def _label(rewards: Any, prm_scores: Any) -> int | None:
