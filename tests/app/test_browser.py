@@ -60,7 +60,9 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     page = browser.new_page(viewport={"width": 1500, "height": 1250})
     path = folder / "imported-real_responses.jsonl"
     page.goto(f"{url}/browse?file={path}&trace={SHOWN_LINE}&segment=0")
-    page.get_by_text(f"line {SHOWN_LINE}", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_text(f"line {SHOWN_LINE}", exact=False).filter(visible=True).first.wait_for(
+        timeout=30_000
+    )
     tab(page, "Segment 0").wait_for(timeout=30_000)
 
     # Click the point of segment 6 (ArithmeticPRM 0.0) in the chart.
@@ -101,11 +103,14 @@ def test_html_in_a_trace_is_shown_as_text_never_run(app, browser):
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(f"{url}/browse?file={folder / 'html.jsonl'}&segment=1")
     tab(page, "Segment 1").wait_for(timeout=30_000)
-    shown = page.get_by_text(SCRIPT, exact=False).first
+    # Visible matches only: the data grid keeps hidden copies of its cells for screen readers.
+    shown = page.get_by_text(SCRIPT, exact=False).filter(visible=True).first
     shown.wait_for(timeout=30_000)
     assert "alert(1)" in shown.inner_text()
     tab(page, "Raw response (whitespace shown)").click()
-    page.get_by_text("<b>bold?</b>", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_text("<b>bold?</b>", exact=False).filter(visible=True).first.wait_for(
+        timeout=30_000
+    )
     page.wait_for_timeout(1000)
     assert dialogs == []
     assert page.locator("script", has_text="alert(1)").count() == 0
@@ -117,8 +122,10 @@ def test_home_shows_where_traces_come_from(app, browser):
     url, _ = app
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     page.goto(url)
-    page.get_by_text("Traces folder:").first.wait_for(timeout=30_000)
-    page.get_by_text("imported-real_responses.jsonl").first.wait_for(timeout=30_000)
+    page.get_by_text("Traces folder:").filter(visible=True).first.wait_for(timeout=30_000)
+    page.get_by_text("imported-real_responses.jsonl").filter(visible=True).first.wait_for(
+        timeout=30_000
+    )
     page.wait_for_timeout(1000)
     page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
     page.close()
