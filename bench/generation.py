@@ -38,7 +38,8 @@ from llenvs.core.backend import FinishReason, GenerationRequest
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import SegmentedTrajectoryRunner
 from llenvs.inference.backends.kv_sessions import KVSessionStore
-from llenvs.inference.backends.transformers_backend import TransformersBackend, make_backend
+from llenvs.inference.backends.transformers_backend import TransformersBackend
+from llenvs.inference.backends.transformers_loading import make_backend
 
 HEADING = "## Generation (`bench/generation.py`)"
 

@@ -57,6 +57,6 @@ def embedded_backend() -> Any:
     The first run converts the GGUF to a cached safetensors folder (about a minute); later
     runs load it in seconds. Doctests of the backend share the same instance.
     """
-    from llenvs.inference.backends.transformers_backend import get_embedded_backend
+    from llenvs.inference.backends.transformers_loading import get_embedded_backend
 
     return get_embedded_backend()

@@ -26,7 +26,7 @@ __all__ = ["backend_providers", "get_backend"]
 
 _PROVIDERS: dict[str, str] = {
     "scripted": "llenvs.inference.backends.scripted:make_backend",
-    "transformers": "llenvs.inference.backends.transformers_backend:make_backend",
+    "transformers": "llenvs.inference.backends.transformers_loading:make_backend",
 }
 
 

@@ -121,7 +121,7 @@ def test_llm_segmenter_on_the_real_model_stays_lossless(embedded_backend):
 
 
 def test_the_name_a_trace_records_loads_the_embedded_model(monkeypatch):
-    import llenvs.inference.backends.transformers_backend as module
+    import llenvs.inference.backends.transformers_loading as module
 
     seen = {}
     monkeypatch.setattr(

@@ -6,7 +6,7 @@ session so that all rows feed the same number of tokens, stacks the caches with 
 them together, drops rows as they finish and hands each finished row its own cache back.
 
 Example:
-    >>> from llenvs.inference.backends.transformers_backend import get_embedded_backend
+    >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> backend = get_embedded_backend()
     >>> prompts = [Prompt((Message("user", q),)) for q in ("Hi", "Name a colour.")]
@@ -58,7 +58,7 @@ class PaddedBatch:
 
     Example:
         >>> from llenvs.core.backend import Message, Prompt, SamplingParams
-        >>> from llenvs.inference.backends.transformers_backend import get_embedded_backend
+        >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
         >>> backend = get_embedded_backend()
         >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)
         >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
