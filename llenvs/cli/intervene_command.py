@@ -37,7 +37,12 @@ from typing import Any
 
 from rich.console import Console
 
-from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
+from llenvs.cli.options import (
+    add_backend_options,
+    add_sampling_options,
+    build_backend,
+    prm_rewards,
+)
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.evaluation import branch, trace_environment, trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceReader, append_branch, read_branches
@@ -93,12 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
     backend = build_backend(name, args.responses)
-    rewards: tuple[Any, ...] = ()
-    if args.prm is not None:
-        from llenvs.rewards import PRMRewardFunction, get_prm
-
-        rewards = (PRMRewardFunction(get_prm(args.prm)),)
-    environment = trace_environment(parent, backend, rewards)
+    environment = trace_environment(parent, backend, prm_rewards(args.prm))
     params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:

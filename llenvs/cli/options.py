@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
 from llenvs.core.registry import environment_registry
+from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import segmenter_from_spec
 
@@ -30,6 +32,7 @@ __all__ = [
     "build_backend",
     "build_environment",
     "environment_kwargs",
+    "prm_rewards",
     "read_responses",
     "sampling_params",
 ]
@@ -112,10 +115,23 @@ def build_environment(
     segmenter = segmenter_from_spec(args.segmenter, backend=backend)
     if args.prm is None:
         return SegmentedEnvironment(base, segmenter)
+    rewards = (*prm_rewards(args.prm), *base.reward_functions)
+    return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
+
+
+def prm_rewards(name: str | None) -> tuple[RewardFunction, ...]:
+    """The PROCESS reward of the PRM called ``name`` (``--prm``), or none for None.
+
+    Example:
+        >>> [f.name for f in prm_rewards("arithmetic")], prm_rewards(None)
+        (['prm'], ())
+
+    """
+    if name is None:
+        return ()
     from llenvs.rewards import PRMRewardFunction, get_prm
 
-    rewards = (PRMRewardFunction(get_prm(args.prm)), *base.reward_functions)
-    return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
+    return (PRMRewardFunction(get_prm(name)),)
 
 
 def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:
@@ -230,7 +246,6 @@ def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None
         (256, 0.7, 1)
 
     """
-    params = base or SamplingParams(max_tokens=256)
     changes: dict[str, Any] = {}
     for option, field in (
         ("max_tokens", "max_tokens"),
@@ -241,9 +256,4 @@ def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None
         value = getattr(args, option)
         if value is not None:
             changes[field] = value
-    return SamplingParams(**{**_fields(params), **changes})
-
-
-def _fields(params: SamplingParams) -> dict[str, Any]:
-    """The fields of ``params`` as keyword arguments."""
-    return {name: getattr(params, name) for name in params.__dataclass_fields__}
+    return dataclasses.replace(base or SamplingParams(max_tokens=256), **changes)
