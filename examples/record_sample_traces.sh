@@ -15,14 +15,14 @@ rm -f "$OUT"/*.jsonl
 
 # Interventions, as the workbench makes them; each is a new trace that names its parent.
 # Task 0 computes -5 * -6 = -30: force the right step in its place.
-"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 0 --at 1 --prm arithmetic \
+"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 1 --at 1 --prm arithmetic \
     --force "-5 * -6 = 30"
 # Task 1 divides 965 by 5 and gets 212: feedback after that step.
-"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 1 --at 2 --prm arithmetic \
+"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 2 --at 2 --prm arithmetic \
     --feedback "Check it: 5 * 212 = 1060, not 965. Divide again and give the answer in <answer></answer> tags."
 # Task 5: keep the first step and finish the rest in one call.
-"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 5 --at 1 --prm arithmetic \
+"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 6 --at 1 --prm arithmetic \
     --complete
 # Leg counting, task 1: force a first step that names each animal's legs.
-"$LLENVS" intervene "$OUT/leg_counting-smollm2.jsonl" --trace 1 --at 0 --prm arithmetic \
+"$LLENVS" intervene "$OUT/leg_counting-smollm2.jsonl" --trace 2 --at 0 --prm arithmetic \
     --force "Sheep have 4 legs, dogs have 4 legs, and praying mantises have 6 legs. "

@@ -31,6 +31,7 @@ from llenvs.core.errors import UnknownName
 from llenvs.core.reward_function import RewardFunction
 
 __all__ = [
+    "DEFAULT_SEED",
     "REASONING_GYM_INSTRUCTION",
     "CorrectnessReward",
     "FormatReward",
@@ -54,8 +55,16 @@ def dataset_names() -> tuple[str, ...]:
     return tuple(sorted(DATASETS))
 
 
+DEFAULT_SEED = 42
+"""The tasks' seed when none is given, so task i is the same question in every process (and
+a trace's task can be made again to branch it). ``seed=None`` asks for fresh random tasks."""
+
+
 class ReasoningGymEnvironment(QuestionAnswerEnvironment):
     """A reasoning-gym dataset as a single-turn environment.
+
+    Tasks depend only on ``size``, ``seed`` (default ``DEFAULT_SEED``, recorded in the spec)
+    and the dataset options, so the same arguments give the same questions in every process.
 
     Example:
         >>> env = ReasoningGymEnvironment("leg_counting", size=2, seed=0)
@@ -69,7 +78,7 @@ class ReasoningGymEnvironment(QuestionAnswerEnvironment):
         name: str,
         *,
         size: int = 500,
-        seed: int | None = None,
+        seed: int | None = DEFAULT_SEED,
         instruction: str = REASONING_GYM_INSTRUCTION,
         system_prompt: str | None = None,
         reward_functions: Sequence[RewardFunction] | None = None,

@@ -44,7 +44,7 @@ from llenvs.cli.options import (
     prm_rewards,
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
-from llenvs.evaluation import branch, trace_environment, trace_sampling_params
+from llenvs.evaluation import branch, check_branch, trace_environment, trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceReader, append_branch, read_branches
 
 __all__ = ["add_parser", "find_trace", "run"]
@@ -58,7 +58,7 @@ def add_parser(subparsers: Any) -> None:
         >>> add_parser(parser.add_subparsers())
         >>> args = parser.parse_args(["intervene", "t.jsonl", "--at", "2", "--complete"])
         >>> args.trace, args.at, args.complete, args.backend
-        ('0', 2, True, None)
+        ('1', 2, True, None)
 
     """
     parser = subparsers.add_parser(
@@ -71,7 +71,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("traces", type=Path, help="the trace file")
     parser.add_argument(
-        "--trace", default="0", help="which trace: its trace_id, or its number in the file"
+        "--trace",
+        default="1",
+        help="which trace: its trace_id (in the file or its branches), or its line number in "
+        "the file (from 1, as Browse shows it and as messages about the file name it)",
     )
     parser.add_argument(
         "--at", type=int, required=True, help="segments to keep (0: before the first)"
@@ -94,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     """Branch the trace; print the new trace's segments; append it to the sidecar."""
     parent = find_trace(args.traces, args.trace)
     kind, text = _intervention(args)
+    check_branch(parent, args.at, kind, text)  # before a model loads
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
@@ -117,7 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def find_trace(path: Path, which: str) -> Trace:
-    """The trace of ``path`` (or of its branches) with id ``which``, or number ``which``.
+    """The trace of ``path`` (or of its branches) with id ``which``, or on line ``which``.
+
+    Line numbers start at 1 and count every line of the file, skipped ones too, so a torn
+    line does not shift them (they are the numbers Browse and the reader's messages show).
 
     Example:
         >>> find_trace(Path("/nonexistent.jsonl"), "0")
@@ -127,18 +134,31 @@ def find_trace(path: Path, which: str) -> Trace:
 
     """
     reader = TraceReader(path)
-    count = 0
-    for number, trace in enumerate(reader):
+    lines: list[int] = []
+    for number, trace in reader.numbered():
         if trace.trace_id == which or str(number) == which:
             return trace
-        count = number + 1
+        lines.append(number)
     for trace in read_branches(path):
         if trace.trace_id == which:
             return trace
-    numbers = f"0..{count - 1}" if count else "none: it holds no readable trace"
+    readable = _ranges(lines) if lines else "none: it holds no readable trace"
+    hint = " (line numbers start at 1)" if which == "0" else ""
     raise ValueError(
-        f"{path}: no trace with id or number {which!r} (numbers: {numbers}), nor in its branches"
+        f"{path}: no trace with id {which!r} nor on line {which}{hint}, nor in its branches "
+        f"(lines with a trace: {readable})"
     )
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` as ``"1-3, 5"``."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _intervention(args: argparse.Namespace) -> tuple[InterventionKind, str | None]:

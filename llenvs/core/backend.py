@@ -125,6 +125,11 @@ class Prompt:
     """Text of the open assistant turn so far (empty to start a new turn)."""
     continuation_token_ids: tuple[int, ...] | None = None
     """Token ids of ``continuation`` when this backend generated them; None to re-tokenise."""
+    continuation_hint_ids: tuple[int, ...] | None = None
+    """Token ids a model generated for the start of ``continuation`` (a replayed prefix), which
+    may run past it; a backend with the same tokenizer continues from the longest run of them
+    that spells a prefix of ``continuation`` instead of re-tokenising it. Ignored when
+    ``continuation_token_ids`` is given."""
 
     def __post_init__(self) -> None:
         if not self.messages:

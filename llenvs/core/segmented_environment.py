@@ -106,8 +106,8 @@ class SegmentedEnvironment:
         """Take one segment.
 
         The step is terminal when ``action.final`` is set, the action is empty, the base
-        environment says the text is complete (live mode), or the last segment of a replay
-        is reached.
+        environment says the open turn's text is complete (live mode), or the last segment of
+        a replay is reached.
         """
         return self._step(state, action, frozenset())
 
@@ -185,11 +185,17 @@ class SegmentedEnvironment:
         text = hidden.accumulated_text + action.text
         index = hidden.segment_index + 1
         if hidden.total_segments is None:
-            terminal = action.final or not action.text or self.base_env.is_complete(text)
+            turn = text[hidden.turn_start :]  # after feedback, the model answers anew
+            terminal = action.final or not action.text or self.base_env.is_complete(turn)
         else:
             terminal = action.final or not action.text or index >= hidden.total_segments
         next_hidden = SegmentedHidden(
-            hidden.base_hidden, text, index, (*hidden.segments, action.text), hidden.total_segments
+            hidden.base_hidden,
+            text,
+            index,
+            (*hidden.segments, action.text),
+            hidden.total_segments,
+            hidden.turn_start,
         )
         metadata = replace(state.metadata, step=state.metadata.step + 1, is_terminal=terminal)
         next_state = State(state.observation, next_hidden, metadata)

@@ -40,10 +40,17 @@ class SegmentedHidden(Generic[HiddenT]):
     """Every segment consumed so far, lossless (they join to ``accumulated_text``)."""
     total_segments: int | None
     """Number of segments of the whole text; known only in replay mode."""
+    turn_start: int = 0
+    """Where the open assistant turn starts in ``accumulated_text`` (after injected feedback)."""
 
     def __post_init__(self) -> None:
         if "".join(self.segments) != self.accumulated_text:
             raise ValueError("segments must join to accumulated_text exactly")
+        if not 0 <= self.turn_start <= len(self.accumulated_text):
+            raise ValueError(
+                f"turn_start {self.turn_start} is outside the text "
+                f"(0..{len(self.accumulated_text)})"
+            )
         if self.segment_index != len(self.segments):
             raise ValueError(
                 f"segment_index {self.segment_index} != number of segments {len(self.segments)}"

@@ -8,7 +8,14 @@ Example:
 """
 
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.branch import branch, trace_environment, trace_sampling_params
+from llenvs.evaluation.branch import (
+    branch,
+    check_branch,
+    trace_environment,
+    trace_feedback,
+    trace_prefix,
+    trace_sampling_params,
+)
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
@@ -29,7 +36,7 @@ from llenvs.evaluation.intervention import (
     StepCallback,
 )
 from llenvs.evaluation.log_config import LogConfig, LogTarget
-from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
@@ -46,11 +53,13 @@ __all__ = [
     "EvaluationEvent",
     "EvaluationResult",
     "EventSink",
+    "FeedbackTurn",
     "ForceAction",
     "Intervention",
     "LogConfig",
     "LogTarget",
     "Prefix",
+    "PrefixSegment",
     "ProgressCallback",
     "RetryPolicy",
     "RunEnded",
@@ -63,9 +72,12 @@ __all__ = [
     "TrajectoryErrored",
     "TrajectoryResult",
     "branch",
+    "check_branch",
     "replay_trace",
     "result_trace",
     "run_segmented_evaluation",
     "trace_environment",
+    "trace_feedback",
+    "trace_prefix",
     "trace_sampling_params",
 ]

@@ -2,7 +2,10 @@
 
 This is what the workbench and ``llenvs intervene`` do when a researcher forces a segment,
 injects feedback, completes in one call or resamples from a point: a runner call with the
-first k segments as the prefix (stepped as given) and the intervention as ``then=``. The new
+first k segments as the prefix (stepped as given, with the model's own token ids and the
+parent's feedback turns, so a greedy resample reproduces the parent) and the intervention as
+``then=``. The branch is made on the parent's own task: a rebuilt task whose prompt differs
+is refused. The new
 trace names its parent, the branch point and the intervention, so it can be replayed.
 
 Example:
@@ -31,13 +34,22 @@ from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
 from llenvs.evaluation.intervention import COMPLETE, ForceAction, Intervention
+from llenvs.evaluation.prefix import FeedbackTurn, PrefixSegment
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.intervention_kind import InterventionKind
+from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.trace import Trace
 
-__all__ = ["branch", "trace_environment", "trace_sampling_params"]
+__all__ = [
+    "branch",
+    "check_branch",
+    "trace_environment",
+    "trace_feedback",
+    "trace_prefix",
+    "trace_sampling_params",
+]
 
 
 def trace_environment(
@@ -120,25 +132,128 @@ def branch(
         ...
         ValueError: cannot branch after segment 1: the trace has 0 segments (choose 0..0)
 
+    The token budget (``max_tokens``) counts what the branch generates, not the kept prefix.
+
     """
-    if not 0 <= at <= len(trace.segments):
-        raise ValueError(
-            f"cannot branch after segment {at}: the trace has {len(trace.segments)} segments "
-            f"(choose 0..{len(trace.segments)})"
-        )
-    record = BranchRecord(trace.trace_id, at, kind, text)  # checks text against kind
+    record = check_branch(trace, at, kind, text)
     env = trace_environment(trace, backend) if environment is None else environment
+    _check_same_task(trace, env)
     params = sampling_params or trace_sampling_params(trace)
     runner = SegmentedTrajectoryRunner(env, backend, params)
     result = runner.run_trajectory(
         trace.task.task_index,
-        prefix=[segment.text for segment in trace.segments[:at]],
+        prefix=trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK),
         then=_intervention(kind, text),
     )
     template = getattr(backend, "chat_template", None)
     return result_trace(
         result, env, backend.name, runner.sampling_params, chat_template=template, parent=record
     )
+
+
+def check_branch(trace: Trace, at: int, kind: InterventionKind, text: str | None) -> BranchRecord:
+    """The record of a branch of ``trace`` at ``at``, or a ``ValueError`` saying why not.
+
+    Checks what needs no model, so a caller can refuse bad input before loading one: the
+    branch point is in range, the text fits the kind, and something is left to do (a finished
+    trace has nothing to complete or resample after its last segment; feedback there is a new
+    user turn the model answers).
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
+        ...           response="", segments=())
+        >>> check_branch(t, 1, InterventionKind.RESAMPLE, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot branch after segment 1: the trace has 0 segments (choose 0..0)
+
+    """
+    count = len(trace.segments)
+    if not 0 <= at <= count:
+        raise ValueError(
+            f"cannot branch after segment {at}: the trace has {count} segments (choose 0..{count})"
+        )
+    record = BranchRecord(trace.trace_id, at, kind, text)  # checks text against kind
+    ended = count > 0 and trace.segments[-1].terminal
+    if at == count and ended and kind in (InterventionKind.COMPLETE, InterventionKind.RESAMPLE):
+        raise ValueError(
+            f"nothing to {kind.value} after segment {at}: the trace ended there (its last "
+            f"segment is terminal); choose 0..{count - 1}, or give feedback after it"
+        )
+    return record
+
+
+def trace_prefix(
+    trace: Trace, at: int, *, keep_feedback_at: bool = True
+) -> list[PrefixSegment | FeedbackTurn]:
+    """The first ``at`` segments of ``trace`` as the runner's prefix, exactly as they happened.
+
+    Each segment carries the token ids the model generated for it (so generation continues
+    from them, not from re-tokenised text), and the trace's feedback turns come back between
+    them. Feedback given right after segment ``at - 1`` is kept when ``keep_feedback_at``
+    (a new feedback there replaces it).
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> segments = (SegmentRecord(0, 0, 3, "Hm."), SegmentRecord(1, 3, 6, " No"))
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hm. No",
+        ...           segments=segments, metadata={"feedback": [{"after_segment": 1,
+        ...                                                      "text": "Why?"}]})
+        >>> trace_prefix(t, 2)
+        [PrefixSegment(text='Hm.', token_ids=None), FeedbackTurn(text='Why?'), PrefixSegment(text=' No', token_ids=None)]
+
+    """  # noqa: E501
+    feedback = trace_feedback(trace)
+    prefix: list[PrefixSegment | FeedbackTurn] = []
+    for number in range(at + 1):
+        if number < at or keep_feedback_at:
+            prefix.extend(FeedbackTurn(text) for after, text in feedback if after == number)
+        if number < at:
+            segment = trace.segments[number]
+            prefix.append(PrefixSegment(segment.text, segment.token_ids))
+    return prefix
+
+
+def trace_feedback(trace: Trace) -> list[tuple[int, str]]:
+    """The feedback injected in ``trace``: (segments before it, text), in order.
+
+    Read from the runner's ``metadata["feedback"]``; for a trace without it (an imported
+    one), from the user turns after the first, placed after the segments flagged
+    ``feedback_after``.
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> trace_feedback(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
+        ...                      segments=(), metadata={"feedback": [
+        ...                          {"after_segment": 0, "text": "Go on."}]}))
+        [(0, 'Go on.')]
+
+    """
+    recorded = trace.metadata.get("feedback")
+    if isinstance(recorded, list):
+        return [(int(item["after_segment"]), str(item["text"])) for item in recorded]
+    users = [m.content for m in trace.messages if m.role == "user"][1:]
+    flagged = [s.index + 1 for s in trace.segments if SegmentFlag.FEEDBACK_AFTER in s.flags]
+    return list(zip(flagged, users, strict=False))
+
+
+def _check_same_task(trace: Trace, env: SegmentedEnvironment) -> None:
+    """Refuse to branch a trace on a task whose prompt is not the trace's own."""
+    task = trace.task
+    if not 0 <= task.task_index < len(env):
+        raise ValueError(
+            f"the trace's task {task.task_index} is not in the rebuilt environment "
+            f"{task.environment!r} ({len(env)} tasks: 0..{len(env) - 1})"
+        )
+    state, _ = env.reset(options={"task_index": task.task_index})
+    if state.observation.prompt != task.prompt:
+        raise ValueError(
+            f"the rebuilt environment's task {task.task_index} is not the trace's: its prompt "
+            f"starts {state.observation.prompt[:60]!r}, the trace's {task.prompt[:60]!r}. The "
+            f"trace was made with other task options ({dict(task.adapter_kwargs)}; a missing "
+            "seed means random tasks): branching it would answer another question"
+        )
 
 
 def _intervention(kind: InterventionKind, text: str | None) -> Intervention:

@@ -41,11 +41,12 @@ from llenvs.core.backend import (
 )
 from llenvs.core.errors import BackendError, TerminalStateError
 from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.signal import Rewards
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
-from llenvs.evaluation.prefix import Prefix, replay_prefix
+from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
 
@@ -101,12 +102,14 @@ class Episode:
             else (Message("system", observation.system_prompt),)
         )
         self.messages: tuple[Message, ...] = (*system, Message("user", observation.prompt))
-        self.transitions: list[Transition] = list(replay_prefix(env, self.state, prefix))
-        self.prefix_steps = len(self.transitions)
+        self.transitions: list[Transition] = []
         self.turn = ""
         """Text of the open assistant turn that has been stepped."""
         self.turn_ids: list[int] | None = []
         """Token ids of the open turn and the unstepped text, while the backend made all of it."""
+        self.hint_ids: list[int] | None = None
+        """Token ids a model generated for the open turn's prefix segments (``PrefixSegment``)."""
+        self._hint_closed = False
         self.pending: list[str] = []
         """Complete segments generated but not yet stepped."""
         self.carried = ""
@@ -126,12 +129,8 @@ class Episode:
         """Why the episode stopped early (a backend failure after retries), or None."""
         self.feedback: list[tuple[int, str]] = []
         """Each feedback injected: the number of segments before it, and its text."""
-        if self.transitions:
-            last = self.transitions[-1].result
-            self.state = last.next_state
-            self.turn = last.next_state.hidden.accumulated_text
-            self.turn_ids = None
-            self.done = last.done
+        self._replay(prefix)
+        self.prefix_steps = len(self.transitions)
         if then is not None:
             self._apply(then)
 
@@ -155,6 +154,9 @@ class Episode:
                     self.messages,
                     self.turn + self.carried + self.strategy.buffer,
                     None if self.turn_ids is None else tuple(self.turn_ids),
+                    None
+                    if self.turn_ids is not None or not self.hint_ids
+                    else tuple(self.hint_ids),
                 )
                 if self.one_shot:
                     return self.strategy.one_shot_request(prompt, self.params, self.budget)
@@ -202,6 +204,38 @@ class Episode:
         }
         success = self.error is None and is_success(trajectory)
         return TrajectoryResult(trajectory, success, metadata, messages, self.error)
+
+    def _replay(self, prefix: Prefix) -> None:
+        """Step the prefix: its segments as given, its feedback turns as feedback.
+
+        The token ids of the open turn's prefix segments become ``hint_ids`` (while every
+        segment has them), so the backend continues from the model's own tokens (invariant 3).
+        """
+        for part in prefix_parts(prefix):
+            if isinstance(part, FeedbackTurn):
+                self._apply(part.text)
+                continue
+            if self.done:
+                raise ValueError(
+                    f"the prefix ended the episode at segment {len(self.transitions) - 1} "
+                    "but goes on after it"
+                )
+            for transition in replay_prefix(self.env, self.state, part):
+                self.transitions.append(transition)
+                self.state = transition.result.next_state
+                self.turn += transition.action.text
+                self.turn_ids = None
+                self.done = transition.result.done
+                self._extend_hint(transition.info.get("token_ids"))
+
+    def _extend_hint(self, ids: tuple[int, ...] | None) -> None:
+        """Add a replayed segment's token ids to the hint; a segment without ids ends it."""
+        if self._hint_closed:
+            return
+        if ids is None:
+            self._hint_closed = True
+            return
+        self.hint_ids = [*(self.hint_ids or ()), *ids]
 
     def _generated_flags(self) -> dict[str, Any]:
         """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.
@@ -268,18 +302,47 @@ class Episode:
             if not intervention:
                 raise ValueError("feedback must be a non-empty string (return None for none)")
             if self.done:
-                return
+                if self.error is not None or not self.transitions or self.budget <= 0:
+                    return  # nothing to reopen, or no budget left to answer with
+                self._reopen()
             self._mark_feedback(intervention)
             closed = (Message("assistant", self.turn),) if self.turn else ()
             self.messages = (*self.messages, *closed, Message("user", intervention))
             self.turn = ""
             self._drop_unstepped()
-            self.turn_ids = []
+            self.turn_ids, self.hint_ids, self._hint_closed = [], None, False
+            hidden = self.state.hidden
+            start = len(hidden.accumulated_text)
+            self.state = replace(self.state, hidden=replace(hidden, turn_start=start))
         else:
             raise TypeError(
                 "a step callback returns None, feedback text, COMPLETE or ForceAction(text); "
                 f"got {intervention!r}"
             )
+
+    def _reopen(self) -> None:
+        """Feedback after the terminal step: the episode goes on, the model answers it.
+
+        The last step stops being terminal: it loses the rewards judged once on a whole
+        response (outcome, format), which the step that ends the reopened episode will carry.
+        """
+        last = self.transitions[-1]
+        result = last.result
+        metadata = replace(result.next_state.metadata, is_terminal=False, is_truncated=False)
+        state = replace(result.next_state, metadata=metadata)
+        kept = Rewards(tuple(s for s in result.rewards if s.reward_type.per_step))
+        result = replace(
+            result,
+            next_state=state,
+            rewards=kept,
+            terminated=False,
+            truncated=False,
+            info={**result.info, "reopened": True},
+        )
+        self.transitions[-1] = replace(last, result=result)
+        self.state = state
+        self.done = self.truncated = False
+        self.generation_ended = False
 
     def _mark_feedback(self, text: str) -> None:
         """Record feedback: in the metadata, and as ``feedback_after`` on the step before it."""

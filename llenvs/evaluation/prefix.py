@@ -1,9 +1,15 @@
 r"""Prefixes: content stepped through the environment before generation starts.
 
 Three forms: a text (every piece of ``segmenter.pieces(text)`` is stepped), a sequence of
-segment strings (stepped as given), and ``(state, action)`` pairs (each action stepped from its
-given state, so a non-deterministic trajectory replays exactly). Replayed steps carry
+segments (stepped as given), and ``(state, action)`` pairs (each action stepped from its given
+state, so a non-deterministic trajectory replays exactly). Replayed steps carry
 ``info["replayed"]``.
+
+A segment is a string or a ``PrefixSegment``, which also carries the token ids the model
+generated for it, so that generation continues from those ids rather than from re-tokenised
+text (invariant 3); a ``FeedbackTurn`` between segments replays injected feedback (the runner
+closes the assistant turn there and opens a new one). That is how a branch replays its parent
+faithfully (``trace_prefix`` in ``branch``).
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -20,7 +26,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from llenvs.core.action import Action
@@ -28,10 +34,79 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.state import State
 from llenvs.core.trajectory import Transition
 
-__all__ = ["Prefix", "replay_prefix"]
+__all__ = ["FeedbackTurn", "Prefix", "PrefixSegment", "prefix_parts", "replay_prefix"]
 
-Prefix = str | Sequence[str] | Sequence[tuple[State[Any], Action]] | None
-"""A text, segment strings, or ``(state, action)`` pairs; None (or empty) for no prefix."""
+
+@dataclass(frozen=True)
+class PrefixSegment:
+    """A prefix segment with the token ids a model generated for it.
+
+    ``token_ids`` may run past ``text`` (a call's overshoot into the next segment) or stop
+    short of it; a backend continues from the longest run of them that spells a prefix of the
+    text. None when no model generated it (forced, replayed, or imported text).
+
+    Example:
+        >>> PrefixSegment("So 8. ", (2714, 216, 30)).token_ids
+        (2714, 216, 30)
+
+    """
+
+    text: str
+    """The segment's text, stepped as given."""
+    token_ids: tuple[int, ...] | None = None
+    """Token ids the model generated for it (overshoot included), or None."""
+
+
+@dataclass(frozen=True)
+class FeedbackTurn:
+    """Feedback injected between prefix segments: a user turn, then a new assistant turn.
+
+    Example:
+        >>> FeedbackTurn("Check the deer.").text
+        'Check the deer.'
+
+    """
+
+    text: str
+    """The feedback, as the user turn's content."""
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            raise ValueError("feedback must be a non-empty string")
+
+
+PrefixItem = str | PrefixSegment | FeedbackTurn
+"""One item of a prefix given as a sequence of segments."""
+
+Prefix = str | Sequence[PrefixItem] | Sequence[tuple[State[Any], Action]] | None
+"""A text, segments (with feedback turns), or ``(state, action)`` pairs; None for none."""
+
+
+def prefix_parts(prefix: Prefix) -> list[Prefix | FeedbackTurn]:
+    """``prefix`` cut at its feedback turns: runs of steps, and the feedback turns between.
+
+    Example:
+        >>> prefix_parts(["A. ", FeedbackTurn("No."), PrefixSegment("B. ")])
+        [['A. '], FeedbackTurn(text='No.'), [PrefixSegment(text='B. ', token_ids=None)]]
+        >>> prefix_parts("A. B.")
+        ['A. B.']
+
+    """
+    if prefix is None or isinstance(prefix, str):
+        return [prefix] if prefix else []
+    parts: list[Prefix | FeedbackTurn] = []
+    run: list[Any] = []
+    for item in prefix:
+        if isinstance(item, FeedbackTurn):
+            if run:
+                parts.append(run)
+            parts.append(item)
+            run = []
+        else:
+            run.append(item)
+    if run:
+        parts.append(run)
+    return parts
 
 
 def replay_prefix(env: SegmentedEnvironment, state: State[Any], prefix: Prefix) -> list[Transition]:
@@ -66,18 +141,37 @@ def replay_prefix(env: SegmentedEnvironment, state: State[Any], prefix: Prefix) 
             )
         before = state if given is None else given
         result = env.step(before, action)
-        result = replace(result, info={**result.info, "replayed": True})
+        info: dict[str, Any] = {**result.info, "replayed": True}
+        ids = _token_ids(prefix, number)
+        if ids is not None:
+            info["token_ids"] = ids
+        result = replace(result, info=info)
         transitions.append(Transition(before, action, result))
         state = result.next_state
     return transitions
 
 
+def _token_ids(prefix: Prefix, number: int) -> tuple[int, ...] | None:
+    """The token ids prefix item ``number`` carries, if it is a ``PrefixSegment`` with ids."""
+    if prefix is None or isinstance(prefix, str):
+        return None
+    item = prefix[number]
+    return item.token_ids if isinstance(item, PrefixSegment) else None
+
+
 def _pair(item: object, number: int) -> tuple[State[Any] | None, Action]:
     """One prefix item as ``(given state or None, action)``."""
+    if isinstance(item, PrefixSegment):
+        item = item.text
     if isinstance(item, str):
         if not item:
             raise ValueError(f"prefix segment {number} is empty (it would end the episode)")
         return None, Action(item)
+    if isinstance(item, FeedbackTurn):
+        raise TypeError(
+            f"prefix item {number} is a FeedbackTurn: the runner replays feedback turns "
+            "(run_trajectory's prefix), replay_prefix steps segments only"
+        )
     if (
         isinstance(item, tuple)
         and len(item) == 2

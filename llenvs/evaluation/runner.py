@@ -107,8 +107,9 @@ class SegmentedTrajectoryRunner:
         and opens a new one; ``ForceAction`` steps its text as one segment (``info["forced"]``)
         and drops the overshoot; ``COMPLETE`` generates the rest in one call and steps its
         segments (``info["one_shot"]``) with no more callbacks. On a step that ended the
-        episode, a ``ForceAction`` is refused (``TerminalStateError``); feedback and
-        ``COMPLETE`` are ignored there.
+        episode, a ``ForceAction`` is refused (``TerminalStateError``) and ``COMPLETE`` is
+        ignored; feedback there reopens the episode (while budget is left): the model answers
+        it in a new turn, and the step that ends that turn carries the outcome rewards.
 
         Example:
             >>> from llenvs.core.registry import environment_registry

@@ -49,6 +49,22 @@ class TraceReader:
         """The lines skipped so far by iteration, in order."""
 
     def __iter__(self) -> Iterator[Trace]:
+        return (trace for _, trace in self.numbered())
+
+    def numbered(self) -> Iterator[tuple[int, Trace]]:
+        """``(line number, trace)`` for each readable line; numbers start at 1, as Browse shows.
+
+        Example:
+            >>> import tempfile, os
+            >>> from llenvs.traces.trace_writer import write_traces
+            >>> from llenvs.traces.task_record import TaskRecord
+            >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+            >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+            >>> _ = write_traces(path, [t, t])
+            >>> [number for number, _ in TraceReader(path).numbered()]
+            [1, 2]
+
+        """
         with open(self.path, "rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 torn = not raw.endswith(b"\n")
@@ -62,9 +78,11 @@ class TraceReader:
                     continue
                 self._refuse_unknown_version(data, number)
                 try:
-                    yield Trace.from_dict(data)
+                    trace = Trace.from_dict(data)
                 except TraceFormatError as error:
                     self._skip(SkippedLine(self.path, number, str(error)))
+                    continue
+                yield number, trace
 
     def _skip(self, line: SkippedLine) -> None:
         self.skipped.append(line)

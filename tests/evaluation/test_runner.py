@@ -321,11 +321,27 @@ def test_force_action_after_the_terminal_step_is_refused(env):
         runner.run_trajectory(0, prefix="<answer>100</answer>", then=ForceAction("More."))
 
 
-def test_feedback_or_complete_after_the_terminal_step_are_ignored(env):
+def test_complete_after_the_terminal_step_is_ignored(env):
     runner = _runner(env, "So 100. <answer>100</answer>")[0]
-    for late in ("Well done.", COMPLETE):
-        result = runner.run_trajectory(0, step_callback=lambda r, late=late: late)
-        assert result.success and len(result.trajectory) == 1
+    result = runner.run_trajectory(0, step_callback=lambda r: COMPLETE)
+    assert result.success and len(result.trajectory) == 1
+
+
+def test_feedback_after_the_terminal_step_is_answered_in_a_new_turn(env):
+    runner = _runner(env, "So 8. <answer>8</answer>", "Sorry: 100. <answer>100</answer>")[0]
+    late = iter(["Are you sure?"])
+    result = runner.run_trajectory(0, step_callback=lambda r: next(late, None))
+    assert _texts(result) == ["So 8. <answer>8</answer>", "Sorry: 100. <answer>100</answer>"]
+    assert [m.role for m in result.messages] == ["user", "assistant", "user", "assistant"]
+    first, last = result.trajectory
+    assert not first.result.terminated and "correctness" not in first.rewards.names
+    assert last.result.terminated and result.success
+
+
+def test_feedback_after_the_terminal_step_with_no_budget_left_is_ignored(env):
+    runner = _runner(env, "So 8. <answer>8</answer>", max_tokens=3)[0]
+    result = runner.run_trajectory(0, step_callback=lambda r: "Again.")
+    assert len(result.trajectory) == 1 and result.trajectory[-1].result.terminated
 
 
 def test_bad_callback_returns_are_refused(env):

@@ -78,9 +78,10 @@ def test_re_tokenised_text_reuses_the_models_own_tokens(embedded_backend):
     head = embedded_backend.render(QUESTION)
     # the caller forces its own text after the first 10 tokens' text (as ForceAction does)
     spelled = embedded_backend.tokenizer.decode(list(generated.token_ids[:10]))
-    ids = embedded_backend.prompt_ids(Prompt(QUESTION, spelled + " Forced."))
+    # "§" starts no token the model generated here, so the reuse stops exactly at 10 tokens
+    ids = embedded_backend.prompt_ids(Prompt(QUESTION, spelled + "§ Forced."))
     assert ids[: len(head) + 10] == head + list(generated.token_ids[:10])
-    assert ids[len(head) + 10 :] == embedded_backend.encode(" Forced.")
+    assert ids[len(head) + 10 :] == embedded_backend.encode("§ Forced.")
 
 
 def test_logprobs_one_per_token_greedy_is_the_most_likely(embedded_backend):

@@ -51,6 +51,12 @@ class Row:
     logprobs: list[float] = field(default_factory=list)
     text: str = ""
     reason: FinishReason | None = None
+    heal: str = ""
+    """Text the next tokens must spell first (already in the continuation: token healing)."""
+    healed: int = 0
+    """Length of the healed text, cut from the start of ``text``."""
+    generated: range = range(0)
+    """Positions of ``ids`` that a model generated (fed one at a time at batch size 1)."""
 
 
 class PaddedBatch:

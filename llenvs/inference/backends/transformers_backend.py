@@ -5,9 +5,13 @@
 
 Each request's token ids are the chat template of its closed turns with an open assistant turn,
 then the continuation: its ``continuation_token_ids`` when given, else its text, re-using the
-tokens a stored session generated for the longest token-aligned prefix of that text and encoding
-only the rest (so after ``ForceAction`` the cache rolls back to the segment boundary, a token
-that straddles it dropped and the tail re-encoded). The longest-prefix session (``kv_sessions``)
+tokens a stored session (or the request's ``continuation_hint_ids``: a replayed prefix's own
+tokens) generated for the longest token-aligned prefix of that text and encoding only the rest
+(so after ``ForceAction`` the cache rolls back to the segment boundary, a token that straddles
+it dropped and the tail re-encoded). When a known token runs across the end of the text, the
+rest is healed instead (``token_healing``): the model writes that token again, restricted to
+tokens that spell the rest, so a branch that keeps a parent's first segments continues exactly
+as the parent did. The longest-prefix session (``kv_sessions``)
 is cropped to the shared prefix and only the rest is fed: segments cost what one call costs, and
 greedy segmented output at batch size 1 is byte-identical to one-shot output (invariant 3).
 
@@ -50,6 +54,7 @@ from llenvs.inference.backends.kv_sessions import KVSession, KVSessionStore
 from llenvs.inference.backends.padded_batch import PaddedBatch, Row
 from llenvs.inference.backends.sampling import choose_tokens, new_generator, token_logprobs
 from llenvs.inference.backends.text_decoding import TextDecoder, stop_end
+from llenvs.inference.backends.token_healing import TokenHealer
 from llenvs.inference.generate_until import GenerateUntil
 
 __all__ = ["TransformersBackend"]
@@ -85,6 +90,7 @@ class TransformersBackend(GenerateUntil):
             ends.append(tokenizer.eos_token_id)
         self.end_ids = frozenset(ends)
         """Token ids that end the assistant turn (not returned)."""
+        self._healer: TokenHealer | None = None
 
     @property
     def tokenizer(self) -> Any:
@@ -123,25 +129,62 @@ class TransformersBackend(GenerateUntil):
         return self.encode(str(text))
 
     def prompt_ids(self, prompt: Prompt) -> list[int]:
-        """The token ids a request continues (see the module docstring)."""
+        """The token ids a request continues (see the module docstring).
+
+        When a known token runs across the end of the text, the ids stop before it and the
+        rest of the text is healed (``token_healing``): ``prompt_plan`` says which text.
+        """
+        return self.prompt_plan(prompt)[0]
+
+    def prompt_plan(self, prompt: Prompt) -> tuple[list[int], str, range]:
+        """The token ids a request continues, the text its first tokens must spell, and where.
+
+        The third item is the positions of ``ids`` that hold tokens a model generated (reused
+        from a session or the hint). A new session feeds those one at a time, as the model
+        that generated them did, so its numbers (and a greedy choice between near ties) are
+        the same.
+
+        Example:
+            >>> from llenvs.core.backend import Message, Prompt
+            >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
+            >>> backend = get_embedded_backend()
+            >>> question = (Message("user", "Count."),)
+            >>> ids = tuple(backend.encode("One. Two"))  # "One", ".", " Two"
+            >>> plan = backend.prompt_plan(Prompt(question, "One. ", continuation_hint_ids=ids))
+            >>> backend.tokenizer.decode(plan[0][-2:]), plan[1], len(plan[2])
+            ('One.', ' ', 2)
+
+        """
         head = self.render(prompt.messages)
         if prompt.continuation_token_ids is not None:
-            return head + list(prompt.continuation_token_ids)
+            ids = head + list(prompt.continuation_token_ids)
+            return ids, "", range(len(head), len(ids))
         text = prompt.continuation
-        reused, covered = self._reusable_tokens(head, text)
-        return head + reused + self.encode(text[covered:])
+        reused, covered, straddles = self._reusable_tokens(head, text, prompt.continuation_hint_ids)
+        generated = range(len(head), len(head) + len(reused))
+        if straddles:
+            return head + reused, text[covered:], generated
+        return head + reused + self.encode(text[covered:]), "", generated
 
-    def _reusable_tokens(self, head: list[int], text: str) -> tuple[list[int], int]:
-        """The longest run of a session's tokens after ``head`` that spells a prefix of ``text``.
+    def _reusable_tokens(
+        self, head: list[int], text: str, hint: Sequence[int] | None = None
+    ) -> tuple[list[int], int, bool]:
+        """The longest run of known tokens after ``head`` that spells a prefix of ``text``.
 
-        Returns the tokens and the length of text they spell; a token that ends inside a
+        Known tokens are the stored sessions' and the request's hint ids. Returns the tokens,
+        the length of text they spell, and whether the known token after them runs across the
+        end of ``text`` (the rest is then healed, not re-encoded). A token that ends inside a
         character never counts.
         """
-        best: tuple[list[int], int] = ([], 0)
+        best: tuple[list[int], int, bool] = ([], 0, False)
         if not text:
             return best
-        for session in self.sessions.sessions_with_head(head):
-            generated = session.tokens[len(head) :]
+        candidates = [
+            session.tokens[len(head) :] for session in self.sessions.sessions_with_head(head)
+        ]
+        if hint:
+            candidates.insert(0, list(hint))
+        for generated in candidates:
             decoder = TextDecoder(self._tokenizer, head)
             low, high = 0, len(generated)  # largest count whose text is a prefix of ``text``
             while low < high:
@@ -150,13 +193,16 @@ class TransformersBackend(GenerateUntil):
                     low = middle
                 else:
                     high = middle - 1
-            for count in range(low, 0, -1):
+            for count in range(low, -1, -1):
                 spelled = decoder.text(generated[:count], final=True)
                 if text.startswith(spelled):
-                    if len(spelled) > best[1]:
-                        best = (generated[:count], len(spelled))
+                    straddles = count < len(generated) and (
+                        decoder.text(generated[: count + 1], final=True).startswith(text)
+                    )
+                    if len(spelled) > best[1] or (straddles and len(spelled) == best[1]):
+                        best = (generated[:count], len(spelled), straddles and spelled != text)
                     break
-            if best[1] == len(text):
+            if best[1] == len(text) or best[2]:
                 break
         return best
 
@@ -195,7 +241,7 @@ class TransformersBackend(GenerateUntil):
         self.sessions.capacity = max(self.sessions.capacity, 2 * len(requests))
         claimed: set[int] = set()
         for request in requests:
-            ids = self.prompt_ids(request.prompt)
+            ids, heal, generated = self.prompt_plan(request.prompt)
             session, shared = self.sessions.match(ids, frozenset(claimed))
             if (
                 session is not None
@@ -223,7 +269,18 @@ class TransformersBackend(GenerateUntil):
             ):
                 session.generator = new_generator(request.params.seed, self.device)
             decoder = TextDecoder(self._tokenizer, ids)
-            rows.append(Row(request, ids, session, keep, decoder))
+            rows.append(
+                Row(
+                    request,
+                    ids,
+                    session,
+                    keep,
+                    decoder,
+                    heal=heal,
+                    healed=len(heal),
+                    generated=generated,
+                )
+            )
         return rows
 
     def _first_logits(self, rows: list[Row]) -> torch.Tensor:
@@ -238,7 +295,13 @@ class TransformersBackend(GenerateUntil):
         session.ids, session.pending = row.ids[: row.keep], []
         if row.keep == len(row.ids):
             return torch.as_tensor(session.prompt_logits).unsqueeze(0)
-        logits = self._forward(session.cache, row.ids[row.keep :])
+        # generated ids one at a time, as they were computed; the rest in one piece each side
+        start = max(row.keep, row.generated.start)
+        stop = max(start, row.generated.stop)
+        chunks = [row.ids[row.keep : start], *([t] for t in row.ids[start:stop]), row.ids[stop:]]
+        for chunk in chunks:
+            if chunk:
+                logits = self._forward(session.cache, chunk)
         session.ids = list(row.ids)
         if row.keep == 0:
             session.prompt_logits = logits[0].clone()
@@ -252,10 +315,24 @@ class TransformersBackend(GenerateUntil):
         return logits
 
     def _choose(self, rows: list[Row], active: list[int], logits: torch.Tensor) -> list[int]:
-        return [
-            choose_tokens(logits[p : p + 1], rows[i].request.params, [rows[i].session.generator])[0]
-            for p, i in enumerate(active)
-        ]
+        chosen = []
+        for position, index in enumerate(active):
+            row = rows[index]
+            scores = logits[position : position + 1]
+            if row.heal:
+                scores = self._healing_scores(scores, row.heal)
+            chosen.append(choose_tokens(scores, row.request.params, [row.session.generator])[0])
+        return chosen
+
+    def _healing_scores(self, scores: torch.Tensor, heal: str) -> torch.Tensor:
+        """``scores`` with every token that cannot spell the start of ``heal`` masked out."""
+        if self._healer is None:
+            size = min(int(scores.shape[-1]), len(self._tokenizer))
+            self._healer = TokenHealer(self._tokenizer, size)
+        allowed = torch.tensor(self._healer.allowed(heal), device=scores.device)
+        masked = torch.full_like(scores, float("-inf"))
+        masked[:, allowed] = scores[:, allowed]
+        return masked
 
     def _append(self, row: Row, token: int, logits: torch.Tensor) -> bool:
         """Add one token to a row; True when the row is finished."""
@@ -263,14 +340,18 @@ class TransformersBackend(GenerateUntil):
         row.session.pending = [token]
         if token in self.end_ids:
             row.session.ids = row.ids + row.tokens
-            row.text = row.decoder.text(row.tokens, final=True)
+            row.text = row.decoder.text(row.tokens, final=True)[row.healed :]
             row.reason = FinishReason.STOP
             return True
         row.tokens.append(token)
+        if row.heal and self._healer is not None:
+            row.heal = self._healer.advance(row.heal, token)
         if request.params.logprobs:
             row.logprobs.extend(token_logprobs(logits.unsqueeze(0), [token]))
         row.session.ids = row.ids + row.tokens[:-1]
-        row.text = row.decoder.text(row.tokens)
+        row.text = row.decoder.text(row.tokens)[row.healed :]
+        if row.heal:
+            return False  # still spelling text the continuation already has
         end = stop_end(request.prompt.continuation, row.text, request.params.stop)
         if end is not None:
             row.text, row.reason = row.text[:end], FinishReason.STOP

@@ -1,0 +1,166 @@
+"""Branches are exact and on the same task (issue 17, items 1–3; DESIGN "Runner semantics").
+
+- A greedy resample at any segment reproduces the parent: the kept prefix is fed as the
+  parent's own token ids (healing a token that runs across the cut), not re-tokenised text.
+- Feedback after the final segment is a new user turn the model answers; COMPLETE or a
+  resample there has nothing to do and says so.
+- A branch of a feedback branch replays that feedback.
+- Task i is the same question in every process; a trace whose task cannot be made again is
+  refused rather than branched on another question.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
+from llenvs.core.registry import environment_registry
+from llenvs.evaluation import SegmentedTrajectoryRunner, branch, replay_trace, result_trace
+from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.traces import InterventionKind, SegmentFlag, TaskRecord
+from llenvs.traces.trace import Trace
+
+WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
+
+
+@pytest.fixture
+def parent(leg_counting):
+    return replay_trace(SegmentedEnvironment(leg_counting, SentenceSegmenter()), 0, WRONG, "m")
+
+
+def _forget_sessions(backend):
+    """Drop the backend's KV sessions: the branch starts as it would in a fresh process."""
+    for session in list(backend.sessions):
+        backend.sessions.discard(session)
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "segmenter"),
+    [
+        ("basic_arithmetic", 1, "sentence"),
+        ("basic_arithmetic", 3, "steps"),
+        ("leg_counting", 1, "steps"),
+    ],
+)
+def test_a_greedy_resample_at_any_segment_reproduces_the_parent(
+    embedded_backend, name, task, segmenter
+):
+    base = environment_registry.get(name=name, adapter="reasoning_gym", size=10, seed=42)
+    env = SegmentedEnvironment(base, segmenter)
+    runner = SegmentedTrajectoryRunner(env, embedded_backend, SamplingParams(max_tokens=120))
+    parent = result_trace(
+        runner.run_trajectory(task), env, embedded_backend.name, runner.sampling_params
+    )
+    # a branch's budget counts what it generates: a parent that ended by its own budget would
+    # end later in a branch, so these tasks end by the model's end of turn
+    assert parent.metadata["finish_reason"] == "stop" and len(parent.segments) >= 2
+    for at in range(len(parent.segments)):
+        _forget_sessions(embedded_backend)
+        child = branch(parent, at, InterventionKind.RESAMPLE, None, embedded_backend)
+        assert [s.text for s in child.segments] == [s.text for s in parent.segments], at
+        assert child.response == parent.response
+
+
+def test_the_kept_prefix_goes_to_the_backend_as_the_parents_token_ids(leg_counting):
+    env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
+    backend = ScriptedBackend(["Count the animals. Deer have 4 legs. <answer>4</answer>"])
+    parent = result_trace(
+        SegmentedTrajectoryRunner(env, backend).run_trajectory(0), env, "scripted", SamplingParams()
+    )
+    again = ScriptedBackend(["Deer have 4 legs. <answer>4</answer>"])
+    branch(parent, 1, InterventionKind.RESAMPLE, None, again)
+    prompt = again.requests[0].prompt
+    assert prompt.continuation == "Count the animals. "
+    assert prompt.continuation_hint_ids == parent.segments[0].token_ids
+
+
+def test_feedback_after_the_final_segment_is_answered(parent):
+    backend = ScriptedBackend(["Recounting: 100. <answer>100</answer>"])
+    child = branch(parent, len(parent.segments), InterventionKind.FEEDBACK, "Recount.", backend)
+    assert [m.role for m in child.messages] == ["user", "assistant", "user", "assistant"]
+    assert child.messages[2].content == "Recount."
+    assert child.messages[3].content == "Recounting: 100. <answer>100</answer>"
+    kept = child.segments[len(parent.segments) - 1]
+    assert SegmentFlag.FEEDBACK_AFTER in kept.flags and not kept.terminal
+    assert "correctness" not in kept.rewards  # judged once, on the new last step
+    assert child.segments[-1].terminal and child.success
+    assert child.segments[-1].text == "Recounting: 100. <answer>100</answer>"
+    assert sum(s.terminal for s in child.segments) == 1
+
+
+@pytest.mark.parametrize("kind", [InterventionKind.COMPLETE, InterventionKind.RESAMPLE])
+def test_complete_or_resample_after_the_final_segment_says_there_is_nothing_to_do(parent, kind):
+    backend = ScriptedBackend(["never used"])
+    with pytest.raises(ValueError, match=r"nothing to .* the trace ended there .* choose 0\.\.2"):
+        branch(parent, len(parent.segments), kind, None, backend)
+    assert backend.requests == []
+
+
+def test_a_branch_of_a_feedback_branch_replays_the_feedback(parent):
+    first = branch(
+        parent,
+        2,
+        InterventionKind.FEEDBACK,
+        "Recount the deer.",
+        ScriptedBackend(["Twelve deer: 48. So 48 more. <answer>48</answer>"]),
+    )
+    backend = ScriptedBackend(["Twelve deer: 48. So 48. <answer>48</answer>"])
+    second = branch(first, 3, InterventionKind.RESAMPLE, None, backend)
+    sent = backend.requests[0].prompt
+    assert [m.role for m in sent.messages] == ["user", "assistant", "user"]
+    assert sent.messages[2].content == "Recount the deer."
+    assert sent.continuation == "Twelve deer: 48. "
+    assert [m.content for m in second.messages] == [
+        *[m.content for m in first.messages][:3],
+        "Twelve deer: 48. So 48. <answer>48</answer>",
+    ]
+    assert second.metadata["feedback"] == [{"after_segment": 2, "text": "Recount the deer."}]
+
+
+def test_feedback_at_the_branch_point_is_replaced_by_new_feedback(parent):
+    first = branch(
+        parent,
+        2,
+        InterventionKind.FEEDBACK,
+        "Recount.",
+        ScriptedBackend(["Forty. <answer>40</answer>"]),
+    )
+    second = branch(
+        first,
+        2,
+        InterventionKind.FEEDBACK,
+        "Count the deer again.",
+        ScriptedBackend(["48. <answer>48</answer>"]),
+    )
+    assert [m.content for m in second.messages if m.role == "user"][1:] == ["Count the deer again."]
+
+
+def test_tasks_are_the_same_question_in_every_process():
+    code = (
+        "from llenvs.core.registry import environment_registry as r\n"
+        "e = r.get(name='leg_counting', adapter='reasoning_gym')\n"
+        "print(e.task(0).question, e.spec.kwargs['seed'])\n"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(3)
+    }
+    assert len(runs) == 1 and runs.pop().strip().endswith(" 42")
+
+
+def test_a_trace_of_another_task_is_refused(leg_counting):
+    record = TaskRecord(
+        "leg_counting",
+        "reasoning_gym",
+        {"size": 100, "seed": 42},
+        0,
+        "How many legs do 10 butterflys have?",
+    )
+    trace = Trace(task=record, response="", segments=())
+    with pytest.raises(ValueError, match=r"is not the trace's: .* another question"):
+        branch(trace, 0, InterventionKind.RESAMPLE, None, ScriptedBackend(["x"]))
