@@ -1,6 +1,7 @@
 """The guide's replay example, run as written, then with the right answer for task 0.
 
-Run it with `make run`. The guide's text answers 8, but task 0 of leg_counting (size 100,
+Run it with `.venv/bin/python examples/replay.py` from the repository root (after `make
+install`). The guide's text answers 8, but task 0 of leg_counting (size 100,
 seed 42) asks about 3 sea slugs, 12 deer, 2 giraffes and 11 elephants, whose answer is 100. So
 its terminal reward is 1.0 (correctness 0 + format 1), not the guide's 2.0; with
 <answer>100</answer> it is 2.0 (correctness 1 + format 1).

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
+import shlex
 import subprocess
 
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.traces import InterventionKind, read_branches, read_traces
 from tests.conftest import REPO
 
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
+IMPORT = re.compile(r"from (llenvs[\w.]*) import ([\w, ]+)")
+DOTTED = re.compile(r"`(llenvs(?:\.\w+)+)`")
+BULLET = re.compile(r"^- \*\*[^*]+\*\* \(`(llenvs[\w.]*)`\):(.*?)(?=^- |^\S|\Z)", re.M | re.S)
+NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z][A-Z_]{2,})\b")
+CODE = re.compile(r"`([^`]+)`")
+PLACED = re.compile(r"`(\w+)[^`]*`,?\s+\(?(?:from\s+)?`(llenvs[\w.]*)`")
 
 
 def _blocks():
@@ -25,7 +34,7 @@ def _run_block(commands, folder):
         cwd=folder,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,  # the embedded run took 15 min 45 s on 2 busy cores (README)
         env={**os.environ, "COLUMNS": "100"},
     )
     assert done.returncode == 0, done.stderr
@@ -59,3 +68,80 @@ def test_the_embedded_model_example_runs_as_written(tmp_path):
     assert branch.parent.kind is InterventionKind.FEEDBACK
     assert "errors 0; 10 traces in runs/smollm2.jsonl" in done.stdout
     assert "leg_counting" in done.stderr  # the progress bar
+
+
+def _readme() -> str:
+    return (REPO / "README.md").read_text()
+
+
+def _resolve(path: str) -> object:
+    """The module or attribute a dotted ``llenvs.…`` path names; AttributeError otherwise."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ModuleNotFoundError(path)
+
+
+def test_every_readme_import_line_imports():
+    lines = IMPORT.findall(_readme())
+    assert lines, "the README shows imports"
+    for module, names in lines:
+        for name in (n.strip() for n in names.split(",")):
+            assert hasattr(importlib.import_module(module), name), f"from {module} import {name}"
+
+
+def test_every_dotted_llenvs_name_in_the_readme_exists():
+    paths = set(DOTTED.findall(_readme()))
+    assert "llenvs.core" in paths
+    for path in sorted(paths):
+        _resolve(path)
+
+
+def test_every_name_under_a_readme_module_heading_comes_from_that_module():
+    """A bullet ``**Part** (`llenvs.x`)`` names things of ``llenvs.x``, unless it says otherwise.
+
+    ``X` from `llenvs.y``` or ``X` (`llenvs.y`…`` places ``X`` in ``llenvs.y`` instead.
+    """
+    bullets = BULLET.findall(_readme())
+    assert len(bullets) >= 5
+    missing = []
+    for heading, body in bullets:
+        prose = FENCE.sub("", body)
+        placed = dict(PLACED.findall(prose))
+        for code in CODE.findall(prose):
+            for name in set(NAME.findall(code)) - {"None", "True", "False"}:
+                where = placed.get(name, heading)
+                if not hasattr(_resolve(where), name):
+                    missing.append(f"{name} is not in {where}")
+    assert not missing, missing
+
+
+def test_the_segmenter_calls_the_readme_calls_lossless_are_lossless():
+    claims = re.findall(r"((?:`\w+\(text\)`(?:,|\s+and)?\s+)+)(?:is|are) lossless", _readme())
+    assert claims, "the README names the lossless calls: `pieces(text)` ... are lossless"
+    calls = {call for claim in claims for call in re.findall(r"`(\w+)\(text\)`", claim)}
+    text = "  First step. Second step!\n\nThird?  "
+    for spec in ("sentence", "line:\n\n", "pattern", "steps"):
+        segmenter = segmenter_from_spec(spec)
+        for call in calls:
+            result = getattr(segmenter, call)(text)
+            pieces = [text[a:b] for a, b in result] if call == "spans" else result
+            assert "".join(pieces) == text, (spec, call)
+
+
+def test_the_replay_example_runs_the_way_it_says():
+    source = (REPO / "examples" / "replay.py").read_text()
+    [command] = re.findall(r"[Rr]un it with `([^`]+)`", source)
+    assert command.startswith(".venv/bin/python "), command
+    done = subprocess.run(
+        shlex.split(command), cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Step 3: terminal=True, reward=1.0" in done.stdout
+    assert "Step 3: terminal=True, reward=2.0" in done.stdout

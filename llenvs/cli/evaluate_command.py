@@ -1,6 +1,13 @@
 r"""``llenvs evaluate``: run a model on tasks segment by segment and write the traces.
 
-Rerunning with the same ``--output`` resumes: finished tasks are kept, the rest are run.
+Rerunning with the same ``--output`` resumes: finished tasks are kept, the rest are run (and
+when none is left, no model is loaded). Every argument, the ``--responses`` file and the tasks are
+checked before the backend is built, so a mistake fails at once. Ctrl-C keeps the finished traces
+and prints the command that resumes.
+
+With ``--backend scripted``, each response belongs to a task: a line with ``task_index``
+answers that task, any other line ``i`` answers task ``i``; the backend is told each task's
+prompt, so a task gets its own response whatever order or subset the tasks run in.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -20,21 +27,39 @@ Example:
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from llenvs.cli.options import (
     DEFAULT_BACKEND,
+    NO_RESPONSE,
     add_backend_options,
     add_environment_options,
     add_sampling_options,
     build_backend,
-    build_environment,
+    build_base_environment,
+    check_backend_options,
+    positive_int,
+    read_responses,
     sampling_params,
+    segmented_environment,
 )
+from llenvs.core.backend import ModelBackend
+from llenvs.core.environment import Environment
+from llenvs.core.errors import TaskIndexError
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
+from llenvs.traces import Trace, read_traces
 
-__all__ = ["add_parser", "run"]
+__all__ = ["DEFAULT_NUM_TASKS", "add_parser", "responses_by_task", "run", "scripted_backend"]
+
+DEFAULT_NUM_TASKS = 10
+"""Tasks run without ``--num-tasks`` or ``--tasks`` (fewer when the environment has fewer): a
+small model on a CPU makes 10-20 tokens/s, so every task of a 500-task dataset takes hours."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -60,50 +85,200 @@ def add_parser(subparsers: Any) -> None:
     add_backend_options(parser, DEFAULT_BACKEND)
     add_sampling_options(parser)
     tasks = parser.add_argument_group("tasks").add_mutually_exclusive_group()
-    tasks.add_argument("--num-tasks", type=int, help="run tasks 0..N-1 (default: all)")
+    tasks.add_argument(
+        "--num-tasks",
+        type=positive_int,
+        help=f"run tasks 0..N-1 (default: {DEFAULT_NUM_TASKS}, or every task when there are fewer)",
+    )
     tasks.add_argument("--tasks", type=_indices, help="comma-separated task indices, e.g. 0,3,7")
     parser.add_argument(
         "-o", "--output", type=Path, required=True, help="trace file to write (and resume)"
     )
-    parser.add_argument("--batch-size", type=int, default=8, help="trajectories per batch")
-    parser.add_argument("--max-steps", type=int, help="most live steps per trajectory")
+    parser.add_argument("--batch-size", type=positive_int, default=8, help="trajectories per batch")
+    parser.add_argument(
+        "--max-steps", type=positive_int, help="most live steps per trajectory (default: no limit)"
+    )
     parser.add_argument(
         "--log-dir", type=Path, default=Path("llenvs_logs"), help="folder of the event log"
     )
     parser.add_argument("--no-log", action="store_true", help="write no event log")
-    parser.add_argument("--no-progress", action="store_true", help="draw no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="draw no progress bar (nor model loading bars)"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the evaluation; print the success rate and where the traces are."""
-    backend = build_backend(args.backend, args.responses)
-    environment = build_environment(args, backend)
-    targets: tuple[LogTarget, ...] = (
-        *(() if args.no_progress else ("console",)),
-        *(() if args.no_log else ("file",)),
-    )
-    result = run_segmented_evaluation(
-        environment,
-        backend,
-        num_tasks=args.num_tasks,
-        task_indices=args.tasks,
-        sampling_params=sampling_params(args),
-        log=LogConfig(targets=targets, directory=args.log_dir),
-        batch_size=args.batch_size,
-        max_steps=args.max_steps,
-        results_file=args.output,
-    )
-    done = sum(bool(t.success) for t in result.traces)
+    """Run the evaluation; print the success rate and where the traces are.
+
+    Everything that can be checked is checked before the backend is built.
+    """
+    check_backend_options(args.backend, args.responses)
+    responses = None if args.responses is None else responses_by_task(args.responses)
+    params = sampling_params(args)
+    base = build_base_environment(args)
+    tasks = _task_list(args, len(base))
+    segmenter = segmenter_from_spec(args.segmenter)
+    finished = _finished(args.output, base, segmenter.spec, tasks)
+    todo = [i for i in tasks if i not in finished]
+    if not todo:
+        done = list(finished.values())
+        print(f"nothing to run, every task has its trace: {_summary(done, args.output)}")
+        return 0
+    if responses is not None:
+        missing = [i for i in todo if i not in responses]
+        if missing:
+            listed = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
+            raise ValueError(
+                f"{args.responses} has no response for task{'s' if len(missing) > 1 else ''} "
+                f"{listed} (line i answers task i; "
+                'a line {"task_index": k, "response": ...} answers task k)'
+            )
+    try:
+        backend = (
+            build_backend(args.backend, None, progress=not args.no_progress)
+            if responses is None
+            else scripted_backend(responses, base, tasks)
+        )
+        environment = segmented_environment(base, segmenter, args.prm)
+        targets: tuple[LogTarget, ...] = (
+            *(() if args.no_progress else ("console",)),
+            *(() if args.no_log else ("file",)),
+        )
+        result = run_segmented_evaluation(
+            environment,
+            backend,
+            task_indices=tasks,
+            sampling_params=params,
+            log=LogConfig(targets=targets, directory=args.log_dir),
+            batch_size=args.batch_size,
+            max_steps=args.max_steps,
+            results_file=args.output,
+        )
+    except KeyboardInterrupt:
+        kept = len(_finished(args.output, base, segmenter.spec, tasks))
+        command = shlex.join(getattr(args, "command_line", ("llenvs", "evaluate", "…")))
+        print(
+            f"llenvs evaluate: interrupted; {kept} of {len(tasks)} traces kept in "
+            f"{args.output}; resume with: {command}",
+            file=sys.stderr,
+        )
+        return 130
     resumed = f", {result.resumed} resumed" if result.resumed else ""
-    noun = "trace" if result.num_tasks == 1 else "traces"
-    print(
-        f"success {result.success_rate:.1%} ({done}/{result.num_tasks}), errors "
-        f"{len(result.errors)}{resumed}; {result.num_tasks} {noun} in {args.output}"
-    )
+    print(_summary(list(result.traces), args.output, f", errors {len(result.errors)}{resumed}"))
     if result.log_path is not None:
         print(f"event log: {result.log_path}")
     return 0
+
+
+def responses_by_task(path: Path) -> dict[int, str]:
+    r"""The responses of a ``--responses`` file by task: ``task_index`` when given, else the line.
+
+    An empty file, or two responses for one task, is refused.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+        >>> _ = p.write_text('"A."\n{"task_index": 5, "response": "B."}\n')
+        >>> responses_by_task(p)
+        {0: 'A.', 5: 'B.'}
+        >>> _ = p.write_text("\n")
+        >>> responses_by_task(p)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: .../r.jsonl holds no response (one JSON string, or object with 'response', per line)
+
+    """  # noqa: E501
+    found: dict[int, str] = {}
+    for line, (index, text) in enumerate(read_responses(path)):
+        task = line if index is None else index
+        if task in found:
+            raise ValueError(f"{path}: response {line + 1} is the second one for task {task}")
+        found[task] = text
+    if not found:
+        raise ValueError(f"{path} {NO_RESPONSE}")
+    return found
+
+
+def scripted_backend(
+    responses: Mapping[int, str], environment: Environment, tasks: Sequence[int]
+) -> ModelBackend:
+    """A scripted backend that answers each task's prompt with that task's response.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
+        >>> backend = scripted_backend({0: "A.", 2: "C."}, env, [2, 0])
+        >>> sorted(backend.by_prompt.values())
+        ['A.', 'C.']
+
+    """
+    from llenvs.inference import get_backend
+
+    by_prompt: dict[str, str] = {}
+    owner: dict[str, int] = {}
+    for task in tasks:
+        if task not in responses:
+            continue
+        state, _ = environment.reset(options={"task_index": task})
+        prompt = state.observation.prompt
+        if prompt in by_prompt and by_prompt[prompt] != responses[task]:
+            raise ValueError(
+                f"tasks {owner[prompt]} and {task} have the same prompt but different responses; "
+                "the scripted backend tells tasks apart by their prompts"
+            )
+        by_prompt[prompt], owner[prompt] = responses[task], task
+    return get_backend("scripted", by_prompt=by_prompt)
+
+
+def _task_list(args: argparse.Namespace, size: int) -> list[int]:
+    """The tasks ``--num-tasks`` / ``--tasks`` name, checked against the environment's size."""
+    if args.tasks is not None:
+        tasks: list[int] = args.tasks
+        for index in tasks:
+            if not 0 <= index < size:
+                raise TaskIndexError(index, size)
+        twice = sorted({i for i in tasks if tasks.count(i) > 1})
+        if twice:
+            raise ValueError(f"--tasks names task {twice[0]} twice")
+        return tasks
+    count = min(DEFAULT_NUM_TASKS, size) if args.num_tasks is None else args.num_tasks
+    if count > size:
+        raise TaskIndexError(count - 1, size)
+    return list(range(count))
+
+
+def _finished(
+    path: Path, environment: Environment, segmenter: str, tasks: Sequence[int]
+) -> dict[int, Trace]:
+    """The finished (unerrored) traces in ``path`` of ``tasks`` made on this environment."""
+    if not path.exists():
+        return {}
+    spec = environment.spec
+    wanted = (spec.name, spec.adapter, dict(spec.kwargs), segmenter)
+    found: dict[int, Trace] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the evaluation reports unreadable lines itself
+        traces = list(read_traces(path))
+    for trace in traces:
+        task = trace.task
+        if (task.environment, task.adapter, dict(task.adapter_kwargs), trace.run.segmenter) != (
+            wanted
+        ):
+            return {}  # another run's file: the evaluation explains
+        if trace.error is None:
+            found[task.task_index] = trace
+        else:
+            found.pop(task.task_index, None)
+    return {i: found[i] for i in tasks if i in found}
+
+
+def _summary(traces: Sequence[Trace], output: Path, extra: str = "") -> str:
+    """``success 50.0% (1/2)…; 2 traces in out.jsonl``."""
+    done = sum(bool(t.success) for t in traces)
+    rate = done / len(traces) if traces else 0.0
+    noun = "trace" if len(traces) == 1 else "traces"
+    return f"success {rate:.1%} ({done}/{len(traces)}){extra}; {len(traces)} {noun} in {output}"
 
 
 def _indices(text: str) -> list[int]:

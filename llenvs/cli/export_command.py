@@ -18,10 +18,11 @@ Example:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from llenvs.traces import TraceReader, write_step_file
+from llenvs.traces import Trace, TraceReader, write_step_file
 
 __all__ = ["EXPORT_FORMATS", "add_parser", "run"]
 
@@ -43,19 +44,56 @@ def add_parser(subparsers: Any) -> None:
         "export",
         help="write traces as a PRM800K-style step file",
         description=(
-            "One row per trace: the problem, its steps and their labels (a step's human label "
-            "where it has one, else its PRM score: above 0.5 right, 0.5 neutral, below wrong; "
-            "null after the first wrong step), written atomically."
+            "One row per trace: the problem, its steps, their human labels (null where a step "
+            "has none, and after the first wrong step) and apart their model scores "
+            "(prm_scores, never made labels), written atomically. An existing output file "
+            "is refused (left as it is) unless --overwrite, which replaces it."
         ),
     )
     parser.add_argument("format", choices=EXPORT_FORMATS, help="the output's format")
     parser.add_argument("traces", type=Path, help="the trace file to read")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        help="the file to write; an existing one is refused unless --overwrite",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace an existing output file (atomically)"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Export the traces; unreadable lines are skipped with a warning naming them."""
-    count = write_step_file(args.output, TraceReader(args.traces))
+    r"""Export the traces; unreadable lines are skipped with a warning naming them.
+
+    An existing output is refused unless ``args.overwrite``; when no trace can be read it is an
+    error and nothing is written.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "steps.jsonl"
+        >>> _ = out.write_text("mine\n")
+        >>> run(argparse.Namespace(traces=out, output=out, overwrite=False))
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: .../steps.jsonl exists: give --overwrite to replace it
+
+    """
+    if args.output.exists() and not args.overwrite:
+        raise ValueError(f"{args.output} exists: give --overwrite to replace it")
+    count = write_step_file(args.output, _at_least_one(TraceReader(args.traces), args.traces))
     print(f"exported {count} trace{'' if count == 1 else 's'} to {args.output}")
     return 0
+
+
+def _at_least_one(traces: Iterable[Trace], source: Path) -> Iterator[Trace]:
+    """``traces``; when there were none, an error naming ``source`` (so nothing is written)."""
+    count = 0
+    for trace in traces:
+        count += 1
+        yield trace
+    if count == 0:
+        raise ValueError(f"no trace could be read from {source}: nothing was written")

@@ -1,8 +1,11 @@
 """The ``llenvs`` entry point: one subcommand per module, each with ``add_parser``.
 
 Each command module defines ``add_parser(subparsers)``, which adds its subparser and sets
-``func`` (``run(args) -> int``) as its default. Errors a user can fix (an unknown name, a missing
-file, a malformed trace) print one line on stderr and exit with status 2; no traceback.
+``func`` (``run(args) -> int``) as its default; ``args.command_line`` holds the command as typed
+(``("llenvs", *argv)``), for a command that says how to rerun itself. Every ``--help`` shows each
+option's default. Errors a user can fix (an unknown name, a missing file, a malformed trace)
+print one line on stderr and exit with status 2; Ctrl-C prints one line and exits with 130; no
+traceback.
 
 Example:
     >>> main(["segment", "--spec", "sentence", "--text", "One. Two."])
@@ -19,10 +22,11 @@ import importlib
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from llenvs.core.errors import LlenvsError
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "DefaultsHelpFormatter", "build_parser", "main"]
 
 COMMAND_MODULES = (
     "llenvs.cli.evaluate_command",
@@ -35,6 +39,36 @@ COMMAND_MODULES = (
 """The modules that add a subcommand, in the order ``--help`` lists them."""
 
 
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Help that ends an option's line with ``(default: …)`` when it has a default to show.
+
+    Options without a default (None, False, an empty list) and help that already names its
+    default are left as they are.
+
+    Example:
+        >>> parser = argparse.ArgumentParser(formatter_class=DefaultsHelpFormatter)
+        >>> _ = parser.add_argument("--batch-size", type=int, default=8, help="rows per batch")
+        >>> "rows per batch (default: 8)" in parser.format_help()
+        True
+
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = action.default not in (None, False, [], argparse.SUPPRESS)
+        if not action.option_strings or not shown or "(default" in text:
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help shows defaults (every subcommand's parser is one)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every subcommand.
 
@@ -43,10 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         ['evaluate', 'export']
 
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="llenvs", description="Segment, score and intervene on LLM reasoning, step by step."
     )
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(subparsers)
     return parser
@@ -60,13 +96,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         2
 
     """
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(words)
+    args.command_line = ("llenvs", *words)
     warnings.formatwarning = _one_line_warning
     try:
         status: int = args.func(args)
     except (LlenvsError, OSError, ValueError) as error:
         print(f"llenvs {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"llenvs {args.command}: interrupted", file=sys.stderr)
+        return 130
     return status
 
 

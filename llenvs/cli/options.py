@@ -20,29 +20,66 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
+from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.core.registry import environment_registry
 from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.core.segmenters import Segmenter, segmenter_from_spec
 
 __all__ = [
+    "ENVIRONMENT_HINT",
+    "NO_RESPONSE",
     "add_backend_options",
     "add_environment_options",
     "add_sampling_options",
     "build_backend",
+    "build_base_environment",
     "build_environment",
+    "check_backend_options",
     "environment_kwargs",
+    "positive_int",
     "prm_rewards",
     "read_responses",
     "sampling_params",
+    "segmented_environment",
 ]
 
 DEFAULT_BACKEND = "transformers"
 """The embedded SmolLM2-135M-Instruct: runs anywhere, no account, no GPU."""
 
+ENVIRONMENT_HINT = "--list-envs lists them all"
+"""How an unknown environment's error says to see every name."""
+
+NO_RESPONSE = "holds no response (one JSON string, or object with 'response', per line)"
+"""What an empty ``--responses`` file is told; it is refused before anything runs."""
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer > 0, refused while the arguments are parsed.
+
+    Example:
+        >>> positive_int("3")
+        3
+        >>> positive_int("0")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be > 0, got 0
+
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
+    return value
+
 
 def add_environment_options(parser: argparse.ArgumentParser) -> None:
     """``--env``, ``--adapter``, ``--size``, ``--seed``, ``--option``, ``--segmenter``, ``--prm``.
+
+    ``--list-envs`` prints the environment names of the adapter (given before it, else
+    reasoning_gym), one per line, and exits.
 
     Example:
         >>> parser = argparse.ArgumentParser()
@@ -55,7 +92,15 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("environment")
     group.add_argument("--env", required=True, help="environment name, e.g. leg_counting")
     group.add_argument("--adapter", default="reasoning_gym", help="adapter (reasoning_gym, …)")
-    group.add_argument("--size", type=int, help="number of tasks to make (reasoning_gym)")
+    group.add_argument(
+        "--list-envs",
+        nargs=0,
+        action=_ListEnvironments,
+        help="print the environment names of --adapter (given before it) and exit",
+    )
+    group.add_argument(
+        "--size", type=positive_int, help="number of tasks to make (reasoning_gym default: 500)"
+    )
     group.add_argument("--seed", type=int, help="seed of the tasks (reasoning_gym)")
     group.add_argument(
         "--option",
@@ -68,6 +113,24 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         "--segmenter", default="steps", help="segmenter spec: steps, sentence, line:\\n\\n, …"
     )
     group.add_argument("--prm", help="a PRM scoring every step: arithmetic, transformers/<path>")
+
+
+class _ListEnvironments(argparse.Action):
+    """``--list-envs``: print the adapter's environment names and exit (like ``--help``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        try:
+            names = environment_registry.environment_names(namespace.adapter)
+        except (LlenvsError, ValueError) as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")
+        print("\n".join(names))
+        parser.exit(0)
 
 
 def environment_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,6 +164,8 @@ def build_environment(
 ) -> SegmentedEnvironment:
     """The segmented environment the options describe (with the PRM's reward when asked).
 
+    ``backend`` is the model an ``llm`` segmenter asks.
+
     Example:
         >>> args = argparse.Namespace(env="leg_counting", adapter="reasoning_gym", size=5,
         ...                           seed=None, option=[], segmenter="line", prm="arithmetic")
@@ -109,13 +174,53 @@ def build_environment(
         (5, 'line', ['prm', 'correctness', 'format'])
 
     """
-    base: Environment = environment_registry.get(
-        name=args.env, adapter=args.adapter, **environment_kwargs(args)
+    base = build_base_environment(args)
+    return segmented_environment(
+        base, segmenter_from_spec(args.segmenter, backend=backend), args.prm
     )
-    segmenter = segmenter_from_spec(args.segmenter, backend=backend)
-    if args.prm is None:
+
+
+def build_base_environment(args: argparse.Namespace) -> Environment:
+    """The base environment of ``--env``, ``--adapter`` and the adapter options.
+
+    An unknown environment's error offers close names and says how to list them all.
+
+    Example:
+        >>> args = argparse.Namespace(env="leg_countin", adapter="reasoning_gym", size=None,
+        ...                           seed=None, option=[])
+        >>> build_base_environment(args)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.UnknownName: unknown ... 'leg_countin': did you mean leg_counting, ...
+
+    """
+    try:
+        return environment_registry.get(
+            name=args.env, adapter=args.adapter, **environment_kwargs(args)
+        )
+    except UnknownName as error:
+        if error.name != args.env:
+            raise
+        raise UnknownName(error.kind, error.name, error.choices, hint=ENVIRONMENT_HINT) from None
+
+
+def segmented_environment(
+    base: Environment, segmenter: Segmenter, prm: str | None
+) -> SegmentedEnvironment:
+    """``base`` cut by ``segmenter``, with the PRM called ``prm`` (``--prm``) scoring each step.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SentenceSegmenter
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=2)
+        >>> env = segmented_environment(base, SentenceSegmenter(), "arithmetic")
+        >>> [f.name for f in env.reward_functions]
+        ['prm', 'correctness', 'format']
+
+    """
+    if prm is None:
         return SegmentedEnvironment(base, segmenter)
-    rewards = (*prm_rewards(args.prm), *base.reward_functions)
+    rewards = (*prm_rewards(prm), *base.reward_functions)
     return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
 
 
@@ -155,12 +260,40 @@ def add_backend_options(parser: argparse.ArgumentParser, default: str | None) ->
         "--responses",
         type=Path,
         help="for --backend scripted: a JSONL file of responses (strings, or objects with "
-        "'response'), one per conversation, in order",
+        "'response' and optionally 'task_index'). evaluate: line i answers task i, unless it "
+        "names its task_index; intervene: one per conversation, in order",
     )
 
 
-def build_backend(name: str, responses: Path | None) -> ModelBackend:
-    """The backend called ``name``; the scripted one plays the ``responses`` file.
+def check_backend_options(name: str, responses: Path | None) -> None:
+    """Refuse a backend name or ``--responses`` that cannot work, before anything is built.
+
+    Example:
+        >>> check_backend_options("scripted", None)
+        Traceback (most recent call last):
+        ...
+        ValueError: --backend scripted needs --responses FILE (one response per line)
+        >>> check_backend_options("nope/x", None)
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: scripted, transformers
+
+    """  # noqa: E501
+    from llenvs.inference import backend_providers
+
+    provider = name.partition("/")[0]
+    if provider not in backend_providers():
+        raise UnknownName("backend", provider, backend_providers())
+    if name == "scripted" and responses is None:
+        raise ValueError("--backend scripted needs --responses FILE (one response per line)")
+    if name != "scripted" and responses is not None:
+        raise ValueError(f"--responses is for --backend scripted, not {name!r}")
+
+
+def build_backend(name: str, responses: Path | None, *, progress: bool = True) -> ModelBackend:
+    """The backend called ``name``; the scripted one plays the ``responses`` file in order.
+
+    ``progress=False`` silences a local model's loading bars.
 
     Example:
         >>> build_backend("scripted", None)
@@ -171,12 +304,14 @@ def build_backend(name: str, responses: Path | None) -> ModelBackend:
     """
     from llenvs.inference import get_backend
 
-    if name == "scripted":
-        if responses is None:
-            raise ValueError("--backend scripted needs --responses FILE (one response per line)")
-        return get_backend("scripted", outputs=[text for _, text in read_responses(responses)])
+    check_backend_options(name, responses)
     if responses is not None:
-        raise ValueError(f"--responses is for --backend scripted, not {name!r}")
+        outputs = [text for _, text in read_responses(responses)]
+        if not outputs:
+            raise ValueError(f"{responses} {NO_RESPONSE}")
+        return get_backend("scripted", outputs=outputs)
+    if name.partition("/")[0] == "transformers":
+        return get_backend(name, progress=progress)
     return get_backend(name)
 
 
@@ -184,7 +319,8 @@ def read_responses(path: Path) -> list[tuple[int | None, str]]:
     r"""The responses of a JSONL file: ``(task_index or None, text)`` per line.
 
     A line is a JSON string, or an object with ``response`` (and optionally ``task_index``).
-    Blank lines are skipped; any other line is an error naming the file and line.
+    Blank lines are skipped; any other line (not UTF-8, not JSON, another shape) is an error
+    naming the file and line.
 
     Example:
         >>> import tempfile, pathlib
@@ -195,11 +331,18 @@ def read_responses(path: Path) -> list[tuple[int | None, str]]:
 
     """
     found: list[tuple[int | None, str]] = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
                 continue
             where = f"{path}:{number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                byte = raw[error.start]
+                raise ValueError(
+                    f"{where}: not UTF-8 text (byte 0x{byte:02x} at column {error.start + 1})"
+                ) from None
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as error:
@@ -229,7 +372,11 @@ def add_sampling_options(parser: argparse.ArgumentParser) -> None:
 
     """
     group = parser.add_argument_group("sampling")
-    group.add_argument("--max-tokens", type=int, help="token budget per trajectory")
+    group.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        help="token budget per trajectory (default: 256; intervene: the trace's own)",
+    )
     group.add_argument("--temperature", type=float, help="0 for greedy (the default)")
     group.add_argument("--top-p", type=float, help="nucleus sampling mass")
     group.add_argument("--sampling-seed", type=int, help="seed of the sampler")

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from llenvs.cli.options import add_environment_options, build_environment, read_
 from llenvs.core.errors import TaskIndexError
 from llenvs.evaluation import replay_trace
 from llenvs.traces import Trace, write_traces
+from llenvs.traces.trace_writer import append_traces
 
 __all__ = ["add_parser", "run"]
 
@@ -40,8 +42,8 @@ def add_parser(subparsers: Any) -> None:
         >>> add_parser(parser.add_subparsers())
         >>> args = parser.parse_args(["replay", "--env", "leg_counting", "--responses", "r",
         ...                           "-o", "o"])
-        >>> args.segmenter, args.model
-        ('steps', None)
+        >>> args.segmenter, args.model, args.overwrite
+        ('steps', None, False)
 
     """
     parser = subparsers.add_parser(
@@ -49,7 +51,9 @@ def add_parser(subparsers: Any) -> None:
         help="segment and score a file of responses, writing traces",
         description=(
             "Replay each response through the environment segment by segment: every segment "
-            "gets its per-step rewards (and PRM score with --prm), the last one the outcome."
+            "gets its per-step rewards (and PRM score with --prm), the last one the outcome. "
+            "An existing output file is kept: the new traces are appended to it, unless "
+            "--overwrite. A failed replay writes nothing."
         ),
     )
     add_environment_options(parser)
@@ -60,16 +64,32 @@ def add_parser(subparsers: Any) -> None:
         help="JSONL: a string per line (line k answers task k) or objects with 'response' "
         "and 'task_index'",
     )
-    parser.add_argument("-o", "--output", type=Path, required=True, help="trace file to write")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        help="trace file to write; if it exists, the traces are appended to it",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing output file instead of appending to it (atomically)",
+    )
     parser.add_argument("--model", help="who wrote the responses, recorded in the traces")
     parser.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Replay every response; write the traces atomically; print a summary."""
+    """Replay every response; append (or, with ``--overwrite``, write) the traces atomically.
+
+    Nothing is written unless every response replays: a failure leaves the output as it was.
+    """
     environment = build_environment(args)
     responses = read_responses(args.responses)
+    if not responses:
+        raise ValueError(f"no response in {args.responses}: nothing was written")
     size = len(environment)
     for line, (index, _) in enumerate(responses):
         task_index = line if index is None else index
@@ -89,12 +109,14 @@ def run(args: argparse.Namespace) -> int:
         traces.append(
             replay_trace(environment, line if index is None else index, response, args.model)
         )
-    write_traces(args.output, traces)
+    existing = os.path.exists(args.output) and os.path.getsize(args.output) > 0
+    (write_traces if args.overwrite else append_traces)(args.output, traces)
     segments = sum(len(t.segments) for t in traces)
-    rate = sum(bool(t.success) for t in traces) / len(traces) if traces else 0.0
+    rate = sum(bool(t.success) for t in traces) / len(traces)
     noun = "response" if len(traces) == 1 else "responses"
+    how = "into" if not existing else "replacing" if args.overwrite else "appended to"
     print(
         f"replayed {len(traces)} {noun} ({segments} segments, success {rate:.1%}) "
-        f"into {args.output}"
+        f"{how} {args.output}"
     )
     return 0

@@ -34,7 +34,8 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "segment",
         help="print the segments of a text under a segmenter spec",
-        description="Cut a text (--text, --file, or stdin) and print one segment per line.",
+        description="Cut a text (--text, --file in UTF-8, or stdin) and print one segment per "
+        "line.",
     )
     parser.add_argument(
         "--spec", default="steps", help="segmenter spec: steps, sentence, line:\\n\\n, …"
@@ -64,10 +65,24 @@ def run(args: argparse.Namespace) -> int:
     if args.text is not None:
         text = args.text
     elif args.file is not None:
-        text = args.file.read_text(encoding="utf-8")
+        text = _read_text(args.file)
     else:
         text = sys.stdin.read()
     pieces = segmenter.pieces(text) if args.exact else segmenter.segment(text)
     for index, piece in enumerate(pieces):
         print(f"[{index}] {piece!r}" if args.exact else f"[{index}] {piece}")
     return 0
+
+
+def _read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; bytes that are not UTF-8 are an error naming file and line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ValueError(
+            f"{path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x} at column "
+            f"{column})"
+        ) from None

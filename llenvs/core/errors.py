@@ -14,12 +14,14 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 __all__ = [
     "BackendError",
     "EnvironmentCheckError",
     "LlenvsError",
+    "PermanentBackendError",
     "SegmenterSpecError",
     "TaskIndexError",
     "TerminalStateError",
@@ -34,21 +36,44 @@ class LlenvsError(Exception):
 class UnknownName(LlenvsError, KeyError):
     """A name (environment, adapter, segmenter, backend, ...) that is not one of the choices.
 
+    Up to ``MAX_LISTED`` choices are all listed; beyond that, the message offers the closest
+    few (``difflib``) and the number of choices, followed by ``hint`` (how to list them all).
+
     Example:
         >>> UnknownName("backend", "nope", ["scripted", "openai"]).choices
         ('openai', 'scripted')
+        >>> many = [f"task_{i}" for i in range(20)] + ["leg_counting"]
+        >>> str(UnknownName("dataset", "leg_countin", many, hint="--list-envs lists them"))
+        "unknown dataset 'leg_countin': did you mean leg_counting? (21 choices; --list-envs lists them)"
 
-    """
+    """  # noqa: E501
 
-    def __init__(self, kind: str, name: str, choices: Iterable[str]) -> None:
+    MAX_LISTED = 12
+    """The most choices a message lists in full."""
+
+    def __init__(
+        self, kind: str, name: str, choices: Iterable[str], *, hint: str | None = None
+    ) -> None:
         self.kind = kind
         self.name = name
         self.choices = tuple(sorted(choices))
+        self.hint = hint
+        """How to see every choice, said when the message does not list them all."""
         super().__init__(kind, name)
 
     def __str__(self) -> str:
-        listed = ", ".join(self.choices) if self.choices else "(none registered)"
-        return f"unknown {self.kind} {self.name!r}: choose one of: {listed}"
+        start = f"unknown {self.kind} {self.name!r}: "
+        if not self.choices:
+            return start + "choose one of: (none registered)"
+        if len(self.choices) <= self.MAX_LISTED:
+            return start + "choose one of: " + ", ".join(self.choices)
+        close = difflib.get_close_matches(str(self.name), self.choices, n=3, cutoff=0.6)
+        hint = self.hint or "the error's .choices lists them all"
+        more = f"{len(self.choices)} choices; {hint}"
+        if not close:
+            return start + f"no close match ({more})"
+        listed = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"
+        return start + f"did you mean {listed}? ({more})"
 
 
 class TaskIndexError(LlenvsError, IndexError):
@@ -111,6 +136,18 @@ class BackendError(LlenvsError, RuntimeError):
 
     Example:
         >>> isinstance(BackendError("server down"), RuntimeError)
+        True
+
+    """
+
+
+class PermanentBackendError(BackendError):
+    """A backend error that trying again cannot fix: bad input, or a script with nothing left.
+
+    Retry policies never retry it (``RetryPolicy.never_retry``).
+
+    Example:
+        >>> isinstance(PermanentBackendError("no response left"), BackendError)
         True
 
     """

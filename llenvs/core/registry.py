@@ -2,12 +2,15 @@
 
 Adapters are resolved lazily: the registry holds ``"module:function"`` paths and imports an
 adapter's module only when it is first asked for, so importing ``llenvs.core`` imports no
-adapter (and none of their heavy dependencies).
+adapter (and none of their heavy dependencies). An adapter with a fixed set of environments
+(reasoning_gym's datasets) can also name a function that lists them (``environment_names``).
 
 Example:
     >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> len(env), env.spec.adapter
     (5, 'reasoning_gym')
+    >>> "leg_counting" in environment_registry.environment_names("reasoning_gym")
+    True
     >>> environment_registry.get(name="x", adapter="nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -18,20 +21,27 @@ Example:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from llenvs.core.environment import Environment
 from llenvs.core.errors import UnknownName
 
-__all__ = ["AdapterFactory", "EnvironmentRegistry", "environment_registry"]
+__all__ = ["AdapterFactory", "EnvironmentNames", "EnvironmentRegistry", "environment_registry"]
 
 AdapterFactory = Callable[..., Environment]
 """Makes an environment: ``factory(name, **kwargs)``."""
 
+EnvironmentNames = Callable[[], Iterable[str]]
+"""Lists the environment names an adapter accepts."""
+
 _BUILT_IN: dict[str, str] = {
     "huggingface": "llenvs.adapters.huggingface:make_environment",
     "reasoning_gym": "llenvs.adapters.reasoning_gym:make_environment",
+}
+
+_BUILT_IN_NAMES: dict[str, str] = {
+    "reasoning_gym": "llenvs.adapters.reasoning_gym:dataset_names",
 }
 
 
@@ -50,22 +60,44 @@ class EnvironmentRegistry:
         self._adapters: dict[str, str | AdapterFactory] = dict(
             _BUILT_IN if adapters is None else adapters
         )
+        self._names: dict[str, str | EnvironmentNames] = (
+            dict(_BUILT_IN_NAMES) if adapters is None else {}
+        )
 
     @property
     def adapters(self) -> tuple[str, ...]:
         """The adapter names, sorted."""
         return tuple(sorted(self._adapters))
 
-    def register_adapter(self, name: str, factory: str | AdapterFactory) -> None:
+    def register_adapter(
+        self,
+        name: str,
+        factory: str | AdapterFactory,
+        *,
+        names: str | EnvironmentNames | None = None,
+    ) -> None:
         """Add an adapter, as a factory or a lazy ``"module:function"`` path.
 
-        Registering a name twice is refused, as reasoning-gym's registry does.
+        ``names``, when the adapter has a fixed set of environments, lists them (a function or
+        a lazy path, like ``factory``). Registering a name twice is refused, as reasoning-gym's
+        registry does.
+
+        Example:
+            >>> registry = EnvironmentRegistry({})
+            >>> registry.register_adapter("x", "llenvs.adapters.reasoning_gym:make_environment",
+            ...                           names=lambda: ["b", "a"])
+            >>> registry.environment_names("x")
+            ('a', 'b')
+
         """
         if name in self._adapters:
             raise ValueError(f"adapter {name!r} is already registered")
-        if isinstance(factory, str) and ":" not in factory:
-            raise ValueError(f"adapter path must look like 'module:function', got {factory!r}")
+        for path in (factory, names):
+            if isinstance(path, str) and ":" not in path:
+                raise ValueError(f"adapter path must look like 'module:function', got {path!r}")
         self._adapters[name] = factory
+        if names is not None:
+            self._names[name] = names
 
     def adapter(self, name: str) -> AdapterFactory:
         """The factory of adapter ``name``, imported on first use."""
@@ -74,15 +106,40 @@ class EnvironmentRegistry:
         except KeyError:
             raise UnknownName("adapter", name, self._adapters) from None
         if isinstance(entry, str):
-            module_name, _, attribute = entry.partition(":")
-            factory: AdapterFactory = getattr(importlib.import_module(module_name), attribute)
+            factory: AdapterFactory = _resolve(entry)
             self._adapters[name] = factory
             return factory
         return entry
 
+    def environment_names(self, adapter: str) -> tuple[str, ...]:
+        """The environments ``adapter`` accepts, sorted (when it has a fixed set).
+
+        Example:
+            >>> environment_registry.environment_names("huggingface")
+            Traceback (most recent call last):
+            ...
+            ValueError: adapter 'huggingface' has no list of environments (it takes any name its source accepts)
+
+        """  # noqa: E501
+        self.adapter(adapter)  # an unknown adapter lists the adapters
+        entry = self._names.get(adapter)
+        if entry is None:
+            raise ValueError(
+                f"adapter {adapter!r} has no list of environments (it takes any name its "
+                "source accepts)"
+            )
+        lister: EnvironmentNames = _resolve(entry) if isinstance(entry, str) else entry
+        return tuple(sorted(lister()))
+
     def get(self, *, name: str, adapter: str, **kwargs: Any) -> Environment:
         """Make environment ``name`` with ``adapter``; ``kwargs`` go to the adapter."""
         return self.adapter(adapter)(name, **kwargs)
+
+
+def _resolve(path: str) -> Any:
+    """The object a ``"module:attribute"`` path names, its module imported now."""
+    module_name, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 environment_registry = EnvironmentRegistry()

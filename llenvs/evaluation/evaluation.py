@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,9 +54,10 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import read_traces
-from llenvs.traces.trace_writer import append_trace, write_traces
+from llenvs.traces.trace_reader import TraceReader
+from llenvs.traces.trace_writer import append_trace, set_aside_lines, write_traces
 
 __all__ = ["DEFAULT_RETRY", "ProgressCallback", "run_segmented_evaluation"]
 
@@ -120,7 +122,7 @@ def run_segmented_evaluation(
         raise ValueError(f"batch_size must be > 0, got {batch_size}")
     runner = SegmentedTrajectoryRunner(environment, backend, sampling_params, retry=retry)
     path = None if results_file is None else Path(results_file)
-    earlier = {} if path is None else _finished_traces(path, environment, backend)
+    earlier, unreadable = ({}, []) if path is None else _finished_traces(path, environment, backend)
     finished = {i: earlier[i] for i in tasks if i in earlier and earlier[i].error is None}
     todo = [i for i in tasks if i not in finished]
     config = LogConfig() if log is None else log
@@ -136,7 +138,7 @@ def run_segmented_evaluation(
         emit(
             StepTaken(
                 task_index=episode.task_index,
-                segment_index=int(info.get("segment_index", 0)),
+                segment_index=int(info.get("segment_index", 1)) - 1,  # 0-based, as in traces
                 text=transition.action.text,
                 rewards={s.name: float(s.reward) for s in transition.rewards},
                 terminal=transition.result.terminated,
@@ -184,7 +186,16 @@ def run_segmented_evaluation(
         for sink in receivers:
             sink.close()
     if path is not None:
-        # One trace per task, in task order: earlier traces of other tasks are kept.
+        # One trace per task, in task order: earlier traces of other tasks are kept, and the
+        # lines that could not be read are set aside (appended) beside the file first.
+        kept = set_aside_lines(path, unreadable)
+        if kept is not None:
+            count = len(unreadable)
+            warnings.warn(
+                f"{path}: {count} unreadable line{'' if count == 1 else 's'} moved out of the "
+                f"results file, appended to {kept}",
+                stacklevel=2,
+            )
         merged = {**earlier, **traces}
         write_traces(path, (merged[i] for i in sorted(merged)))
     return EvaluationResult(ordered, results, resumed=len(finished), log_path=log_path)
@@ -215,14 +226,18 @@ def _task_list(
 
 def _finished_traces(
     path: Path, environment: SegmentedEnvironment, backend: ModelBackend
-) -> dict[int, Trace]:
-    """The traces of an earlier run in ``path`` by task (the last one wins); checked to match."""
+) -> tuple[dict[int, Trace], list[SkippedLine]]:
+    """The traces of an earlier run in ``path`` by task, and the lines that could not be read.
+
+    The last trace of a task wins; every trace is checked to come from the same run.
+    """
     if not path.exists():
-        return {}
+        return {}, []
     spec = environment.spec
     wanted = (spec.name, spec.adapter, dict(spec.kwargs), environment.segmenter.spec, backend.name)
     traces: dict[int, Trace] = {}
-    for trace in read_traces(path):
+    reader = TraceReader(path)
+    for trace in reader:
         task = trace.task
         run = trace.run
         found = (
@@ -239,7 +254,7 @@ def _finished_traces(
                 "another results file to start afresh"
             )
         traces[task.task_index] = trace
-    return traces
+    return traces, reader.skipped
 
 
 def _log_path(config: LogConfig, environment: SegmentedEnvironment) -> Path:

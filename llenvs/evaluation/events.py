@@ -2,7 +2,9 @@
 
 A run emits ``RunStarted``, then ``StepTaken`` for every step, ``TrajectoryEnded`` for every
 finished trajectory (``TrajectoryErrored`` instead when a backend failure ended it), and
-``RunEnded``. ``event_record`` turns any of them into the JSON object written to the log.
+``RunEnded``. ``event_record`` turns any of them into the JSON object written to the log. A step
+event's ``segment_index`` counts from 0, as a trace's segments do (the step's ``info`` counts the
+segments consumed, so its first step says 1).
 
 Example:
     >>> record = event_record(TrajectoryEnded(task_index=3, success=True, steps=4))
@@ -59,7 +61,7 @@ class StepTaken:
     """A trajectory took one step.
 
     Example:
-        >>> StepTaken(0, 1, "Two dogs. ", {"correctness": 0.0}, terminal=False).kind
+        >>> StepTaken(0, 0, "Two dogs. ", {"correctness": 0.0}, terminal=False).kind
         'step'
 
     """
@@ -68,7 +70,7 @@ class StepTaken:
     task_index: int
     """The trajectory's task."""
     segment_index: int
-    """Segments consumed, this one included."""
+    """Position of the segment in the response, 0-based like a trace's ``segments[].index``."""
     text: str
     """The segment."""
     rewards: Mapping[str, float]

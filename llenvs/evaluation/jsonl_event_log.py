@@ -1,7 +1,8 @@
 """``JsonlEventLog``: an evaluation's events, one JSON object per line, appended as they happen.
 
 Each line is written and flushed at once, so a crash loses at most the line being written (a
-torn last line, which readers skip).
+torn last line, which readers skip). A ``step`` line's ``segment_index`` is 0-based, the
+``index`` of the same segment in the run's traces.
 
 Example:
     >>> import json, tempfile, pathlib

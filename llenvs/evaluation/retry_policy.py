@@ -1,7 +1,7 @@
 """``RetryPolicy``: how often and how patiently a failing backend call is tried again.
 
 Example:
-    >>> from llenvs.core.errors import BackendError
+    >>> from llenvs.core.errors import BackendError, PermanentBackendError
     >>> calls = []
     >>> def flaky():
     ...     calls.append(1)
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from llenvs.core.errors import BackendError
+from llenvs.core.errors import BackendError, PermanentBackendError
 
 __all__ = ["NO_RETRY", "RetryPolicy"]
 
@@ -32,12 +32,20 @@ class RetryPolicy:
     """Try a call up to ``attempts`` times, waiting ``backoff_s * multiplier**k`` in between.
 
     Only the exception types in ``retry_on`` are retried (backend errors and OS-level errors
-    such as refused connections and timeouts); anything else is a bug and propagates at once.
-    ``sleep`` is injectable so tests retry instantly.
+    such as refused connections and timeouts), except those in ``never_retry`` (a
+    ``PermanentBackendError``: bad input, a script with nothing left), which another try cannot
+    fix; anything else is a bug. Both propagate at once. ``sleep`` is injectable so tests retry
+    instantly.
 
     Example:
         >>> RetryPolicy().delays()
         (1.0, 2.0)
+        >>> def out_of_script():
+        ...     raise PermanentBackendError("no response left")
+        >>> RetryPolicy(sleep=print).call(out_of_script)  # no wait is printed
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.PermanentBackendError: no response left
         >>> RetryPolicy(attempts=0)
         Traceback (most recent call last):
         ...
@@ -53,6 +61,8 @@ class RetryPolicy:
     """Each later wait is the previous one times this."""
     retry_on: tuple[type[BaseException], ...] = (BackendError, OSError)
     """Exception types worth another try."""
+    never_retry: tuple[type[BaseException], ...] = (PermanentBackendError,)
+    """Exception types raised at once even when they are also in ``retry_on``."""
     sleep: Callable[[float], None] = time.sleep
     """How to wait (tests pass a function that returns at once)."""
 
@@ -85,6 +95,8 @@ class RetryPolicy:
         for delay in self.delays():
             try:
                 return function()
+            except self.never_retry:
+                raise
             except self.retry_on:
                 self.sleep(delay)
         return function()

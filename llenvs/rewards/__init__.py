@@ -36,7 +36,7 @@ from llenvs.rewards.prm_conventions import (
     convention_from_name,
 )
 from llenvs.rewards.prm_registry import PRM_NAMES, get_prm
-from llenvs.rewards.prm_reward_function import PRMRewardFunction
+from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
 
@@ -45,6 +45,7 @@ __all__ = [
     "NEUTRAL_SCORE",
     "PRM",
     "PRM_NAMES",
+    "PRM_REWARD_NAME",
     "Aggregation",
     "ArithmeticPRM",
     "ArithmeticVerdict",

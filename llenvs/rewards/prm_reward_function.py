@@ -41,7 +41,12 @@ from llenvs.rewards.prm import NEUTRAL_SCORE, PRM, judge_traces
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
 
-__all__ = ["PRMRewardFunction"]
+__all__ = ["PRM_REWARD_NAME", "PRMRewardFunction"]
+
+PRM_REWARD_NAME = "prm"
+"""The name a PRM's step score goes by, everywhere: a ``PRMRewardFunction``'s default name,
+and the key of ``rewards`` and ``prm_scores`` in traces that ``llenvs evaluate``, ``intervene``,
+``replay`` and ``import --prm`` write."""
 
 
 class PRMRewardFunction:
@@ -50,7 +55,8 @@ class PRMRewardFunction:
     Arguments:
         prm: a ``PRM``; an object with only ``score(text)`` (the guide's ``prm_model``) is
             wrapped in a ``TextScorerPRM``, which scores the response so far.
-        name: the reward's name in ``Rewards`` (default ``"prm"``, as in the guide).
+        name: the reward's name in ``Rewards`` (default ``PRM_REWARD_NAME``, ``"prm"`` as in
+            the guide).
 
     Example:
         >>> class Length:
@@ -62,7 +68,7 @@ class PRMRewardFunction:
 
     """
 
-    def __init__(self, prm: PRM | TextScorer, name: str = "prm") -> None:
+    def __init__(self, prm: PRM | TextScorer, name: str = PRM_REWARD_NAME) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"name must be a non-empty string, got {name!r}")
         if isinstance(prm, PRM):

@@ -55,11 +55,23 @@ warning, skip a malformed line with a warning naming file and line (the rest loa
 an unknown `schema_version`. Invariant: the segments' texts join to `response`, and each
 segment's `[start, end)` is its span in `response`.
 
-Reward names a segment may carry besides the environment's own (`correctness`, `format`) and a
-PRM's (`prm`, also in `prm_scores`): `human_label`, the human step label of an imported
-ProcessBench / PRM800K step file (1 right, 0 neutral, -1 wrong). `llenvs import` reads
-reasoning-gym evaluation logs, step files and OpenAI chat JSONL into traces; `llenvs export
-prm800k` writes traces back as a step file.
+A segment's `rewards` hold every reward of its step by name: the environment's own
+(`correctness`, `format`), a PRM's, and `human_label`, the human step label of an imported
+ProcessBench / PRM800K step file (1 right, 0 neutral, -1 wrong). Its `prm_scores` hold the
+model scores only, the subset of `rewards` that process reward models gave. A PRM's score has
+one name, `prm` (the name of `PRMRewardFunction`), in both, whoever scored it: `llenvs
+evaluate`, `intervene` and `replay` with `--prm`, `llenvs import --prm` and the app's import.
+The app's PRM column shows the lowest of a segment's `prm_scores`; a human label is never
+among them.
+
+`llenvs import` reads reasoning-gym evaluation logs, step files and OpenAI chat JSONL into
+traces; `llenvs export prm800k` writes traces back as a step file that keeps the two kinds of
+score apart: `labels` are human labels only (null where a step has none), `prm_scores` are the
+model scores by name, one object per step. Importing that file gives each back as it was: a
+0.5 `prm` score comes back as `prm` 0.5, never as a `human_label`.
+
+The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) numbers segments as traces do: a
+`step` event's `segment_index` is the segment's `index` here, 0-based.
 
 Schema version: **{version}**.
 """

@@ -1,4 +1,4 @@
-"""Writing trace files: whole files atomically, single traces append-only.
+"""Writing trace files: whole files atomically, appends atomically or line by line.
 
 Example:
     >>> import tempfile, os
@@ -14,12 +14,28 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO
 
+from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
 
-__all__ = ["append_trace", "trace_line", "write_lines_atomically", "write_traces"]
+__all__ = [
+    "append_lines_atomically",
+    "append_trace",
+    "append_traces",
+    "set_aside_lines",
+    "skipped_path",
+    "trace_line",
+    "write_lines_atomically",
+    "write_traces",
+]
+
+_COPY_CHUNK = 1 << 20
+"""Bytes copied at a time when an append rewrites a file through a temporary copy."""
 
 
 def trace_line(trace: Trace) -> bytes:
@@ -65,6 +81,47 @@ def write_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes])
         (1, '{}\n')
 
     """
+    return _replace(path, lines, keep_old=False)
+
+
+def append_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
+    """Append ``traces`` to ``path`` atomically (all or none of them); the number appended.
+
+    A missing file is created. The old bytes and the new lines go to a temporary file that is
+    renamed over ``path`` only once every trace is written, so a failure midway leaves the old
+    file byte-identical.
+
+    Example:
+        >>> import tempfile, os
+        >>> from llenvs.traces.task_record import TaskRecord
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> append_traces(path, [t]), append_traces(path, [t, t]), len(open(path).readlines())
+        (1, 2, 3)
+
+    """
+    return append_lines_atomically(path, (trace_line(trace) for trace in traces))
+
+
+def append_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes]) -> int:
+    r"""Append ``lines`` to ``path`` through a synced temporary copy and a rename; their number.
+
+    A torn last line in the old file (no newline) is closed with one first, so it stays a line
+    of its own.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "rows.jsonl")
+        >>> _ = open(path, "wb").write(b"torn")
+        >>> append_lines_atomically(path, [b"{}\n"]), open(path).read()
+        (1, 'torn\n{}\n')
+
+    """
+    return _replace(path, lines, keep_old=True)
+
+
+def _replace(path: str | os.PathLike[str], lines: Iterable[bytes], *, keep_old: bool) -> int:
+    """Write (the old bytes, when ``keep_old``, then) ``lines`` to a temp file renamed to path."""
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, exist_ok=True)
@@ -74,6 +131,8 @@ def write_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes])
     count = 0
     try:
         with handle:
+            if keep_old:
+                _copy_old(target, handle)
             for line in lines:
                 handle.write(line)
                 count += 1
@@ -86,6 +145,69 @@ def write_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes])
         raise
     _sync_folder(folder)
     return count
+
+
+def _copy_old(target: str, handle: IO[bytes]) -> None:
+    """Copy the file at ``target`` (if any) into ``handle``, closing a torn last line."""
+    try:
+        old = open(target, "rb")
+    except FileNotFoundError:
+        return
+    with old:
+        shutil.copyfileobj(old, handle, _COPY_CHUNK)
+        if old.tell() > 0:
+            old.seek(-1, os.SEEK_END)
+            if old.read(1) != b"\n":
+                handle.write(b"\n")
+
+
+def skipped_path(path: str | os.PathLike[str]) -> Path:
+    """Where the unreadable lines of a trace file are kept: ``<name>.skipped.jsonl`` beside it.
+
+    ``results.jsonl`` gives ``results.skipped.jsonl``; any other name gets the suffix appended.
+
+    Example:
+        >>> skipped_path("out/results.jsonl").as_posix(), skipped_path("r.json").name
+        ('out/results.skipped.jsonl', 'r.json.skipped.jsonl')
+
+    """
+    found = Path(path)
+    stem = found.stem if found.suffix == ".jsonl" else found.name
+    return found.with_name(f"{stem}.skipped.jsonl")
+
+
+def set_aside_lines(path: str | os.PathLike[str], skipped: Sequence[SkippedLine]) -> Path | None:
+    r"""Append the raw lines of ``path`` that ``skipped`` names to ``skipped_path(path)``.
+
+    Call it before rewriting ``path`` without those lines: they are appended (never replacing
+    what an earlier call kept), newline-terminated and synced. Returns the file they went to,
+    or None when there was nothing to keep.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
+        >>> _ = open(path, "wb").write(b'{"ok": 1}\nnot json\n')
+        >>> kept = set_aside_lines(path, [SkippedLine(path, 2, "not JSON")])
+        >>> kept.name, kept.read_bytes()
+        ('results.skipped.jsonl', b'not json\n')
+        >>> set_aside_lines(path, []) is None
+        True
+
+    """
+    wanted = {line.line for line in skipped}
+    if not wanted:
+        return None
+    kept: list[bytes] = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number in wanted:
+                kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+    target = skipped_path(path)
+    with open(target, "ab") as handle:
+        handle.writelines(kept)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return target
 
 
 def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:

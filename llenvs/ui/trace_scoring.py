@@ -6,8 +6,8 @@ Example:
     >>> from llenvs.traces.importers import openai_chat_traces
     >>> [t] = openai_chat_traces({"messages": [{"role": "user", "content": "q"},
     ...     {"role": "assistant", "content": "2 + 2 = 5. So 5."}]})
-    >>> [s.prm_scores for s in with_prm_scores(t, ArithmeticPRM(), "arithmetic_prm").segments]
-    [{'arithmetic_prm': 0.0}, {'arithmetic_prm': 0.5}]
+    >>> [s.prm_scores for s in with_prm_scores(t, ArithmeticPRM(), "prm").segments]
+    [{'prm': 0.0}, {'prm': 0.5}]
 
 """
 
@@ -22,9 +22,11 @@ __all__ = ["with_prm_scores"]
 
 
 def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
-    """``trace`` with ``prm``'s score of every segment added as ``prm_scores[name]``.
+    """``trace`` with ``prm``'s score of every segment added under ``name``.
 
-    The PRM sees the task's prompt as the question and the segment texts as the steps.
+    Each score goes into ``rewards[name]`` and ``prm_scores[name]``, as a ``PRMRewardFunction``
+    called ``name`` records it. The PRM sees the task's prompt as the question and the segment
+    texts as the steps.
 
     Example:
         >>> from llenvs.rewards import ArithmeticPRM
@@ -38,7 +40,11 @@ def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
         return trace
     scores = prm.score_steps(trace.task.prompt, [s.text for s in trace.segments])
     segments = tuple(
-        dataclasses.replace(s, prm_scores={**s.prm_scores, name: float(score)})
+        dataclasses.replace(
+            s,
+            rewards={**s.rewards, name: float(score)},
+            prm_scores={**s.prm_scores, name: float(score)},
+        )
         for s, score in zip(trace.segments, scores, strict=True)
     )
     return dataclasses.replace(trace, segments=segments)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from llenvs.rewards import ArithmeticPRM
+from llenvs.rewards import PRM_REWARD_NAME, ArithmeticPRM
 from llenvs.traces import SkippedLine, TraceImport, write_traces
 from llenvs.ui.trace_scoring import with_prm_scores
 
@@ -115,7 +115,8 @@ def import_into(
 ) -> ImportOutcome:
     """Import ``source`` (in ``format``) as ``imported-<name>.jsonl`` in ``folder``.
 
-    With ``score_arithmetic``, every segment gets an ``arithmetic_prm`` score (ArithmeticPRM).
+    With ``score_arithmetic``, every segment gets a ``prm`` score (ArithmeticPRM), as
+    ``llenvs import --prm arithmetic`` gives it.
 
     Example:
         >>> import tempfile, json
@@ -132,6 +133,6 @@ def import_into(
     target = Path(folder) / f"imported-{Path(source).stem}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     prm = ArithmeticPRM()
-    traces = (with_prm_scores(t, prm, "arithmetic_prm") if score_arithmetic else t for t in reader)
+    traces = (with_prm_scores(t, prm, PRM_REWARD_NAME) if score_arithmetic else t for t in reader)
     count = write_traces(target, traces)
     return ImportOutcome(target, count, tuple(reader.skipped))

@@ -57,8 +57,10 @@ def test_evaluate_writes_traces_an_event_log_and_resumes(tmp_path):
     kinds = [json.loads(line)["event"] for line in log.read_text().splitlines()]
     assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("trajectory_end") == 4
 
-    # Again with more tasks: the 4 finished ones are kept, only tasks 4 and 5 run.
-    more = _responses(tmp_path / "more.jsonl", ["Hm. <answer>1</answer>", "Hm. <answer>2</answer>"])
+    # Again with more tasks: the 4 finished ones are kept, only tasks 4 and 5 run, each with the
+    # response that names its task.
+    rows = [{"task_index": 4 + i, "response": f"Hm. <answer>{i + 1}</answer>"} for i in range(2)]
+    more = _responses(tmp_path / "more.jsonl", rows)
     args[args.index(responses)] = more
     done = llenvs("evaluate", *args, "--num-tasks", "6", "-o", out, "--no-log", cwd=tmp_path)
     assert "errors 0, 4 resumed; 6 traces in" in done.stdout
@@ -185,7 +187,8 @@ def test_export_writes_a_step_file_that_import_reads_back(tmp_path):
     assert "exported 1 trace to" in done.stdout
     [row] = [json.loads(line) for line in (tmp_path / "steps.jsonl").read_text().splitlines()]
     assert row["steps"] == ["So 12 × 4 = 48.", "Then 48 + 8 = 50. <answer>50</answer>"]
-    assert row["labels"] == [1, -1] and row["first_error_step"] == 1
+    assert row["labels"] == [None, None] and row["first_error_step"] is None  # no human labels
+    assert row["prm_scores"] == [{"prm": 1.0}, {"prm": 0.0}]  # the model's, apart
     assert row["final_answer_correct"] is False
     llenvs("import", "prm800k", tmp_path / "steps.jsonl", "-o", tmp_path / "back.jsonl",
            cwd=tmp_path)  # fmt: skip

@@ -164,6 +164,6 @@ def test_import_command_writes_traces_and_lists_skipped_rows(tmp_path, capsys):
     assert "imported 197 traces" in captured.out and "1 row skipped" in captured.out
     assert "line 198" in captured.err
     first = next(read_traces(out))
-    assert set(first.segments[0].prm_scores) == {"arithmetic_prm"}
+    assert set(first.segments[0].prm_scores) == {"prm"}  # the name evaluate gives it
     with pytest.raises(SystemExit):
         parser.parse_args(["import", "csv", str(source), "-o", str(out)])

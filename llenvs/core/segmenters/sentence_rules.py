@@ -212,9 +212,13 @@ def not_elision(end: SentenceEnd) -> bool:
 def not_abbreviation(end: SentenceEnd) -> bool:
     """A period after a known abbreviation, or before a number after ``p``/``No``, ends nothing.
 
+    An abbreviated month is such a ``p``: ``on Jan. 5th`` goes on, ``born in Jan. Then`` ends.
+
     Example:
         >>> not_abbreviation(SentenceEnd("see p. 5", 5, 6, 6, 7))
         False
+        >>> [not_abbreviation(SentenceEnd(f"in Jan. {w}", 6, 7, 7, 8)) for w in ("5th", "Then")]
+        [False, True]
 
     """
     if end.punctuation != ".":

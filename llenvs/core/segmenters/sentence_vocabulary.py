@@ -10,6 +10,7 @@ __all__ = [
     "ABBREVIATIONS",
     "CLOSERS",
     "HEADING_WORDS",
+    "MONTH_ABBREVIATIONS",
     "NUMBER_ABBREVIATIONS",
     "OPENERS",
     "SENTENCE_STARTERS",
@@ -28,8 +29,10 @@ ABBREVIATIONS = frozenset(
     "approx vs e.g i.e cf viz al ca resp incl esp".split()
 )
 """Words (lower case, inner periods kept) that a period never ends a sentence after."""
-NUMBER_ABBREVIATIONS = frozenset("no nos nr n° nº p pp pg para".split())
-"""Words that are abbreviations when a number follows (``No. 5``, ``p. 55``)."""
+MONTH_ABBREVIATIONS = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+"""Abbreviated months: before a day or year (``Jan. 5th``, ``Dec. 2024``) they end nothing."""
+NUMBER_ABBREVIATIONS = frozenset("no nos nr n° nº p pp pg para".split()) | MONTH_ABBREVIATIONS
+"""Words that are abbreviations when a number follows (``No. 5``, ``p. 55``, ``Jan. 5th``)."""
 HEADING_WORDS = frozenset(
     "step case part problem question example exercise chapter section lemma theorem claim "
     "method stage phase".split()

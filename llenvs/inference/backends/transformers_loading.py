@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +23,14 @@ from llenvs.core.errors import BackendError
 from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME, embedded_model_path
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 
-__all__ = ["DType", "default_dtype", "get_embedded_backend", "load_backend", "make_backend"]
+__all__ = [
+    "DType",
+    "default_dtype",
+    "get_embedded_backend",
+    "load_backend",
+    "make_backend",
+    "quiet_transformers",
+]
 
 DType = Literal["float32", "bfloat16", "float16"]
 """Weights' precision. Default (``default_dtype``): bfloat16 on a GPU that supports it and on a
@@ -66,8 +75,12 @@ def load_backend(
     dtype: DType | None = None,
     device: str | None = None,
     max_sessions: int = 8,
+    progress: bool = True,
 ) -> TransformersBackend:
     """Load a causal LM and its tokenizer from a folder (or a hub id already cached).
+
+    ``progress=False`` silences transformers' progress bars ("Loading weights") and its
+    informational logging while loading.
 
     Example:
         >>> load_backend("/no/such/model", name="transformers/x")  # doctest: +ELLIPSIS
@@ -88,9 +101,13 @@ def load_backend(
                 "already in the local cache)"
             )
     target = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    quiet = contextlib.nullcontext() if progress else quiet_transformers()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(where)
-        model: Any = AutoModelForCausalLM.from_pretrained(where, dtype=_torch_dtype(dtype, target))
+        with quiet:
+            tokenizer = AutoTokenizer.from_pretrained(where)
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                where, dtype=_torch_dtype(dtype, target)
+            )
     except OSError as err:
         raise BackendError(f"cannot load the model {where!r} offline: {err}") from err
     model = model.to(target).eval()
@@ -107,7 +124,8 @@ def make_backend(
 ) -> TransformersBackend:
     """The registry's factory: ``get_backend("transformers")`` or ``"transformers/<model>"``.
 
-    Without a model name, or with the embedded model's own name (as a trace records it:
+    ``progress=False`` draws no progress bar, neither converting the embedded model nor loading
+    the weights. Without a model name, or with the embedded model's own name (as a trace records it:
     ``"transformers/SmolLM2-135M-Instruct"``): the embedded SmolLM2-135M-Instruct (converted
     once, then cached).
 
@@ -125,7 +143,34 @@ def make_backend(
         name = f"transformers/{EMBEDDED_MODEL_NAME}"
     else:
         path, name = model, f"transformers/{model}"
-    return load_backend(path, name=name, dtype=dtype, device=device, max_sessions=max_sessions)
+    return load_backend(
+        path, name=name, dtype=dtype, device=device, max_sessions=max_sessions, progress=progress
+    )
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Within: no transformers progress bars and only its errors logged; as before after.
+
+    Example:
+        >>> from transformers.utils import logging
+        >>> with quiet_transformers():
+        ...     logging.is_progress_bar_enabled()
+        False
+
+    """
+    from transformers.utils import logging as transformers_logging
+
+    logging: Any = transformers_logging  # its switches are untyped
+    bars, verbosity = logging.is_progress_bar_enabled(), logging.get_verbosity()
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
 
 
 @cache

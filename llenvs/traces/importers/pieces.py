@@ -30,22 +30,26 @@ def pieces_of(text: str, segmenter: str) -> list[str]:
 
 
 def segments_of(
-    pieces: Sequence[str], rewards: Sequence[Mapping[str, float]] | None = None
+    pieces: Sequence[str],
+    rewards: Sequence[Mapping[str, float]] | None = None,
+    prm_scores: Sequence[Mapping[str, float]] | None = None,
 ) -> tuple[SegmentRecord, ...]:
-    """One replayed segment per piece, in order; ``rewards[i]`` are piece i's step rewards.
+    """One replayed segment per piece, in order, with piece i's step rewards and PRM scores.
 
-    The last piece is terminal. A piece's rewards named ``prm`` or ending in ``_prm`` are
-    its PRM scores too.
+    ``rewards[i]`` are piece i's rewards (a human label, say); ``prm_scores[i]`` its model
+    scores by name, which are rewards of its step too, as a ``PRMRewardFunction`` records them.
+    The last piece is terminal.
 
     Example:
-        >>> [s] = segments_of(["x"], [{"human_label": 1.0}])
-        >>> s.rewards, s.terminal
-        ({'human_label': 1.0}, True)
+        >>> [s] = segments_of(["x"], [{"human_label": 1.0}], [{"prm": 0.5}])
+        >>> s.rewards, s.prm_scores, s.terminal
+        ({'human_label': 1.0, 'prm': 0.5}, {'prm': 0.5}, True)
 
     """
     records, offset = [], 0
     for index, piece in enumerate(pieces):
-        step_rewards = dict(rewards[index]) if rewards is not None else {}
+        scores = dict(prm_scores[index]) if prm_scores is not None else {}
+        step_rewards = {**(rewards[index] if rewards is not None else {}), **scores}
         records.append(
             SegmentRecord(
                 index=index,
@@ -53,14 +57,10 @@ def segments_of(
                 end=offset + len(piece),
                 text=piece,
                 rewards=step_rewards,
-                prm_scores={k: v for k, v in step_rewards.items() if _is_prm(k)},
+                prm_scores=scores,
                 flags=frozenset({SegmentFlag.REPLAYED}),
                 terminal=index == len(pieces) - 1,
             )
         )
         offset += len(piece)
     return tuple(records)
-
-
-def _is_prm(name: str) -> bool:
-    return name == "prm" or name.endswith("_prm")

@@ -53,8 +53,8 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[Row]:
 
     A file whose first non-blank character opens one JSON document spanning several lines (a
     pretty-printed object or array) is read whole: an array gives one row per item, an object
-    one row. A line that is not JSON gives a row with ``error`` set, so callers can skip and
-    report it while the rest loads.
+    one row. A line that is not UTF-8 text or not JSON gives a row with ``error`` set, so callers
+    can skip and report it while the rest loads.
 
     Example:
         >>> import tempfile, os
@@ -76,8 +76,15 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[Row]:
             if not raw.strip():
                 continue
             try:
-                yield Row(number, json.loads(raw.decode("utf-8")))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                byte = raw[error.start]
+                problem = f"byte 0x{byte:02x} at column {error.start + 1}"
+                yield Row(number, None, f"not UTF-8 text ({problem})")
+                continue
+            try:
+                yield Row(number, json.loads(text))
+            except json.JSONDecodeError as error:
                 yield Row(number, None, f"not JSON: {error}")
 
 

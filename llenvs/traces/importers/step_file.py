@@ -7,7 +7,10 @@ Three shapes are read: the rows of ``shared/external/step_traces.jsonl`` (``{"da
 (``{"question": {"problem", ...}, "label": {"steps": [{"completions": [{"text", "rating"}],
 "chosen_completion"}]}}``). Each step is one segment: ProcessBench steps are paragraphs (joined
 by a blank line), PRM800K steps are lines, and the joiner stays with the step before it. A step's
-human label (1 right, 0 neutral, -1 wrong) is its ``human_label`` reward.
+human label (1 right, 0 neutral, -1 wrong) is its ``human_label`` reward. A row may also carry
+``prm_scores``, one ``{name: score}`` object (or null) per step: a model's scores, as ``llenvs
+export prm800k`` writes them; they come back as that step's ``rewards[name]`` and
+``prm_scores[name]``, never as a human label.
 
 Example:
     >>> row = {"dataset": "processbench/gsm8k", "id": "gsm8k-7", "problem": "2 + 2?",
@@ -62,6 +65,7 @@ def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> 
     if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
         raise TraceFormatError("'steps' must be a list of strings")
     labels = _labels(row, len(steps))
+    scores = _prm_scores(row, len(steps))
     joiner = "\n" if dataset == "prm800k" else "\n\n"
     pieces = [step + joiner for step in steps[:-1]] + steps[-1:]
     problem = row.get("problem")
@@ -88,7 +92,9 @@ def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> 
             messages=(Message("user", problem), Message("assistant", response)),
             response=response,
             segments=segments_of(
-                pieces, [{} if label is None else {HUMAN_LABEL: float(label)} for label in labels]
+                pieces,
+                [{} if label is None else {HUMAN_LABEL: float(label)} for label in labels],
+                scores,
             ),
             final_rewards=final,
             success=None if not final else bool(correct),
@@ -119,6 +125,25 @@ def _labels(row: dict[str, Any], count: int) -> list[int | None]:
         if label is not None and (isinstance(label, bool) or label not in (-1, 0, 1)):
             raise TraceFormatError(f"a label must be 1, 0, -1 or null, got {label!r}")
     return labels
+
+
+def _prm_scores(row: dict[str, Any], count: int) -> list[dict[str, float]]:
+    """Per-step model scores: ``prm_scores``, one ``{name: score}`` object or null per step."""
+    given = row.get("prm_scores")
+    if given is None:
+        return [{} for _ in range(count)]
+    if not isinstance(given, list) or len(given) != count:
+        raise TraceFormatError(f"'prm_scores' must be a list of {count} objects (one per step)")
+    scores: list[dict[str, float]] = []
+    for step in given:
+        if step is None:
+            step = {}
+        if not isinstance(step, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in step.values()
+        ):
+            raise TraceFormatError(f"a step's prm_scores must map names to numbers, got {step!r}")
+        scores.append({str(name): float(value) for name, value in step.items()})
+    return scores
 
 
 def _from_prm800k(record: dict[str, Any]) -> dict[str, Any]:

@@ -2,9 +2,16 @@ r"""Exporting traces as a PRM800K-style step file: one row per trace, steps and 
 
 The rows have the shape of ``shared/external/step_traces.jsonl`` (``{"dataset", "id",
 "problem", "steps", "labels", "first_error_step", "ground_truth_answer",
-"final_answer_correct"}``), which ``llenvs import prm800k`` reads back. A step's label is its
-``human_label`` reward when it has one; otherwise it comes from its PRM score (above 0.5 right,
-0.5 neutral, below 0.5 wrong); labels after the first wrong step are null, as in PRM800K.
+"final_answer_correct"}``) plus ``prm_scores``, which ``llenvs import prm800k`` reads back.
+Human labels and model scores stay apart:
+
+* ``labels`` are human labels only: a step's ``human_label`` reward (1 right, 0 neutral, -1
+  wrong), null where it has none and after the first wrong step, as in PRM800K.
+  ``first_error_step`` is that first wrong step, -1 when humans labelled steps and found none
+  wrong, null when no step has a human label.
+* ``prm_scores`` are a model's: one ``{name: score}`` object per step, its ``prm_scores`` as
+  the trace holds them. A model score never becomes a label; importing the file gives each back
+  under its name.
 
 Example:
     >>> from llenvs.traces.importers.step_file import step_file_traces
@@ -38,8 +45,9 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. Ok.",
         ...           segments=(SegmentRecord(0, 0, 11, "1 + 1 = 3. ", prm_scores={"p": 0.0}),
         ...                     SegmentRecord(1, 11, 14, "Ok.", prm_scores={"p": 0.5})))
-        >>> step_file_row(t)["steps"], step_file_row(t)["labels"]
-        (['1 + 1 = 3.', 'Ok.'], [-1, None])
+        >>> row = step_file_row(t)
+        >>> row["steps"], row["labels"], row["first_error_step"], row["prm_scores"]
+        (['1 + 1 = 3.', 'Ok.'], [None, None], None, [{'p': 0.0}, {'p': 0.5}])
 
     """
     joiner = trace.metadata.get("step_joiner")
@@ -55,10 +63,12 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
     labels: list[int | None] = []
     wrong: int | None = None
     for segment in trace.segments:
-        label = None if wrong is not None else _label(segment.rewards, segment.prm_scores)
-        if label == -1 and wrong is None:
+        human = segment.rewards.get(HUMAN_LABEL)
+        label = None if wrong is not None or human is None else int(human)
+        if label == -1:
             wrong = segment.index
         labels.append(label)
+    labelled = any(label is not None for label in labels)
     correct = trace.final_rewards.get("correctness")
     dataset = trace.metadata.get("imported_from")
     return {
@@ -68,7 +78,8 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
         "problem": trace.task.prompt,
         "steps": steps,
         "labels": labels,
-        "first_error_step": -1 if wrong is None else wrong,
+        "first_error_step": wrong if wrong is not None else -1 if labelled else None,
+        "prm_scores": [dict(segment.prm_scores) for segment in trace.segments],
         "ground_truth_answer": trace.task.expected_answer,
         "final_answer_correct": None if correct is None else correct >= 1.0,
     }
@@ -85,12 +96,3 @@ def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> in
     """
     rows = (json.dumps(step_file_row(t), ensure_ascii=False) + "\n" for t in traces)
     return write_lines_atomically(path, (row.encode("utf-8") for row in rows))
-
-
-def _label(rewards: Any, prm_scores: Any) -> int | None:
-    if HUMAN_LABEL in rewards:
-        return int(rewards[HUMAN_LABEL])
-    if not prm_scores:
-        return None
-    score = min(prm_scores.values())
-    return 1 if score > 0.5 else -1 if score < 0.5 else 0

@@ -112,6 +112,13 @@ CONFLICTS = {
         ),
         ("We met at 5 p.m. Then we left.", ["We met at 5 p.m. ", "Then we left."]),
     ],
+    "month abbreviation before a date vs a month ending a sentence": [
+        ("We met on Jan. 5th. Then we left.", ["We met on Jan. 5th. ", "Then we left."]),
+        ("It was Sept. 11 in 2001. Ok.", ["It was Sept. 11 in 2001. ", "Ok."]),
+        ("Due by Dec. 31, 2024. Then stop.", ["Due by Dec. 31, 2024. ", "Then stop."]),
+        ("I was born in Jan. Then I grew.", ["I was born in Jan. ", "Then I grew."]),
+        ("See you in Oct. We will see.", ["See you in Oct. ", "We will see."]),
+    ],
     "inline list vs a number ending a sentence": [
         ("1. The first item 2. The second item", ["1. The first item ", "2. The second item"]),
         ("a) Add them b) Divide c) Stop", ["a) Add them ", "b) Divide ", "c) Stop"]),

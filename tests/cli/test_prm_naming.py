@@ -1,0 +1,84 @@
+"""PRM scores have one name everywhere, and a step file never turns them into human labels.
+
+``llenvs evaluate`` (its ``PRMRewardFunction``) and ``llenvs import --prm`` both record a PRM's
+score as ``rewards["prm"]`` and ``prm_scores["prm"]``; ``llenvs export prm800k`` writes human
+labels as ``labels`` and model scores as ``prm_scores``, so importing the file gives both back.
+"""
+
+from __future__ import annotations
+
+import json
+
+from llenvs.cli.main import main
+from llenvs.traces import read_traces
+
+ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
+# Steps: right arithmetic (1.0), none to check (0.5), wrong arithmetic (0.0).
+RESPONSE = "So 12 × 4 = 48. Count them again. Then 48 + 8 = 50. <answer>50</answer>"
+SCORES = [1.0, 0.5, 0.0]
+
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def _run(*args):
+    assert main([str(arg) for arg in args]) == 0
+
+
+def _export_and_import(traces, folder):
+    steps, back = folder / "steps.jsonl", folder / "back.jsonl"
+    _run("export", "prm800k", traces, "-o", steps)
+    [row] = [json.loads(line) for line in steps.read_text().splitlines()]
+    _run("import", "prm800k", steps, "-o", back)
+    [trace] = read_traces(back)
+    return row, trace
+
+
+def _assert_model_scores_only(trace):
+    assert [s.prm_scores for s in trace.segments] == [{"prm": x} for x in SCORES]
+    assert [s.rewards.get("prm") for s in trace.segments] == SCORES
+    assert all("human_label" not in s.rewards for s in trace.segments)
+
+
+def test_evaluate_and_import_name_the_prm_score_alike(tmp_path):
+    evaluated = tmp_path / "evaluated.jsonl"
+    _run("evaluate", *ENV, "--num-tasks", "1", "--segmenter", "sentence", "--prm", "arithmetic",
+         "--backend", "scripted", "--responses", _write_jsonl(tmp_path / "r.jsonl", [RESPONSE]),
+         "-o", evaluated, "--log-dir", tmp_path / "logs")  # fmt: skip
+    chat = [{"role": "user", "content": "q"}, {"role": "assistant", "content": RESPONSE}]
+    imported = tmp_path / "imported.jsonl"
+    _run("import", "openai_chat", _write_jsonl(tmp_path / "chat.jsonl", [{"messages": chat}]),
+         "-o", imported, "--segmenter", "sentence", "--prm", "arithmetic")  # fmt: skip
+    [from_evaluate], [from_import] = read_traces(evaluated), read_traces(imported)
+    _assert_model_scores_only(from_evaluate)
+    _assert_model_scores_only(from_import)
+
+
+def test_evaluate_export_import_keeps_a_model_score_under_its_name(tmp_path):
+    traces = tmp_path / "t.jsonl"
+    _run("evaluate", *ENV, "--num-tasks", "1", "--segmenter", "sentence", "--prm", "arithmetic",
+         "--backend", "scripted", "--responses", _write_jsonl(tmp_path / "r.jsonl", [RESPONSE]),
+         "-o", traces, "--log-dir", tmp_path / "logs")  # fmt: skip
+    row, back = _export_and_import(traces, tmp_path)
+    assert row["labels"] == [None, None, None]  # no human labelled these steps
+    assert row["first_error_step"] is None
+    assert row["prm_scores"] == [{"prm": x} for x in SCORES]
+    _assert_model_scores_only(back)
+
+
+def test_import_with_a_prm_export_import_keeps_human_labels_and_model_scores_apart(tmp_path):
+    step_row = {"dataset": "prm800k", "id": "p-3", "problem": "q", "labels": [1, 0, -1],
+                "steps": ["So 12 × 4 = 48.", "Count them again.", "Then 48 + 8 = 50."]}  # fmt: skip
+    traces = tmp_path / "t.jsonl"
+    _run("import", "prm800k", _write_jsonl(tmp_path / "s.jsonl", [step_row]), "-o", traces,
+         "--prm", "arithmetic")  # fmt: skip
+    row, back = _export_and_import(traces, tmp_path)
+    assert row["labels"] == [1, 0, -1] and row["first_error_step"] == 2
+    assert row["prm_scores"] == [{"prm": x} for x in SCORES]
+    labels = [1.0, 0.0, -1.0]
+    assert [s.rewards for s in back.segments] == [
+        {"human_label": label, "prm": score} for label, score in zip(labels, SCORES, strict=True)
+    ]
+    assert [s.prm_scores for s in back.segments] == [{"prm": x} for x in SCORES]
