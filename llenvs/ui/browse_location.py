@@ -1,7 +1,8 @@
 """Where the Browse page is: file, trace (its line) and segment, kept in the URL.
 
 The query string ``?file=<path>&trace=<line>&segment=<index>`` makes a view shareable; the
-pages read and write it through ``read_location`` and ``go_to``.
+pages read and write it through ``read_location`` and ``go_to``. A URL naming a file outside the
+traces folders is refused when it is read (``llenvs.ui.trace_roots``), before anything opens it.
 
 Example:
     >>> BrowseLocation.from_params({"file": "runs.jsonl", "trace": "4", "segment": "x"})
@@ -15,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+
+from llenvs.ui.trace_roots import resolve_trace_path
 
 __all__ = ["BrowseLocation", "go_to", "neighbour", "read_location"]
 
@@ -86,14 +89,25 @@ def neighbour(lines: Sequence[int], line: int | None, step: int) -> int | None:
 
 
 def read_location() -> BrowseLocation:
-    """The location in the page's URL.
+    """The location in the page's URL, its file checked against the traces folders.
+
+    A file outside them (``/etc/passwd``, ``../x``, a symlink out) raises the
+    ``PermissionError`` of ``resolve_trace_path``, which names the folders.
 
     Example:
-        >>> read_location().segment
-        0
+        >>> go_to(BrowseLocation("/etc/passwd"))
+        >>> read_location()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        PermissionError: `/etc/passwd` is outside the traces folders; the app opens files only ...
+        >>> go_to(BrowseLocation()); read_location()
+        BrowseLocation(file=None, line=None, segment=0)
 
     """
-    return BrowseLocation.from_params(st.query_params.to_dict())
+    location = BrowseLocation.from_params(st.query_params.to_dict())
+    if location.file is not None:
+        resolve_trace_path(location.file)
+    return location
 
 
 def go_to(location: BrowseLocation) -> None:

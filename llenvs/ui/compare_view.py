@@ -1,7 +1,8 @@
 """The Compare page's panels: which trace, which segmenters, and the comparison itself.
 
-The trace comes from the URL (``?file=…&trace=…``, as Browse links it), else the first trace of
-the first file; its response can also be replaced by any pasted text.
+The trace comes from the URL (``?file=…&trace=…``, as Browse links it; a file outside the traces
+folders is refused), else the first trace of the first file; its response can also be replaced
+by any pasted text.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """The Home page's panels: where traces come from, their counts, and how to add more.
 
 Traces come from the traces folder (``sample_traces/`` or ``$LLENVS_TRACES_DIR``), a file path
-typed here, an uploaded trace file, or an import of an outside file (reasoning-gym logs,
-ProcessBench / PRM800K step files, OpenAI chat JSONL) into that folder.
+typed here (inside the traces folders: that one and those of ``$LLENVS_TRACE_ROOTS``), an
+uploaded trace file, or an import of an outside file (reasoning-gym logs, ProcessBench / PRM800K
+step files, OpenAI chat JSONL) into that folder.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -16,6 +18,8 @@ import streamlit as st
 from llenvs.traces import IMPORT_FORMATS
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.trace_index import MAX_LINE_ENV, max_line_bytes
+from llenvs.ui.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
 from llenvs.ui.trace_source import import_into, save_upload, trace_files
 
 __all__ = [
@@ -26,6 +30,8 @@ __all__ = [
     "how_to_get_traces",
     "open_path",
     "page_guide",
+    "roots_help",
+    "upload_help",
 ]
 
 SEARCH = ":material/search:"
@@ -62,10 +68,41 @@ def how_to_get_traces(folder: Path) -> str:
     return HOW_TO_GET_TRACES.format(folder=folder, formats=", ".join(sorted(IMPORT_FORMATS)))
 
 
+def roots_help() -> str:
+    """Which folders the app opens files in, and how to add one.
+
+    Example:
+        >>> "LLENVS_TRACE_ROOTS" in roots_help()
+        True
+
+    """
+    folders = ", ".join(f"`{root}`" for root in allowed_roots())
+    return (
+        f"The app opens files only inside its traces folders: {folders}. To open files "
+        f"elsewhere, start it with their folders in `{TRACE_ROOTS_ENV}` (separated by "
+        f"`{os.pathsep}`)."
+    )
+
+
+def upload_help(limit_mb: float, what: str) -> str:
+    """The uploaders' help: the size limit, and where ``what`` goes.
+
+    Example:
+        >>> upload_help(100, "It is saved in the traces folder.")[:21]
+        'Up to 100 MB per file'
+
+    """
+    line_mb = max_line_bytes() / 2**20
+    return (
+        f"Up to {limit_mb:g} MB per file (`server.maxUploadSize` in `.streamlit/config.toml`); "
+        f"a line longer than {line_mb:g} MB is skipped (`{MAX_LINE_ENV}`). {what}"
+    )
+
+
 def folder_summary(folder: Path) -> None:
     """The trace files of ``folder`` with their counts, each with a link to browse it."""
     files = trace_files(folder)
-    st.markdown(f"**Traces folder:** `{folder}`")
+    st.markdown(f"**Traces folder:** `{folder}`", help=roots_help())
     if not files:
         st.info(how_to_get_traces(folder))
         return
@@ -93,11 +130,22 @@ def folder_summary(folder: Path) -> None:
 
 
 def open_path() -> None:
-    """A text box for any trace file's path, with a link that opens it in Browse."""
-    path = st.text_input("Open a trace file by path", placeholder="/path/to/traces.jsonl")
-    if not path.strip():
+    """A text box for a trace file's path in the traces folders, with a link to Browse it.
+
+    A path outside them is refused with a message naming them (``resolve_trace_path``).
+    """
+    typed = st.text_input(
+        "Open a trace file by path", placeholder="/path/to/traces.jsonl", help=roots_help()
+    )
+    path = typed.strip()
+    if not path:
         return
-    if not Path(path).is_file():
+    try:
+        resolved = resolve_trace_path(path)
+    except PermissionError as error:
+        st.error(str(error), icon=":material/block:")
+        return
+    if not resolved.is_file():
         st.error(f"No such file: {path}")
         return
     st.page_link(
@@ -110,7 +158,15 @@ def add_traces(folder: Path) -> None:
     upload, convert = st.columns(2)
     with upload:
         st.markdown("**Upload a trace file** (`.jsonl`, one trace per line)")
-        uploaded = st.file_uploader("Trace file", type=["jsonl"], key="upload-traces")
+        uploaded = st.file_uploader(
+            "Trace file",
+            type=["jsonl"],
+            key="upload-traces",
+            help=upload_help(
+                _upload_limit_mb(),
+                f"It is saved in `{folder}`, under a new name when one is taken.",
+            ),
+        )
         if uploaded is not None:
             with shows_errors("saving the upload"):
                 saved = save_upload(folder, uploaded.name, uploaded.getvalue())
@@ -122,8 +178,17 @@ def add_traces(folder: Path) -> None:
         st.markdown("**Import an outside file** into the traces folder")
         with st.form("import-form"):
             format = st.selectbox("Format", sorted(IMPORT_FORMATS))
-            source = st.text_input("File path", placeholder="../shared/external/step_traces.jsonl")
-            outside = st.file_uploader("or upload it", type=["jsonl", "json"], key="upload-import")
+            source = st.text_input(
+                "File path",
+                placeholder=str(folder / "step_traces.jsonl"),
+                help="A file inside the traces folders. " + roots_help(),
+            )
+            outside = st.file_uploader(
+                "or upload it",
+                type=["jsonl", "json"],
+                key="upload-import",
+                help=upload_help(_upload_limit_mb(), "Its traces go to a new file."),
+            )
             score = st.checkbox("Score every step with ArithmeticPRM", value=True)
             submitted = st.form_submit_button("Import")
         if submitted:
@@ -133,20 +198,25 @@ def add_traces(folder: Path) -> None:
 
 def _import(folder: Path, format: str, source: str, outside: object, score: bool) -> None:
     if outside is not None:
-        staging = Path(tempfile.mkdtemp()) / Path(outside.name).name  # type: ignore[attr-defined]
-        staging.write_bytes(outside.getvalue())  # type: ignore[attr-defined]
-        path = staging
+        with tempfile.TemporaryDirectory() as staging:
+            path = Path(staging) / Path(outside.name).name  # type: ignore[attr-defined]
+            path.write_bytes(outside.getvalue())  # type: ignore[attr-defined]
+            outcome = import_into(folder, format, path, score_arithmetic=score)
     elif source.strip():
-        path = Path(source.strip())
+        path = resolve_trace_path(source.strip())
+        outcome = import_into(folder, format, path, score_arithmetic=score)
     else:
         st.warning("Give a file path or upload a file to import.")
         return
-    outcome = import_into(folder, format, path, score_arithmetic=score)
     st.success(f"Imported {outcome.count} traces into {outcome.path}")
     if outcome.skipped:
         st.warning(f"{len(outcome.skipped)} row(s) skipped")
         st.code("\n".join(str(s) for s in outcome.skipped[:50]), language=None)
     st.page_link(BROWSE, label="Browse them", icon=SEARCH, query_params={"file": str(outcome.path)})
+
+
+def _upload_limit_mb() -> float:
+    return float(st.get_option("server.maxUploadSize"))
 
 
 def page_guide() -> None:

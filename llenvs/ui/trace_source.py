@@ -1,7 +1,9 @@
 """Where the workbench finds trace files: the traces folder, uploads and imports into it.
 
 The folder is ``$LLENVS_TRACES_DIR`` when set, else ``sample_traces`` in the working directory
-(the repository root when the app runs from there).
+(the repository root when the app runs from there); ``llenvs.ui.trace_roots`` says which other
+folders the app may open files in. Uploads and imports never replace a file: each gets a name
+of its own.
 
 Example:
     >>> import os, tempfile
@@ -14,16 +16,20 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.rewards import PRM_REWARD_NAME, ArithmeticPRM
-from llenvs.traces import SkippedLine, TraceImport, write_traces
+from llenvs.traces import SkippedLine, TraceFormatError, TraceImport, write_traces
+from llenvs.ui.trace_roots import DEFAULT_DIR, TRACES_DIR_ENV, inside_roots, traces_dir
 from llenvs.ui.trace_scoring import with_prm_scores
 
 __all__ = [
+    "DEFAULT_DIR",
     "TRACES_DIR_ENV",
     "ImportOutcome",
     "import_into",
@@ -32,28 +38,11 @@ __all__ = [
     "traces_dir",
 ]
 
-TRACES_DIR_ENV = "LLENVS_TRACES_DIR"
-"""The environment variable that names the traces folder."""
-
-DEFAULT_DIR = "sample_traces"
-"""The traces folder when the environment variable is not set."""
-
-
-def traces_dir() -> Path:
-    """The traces folder: ``$LLENVS_TRACES_DIR``, else ``./sample_traces``.
-
-    Example:
-        >>> os.environ[TRACES_DIR_ENV] = "/tmp/t"; str(traces_dir())
-        '/tmp/t'
-        >>> del os.environ[TRACES_DIR_ENV]; str(traces_dir())
-        'sample_traces'
-
-    """
-    return Path(os.environ.get(TRACES_DIR_ENV) or DEFAULT_DIR)
-
 
 def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     """The trace files (``*.jsonl``, branch sidecars excluded) in ``folder``, by name.
+
+    A symlink that leads out of ``folder`` is left out: the app would refuse to open it.
 
     Example:
         >>> trace_files("/no/such/folder")
@@ -64,28 +53,40 @@ def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     if not path.is_dir():
         return []
     return sorted(
-        p for p in path.glob("*.jsonl") if p.is_file() and not p.name.endswith(".branches.jsonl")
+        p
+        for p in path.glob("*.jsonl")
+        if p.is_file() and not p.name.endswith(".branches.jsonl") and _inside(p, path)
     )
 
 
 def save_upload(folder: str | os.PathLike[str], name: str, data: bytes) -> Path:
     """Save an uploaded file into ``folder`` under a safe version of its name; its path.
 
+    A file already there is never replaced: the same bytes uploaded again give the same file
+    back (Streamlit hands the upload over on every rerun), other bytes get a free name
+    (``runs-2.jsonl``, ``runs-3.jsonl``, ...).
+
     Example:
         >>> import tempfile
-        >>> save_upload(tempfile.mkdtemp(), "my run?.txt", b"{}").name
+        >>> folder = tempfile.mkdtemp()
+        >>> save_upload(folder, "my run?.txt", b"{}").name
         'my_run_.txt.jsonl'
+        >>> save_upload(folder, "my run?.txt", b"{}").name, save_upload(folder, "my run?.txt", b"[]").name
+        ('my_run_.txt.jsonl', 'my_run_.txt-2.jsonl')
 
-    """
-    safe = re.sub(r"[^\w.-]", "_", Path(name).name) or "upload"
-    if not safe.endswith(".jsonl"):
-        safe += ".jsonl"
-    target = Path(folder) / safe
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{safe}.tmp")
-    temporary.write_bytes(data)
-    temporary.replace(target)
-    return target
+    """  # noqa: E501
+    safe = _safe_name(Path(name).name) or "upload"
+    stem = safe.removesuffix(".jsonl")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for target in _names(Path(folder), stem):
+        if not target.exists():
+            temporary = target.with_name(f".{target.name}.tmp")
+            temporary.write_bytes(data)
+            temporary.replace(target)
+            return target
+        if _holds(target, data):
+            return target
+    raise AssertionError("unreachable: the names never run out")  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,12 @@ def import_into(
     *,
     score_arithmetic: bool = True,
 ) -> ImportOutcome:
-    """Import ``source`` (in ``format``) as ``imported-<name>.jsonl`` in ``folder``.
+    """Import ``source`` (in ``format``) into a new file ``imported-<name>.jsonl`` in ``folder``.
 
-    With ``score_arithmetic``, every segment gets a ``prm`` score (ArithmeticPRM), as
-    ``llenvs import --prm arithmetic`` gives it.
+    A file of that name already there is kept: the import goes to ``imported-<name>-2.jsonl``
+    (then ``-3``, ...). A source with no row that imports is refused with a
+    ``TraceFormatError`` saying why, and nothing is written. With ``score_arithmetic``, every
+    segment gets a ``prm`` score (ArithmeticPRM), as ``llenvs import --prm arithmetic`` gives it.
 
     Example:
         >>> import tempfile, json
@@ -125,14 +128,56 @@ def import_into(
         >>> _ = open(src, "w").write(json.dumps({"messages": [
         ...     {"role": "user", "content": "q"}, {"role": "assistant", "content": "1 + 1 = 2."}]}))
         >>> outcome = import_into(folder, "openai_chat", src)
-        >>> outcome.path.name, outcome.count
-        ('imported-chat.jsonl', 1)
+        >>> outcome.path.name, outcome.count, import_into(folder, "openai_chat", src).path.name
+        ('imported-chat.jsonl', 1, 'imported-chat-2.jsonl')
+        >>> import_into(folder, "reasoning_gym", src)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
 
-    """
+    """  # noqa: E501
     reader = TraceImport(format, source)
-    target = Path(folder) / f"imported-{Path(source).stem}.jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
     prm = ArithmeticPRM()
     traces = (with_prm_scores(t, prm, PRM_REWARD_NAME) if score_arithmetic else t for t in reader)
-    count = write_traces(target, traces)
+    first = next(traces, None)
+    if first is None:
+        raise TraceFormatError(_nothing_imported(reader))
+    stem = _safe_name(Path(source).stem) or "upload"
+    target = next(p for p in _names(Path(folder), f"imported-{stem}") if not p.exists())
+    count = write_traces(target, itertools.chain([first], traces))
     return ImportOutcome(target, count, tuple(reader.skipped))
+
+
+def _nothing_imported(reader: TraceImport) -> str:
+    name = Path(reader.path).name
+    if reader.skipped:
+        why = f"{len(reader.skipped)} row(s) skipped; the first: {reader.skipped[0]}"
+    else:
+        why = "it has no rows"
+    return (
+        f"nothing to import: no row of {name} reads as {reader.format} ({why}); nothing was written"
+    )
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^\w.-]", "_", name).lstrip(".")
+
+
+def _names(folder: Path, stem: str) -> Iterator[Path]:
+    """``folder/<stem>.jsonl``, then ``<stem>-2.jsonl``, ``<stem>-3.jsonl``, ..."""
+    yield folder / f"{stem}.jsonl"
+    for number in itertools.count(2):
+        yield folder / f"{stem}-{number}.jsonl"
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """True when ``path`` is a file whose bytes are ``data``."""
+    return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        inside_roots(path, [folder])
+    except PermissionError:
+        return False
+    return True
