@@ -53,6 +53,7 @@ from llenvs.core.environment import Environment
 from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
+from llenvs.evaluation.evaluation import settle_results_file
 from llenvs.traces import Trace, read_traces
 
 __all__ = ["DEFAULT_NUM_TASKS", "add_parser", "responses_by_task", "run", "scripted_backend"]
@@ -122,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     finished = _finished(args.output, base, segmenter.spec, tasks)
     todo = [i for i in tasks if i not in finished]
     if not todo:
+        settle_results_file(args.output)  # a run killed before its final rewrite left it untidy
         done = list(finished.values())
         print(f"nothing to run, every task has its trace: {_summary(done, args.output)}")
         return 0

@@ -3,8 +3,10 @@
 Tasks run in lockstep batches (``run_batch``); every finished trajectory becomes a trace,
 appended to the results file at once when one is given, so an interrupted evaluation resumes
 from that file without redoing finished tasks (tasks that ended in a backend error are run
-again). Failing backend calls are retried by the retry policy; a trajectory whose calls still
-fail is kept, errored, with the steps it had, and the other trajectories go on.
+again). Each append, and the final rewrite to one trace per task, holds the file's lock, so an
+evaluation killed at any moment (even by SIGKILL) leaves a file that loads, and another writer's
+lines are never lost. Failing backend calls are retried by the retry policy; a trajectory whose
+calls still fail is kept, errored, with the steps it had, and the other trajectories go on.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -54,12 +56,17 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
-from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.file_lock import file_lock
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader
-from llenvs.traces.trace_writer import append_trace, set_aside_lines, write_traces
+from llenvs.traces.trace_writer import (
+    append_trace,
+    remove_leftover_temporaries,
+    set_aside_lines,
+    write_traces,
+)
 
-__all__ = ["DEFAULT_RETRY", "ProgressCallback", "run_segmented_evaluation"]
+__all__ = ["DEFAULT_RETRY", "ProgressCallback", "run_segmented_evaluation", "settle_results_file"]
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (tasks finished, tasks in all) each time a trajectory finishes."""
@@ -122,7 +129,7 @@ def run_segmented_evaluation(
         raise ValueError(f"batch_size must be > 0, got {batch_size}")
     runner = SegmentedTrajectoryRunner(environment, backend, sampling_params, retry=retry)
     path = None if results_file is None else Path(results_file)
-    earlier, unreadable = ({}, []) if path is None else _finished_traces(path, environment, backend)
+    earlier = {} if path is None else _finished_traces(path, environment, backend)
     finished = {i: earlier[i] for i in tasks if i in earlier and earlier[i].error is None}
     todo = [i for i in tasks if i not in finished]
     config = LogConfig() if log is None else log
@@ -186,18 +193,7 @@ def run_segmented_evaluation(
         for sink in receivers:
             sink.close()
     if path is not None:
-        # One trace per task, in task order: earlier traces of other tasks are kept, and the
-        # lines that could not be read are set aside (appended) beside the file first.
-        kept = set_aside_lines(path, unreadable)
-        if kept is not None:
-            count = len(unreadable)
-            warnings.warn(
-                f"{path}: {count} unreadable line{'' if count == 1 else 's'} moved out of the "
-                f"results file, appended to {kept}",
-                stacklevel=2,
-            )
-        merged = {**earlier, **traces}
-        write_traces(path, (merged[i] for i in sorted(merged)))
+        settle_results_file(path)
     return EvaluationResult(ordered, results, resumed=len(finished), log_path=log_path)
 
 
@@ -224,15 +220,66 @@ def _task_list(
     return tasks
 
 
+def settle_results_file(path: str | os.PathLike[str]) -> Path | None:
+    r"""Tidy a results file: the last trace of each task, in task order; bad lines set aside.
+
+    Under the file's lock (so no append of another writer is lost), the file is read again;
+    its unreadable lines (a torn last line of a killed append, say) are appended to
+    ``<name>.skipped.jsonl`` beside it, with a warning, and the file is rewritten atomically
+    with one trace per task. A file that is already tidy is left untouched. Temporary files a
+    killed rewrite left are removed. Running it again after a crash at any point is safe: a
+    line already set aside is not set aside twice. Returns the skipped file when lines went
+    there, else None.
+
+    Example:
+        >>> import tempfile, os
+        >>> from llenvs.traces.task_record import TaskRecord
+        >>> from llenvs.traces.trace_writer import write_traces
+        >>> from llenvs.traces.trace_reader import read_traces
+        >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
+        >>> tasks = [Trace(task=TaskRecord("e", "a", {}, i, "q"), response="", segments=())
+        ...          for i in (1, 0, 1)]
+        >>> _ = write_traces(path, tasks)
+        >>> settle_results_file(path) is None
+        True
+        >>> [t.task.task_index for t in read_traces(path)]
+        [0, 1]
+
+    """
+    target = Path(path)
+    with file_lock(target):
+        remove_leftover_temporaries(target)
+        if not target.exists():
+            return None
+        reader = TraceReader(target)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reported below, once, with where they went
+            found = [trace for _, trace in reader.numbered()]
+        by_task = {trace.task.task_index: trace for trace in found}
+        order = sorted(by_task)
+        if not reader.skipped and [t.task.task_index for t in found] == order:
+            return None
+        kept = set_aside_lines(target, reader.skipped)
+        if kept is not None:
+            count = len(reader.skipped)
+            warnings.warn(
+                f"{target}: {count} unreadable line{'' if count == 1 else 's'} moved out of the "
+                f"results file, appended to {kept}",
+                stacklevel=2,
+            )
+        write_traces(target, (by_task[i] for i in order))
+        return kept
+
+
 def _finished_traces(
     path: Path, environment: SegmentedEnvironment, backend: ModelBackend
-) -> tuple[dict[int, Trace], list[SkippedLine]]:
-    """The traces of an earlier run in ``path`` by task, and the lines that could not be read.
+) -> dict[int, Trace]:
+    """The traces of an earlier run in ``path`` by task (unreadable lines are skipped).
 
     The last trace of a task wins; every trace is checked to come from the same run.
     """
     if not path.exists():
-        return {}, []
+        return {}
     spec = environment.spec
     wanted = (spec.name, spec.adapter, dict(spec.kwargs), environment.segmenter.spec, backend.name)
     traces: dict[int, Trace] = {}
@@ -254,7 +301,7 @@ def _finished_traces(
                 "another results file to start afresh"
             )
         traces[task.task_index] = trace
-    return traces, reader.skipped
+    return traces
 
 
 def _log_path(config: LogConfig, environment: SegmentedEnvironment) -> Path:

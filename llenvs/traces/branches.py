@@ -37,6 +37,9 @@ def branches_path(trace_path: str | os.PathLike[str]) -> Path:
 def append_branch(trace_path: str | os.PathLike[str], trace: Trace) -> Path:
     """Append an intervention's trace (it must have a ``parent``) to the sidecar; its path.
 
+    The line is appended whole under the sidecar's lock (``append_trace``), so branches saved
+    at once by several processes (two sessions, the app and the CLI) are all kept, one per line.
+
     Example:
         >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())

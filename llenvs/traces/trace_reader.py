@@ -11,12 +11,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections.abc import Iterator
 
 from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
 
@@ -27,9 +27,14 @@ class TraceReader:
     r"""Iterates the traces of a JSONL file lazily, line by line; ``skipped`` lists bad lines.
 
     A torn last line (no newline, not JSON: an interrupted append) is skipped with a warning. A
-    malformed line elsewhere is skipped with a warning naming file and line, and the rest loads.
-    A line with an unknown ``schema_version`` is refused: a ``TraceFormatError`` naming file,
-    line, the version and the supported ones. Blank lines are ignored.
+    malformed line elsewhere is skipped with a warning naming file, line and reason, and the
+    rest loads: a line that breaks the JSON rules of ``llenvs.traces.json_line`` (not UTF-8, NUL
+    bytes, NaN or Infinity, a duplicate key, nesting too deep, ...) or the schema (a wrong
+    field type, a missing or unknown field, a non-integer ``schema_version``). A line with an
+    unknown integer ``schema_version`` is refused: a ``TraceFormatError`` naming file, line,
+    the version and the supported ones (a newer llenvs wrote it; skipping would lose it). A
+    byte-order mark at the start of the file is dropped; CRLF line ends are fine; blank lines
+    are ignored.
 
     Example:
         >>> import tempfile, os, warnings
@@ -68,19 +73,29 @@ class TraceReader:
         with open(self.path, "rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 torn = not raw.endswith(b"\n")
-                if not raw.strip():
+                if not raw.removeprefix(BOM if number == 1 else b"").strip():
                     continue
                 try:
-                    data = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                    reason = "torn last line (an interrupted write)" if torn else "not JSON"
-                    self._skip(SkippedLine(self.path, number, f"{reason}: {error}", torn=torn))
+                    data = parse_json_line(raw, first=number == 1)
+                except JsonLineError as error:
+                    reason = f"torn last line (an interrupted write): {error}" if torn else error
+                    self._skip(SkippedLine(self.path, number, str(reason), torn=torn))
                     continue
-                self._refuse_unknown_version(data, number)
+                wrong = self._check_version(data, number)
+                if wrong is not None:
+                    self._skip(SkippedLine(self.path, number, wrong))
+                    continue
                 try:
                     trace = Trace.from_dict(data)
                 except TraceFormatError as error:
                     self._skip(SkippedLine(self.path, number, str(error)))
+                    continue
+                except RecursionError:
+                    reason = "nested too deeply (more levels than Python can check)"
+                    self._skip(SkippedLine(self.path, number, reason))
+                    continue
+                except OverflowError as error:  # an integer too large for a float field
+                    self._skip(SkippedLine(self.path, number, f"a number out of range: {error}"))
                     continue
                 yield number, trace
 
@@ -88,12 +103,19 @@ class TraceReader:
         self.skipped.append(line)
         warnings.warn(f"skipped {line}", stacklevel=3)
 
-    def _refuse_unknown_version(self, data: object, number: int) -> None:
+    def _check_version(self, data: object, number: int) -> str | None:
+        """Why the line's ``schema_version`` is malformed (to skip it), or None.
+
+        An unknown integer version raises ``TraceFormatError``: a newer llenvs wrote the file.
+        """
         if not isinstance(data, dict) or "schema_version" not in data:
-            return
+            return None  # from_dict names what is wrong
         version = data["schema_version"]
-        if version in SUPPORTED_SCHEMA_VERSIONS and not isinstance(version, bool):
-            return
+        if isinstance(version, bool) or not isinstance(version, int):
+            shown = repr(version) if len(repr(version)) <= 40 else repr(version)[:37] + "..."
+            return f"trace.schema_version: expected an integer, got {shown}"
+        if version in SUPPORTED_SCHEMA_VERSIONS:
+            return None
         supported = ", ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
         raise TraceFormatError(
             f"{self.path}, line {number}: unknown trace schema_version {version!r}: this llenvs "

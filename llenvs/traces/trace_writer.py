@@ -1,5 +1,9 @@
 """Writing trace files: whole files atomically, appends atomically or line by line.
 
+Every write holds the file's advisory lock (``file_lock``) from its first read to its rename or
+last byte, so writers in several processes (two sessions, the app and the CLI) never interleave
+lines nor lose one another's appends.
+
 Example:
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
@@ -14,12 +18,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
+from llenvs.traces.crash_point import crash_point
+from llenvs.traces.file_lock import file_lock
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
 
@@ -27,6 +34,7 @@ __all__ = [
     "append_lines_atomically",
     "append_trace",
     "append_traces",
+    "remove_leftover_temporaries",
     "set_aside_lines",
     "skipped_path",
     "trace_line",
@@ -121,30 +129,75 @@ def append_lines_atomically(path: str | os.PathLike[str], lines: Iterable[bytes]
 
 
 def _replace(path: str | os.PathLike[str], lines: Iterable[bytes], *, keep_old: bool) -> int:
-    """Write (the old bytes, when ``keep_old``, then) ``lines`` to a temp file renamed to path."""
+    """Write (the old bytes, when ``keep_old``, then) ``lines`` to a temp file renamed to path.
+
+    The file's lock is held throughout, so a concurrent append cannot slip in between the copy
+    and the rename (and be lost).
+    """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(
-        "wb", dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp", delete=False
-    )
-    count = 0
-    try:
-        with handle:
-            if keep_old:
-                _copy_old(target, handle)
-            for line in lines:
-                handle.write(line)
-                count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, _file_mode(target))
-        os.replace(handle.name, target)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
-    _sync_folder(folder)
+    with file_lock(target):
+        remove_leftover_temporaries(target)
+        handle = tempfile.NamedTemporaryFile(
+            "wb", dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp", delete=False
+        )
+        count = 0
+        try:
+            with handle:
+                if keep_old:
+                    _copy_old(target, handle)
+                for line in lines:
+                    handle.write(line)
+                    count += 1
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(handle.name, _file_mode(target))
+            crash_point("replace:before-rename")
+            os.replace(handle.name, target)
+        except BaseException:
+            os.unlink(handle.name)
+            raise
+        crash_point("replace:after-rename")
+        _sync_folder(folder)
     return count
+
+
+def remove_leftover_temporaries(path: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files a killed writer of ``path`` left beside it; their names.
+
+    Call it holding ``file_lock(path)``: every writer holds that lock while its temporary file
+    exists, so any temporary of ``path`` found then belongs to a writer that died before its
+    rename (the file itself is intact: old bytes, or complete new ones). Only names of the
+    exact form ``.<name>.<8 characters>.tmp`` are removed, never another file's temporaries.
+
+    Example:
+        >>> import tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> for name in (".runs.jsonl.ab_c1234.tmp", ".runs.jsonl.x.jsonl.ab_c1234.tmp"):
+        ...     open(os.path.join(folder, name), "w").close()
+        >>> remove_leftover_temporaries(os.path.join(folder, "runs.jsonl"))
+        ['.runs.jsonl.ab_c1234.tmp']
+        >>> os.listdir(folder)
+        ['.runs.jsonl.x.jsonl.ab_c1234.tmp']
+
+    """
+    target = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(target)
+    pattern = re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
+    removed = []
+    try:
+        entries = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    for entry in sorted(entries):
+        if pattern.fullmatch(entry):
+            try:
+                os.unlink(os.path.join(folder, entry))
+            except FileNotFoundError:
+                continue
+            removed.append(entry)
+    return removed
 
 
 def _copy_old(target: str, handle: IO[bytes]) -> None:
@@ -179,9 +232,11 @@ def skipped_path(path: str | os.PathLike[str]) -> Path:
 def set_aside_lines(path: str | os.PathLike[str], skipped: Sequence[SkippedLine]) -> Path | None:
     r"""Append the raw lines of ``path`` that ``skipped`` names to ``skipped_path(path)``.
 
-    Call it before rewriting ``path`` without those lines: they are appended (never replacing
-    what an earlier call kept), newline-terminated and synced. Returns the file they went to,
-    or None when there was nothing to keep.
+    Call it holding ``file_lock(path)``, before rewriting ``path`` without those lines: they are
+    appended (never replacing what an earlier call kept), newline-terminated and synced, under
+    the skipped file's lock. A line the skipped file already holds byte for byte is not
+    appended again, so setting aside anew after a crash before the rewrite keeps one copy.
+    Returns the file they went to, or None when there was nothing to keep.
 
     Example:
         >>> import tempfile, os
@@ -190,8 +245,9 @@ def set_aside_lines(path: str | os.PathLike[str], skipped: Sequence[SkippedLine]
         >>> kept = set_aside_lines(path, [SkippedLine(path, 2, "not JSON")])
         >>> kept.name, kept.read_bytes()
         ('results.skipped.jsonl', b'not json\n')
-        >>> set_aside_lines(path, []) is None
-        True
+        >>> _ = set_aside_lines(path, [SkippedLine(path, 2, "not JSON")])  # again: kept once
+        >>> kept.read_bytes(), set_aside_lines(path, []) is None
+        (b'not json\n', True)
 
     """
     wanted = {line.line for line in skipped}
@@ -203,10 +259,18 @@ def set_aside_lines(path: str | os.PathLike[str], skipped: Sequence[SkippedLine]
             if number in wanted:
                 kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
     target = skipped_path(path)
-    with open(target, "ab") as handle:
-        handle.writelines(kept)
+    with file_lock(target), open(target, "a+b") as handle:
+        handle.seek(0)
+        already = set(handle)
+        handle.seek(0, os.SEEK_END)
+        if handle.tell() > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.writelines(line for line in kept if line not in already)
         handle.flush()
         os.fsync(handle.fileno())
+    crash_point("aside:after")
     return target
 
 
@@ -214,7 +278,9 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
     """Append one trace as one line, flushed and synced; the file and folder are made if missing.
 
     If the file ends in a torn line (an interrupted append), a newline closes it first, so the
-    new trace stays readable and the torn line is reported as malformed when read.
+    new trace stays readable and the torn line is reported as malformed when read. The file's
+    lock is held from that check to the sync, so appends from several processes never
+    interleave.
 
     Example:
         >>> import tempfile, os
@@ -228,15 +294,22 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
     """
     line = trace_line(trace)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "a+b") as handle:
+    with file_lock(path), open(path, "a+b") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell() > 0:
             handle.seek(-1, os.SEEK_END)
             if handle.read(1) != b"\n":
                 line = b"\n" + line
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+        crash_point("append:torn", lambda: _write_synced(handle, line[: len(line) // 2]))
+        _write_synced(handle, line)
+        crash_point("append:after")
+
+
+def _write_synced(handle: IO[bytes], data: bytes) -> None:
+    """Write ``data``, flush and sync it."""
+    handle.write(data)
+    handle.flush()
+    os.fsync(handle.fileno())
 
 
 def _file_mode(target: str) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.importers.pieces import pieces_of, segments_of
+from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
@@ -47,19 +48,25 @@ def openai_chat_traces(row: object, segmenter: str = "steps", number: int = 1) -
     extra: dict[str, Any] = {"imported_from": "openai_chat"}
     if "custom_id" in row:
         extra["custom_id"] = row["custom_id"]
-        body = (row.get("response") or {}).get("body")
+        response = row.get("response")
+        body = response.get("body") if isinstance(response, dict) else None
         if not isinstance(body, dict):
-            raise TraceFormatError("a batch output line without response.body")
+            failed = row.get("error")
+            why = f" (the request failed: {str(failed)[:80]})" if failed else ""
+            raise TraceFormatError(f"a batch output line without response.body{why}")
         row = body
     if "choices" in row:
-        request = row.get("request") or {}
+        request = object_at(row.get("request") or {}, "request")
         conversation = _messages(request.get("messages") or [], "request.messages")
+        choices = list_at(row["choices"], "choices")
+        if not choices:
+            raise TraceFormatError("a chat completion without choices")
         answers = []
-        for choice in row["choices"]:
-            message = choice.get("message") or {}
-            content = message.get("content")
+        for position, choice in enumerate(choices):
+            message = object_at(choice, f"choices[{position}]").get("message")
+            content = object_at(message, f"choices[{position}].message").get("content")
             if not isinstance(content, str):
-                raise TraceFormatError("a choice whose message has no text content")
+                raise TraceFormatError(f"choices[{position}].message has no text content")
             answers.append(content)
         model = row.get("model")
     elif "messages" in row:
@@ -99,13 +106,11 @@ def openai_chat_traces(row: object, segmenter: str = "steps", number: int = 1) -
 
 
 def _messages(items: object, where: str) -> list[Message]:
-    if not isinstance(items, list):
-        raise TraceFormatError(f"{where!r} must be a list")
     messages = []
-    for number, item in enumerate(items):
-        content = item.get("content") if isinstance(item, dict) else None
+    for number, item in enumerate(list_at(items, where)):
+        content = object_at(item, f"{where}[{number}]").get("content")
         if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            content = _text_parts(content, f"{where}[{number}].content")
         if not isinstance(content, str):
             raise TraceFormatError(f"{where}[{number}] has no text content")
         try:
@@ -113,3 +118,14 @@ def _messages(items: object, where: str) -> list[Message]:
         except ValueError as error:
             raise TraceFormatError(f"{where}[{number}]: {error}") from None
     return messages
+
+
+def _text_parts(parts: list[Any], where: str) -> str:
+    """The text of a message's content parts (``{"type": "text", "text": ...}``), joined."""
+    texts = []
+    for number, part in enumerate(parts):
+        if isinstance(part, dict) and "text" in part:
+            if not isinstance(part["text"], str):
+                raise TraceFormatError(f"{where}[{number}].text must be a string")
+            texts.append(part["text"])
+    return "".join(texts)

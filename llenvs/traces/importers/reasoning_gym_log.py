@@ -27,6 +27,7 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.importers.pieces import pieces_of, segments_of
+from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
@@ -82,21 +83,22 @@ def reasoning_gym_traces(row: object, segmenter: str = "steps", number: int = 1)
 
 
 def _result_file(document: dict[str, Any], segmenter: str) -> list[Trace]:
-    environment = str(document.get("dataset_name") or document.get("name") or "unknown")
+    name = document.get("dataset_name") or document.get("name") or "unknown"
+    if not isinstance(name, str):
+        raise TraceFormatError(f"'dataset_name' must be a string, got {name!r:.40}")
     traces = []
-    results = document["results"]
-    if not isinstance(results, list):
-        raise TraceFormatError("'results' must be a list")
-    for task_index, result in enumerate(results):
-        if not isinstance(result, dict):
-            raise TraceFormatError(f"results[{task_index}] must be an object")
-        for number, completion in enumerate(result.get("completions") or []):
+    for task_index, result in enumerate(list_at(document["results"], "results")):
+        where = f"results[{task_index}]"
+        result = object_at(result, where)
+        completions = list_at(result.get("completions") or [], f"{where}.completions")
+        for number, completion in enumerate(completions):
+            completion = object_at(completion, f"{where}.completions[{number}]")
             response = completion.get("full_model_response", completion.get("response"))
             if not isinstance(response, str):
-                raise TraceFormatError(f"results[{task_index}].completions[{number}]: no response")
+                raise TraceFormatError(f"{where}.completions[{number}]: no response")
             traces.append(
                 _trace(
-                    environment=environment,
+                    environment=name,
                     task_index=task_index,
                     prompt=_text(result, "question"),
                     system_prompt=document.get("system_prompt"),
@@ -107,7 +109,7 @@ def _result_file(document: dict[str, Any], segmenter: str) -> list[Trace]:
                     segmenter=segmenter,
                     metadata={
                         "imported_from": "reasoning_gym",
-                        "source": f"results[{task_index}].completions[{number}]",
+                        "source": f"{where}.completions[{number}]",
                         "model_answer": completion.get("model_answer"),
                     },
                 )

@@ -17,7 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Row", "read_rows"]
+from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line, parse_json_text
+
+__all__ = ["Row", "list_at", "object_at", "read_rows"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,10 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[Row]:
 
     A file whose first non-blank character opens one JSON document spanning several lines (a
     pretty-printed object or array) is read whole: an array gives one row per item, an object
-    one row. A line that is not UTF-8 text or not JSON gives a row with ``error`` set, so callers
-    can skip and report it while the rest loads.
+    one row. Lines follow the rules of ``llenvs.traces.json_line`` (a byte-order mark on line 1
+    and CRLF line ends are fine); a line that breaks them (not UTF-8, NUL bytes, not JSON, NaN
+    or Infinity, a duplicate key, nested too deep, ...) gives a row with ``error`` set, so
+    callers can skip and report it while the rest loads.
 
     Example:
         >>> import tempfile, os
@@ -62,49 +67,111 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[Row]:
         >>> _ = open(path, "w").write('[\n {"a": 1},\n {"a": 2}\n]\n')
         >>> [row.data["a"] for row in read_rows(path)]
         [1, 2]
+        >>> _ = open(path, "wb").write(b'{"a": 1}\r\n{"a": NaN}\r\n')
+        >>> [(row.line, row.error) for row in read_rows(path)]  # doctest: +ELLIPSIS
+        [(1, None), (2, 'not JSON: NaN is not a JSON number ...')]
 
     """
-    if _is_one_document(path):
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-        items = document if isinstance(document, list) else [document]
-        for number, item in enumerate(items, start=1):
-            yield Row(number, item)
+    document = _one_document(path)
+    if document is not None:
+        yield from document
         return
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+            if not raw.removeprefix(BOM if number == 1 else b"").strip():
                 continue
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                byte = raw[error.start]
-                problem = f"byte 0x{byte:02x} at column {error.start + 1}"
-                yield Row(number, None, f"not UTF-8 text ({problem})")
-                continue
-            try:
-                yield Row(number, json.loads(text))
-            except json.JSONDecodeError as error:
-                yield Row(number, None, f"not JSON: {error}")
+                yield Row(number, parse_json_line(raw, first=number == 1))
+            except JsonLineError as error:
+                cut = "" if raw.endswith(b"\n") else "last line cut short (no newline): "
+                yield Row(number, None, f"{cut}{error}")
 
 
-def _is_one_document(path: str | os.PathLike[str]) -> bool:
-    """True when the first line alone is not JSON but the whole file is (a pretty document)."""
+def _one_document(path: str | os.PathLike[str]) -> list[Row] | None:
+    """The rows of a file that holds one JSON document over several lines; None for JSONL.
+
+    It is one document when its first non-blank line, which opens an object or an array, is not
+    JSON alone but the whole file is (by Python's lenient reading: a document that then breaks
+    a rule, a NaN say, gives one row naming why, rather than a complaint per line).
+    """
     with open(path, "rb") as handle:
-        first = b""
-        for raw in handle:
-            if raw.strip():
-                first = raw.strip()
+        first, start = b"", 1
+        for number, raw in enumerate(handle, start=1):
+            body = raw.removeprefix(BOM) if number == 1 else raw
+            if body.strip():
+                first, start = body.strip(), number
                 break
         if not first.startswith((b"{", b"[")):
-            return False
+            return None
         try:
-            json.loads(first)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            handle.seek(0)
-            try:
-                json.loads(handle.read().decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                return False
-            return True
+            parse_json_line(first)
+        except JsonLineError:
+            pass
+        else:
+            return None  # the first line is a JSON value of its own: JSON Lines
+        handle.seek(0)
+        whole = handle.read().removeprefix(BOM)
+    try:
+        text = whole.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
+        document = parse_json_text(text)
+    except JsonLineError as error:
+        if not _lenient_json(text):
+            return None
+        return [Row(start, None, f"the JSON document starting here: {error}")]
+    items = document if isinstance(document, list) else [document]
+    return [Row(number, item) for number, item in enumerate(items, start=1)]
+
+
+def _lenient_json(text: str) -> bool:
+    """True when Python's own (lenient) JSON reading accepts ``text``."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
         return False
+    return True
+
+
+def object_at(value: object, where: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else a ``TraceFormatError`` naming ``where``.
+
+    Example:
+        >>> object_at("x", "response.body")
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: 'response.body' must be an object, got a string
+
+    """
+    if not isinstance(value, dict):
+        raise TraceFormatError(f"{where!r} must be an object, got {_kind(value)}")
+    return value
+
+
+def list_at(value: object, where: str) -> list[Any]:
+    """``value`` when it is a JSON array, else a ``TraceFormatError`` naming ``where``.
+
+    Example:
+        >>> list_at({"a": 1}, "choices")
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: 'choices' must be a list, got an object
+
+    """
+    if not isinstance(value, list):
+        raise TraceFormatError(f"{where!r} must be a list, got {_kind(value)}")
+    return value
+
+
+def _kind(value: object) -> str:
+    """The JSON kind of a value, with its article, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"

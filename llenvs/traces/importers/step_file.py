@@ -30,6 +30,7 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.importers.pieces import segments_of
+from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
@@ -113,8 +114,12 @@ def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> 
 def _labels(row: dict[str, Any], count: int) -> list[int | None]:
     """Per-step labels: given, or from ProcessBench's ``label`` (earliest wrong step, or -1)."""
     labels = row.get("labels")
-    if labels is None and isinstance(row.get("label"), int):
+    if labels is None and row.get("label") is not None:
         wrong = row["label"]
+        if isinstance(wrong, bool) or not isinstance(wrong, int):
+            raise TraceFormatError(
+                f"'label' must be the earliest wrong step (an integer) or -1, got {wrong!r:.40}"
+            )
         labels = [1 if wrong < 0 or i < wrong else -1 if i == wrong else None for i in range(count)]
         row.setdefault("first_error_step", wrong)
     if labels is None:
@@ -148,19 +153,33 @@ def _prm_scores(row: dict[str, Any], count: int) -> list[dict[str, float]]:
 
 def _from_prm800k(record: dict[str, Any]) -> dict[str, Any]:
     """A PRM800K record as a step-file row: each step's chosen (else first) completion."""
-    question = record.get("question") or {}
+    question = object_at(record.get("question") or {}, "question")
     steps, labels = [], []
-    for step in record["label"].get("steps") or []:
-        completions = step.get("completions") or []
+    label = record["label"]
+    for number, step in enumerate(list_at(label.get("steps") or [], "label.steps")):
+        where = f"label.steps[{number}]"
+        step = object_at(step, where)
+        completions = list_at(step.get("completions") or [], f"{where}.completions")
         if not completions:
             break
         chosen = step.get("chosen_completion")
-        picked = completions[chosen if isinstance(chosen, int) else 0]
+        if chosen is None:
+            chosen = 0
+        if isinstance(chosen, bool) or not isinstance(chosen, int):
+            raise TraceFormatError(
+                f"{where}.chosen_completion must be an integer or null, got {chosen!r:.40}"
+            )
+        if not 0 <= chosen < len(completions):
+            raise TraceFormatError(
+                f"{where}.chosen_completion {chosen} is out of range: the step has "
+                f"{len(completions)} completion{'' if len(completions) == 1 else 's'}"
+            )
+        picked = object_at(completions[chosen], f"{where}.completions[{chosen}]")
         steps.append(picked.get("text"))
         labels.append(picked.get("rating"))
     if not steps:
         raise TraceFormatError("a PRM800K record without steps")
-    finish = record["label"].get("finish_reason")
+    finish = label.get("finish_reason")
     return {
         "dataset": "prm800k",
         "id": record.get("id") or "",

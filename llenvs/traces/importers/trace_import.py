@@ -43,8 +43,11 @@ class TraceImport:
     """The traces of an outside file in a named format, read lazily; ``skipped`` lists bad rows.
 
     ``segmenter`` (a spec, default ``"steps"``) cuts responses that come without steps; step
-    files keep their own steps. A row that cannot be read is skipped, named by file and line,
-    and the rest loads.
+    files keep their own steps. A row that cannot be read is skipped, named by file, line and
+    reason, and the rest loads: a line that breaks the JSON rules of ``read_rows`` (not UTF-8,
+    NUL bytes, NaN or Infinity, a duplicate key, nested too deep, ...) or a row of the wrong
+    shape (a missing field, a wrong type). Nothing in a row's content makes iteration raise;
+    only the file itself can (a missing file: ``FileNotFoundError``).
 
     Example:
         >>> TraceImport("csv", "x.csv")  # doctest: +ELLIPSIS
@@ -73,8 +76,19 @@ class TraceImport:
                 continue
             try:
                 traces = convert(row.data, self.segmenter, row.line)
-            except (LlenvsError, ValueError, KeyError, TypeError, AttributeError) as error:
-                reason = f"not a {self.format} row: {error}"
+            except RecursionError:
+                reason = f"not {self._a_row}: nested too deeply"
                 self.skipped.append(SkippedLine(self.path, row.line, reason))
                 continue
+            except (
+                LlenvsError, ValueError, LookupError, TypeError, AttributeError, ArithmeticError
+            ) as error:  # fmt: skip
+                self.skipped.append(SkippedLine(self.path, row.line, f"not {self._a_row}: {error}"))
+                continue
             yield from traces
+
+    @property
+    def _a_row(self) -> str:
+        """``a reasoning_gym row``, ``an openai_chat row``: how messages name a row."""
+        article = "an" if self.format[0] in "aeiou" else "a"
+        return f"{article} {self.format} row"
