@@ -5,6 +5,7 @@ import streamlit as st
 from llenvs.ui import browse_view
 from llenvs.ui.browse_location import read_location
 from llenvs.ui.home_view import how_to_get_traces
+from llenvs.ui.intervention_panel import intervention_panel
 from llenvs.ui.page_guard import shows_errors, through_app
 from llenvs.ui.trace_source import traces_dir
 
@@ -26,10 +27,11 @@ with shows_errors():
             shown["line"].tolist(), location, browse_view.segment_count(index, line)
         )
         with shows_errors(f"line {line}"):
-            browse_view.trace_view(index, line, location)
+            trace, segment = browse_view.trace_view(index, line, location)
             st.page_link(
                 "pages/compare.py",
                 label="Compare segmenters on this trace",
                 icon=":material/content_cut:",
                 query_params={"file": location.file, "trace": str(line)},
             )
+            intervention_panel(location.file, trace, segment)

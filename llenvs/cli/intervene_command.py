@@ -37,17 +37,12 @@ from typing import Any
 
 from rich.console import Console
 
-from llenvs.cli.options import (
-    add_backend_options,
-    add_sampling_options,
-    build_backend,
-    prm_rewards,
-)
+from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
 from llenvs.cli.options import sampling_params as sampling_from_args
-from llenvs.evaluation import branch, check_branch, trace_environment, trace_sampling_params
-from llenvs.traces import InterventionKind, Trace, TraceReader, append_branch, read_branches
+from llenvs.evaluation import check_branch, intervene, trace_sampling_params
+from llenvs.traces import InterventionKind, branches_path, find_trace
 
-__all__ = ["add_parser", "find_trace", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -102,14 +97,13 @@ def run(args: argparse.Namespace) -> int:
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
     backend = build_backend(name, args.responses)
-    environment = trace_environment(parent, backend, prm_rewards(args.prm))
     params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
-        child = branch(
-            parent, args.at, kind, text, backend, environment=environment, sampling_params=params
+        [child] = intervene(
+            args.traces, parent, args.at, kind, text, backend, prm=args.prm, sampling_params=params
         )
-    sidecar = append_branch(args.traces, child)
+    sidecar = branches_path(args.traces)
     for segment in child.segments:
         flags = " ".join(sorted(flag.value for flag in segment.flags))
         scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
@@ -118,47 +112,6 @@ def run(args: argparse.Namespace) -> int:
     error = f"; error: {child.error}" if child.error else ""
     print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0
-
-
-def find_trace(path: Path, which: str) -> Trace:
-    """The trace of ``path`` (or of its branches) with id ``which``, or on line ``which``.
-
-    Line numbers start at 1 and count every line of the file, skipped ones too, so a torn
-    line does not shift them (they are the numbers Browse and the reader's messages show).
-
-    Example:
-        >>> find_trace(Path("/nonexistent.jsonl"), "0")
-        Traceback (most recent call last):
-        ...
-        FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent.jsonl'
-
-    """
-    reader = TraceReader(path)
-    lines: list[int] = []
-    for number, trace in reader.numbered():
-        if trace.trace_id == which or str(number) == which:
-            return trace
-        lines.append(number)
-    for trace in read_branches(path):
-        if trace.trace_id == which:
-            return trace
-    readable = _ranges(lines) if lines else "none: it holds no readable trace"
-    hint = " (line numbers start at 1)" if which == "0" else ""
-    raise ValueError(
-        f"{path}: no trace with id {which!r} nor on line {which}{hint}, nor in its branches "
-        f"(lines with a trace: {readable})"
-    )
-
-
-def _ranges(numbers: list[int]) -> str:
-    """``[1, 2, 3, 5]`` as ``"1-3, 5"``."""
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][-1] + 1:
-            runs[-1].append(number)
-        else:
-            runs.append([number])
-    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _intervention(args: argparse.Namespace) -> tuple[InterventionKind, str | None]:

@@ -22,9 +22,10 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
 from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.core.registry import environment_registry
-from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import Segmenter, segmenter_from_spec
+from llenvs.inference.responses_file import read_responses
+from llenvs.rewards.prm_registry import prm_rewards
 
 __all__ = [
     "ENVIRONMENT_HINT",
@@ -224,21 +225,6 @@ def segmented_environment(
     return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
 
 
-def prm_rewards(name: str | None) -> tuple[RewardFunction, ...]:
-    """The PROCESS reward of the PRM called ``name`` (``--prm``), or none for None.
-
-    Example:
-        >>> [f.name for f in prm_rewards("arithmetic")], prm_rewards(None)
-        (['prm'], ())
-
-    """
-    if name is None:
-        return ()
-    from llenvs.rewards import PRMRewardFunction, get_prm
-
-    return (PRMRewardFunction(get_prm(name)),)
-
-
 def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:
     """``--backend`` (``default`` when not given) and ``--responses`` for the scripted one.
 
@@ -313,52 +299,6 @@ def build_backend(name: str, responses: Path | None, *, progress: bool = True) -
     if name.partition("/")[0] == "transformers":
         return get_backend(name, progress=progress)
     return get_backend(name)
-
-
-def read_responses(path: Path) -> list[tuple[int | None, str]]:
-    r"""The responses of a JSONL file: ``(task_index or None, text)`` per line.
-
-    A line is a JSON string, or an object with ``response`` (and optionally ``task_index``).
-    Blank lines are skipped; any other line (not UTF-8, not JSON, another shape) is an error
-    naming the file and line.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
-        >>> _ = p.write_text('"One. Two."\n{"task_index": 4, "response": "Three."}\n')
-        >>> read_responses(p)
-        [(None, 'One. Two.'), (4, 'Three.')]
-
-    """
-    found: list[tuple[int | None, str]] = []
-    with path.open("rb") as lines:
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                byte = raw[error.start]
-                raise ValueError(
-                    f"{where}: not UTF-8 text (byte 0x{byte:02x} at column {error.start + 1})"
-                ) from None
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: not JSON ({error.msg})") from None
-            if isinstance(value, str):
-                found.append((None, value))
-            elif isinstance(value, dict) and isinstance(value.get("response"), str):
-                index = value.get("task_index")
-                if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
-                    raise ValueError(f"{where}: task_index must be an integer, got {index!r}")
-                found.append((index, value["response"]))
-            else:
-                raise ValueError(
-                    f"{where}: expected a JSON string or an object with a 'response' string"
-                )
-    return found
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

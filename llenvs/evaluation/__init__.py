@@ -9,11 +9,11 @@ Example:
 
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.branch import (
+    SegmentObserver,
     branch,
+    branch_samples,
     check_branch,
     trace_environment,
-    trace_feedback,
-    trace_prefix,
     trace_sampling_params,
 )
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
@@ -28,6 +28,7 @@ from llenvs.evaluation.events import (
     TrajectoryEnded,
     TrajectoryErrored,
 )
+from llenvs.evaluation.intervene import intervene
 from llenvs.evaluation.intervention import (
     COMPLETE,
     Complete,
@@ -42,6 +43,7 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.trace_prefix import trace_feedback, trace_prefix
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "RetryPolicy",
     "RunEnded",
     "RunStarted",
+    "SegmentObserver",
     "SegmentedTrajectoryRunner",
     "StepCallback",
     "StepTaken",
@@ -72,7 +75,9 @@ __all__ = [
     "TrajectoryErrored",
     "TrajectoryResult",
     "branch",
+    "branch_samples",
     "check_branch",
+    "intervene",
     "replay_trace",
     "result_trace",
     "run_segmented_evaluation",

@@ -27,29 +27,36 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
+from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.intervention import COMPLETE, ForceAction, Intervention
-from llenvs.evaluation.prefix import FeedbackTurn, PrefixSegment
 from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
+from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.traces.branch_record import BranchRecord
+from llenvs.traces.from_steps import segment_from_transition
 from llenvs.traces.intervention_kind import InterventionKind
-from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.trace import Trace
 
 __all__ = [
+    "SegmentObserver",
     "branch",
+    "branch_samples",
     "check_branch",
     "trace_environment",
-    "trace_feedback",
-    "trace_prefix",
     "trace_sampling_params",
 ]
+
+SegmentObserver = Callable[[int, SegmentRecord], None]
+"""Called with ``(sample number, segment)`` as each new segment of a branch is generated."""
 
 
 def trace_environment(
@@ -110,6 +117,8 @@ def branch(
     *,
     environment: SegmentedEnvironment | None = None,
     sampling_params: SamplingParams | None = None,
+    on_segment: SegmentObserver | None = None,
+    should_stop: StopCheck | None = None,
 ) -> Trace:
     """The trace of an intervention on ``trace`` after its first ``at`` segments.
 
@@ -122,6 +131,9 @@ def branch(
         backend: the model that generates the rest.
         environment: the environment to step (by default the trace's own, made again).
         sampling_params: how to sample (by default the trace's own, else the runner's).
+        on_segment: called with ``(0, segment)`` as each new segment is generated.
+        should_stop: asked before each generation; True keeps what was generated, marked
+            truncated (``metadata["stopped"]``).
 
     Example:
         >>> from llenvs.traces import TaskRecord
@@ -135,20 +147,117 @@ def branch(
     The token budget (``max_tokens``) counts what the branch generates, not the kept prefix.
 
     """
+    params = sampling_params or trace_sampling_params(trace)
+    [child] = _branches(
+        trace, at, kind, text, backend, environment, params, None, on_segment, should_stop
+    )
+    return child
+
+
+def branch_samples(
+    trace: Trace,
+    at: int,
+    backend: ModelBackend,
+    count: int,
+    *,
+    environment: SegmentedEnvironment | None = None,
+    sampling_params: SamplingParams | None = None,
+    on_segment: SegmentObserver | None = None,
+    should_stop: StopCheck | None = None,
+) -> list[Trace]:
+    """``count`` resamples of ``trace`` from segment ``at``, generated together in one batch.
+
+    Each sample has its own seed, derived from the sampling seed (``derived_seeds``: the
+    first is the seed itself), recorded in its trace, so any sample can be run again alone.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment
+        >>> from llenvs.evaluation.replay_trace import replay_trace
+        >>> from llenvs.inference import get_backend
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+        ...                                 size=100, seed=42)
+        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+        >>> backend = get_backend("scripted", outputs=["Count. A. <answer>1</answer>"])
+        >>> samples = branch_samples(parent, 1, backend, 2,
+        ...                          sampling_params=SamplingParams(temperature=1.0, seed=5))
+        >>> [s.parent.segment_index for s in samples], [s.run.seed for s in samples]
+        ([1, 1], [5, 1000008])
+
+    """
+    if not 1 <= count <= MAX_SAMPLES:
+        raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {count}")
+    params = sampling_params or trace_sampling_params(trace) or SamplingParams()
+    seeds = derived_seeds(params.seed, count)
+    return _branches(
+        trace,
+        at,
+        InterventionKind.RESAMPLE,
+        None,
+        backend,
+        environment,
+        params,
+        seeds,
+        on_segment,
+        should_stop,
+    )
+
+
+MAX_SAMPLES = 16
+"""The most resamples one ``branch_samples`` call makes."""
+
+
+def _branches(
+    trace: Trace,
+    at: int,
+    kind: InterventionKind,
+    text: str | None,
+    backend: ModelBackend,
+    environment: SegmentedEnvironment | None,
+    params: SamplingParams | None,
+    seeds: list[int | None] | None,
+    on_segment: SegmentObserver | None,
+    should_stop: StopCheck | None,
+) -> list[Trace]:
+    """Branches of ``trace`` at ``at``: one per seed (one with the params' own seed if None)."""
     record = check_branch(trace, at, kind, text)
     env = trace_environment(trace, backend) if environment is None else environment
     _check_same_task(trace, env)
-    params = sampling_params or trace_sampling_params(trace)
     runner = SegmentedTrajectoryRunner(env, backend, params)
-    result = runner.run_trajectory(
-        trace.task.task_index,
-        prefix=trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK),
-        then=_intervention(kind, text),
+    seeds = [runner.sampling_params.seed] if seeds is None else seeds
+    prefix = trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK)
+    episodes: dict[int, int] = {}
+
+    def observe(episode: Episode, transition: Any) -> None:
+        if on_segment is None:
+            return
+        number = episodes.setdefault(id(episode), len(episodes))
+        text = transition.action.text
+        end = len(transition.result.next_state.hidden.accumulated_text)
+        index = len(episode.transitions) - 1
+        on_segment(number, segment_from_transition(transition, index, end - len(text)))
+
+    results = runner.run_batch(
+        [trace.task.task_index] * len(seeds),
+        prefixes=[prefix] * len(seeds),
+        thens=[_intervention(kind, text)] * len(seeds),
+        seeds=seeds,
+        on_step=observe,
+        should_stop=should_stop,
     )
     template = getattr(backend, "chat_template", None)
-    return result_trace(
-        result, env, backend.name, runner.sampling_params, chat_template=template, parent=record
-    )
+    return [
+        result_trace(
+            result,
+            env,
+            backend.name,
+            replace(runner.sampling_params, seed=seed),
+            chat_template=template,
+            parent=record,
+        )
+        for result, seed in zip(results, seeds, strict=True)
+    ]
 
 
 def check_branch(trace: Trace, at: int, kind: InterventionKind, text: str | None) -> BranchRecord:
@@ -182,60 +291,6 @@ def check_branch(trace: Trace, at: int, kind: InterventionKind, text: str | None
             f"segment is terminal); choose 0..{count - 1}, or give feedback after it"
         )
     return record
-
-
-def trace_prefix(
-    trace: Trace, at: int, *, keep_feedback_at: bool = True
-) -> list[PrefixSegment | FeedbackTurn]:
-    """The first ``at`` segments of ``trace`` as the runner's prefix, exactly as they happened.
-
-    Each segment carries the token ids the model generated for it (so generation continues
-    from them, not from re-tokenised text), and the trace's feedback turns come back between
-    them. Feedback given right after segment ``at - 1`` is kept when ``keep_feedback_at``
-    (a new feedback there replaces it).
-
-    Example:
-        >>> from llenvs.traces import SegmentRecord, TaskRecord
-        >>> segments = (SegmentRecord(0, 0, 3, "Hm."), SegmentRecord(1, 3, 6, " No"))
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hm. No",
-        ...           segments=segments, metadata={"feedback": [{"after_segment": 1,
-        ...                                                      "text": "Why?"}]})
-        >>> trace_prefix(t, 2)
-        [PrefixSegment(text='Hm.', token_ids=None), FeedbackTurn(text='Why?'), PrefixSegment(text=' No', token_ids=None)]
-
-    """  # noqa: E501
-    feedback = trace_feedback(trace)
-    prefix: list[PrefixSegment | FeedbackTurn] = []
-    for number in range(at + 1):
-        if number < at or keep_feedback_at:
-            prefix.extend(FeedbackTurn(text) for after, text in feedback if after == number)
-        if number < at:
-            segment = trace.segments[number]
-            prefix.append(PrefixSegment(segment.text, segment.token_ids))
-    return prefix
-
-
-def trace_feedback(trace: Trace) -> list[tuple[int, str]]:
-    """The feedback injected in ``trace``: (segments before it, text), in order.
-
-    Read from the runner's ``metadata["feedback"]``; for a trace without it (an imported
-    one), from the user turns after the first, placed after the segments flagged
-    ``feedback_after``.
-
-    Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> trace_feedback(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
-        ...                      segments=(), metadata={"feedback": [
-        ...                          {"after_segment": 0, "text": "Go on."}]}))
-        [(0, 'Go on.')]
-
-    """
-    recorded = trace.metadata.get("feedback")
-    if isinstance(recorded, list):
-        return [(int(item["after_segment"]), str(item["text"])) for item in recorded]
-    users = [m.content for m in trace.messages if m.role == "user"][1:]
-    flagged = [s.index + 1 for s in trace.segments if SegmentFlag.FEEDBACK_AFTER in s.flags]
-    return list(zip(flagged, users, strict=False))
 
 
 def _check_same_task(trace: Trace, env: SegmentedEnvironment) -> None:

@@ -50,10 +50,13 @@ from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
 
-__all__ = ["Episode", "StepObserver", "run_episodes"]
+__all__ = ["Episode", "StepObserver", "StopCheck", "run_episodes"]
 
 StepObserver = Callable[["Episode", Transition], None]
 """Called after every step an episode takes (replayed prefix steps excepted): for logs."""
+
+StopCheck = Callable[[], bool]
+"""Asked before each generation; True ends the episode there, keeping its steps (truncated)."""
 
 
 class Episode:
@@ -84,6 +87,7 @@ class Episode:
         max_steps: int | None = None,
         then: Intervention = None,
         on_step: StepObserver | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be > 0 or None, got {max_steps}")
@@ -93,6 +97,9 @@ class Episode:
         self.callback = step_callback
         self.max_steps = max_steps
         self.on_step = on_step
+        self.should_stop = should_stop
+        self.stopped = False
+        """Ended between segments because ``should_stop`` said so (kept, marked truncated)."""
         self.state, _ = env.reset(options={"task_index": task_index})
         self.task_index = task_index
         observation = self.state.observation
@@ -149,6 +156,8 @@ class Episode:
             elif self.budget <= 0:
                 self.generation_ended = True
                 self.pending = self.strategy.complete("", "")
+            elif self.should_stop is not None and self.should_stop():
+                self.stopped = self.truncated = self.done = True
             else:
                 prompt = Prompt(
                     self.messages,
@@ -199,6 +208,7 @@ class Episode:
             "calls": self.calls,
             "finish_reason": None if self.finish_reason is None else self.finish_reason.value,
             "truncated": self.truncated,
+            "stopped": self.stopped,
             "budget_exhausted": self.budget <= 0,
             "feedback": [{"after_segment": n, "text": text} for n, text in self.feedback],
         }

@@ -25,14 +25,29 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode import Episode, StepObserver, run_episodes
+from llenvs.evaluation.episode import Episode, StepObserver, StopCheck, run_episodes
 from llenvs.evaluation.intervention import Intervention, StepCallback
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 
-__all__ = ["SegmentedTrajectoryRunner"]
+__all__ = ["SegmentedTrajectoryRunner", "derived_seeds"]
+
+
+def derived_seeds(seed: int | None, count: int) -> list[int | None]:
+    """``count`` distinct seeds derived from ``seed`` (None stays None: unseeded sampling).
+
+    The first is ``seed`` itself, so one sample equals a plain seeded run.
+
+    Example:
+        >>> derived_seeds(7, 3), derived_seeds(None, 2)
+        ([7, 1000010, 2000013], [None, None])
+
+    """
+    if seed is None:
+        return [None] * count
+    return [(seed + number * 1_000_003) % 2**31 for number in range(count)]
 
 
 class SegmentedTrajectoryRunner:
@@ -90,6 +105,8 @@ class SegmentedTrajectoryRunner:
         prefix: Prefix = None,
         max_steps: int | None = None,
         then: Intervention = None,
+        on_step: StepObserver | None = None,
+        should_stop: StopCheck | None = None,
     ) -> TrajectoryResult:
         """Run one episode of task ``task_index``.
 
@@ -102,6 +119,10 @@ class SegmentedTrajectoryRunner:
                 then continues with the prefix text as the open assistant turn.
             max_steps: most live steps; the last one is marked truncated.
             then: one intervention applied right after the prefix (even an empty one).
+            on_step: called with ``(episode, transition)`` after each live step, as it is
+                generated (to show it, or log it).
+            should_stop: asked before each generation; True ends the episode there with the
+                steps it has (``metadata["stopped"]`` and ``truncated``).
 
         Feedback closes the assistant turn (the stepped text; unstepped overshoot is dropped)
         and opens a new one; ``ForceAction`` steps its text as one segment (``info["forced"]``)
@@ -135,6 +156,8 @@ class SegmentedTrajectoryRunner:
             prefixes=[prefix],
             max_steps=max_steps,
             thens=[then],
+            on_step=on_step,
+            should_stop=should_stop,
         )[0]
 
     def run_batch(
@@ -145,12 +168,16 @@ class SegmentedTrajectoryRunner:
         max_steps: int | None = None,
         thens: Sequence[Intervention] | None = None,
         on_step: StepObserver | None = None,
+        seeds: Sequence[int | None] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> list[TrajectoryResult]:
         """Run one episode per task in lockstep: each round, one ``generate`` call for all.
 
         Trajectories that end drop out of the next rounds; ``step_callback`` runs per
         trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task;
-        ``on_step(episode, transition)`` observes every live step (for logs and progress).
+        ``on_step(episode, transition)`` observes every live step (for logs and progress);
+        ``seeds`` gives each episode its own sampling seed (``derived_seeds`` makes them from
+        one); ``should_stop`` is asked before each generation (see ``run_trajectory``).
 
         Example:
             >>> from llenvs.core.registry import environment_registry
@@ -168,24 +195,28 @@ class SegmentedTrajectoryRunner:
         count = len(task_indices)
         prefixes = [None] * count if prefixes is None else list(prefixes)
         thens = [None] * count if thens is None else list(thens)
-        if len(prefixes) != count or len(thens) != count:
+        seeds = [self.sampling_params.seed] * count if seeds is None else list(seeds)
+        if len(prefixes) != count or len(thens) != count or len(seeds) != count:
             raise ValueError(
-                f"{count} task(s) need as many prefixes and thens, got {len(prefixes)} "
-                f"prefix(es) and {len(thens)} then(s)"
+                f"{count} task(s) need as many prefixes, thens and seeds, got {len(prefixes)} "
+                f"prefix(es), {len(thens)} then(s) and {len(seeds)} seed(s)"
             )
         episodes = [
             Episode(
                 self.environment,
                 self._new_strategy(),
-                self.sampling_params,
+                replace(self.sampling_params, seed=seed),
                 task_index,
                 step_callback=step_callback,
                 prefix=prefix,
                 max_steps=max_steps,
                 then=then,
                 on_step=on_step,
+                should_stop=should_stop,
             )
-            for task_index, prefix, then in zip(task_indices, prefixes, thens, strict=True)
+            for task_index, prefix, then, seed in zip(
+                task_indices, prefixes, thens, seeds, strict=True
+            )
         ]
         run_episodes(self.backend, episodes, self.retry)
         return [episode.result() for episode in episodes]

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,7 +66,23 @@ class GenerateUntil:
 
     """
 
-    _turn: _Turn | None = None
+    _turns_guard = threading.Lock()
+
+    @property
+    def _turn(self) -> _Turn | None:
+        """The calling thread's last turn (each thread continues its own conversation)."""
+        return getattr(self._thread_turns(), "turn", None)
+
+    @_turn.setter
+    def _turn(self, turn: _Turn | None) -> None:
+        self._thread_turns().turn = turn
+
+    def _thread_turns(self) -> threading.local:
+        with self._turns_guard:
+            turns = self.__dict__.get("_turns")
+            if turns is None:
+                turns = self.__dict__["_turns"] = threading.local()
+        return turns
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """One generation per request (the backend's own method)."""

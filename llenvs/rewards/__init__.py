@@ -35,7 +35,7 @@ from llenvs.rewards.prm_conventions import (
     QwenMathPRM,
     convention_from_name,
 )
-from llenvs.rewards.prm_registry import PRM_NAMES, get_prm
+from llenvs.rewards.prm_registry import PRM_NAMES, get_prm, prm_rewards
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
@@ -65,5 +65,6 @@ __all__ = [
     "convention_from_name",
     "get_prm",
     "judge_traces",
+    "prm_rewards",
     "score_traces",
 ]

@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from llenvs.core.errors import UnknownName
+from llenvs.core.reward_function import RewardFunction
 from llenvs.rewards.arithmetic_prm import ArithmeticPRM
 from llenvs.rewards.prm import PRM
 from llenvs.rewards.prm_conventions import CONVENTIONS
 
-__all__ = ["PRM_NAMES", "get_prm"]
+__all__ = ["PRM_NAMES", "get_prm", "prm_rewards"]
 
 PRM_NAMES: tuple[str, ...] = ("arithmetic", "transformers/<local path>")
 """The names ``get_prm`` knows (``<local path>``: a checkpoint folder)."""
@@ -53,3 +54,18 @@ def get_prm(name: str, **options: Any) -> PRM:
 
         return TransformersPRM.from_pretrained(path, **options)
     raise UnknownName("prm", name, PRM_NAMES)
+
+
+def prm_rewards(name: str | None) -> tuple[RewardFunction, ...]:
+    """The PROCESS reward of the PRM called ``name`` (a ``PRMRewardFunction``), none for None.
+
+    Example:
+        >>> [f.name for f in prm_rewards("arithmetic")], prm_rewards(None)
+        (['prm'], ())
+
+    """
+    if name is None:
+        return ()
+    from llenvs.rewards.prm_reward_function import PRMRewardFunction
+
+    return (PRMRewardFunction(get_prm(name)),)

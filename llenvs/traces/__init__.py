@@ -16,6 +16,7 @@ Example:
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
 from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.find_trace import find_trace
 from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
 from llenvs.traces.importers import (
     IMPORT_FORMATS,
@@ -51,6 +52,7 @@ __all__ = [
     "append_branch",
     "append_trace",
     "branches_path",
+    "find_trace",
     "read_branches",
     "read_traces",
     "segment_from_transition",

@@ -209,8 +209,11 @@ def navigation(lines: list[int], location: BrowseLocation, segments: int) -> Non
     )
 
 
-def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> None:
-    """The trace on ``line``: header, segment rows beside the chart, the selected segment."""
+def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int]:
+    """The trace on ``line``: header, segment rows beside the chart, the selected segment.
+
+    Returns the trace and the selected segment (for the intervention panel).
+    """
     trace = cached_trace(index, line)
     segment = min(location.segment, max(len(trace.segments) - 1, 0))
     here = BrowseLocation(location.file, line, segment)
@@ -241,6 +244,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> None:
             selection_mode="points",
         )
     _segment_detail(trace, segment)
+    return trace, segment
 
 
 def _header(trace: Trace, line: int) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.conftest import SCRIPT
 from tests.conftest import EXTERNAL
@@ -65,6 +66,7 @@ def test_home_on_an_empty_folder_says_how_to_import_or_record(tmp_path, monkeypa
 
 def test_home_imports_an_outside_file_into_the_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(TRACE_ROOTS_ENV, str(EXTERNAL))  # the app reads only its folders
     at = open_page("home")
     at.selectbox[0].select("processbench")
     at.text_input[1].input(str(EXTERNAL / "step_traces.jsonl"))
@@ -81,7 +83,7 @@ def test_home_opens_a_file_by_path_and_refuses_a_missing_one(app_env):
     at = open_page("home")
     at.text_input[0].input(str(app_env / "html.jsonl")).run()
     assert not at.exception and not at.error
-    at.text_input[0].input("/no/such/file.jsonl").run()
+    at.text_input[0].input(str(app_env / "no-such-file.jsonl")).run()
     assert "No such file" in at.error[0].value
 
 
@@ -122,20 +124,21 @@ def test_browse_opens_a_shared_url(app_env):
 
 def test_browse_filters_narrow_the_list(app_env):
     at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"))
-    at.multiselect[0].select("leg_counting").run()
+    at.sidebar.multiselect[0].select("leg_counting").run()
     assert "12 of 20 traces match" in texts(at)
-    at.radio[0].set_value(
-        at.radio[0].options and next(o for o in at.radio[0].options if "failed" in str(o))
+    at.sidebar.radio[0].set_value(
+        at.sidebar.radio[0].options
+        and next(o for o in at.sidebar.radio[0].options if "failed" in str(o))
     ).run()
     assert not at.exception
     assert "6 of 20 traces match" in texts(at)
-    at.text_input[0].input("31").run()  # task index
+    at.sidebar.text_input[0].input("31").run()  # task index
     assert not at.exception
-    at.text_input[0].input("").run()
-    at.text_input[1].input("zzz-nothing-matches").run()
+    at.sidebar.text_input[0].input("").run()
+    at.sidebar.text_input[1].input("zzz-nothing-matches").run()
     assert "No trace matches" in at.info[0].value
-    at.text_input[1].input("").run()
-    at.slider[-1].set_value(0.5).run()  # PRM minimum
+    at.sidebar.text_input[1].input("").run()
+    at.sidebar.slider[-1].set_value(0.5).run()  # PRM minimum
     assert not at.exception
 
 
@@ -156,7 +159,7 @@ def test_browse_lists_skipped_lines_and_reports_a_bad_trace_as_a_message(app_env
 
 
 def test_browse_reports_a_missing_file_as_a_message(app_env):
-    at = open_page("browse", file="/no/such/traces.jsonl")
+    at = open_page("browse", file=str(app_env / "no-such-traces.jsonl"))
     assert "No such file" in at.error[0].value
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from llenvs.cli import intervene_command
 from llenvs.cli.main import main
-from llenvs.traces import read_branches, read_traces
+from llenvs.traces import find_trace, read_branches, read_traces
 from tests.cli.test_commands import llenvs
 
 EXAMPLES = intervene_command.Path(__file__).parents[2] / "examples"
@@ -72,12 +72,12 @@ def test_trace_numbers_are_line_numbers_that_a_torn_line_does_not_shift(results,
     results.write_text("".join(lines))
     with pytest.warns(UserWarning, match="line 2"):
         third = [t for t in read_traces(results)][1]
-    found = intervene_command.find_trace(results, "3")
+    found = find_trace(results, "3")
     assert found.trace_id == third.trace_id and found.task.task_index == 2
     with pytest.raises(ValueError, match=r"nor on line 2, .*lines with a trace: 1, 3-4"):
-        intervene_command.find_trace(results, "2")
+        find_trace(results, "2")
     with pytest.raises(ValueError, match="line numbers start at 1"):
-        intervene_command.find_trace(results, "0")
+        find_trace(results, "0")
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,23 @@ class KVSessionStore:
             self._sessions.popitem(last=False)
         return session
 
+    def resize(self, capacity: int) -> None:
+        """Keep at most ``capacity`` sessions from now on, dropping the least recently used.
+
+        Example:
+            >>> store = KVSessionStore(capacity=3)
+            >>> for ids in ([1], [2], [3]):
+            ...     _ = store.add(KVSession(ids, None, 1))
+            >>> store.resize(1); [s.ids for s in store]
+            [[3]]
+
+        """
+        if capacity <= 0:
+            raise ValueError(f"capacity must be > 0, got {capacity}")
+        self.capacity = capacity
+        while len(self._sessions) > capacity:
+            self._sessions.popitem(last=False)
+
     def discard(self, session: KVSession) -> None:
         """Forget ``session`` (nothing happens when it is not stored).
 

@@ -41,6 +41,7 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,8 +68,13 @@ class TransformersBackend(GenerateUntil):
         model: a transformers causal LM (in eval mode, on its device).
         tokenizer: its tokenizer (with a chat template, else turns are joined by blank lines).
         name: ``"transformers/<model>"``.
-        max_sessions: KV-cache sessions kept (LRU); the store grows to twice the largest batch
-            it serves, so a batch's trajectories keep their caches between rounds.
+        max_sessions: KV-cache sessions kept (LRU); during a batch the store holds twice the
+            batch's size, so its trajectories keep their caches between rounds.
+        session_limit: the most sessions ever kept, whatever the batch size.
+
+    One backend can be shared by threads (the workbench shares one model between browser
+    sessions): calls are served one at a time, and each thread's ``generate_until`` continues
+    its own conversation.
 
     Example:
         >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
@@ -78,11 +84,28 @@ class TransformersBackend(GenerateUntil):
 
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, name: str, max_sessions: int = 8) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name: str,
+        max_sessions: int = 8,
+        session_limit: int = 64,
+    ) -> None:
+        if not 0 < max_sessions <= session_limit:
+            raise ValueError(
+                f"need 0 < max_sessions <= session_limit, got {max_sessions} and {session_limit}"
+            )
         self.model = model
         self._tokenizer = tokenizer
         self.name = name
         self.sessions = KVSessionStore(max_sessions)
+        self.max_sessions = max_sessions
+        """Sessions kept between calls at batch size 1."""
+        self.session_limit = session_limit
+        """Most sessions ever kept: a batch keeps two per row, up to this bound."""
+        self._lock = threading.RLock()
         self.device = next(model.parameters()).device
         ends = getattr(model.generation_config, "eos_token_id", None)
         ends = [ends] if isinstance(ends, int) else list(ends or [])
@@ -210,7 +233,7 @@ class TransformersBackend(GenerateUntil):
         """One generation per request; several requests are decoded together as one batch."""
         if not requests:
             return []
-        with torch.inference_mode():
+        with self._lock, torch.inference_mode():
             rows = self._prepare(requests)
             logits = self._first_logits(rows)
             active = list(range(len(rows)))
@@ -238,7 +261,7 @@ class TransformersBackend(GenerateUntil):
     def _prepare(self, requests: Sequence[GenerationRequest]) -> list[Row]:
         """Match each request to a session (a new one when none fits or it is claimed)."""
         rows: list[Row] = []
-        self.sessions.capacity = max(self.sessions.capacity, 2 * len(requests))
+        self.sessions.resize(min(max(self.max_sessions, 2 * len(requests)), self.session_limit))
         claimed: set[int] = set()
         for request in requests:
             ids, heal, generated = self.prompt_plan(request.prompt)

@@ -1,0 +1,111 @@
+r"""``intervene``: branch a trace of a file and keep the branches in the file's sidecar.
+
+The one intervention path below the command line and the workbench: the trace's own
+environment (with a PRM's step reward when asked), ``branch`` or ``branch_samples`` with the
+caller's observers, and every branch appended to ``<name>.branches.jsonl`` (each branch one
+atomic line), so a stopped branch is kept and a failed one writes nothing.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.evaluation.replay_trace import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> from llenvs.traces import InterventionKind, read_branches, write_traces
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = write_traces(path, [parent])
+    >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
+    >>> [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", backend,
+    ...                     prm="arithmetic")
+    >>> child.success, [b.trace_id for b in read_branches(path)] == [child.trace_id]
+    (True, True)
+
+"""
+
+from __future__ import annotations
+
+import os
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.evaluation.branch import (
+    SegmentObserver,
+    branch,
+    branch_samples,
+    trace_environment,
+)
+from llenvs.evaluation.episode import StopCheck
+from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.traces.branches import append_branch
+from llenvs.traces.intervention_kind import InterventionKind
+from llenvs.traces.trace import Trace
+
+__all__ = ["intervene"]
+
+
+def intervene(
+    path: str | os.PathLike[str],
+    trace: Trace,
+    at: int,
+    kind: InterventionKind,
+    text: str | None,
+    backend: ModelBackend,
+    *,
+    prm: str | None = None,
+    sampling_params: SamplingParams | None = None,
+    samples: int = 1,
+    on_segment: SegmentObserver | None = None,
+    should_stop: StopCheck | None = None,
+) -> list[Trace]:
+    """Branch ``trace`` (a trace of the file ``path``) and append the branches to its sidecar.
+
+    Arguments:
+        path: the trace file; the branches go to its ``*.branches.jsonl``.
+        trace: the parent (from the file or its sidecar).
+        at: how many of the parent's segments to keep.
+        kind: force the next segment, feed back, complete, or resample (as ``branch``).
+        text: the forced segment or the feedback (None for complete and resample).
+        backend: the model that generates.
+        prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward.
+        sampling_params: how to sample (default: the parent's own).
+        samples: how many resamples (``branch_samples``, one batch); 1 for one branch.
+        on_segment: called with ``(sample, segment)`` as each new segment is generated.
+        should_stop: asked between segments; True keeps what was generated, truncated.
+
+    Returns the branches, in the order they were appended.
+
+    """
+    if samples != 1 and kind is not InterventionKind.RESAMPLE:
+        raise ValueError(f"only a resample makes several samples, not {kind.value}")
+    environment = trace_environment(trace, backend, prm_rewards(prm))
+    if samples == 1:
+        children = [
+            branch(
+                trace,
+                at,
+                kind,
+                text,
+                backend,
+                environment=environment,
+                sampling_params=sampling_params,
+                on_segment=on_segment,
+                should_stop=should_stop,
+            )
+        ]
+    else:
+        children = branch_samples(
+            trace,
+            at,
+            backend,
+            samples,
+            environment=environment,
+            sampling_params=sampling_params,
+            on_segment=on_segment,
+            should_stop=should_stop,
+        )
+    for child in children:
+        append_branch(path, child)
+    return children

@@ -1,0 +1,274 @@
+"""A branch beside its parent: what an intervention kept, what it changed, and what came of it.
+
+``describe_action`` says in words what an action on segment k keeps and generates;
+``aligned_segments`` lines the two traces up segment by segment, the kept prefix collapsed into
+one row, the intervention point and the first differing segment marked; ``outcome_table`` puts
+the final answer, success, final reward and lowest PRM of both side by side with the change;
+``sample_summary`` counts the answers of a resample set, with the success rate and its 95%
+interval.
+
+Example:
+    >>> from llenvs.traces import InterventionKind
+    >>> describe_action(InterventionKind.FORCE, 4)
+    'keeps segments 0–3, replaces segment 4 with your text, generates the rest'
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from llenvs.adapters.answers import extract_answer
+from llenvs.traces import InterventionKind, Trace
+
+__all__ = [
+    "Outcome",
+    "aligned_segments",
+    "branch_point",
+    "describe_action",
+    "outcome",
+    "outcome_table",
+    "sample_summary",
+    "wilson_interval",
+]
+
+
+def branch_point(kind: InterventionKind, segment: int) -> int:
+    """How many of the parent's segments an action on segment ``segment`` keeps.
+
+    Force and resample replace segment k (keep 0..k-1); feedback and COMPLETE come after it.
+
+    Example:
+        >>> branch_point(InterventionKind.FORCE, 3), branch_point(InterventionKind.COMPLETE, 3)
+        (3, 4)
+
+    """
+    if kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE):
+        return segment
+    return segment + 1
+
+
+def _kept(count: int) -> str:
+    if count == 0:
+        return "keeps no segment"
+    if count == 1:
+        return "keeps segment 0"
+    return f"keeps segments 0–{count - 1}"
+
+
+def describe_action(kind: InterventionKind, segment: int, samples: int = 1) -> str:
+    """What an action on segment ``segment`` does, in words.
+
+    Example:
+        >>> describe_action(InterventionKind.FEEDBACK, 2)
+        'keeps segments 0–2, adds your feedback as a user turn after segment 2, generates the answer'
+        >>> describe_action(InterventionKind.RESAMPLE, 0, samples=8)
+        'keeps no segment, generates 8 samples from segment 0 on'
+
+    """  # noqa: E501
+    kept = _kept(branch_point(kind, segment))
+    if kind is InterventionKind.FORCE:
+        return f"{kept}, replaces segment {segment} with your text, generates the rest"
+    if kind is InterventionKind.FEEDBACK:
+        return (
+            f"{kept}, adds your feedback as a user turn after segment {segment}, "
+            "generates the answer"
+        )
+    if kind is InterventionKind.COMPLETE:
+        return f"{kept}, generates the rest in one call"
+    what = "a new sample" if samples == 1 else f"{samples} samples"
+    return f"{kept}, generates {what} from segment {segment} on"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a trace came to.
+
+    Example:
+        >>> Outcome("4", True, 2.0, 0.5, 3).answer
+        '4'
+
+    """
+
+    answer: str | None
+    """The final answer extracted from the response (None when there is none)."""
+    success: bool | None
+    """Whether the trace succeeded (None: no verdict)."""
+    final_reward: float
+    """The sum of the rewards judged once on the whole response (outcome, format)."""
+    lowest_prm: float | None
+    """The lowest PRM score of any segment, or None without PRM scores."""
+    segments: int
+    """How many segments it has."""
+
+
+def outcome(trace: Trace) -> Outcome:
+    """The outcome of ``trace``.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> text = "<answer>7</answer>"
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
+        ...           segments=(SegmentRecord(0, 0, len(text), text, prm_scores={"prm": 0.5}),),
+        ...           final_rewards={"correctness": 1.0})
+        >>> outcome(t)
+        Outcome(answer='7', success=None, final_reward=1.0, lowest_prm=0.5, segments=1)
+
+    """
+    scores = [score for s in trace.segments for score in s.prm_scores.values()]
+    return Outcome(
+        answer=extract_answer(trace.response),
+        success=trace.success,
+        final_reward=float(sum(trace.final_rewards.values())),
+        lowest_prm=min(scores) if scores else None,
+        segments=len(trace.segments),
+    )
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _change(before: object, after: object) -> str:
+    if before == after:
+        return "same"
+    if isinstance(before, bool) or isinstance(after, bool):
+        return f"{_shown(before)} → {_shown(after)}"
+    if isinstance(before, int | float) and isinstance(after, int | float):
+        return f"{after - before:+g}"
+    return "changed"
+
+
+def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
+    """The outcomes of ``parent`` and ``child`` side by side, with the change.
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> outcome_table(t, t)["change"].tolist()
+        ['same', 'same', 'same', 'same', 'same']
+
+    """
+    before, after = outcome(parent), outcome(child)
+    rows = [
+        ("final answer", before.answer, after.answer),
+        ("success", before.success, after.success),
+        ("final reward", before.final_reward, after.final_reward),
+        ("lowest PRM", before.lowest_prm, after.lowest_prm),
+        ("segments", before.segments, after.segments),
+    ]
+    return pd.DataFrame(
+        [
+            {"": name, "parent": _shown(a), "branch": _shown(b), "change": _change(a, b)}
+            for name, a, b in rows
+        ]
+    )
+
+
+def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
+    """The two traces segment by segment: the kept prefix in one row, then each segment.
+
+    ``status`` is ``kept`` (the collapsed prefix), ``intervention`` (the first segment after
+    the branch point), ``first difference``, ``same``, ``different``, ``parent only`` or
+    ``branch only``.
+
+    Example:
+        >>> from llenvs.traces import BranchRecord, SegmentRecord, TaskRecord
+        >>> def trace(texts, parent=None):
+        ...     segments, start = [], 0
+        ...     for i, text in enumerate(texts):
+        ...         segments.append(SegmentRecord(i, start, start + len(text), text))
+        ...         start += len(text)
+        ...     return Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="".join(texts),
+        ...                  segments=tuple(segments), parent=parent)
+        >>> p = trace(["A. ", "B. ", "C."])
+        >>> c = trace(["A. ", "X. ", "C."], BranchRecord(p.trace_id, 1, InterventionKind.FORCE,
+        ...                                                "X. "))
+        >>> aligned_segments(p, c)["status"].tolist()
+        ['kept', 'intervention', 'same']
+
+    """
+    at = child.parent.segment_index if child.parent is not None else 0
+    rows: list[dict[str, object]] = []
+    if at:
+        rows.append(
+            {
+                "#": f"0–{at - 1}" if at > 1 else "0",
+                "parent": f"({at} segment{'s' if at > 1 else ''} kept, the same in both)",
+                "branch": "",
+                "status": "kept",
+            }
+        )
+    differed = False
+    for index in range(at, max(len(parent.segments), len(child.segments))):
+        before = parent.segments[index].text if index < len(parent.segments) else None
+        after = child.segments[index].text if index < len(child.segments) else None
+        if index == at:
+            status = "intervention"
+        elif before is None:
+            status = "branch only"
+        elif after is None:
+            status = "parent only"
+        elif before == after:
+            status = "same"
+        elif not differed:
+            status = "first difference"
+        else:
+            status = "different"
+        differed = differed or before != after
+        rows.append(
+            {"#": str(index), "parent": before or "", "branch": after or "", "status": status}
+        )
+    return pd.DataFrame(rows, columns=["#", "parent", "branch", "status"])
+
+
+def wilson_interval(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% by default).
+
+    Example:
+        >>> [round(x, 3) for x in wilson_interval(4, 8)]
+        [0.215, 0.785]
+
+    """
+    if total <= 0:
+        raise ValueError(f"total must be > 0, got {total}")
+    rate = successes / total
+    denominator = 1 + z * z / total
+    centre = (rate + z * z / (2 * total)) / denominator
+    spread = z * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total * total)) / denominator
+    return max(0.0, centre - spread), min(1.0, centre + spread)
+
+
+def sample_summary(samples: Sequence[Trace]) -> tuple[pd.DataFrame, str]:
+    """The answers of a resample set with their counts, and the success rate in words.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> text = "<answer>3</answer>"
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
+        ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True)
+        >>> table, rate = sample_summary([t, t])
+        >>> table.values.tolist(), rate
+        ([['3', 2]], 'success 2/2 = 100% (95% interval 34%–100%)')
+
+    """
+    if not samples:
+        raise ValueError("a resample set needs at least one sample")
+    answers = Counter(_shown(extract_answer(s.response)) for s in samples)
+    table = pd.DataFrame(answers.most_common(), columns=["answer", "samples"])
+    wins = sum(1 for s in samples if s.success)
+    low, high = wilson_interval(wins, len(samples))
+    rate = (
+        f"success {wins}/{len(samples)} = {wins / len(samples):.0%} "
+        f"(95% interval {low:.0%}–{high:.0%})"
+    )
+    return table, rate

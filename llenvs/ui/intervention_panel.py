@@ -1,0 +1,251 @@
+"""The Browse page's intervention panel: act on the selected segment, watch the branch grow.
+
+Force, feedback, COMPLETE and resample on segment k of the open trace, each one call of the
+library's ``intervene`` (``branch`` with the runner's prefix and ``then=``): the new segments
+appear as they are generated, the branches go to the trace file's sidecar, and the newest one
+is shown beside its parent. Drafts (a forced text, a feedback) live in session state under
+keys that do not hold the segment, so an edited text survives moving the selection and back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.core.backend import SamplingParams
+from llenvs.core.errors import LlenvsError
+from llenvs.evaluation import intervene, trace_sampling_params
+from llenvs.rewards import PRM_REWARD_NAME
+from llenvs.traces import InterventionKind, SegmentRecord, Trace, read_branches
+from llenvs.ui.branch_comparison import (
+    aligned_segments,
+    branch_point,
+    describe_action,
+    outcome_table,
+    sample_summary,
+)
+from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
+from llenvs.ui.whitespace import one_line
+
+__all__ = ["ACTIONS", "branches_of", "intervention_panel"]
+
+ACTIONS: dict[str, InterventionKind] = {
+    "Force": InterventionKind.FORCE,
+    "Feedback": InterventionKind.FEEDBACK,
+    "COMPLETE": InterventionKind.COMPLETE,
+    "Resample": InterventionKind.RESAMPLE,
+}
+"""The panel's actions, as labelled on screen."""
+
+_DRAFTS = "iv-drafts"
+_FORCE = "iv-force-text"
+_FORCE_FOR = "iv-force-for"
+_NEWEST = "iv-newest"
+
+
+def branches_of(path: str, trace: Trace) -> list[Trace]:
+    """The branches of ``trace`` in the sidecar of ``path``, oldest first.
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> branches_of("/no/such.jsonl", Trace(task=TaskRecord("e", "a", {}, 0, "q"),
+        ...                                      response="", segments=()))
+        []
+
+    """
+    return [b for b in read_branches(path) if b.parent and b.parent.parent_id == trace.trace_id]
+
+
+def intervention_panel(path: str, trace: Trace, segment: int) -> None:
+    """Draw the panel for segment ``segment`` of ``trace`` (a trace of the file ``path``)."""
+    if not trace.segments:
+        return
+    st.subheader(f"Intervene on segment {segment}")
+    label = st.radio("Action", list(ACTIONS), horizontal=True, key="iv-action")
+    kind = ACTIONS[str(label)]
+    text, samples, params = _action_inputs(kind, trace, segment)
+    st.caption(describe_action(kind, segment, samples))
+    choice = _model_choice(trace)
+    prm = st.selectbox(
+        "PRM scoring each new step",
+        [None, "arithmetic"],
+        index=1 if _has_prm(trace) else 0,
+        format_func=lambda name: name or "none",
+        key="iv-prm",
+    )
+    if st.button("Generate", type="primary", key="iv-run", disabled=choice is None):
+        assert choice is not None
+        _generate(path, trace, kind, segment, text, choice, prm, samples, params)
+    _show_branches(path, trace)
+
+
+def _action_inputs(
+    kind: InterventionKind, trace: Trace, segment: int
+) -> tuple[str | None, int, SamplingParams | None]:
+    """The action's own inputs: the text, how many samples, and how to sample."""
+    if kind is InterventionKind.FORCE:
+        _keep_draft(trace, segment)
+        text = st.text_area(f"Segment {segment}'s new text", key=_FORCE, height=100)
+        return text, 1, None
+    if kind is InterventionKind.FEEDBACK:
+        text = st.text_area(f"Feedback after segment {segment}", key="iv-feedback", height=80)
+        return text, 1, None
+    if kind is InterventionKind.COMPLETE:
+        return None, 1, None
+    left, middle, right = st.columns(3)
+    samples = int(left.number_input("samples", 1, 16, 1, key="iv-samples"))
+    temperature = float(middle.number_input("temperature", 0.0, 2.0, 0.7, 0.1, key="iv-temp"))
+    seed = int(right.number_input("seed", 0, 2**31 - 1, 0, key="iv-seed"))
+    base = trace_sampling_params(trace) or SamplingParams()
+    return (
+        None,
+        samples,
+        SamplingParams(
+            max_tokens=base.max_tokens,
+            temperature=temperature,
+            top_p=base.top_p,
+            top_k=base.top_k,
+            seed=seed,
+            stop=base.stop,
+        ),
+    )
+
+
+def _keep_draft(trace: Trace, segment: int) -> None:
+    """Put segment ``segment``'s draft (or its text) in the force box, keeping the last one."""
+    drafts: dict[tuple[str, int], str] = st.session_state.setdefault(_DRAFTS, {})
+    here = (trace.trace_id, segment)
+    before = st.session_state.get(_FORCE_FOR)
+    if before == here and _FORCE in st.session_state:
+        return
+    if before is not None and _FORCE in st.session_state:
+        drafts[before] = st.session_state[_FORCE]
+    st.session_state[_FORCE] = drafts.get(here, trace.segments[segment].text)
+    st.session_state[_FORCE_FOR] = here
+
+
+def _model_choice(trace: Trace) -> ModelChoice | None:
+    """The model that generates: the trace's own when it loads here, else the user's pick."""
+    own = own_model(trace.run.model)
+    kinds = list(ModelKind)
+    default = 0 if own in (None, "transformers") else kinds.index(ModelKind.FOLDER)
+    if own is None:
+        st.caption(
+            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be loaded here: "
+            "choose one."
+        )
+    kind = st.selectbox(
+        "Model", kinds, index=default, format_func=lambda k: k.value, key="iv-model"
+    )
+    if kind is ModelKind.EMBEDDED:
+        return ModelChoice(kind)
+    prompt = "Model folder" if kind is ModelKind.FOLDER else "Responses file (JSONL)"
+    location = st.text_input(
+        prompt, value=own.partition("/")[2] if own and "/" in own else "", key=f"iv-{kind.name}"
+    )
+    return ModelChoice(kind, location.strip()) if location.strip() else None
+
+
+def _has_prm(trace: Trace) -> bool:
+    return any(PRM_REWARD_NAME in s.prm_scores for s in trace.segments)
+
+
+def _generate(
+    path: str,
+    trace: Trace,
+    kind: InterventionKind,
+    segment: int,
+    text: str | None,
+    choice: ModelChoice,
+    prm: str | None,
+    samples: int,
+    params: SamplingParams | None,
+) -> None:
+    """Run the action, showing each new segment as it arrives; remember the new branches."""
+    if kind in (InterventionKind.FORCE, InterventionKind.FEEDBACK) and not (text or "").strip():
+        st.warning("Write the text first.")
+        return
+    live = st.empty()
+    rows: list[dict[str, Any]] = []
+
+    def show(sample: int, record: SegmentRecord) -> None:
+        rows.append(
+            {
+                "sample": sample,
+                "#": record.index,
+                "PRM": record.prm_scores.get(PRM_REWARD_NAME),
+                "reward": sum(record.rewards.values()),
+                "text": one_line(record.text),
+            }
+        )
+        live.dataframe(pd.DataFrame(rows), hide_index=True)
+
+    try:
+        backend = load_backend(choice)
+        with st.spinner(f"Generating with {getattr(backend, 'name', choice.backend_name)}…"):
+            children = intervene(
+                path,
+                trace,
+                branch_point(kind, segment),
+                kind,
+                text,
+                backend,
+                prm=prm,
+                sampling_params=params,
+                samples=samples,
+                on_segment=show,
+            )
+    except (LlenvsError, ValueError, OSError, RuntimeError) as error:
+        st.error(f"Nothing was written: {type(error).__name__}: {error}")
+        return
+    st.session_state[_NEWEST] = [child.trace_id for child in children]
+    st.success(
+        f"{len(children)} branch{'es' if len(children) > 1 else ''} appended to "
+        f"{Path(path).name.removesuffix('.jsonl')}.branches.jsonl"
+    )
+
+
+def _show_branches(path: str, trace: Trace) -> None:
+    """The trace's branches: the newest (or chosen) one beside the parent; a sample set."""
+    branches = branches_of(path, trace)
+    if not branches:
+        return
+    st.subheader(f"Branches of this trace ({len(branches)})")
+    newest = st.session_state.get(_NEWEST) or [branches[-1].trace_id]
+    by_id = {b.trace_id: b for b in branches}
+    made = [by_id[i] for i in newest if i in by_id]
+    if len(made) > 1:
+        table, rate = sample_summary(made)
+        st.caption(f"The last resample set: {len(made)} samples, {rate}")
+        st.dataframe(table, hide_index=True)
+    labels = {b.trace_id: _label(b, n) for n, b in enumerate(branches)}
+    ids = list(labels)
+    default = ids.index(made[-1].trace_id) if made else len(ids) - 1
+    picked = st.selectbox(
+        "Compare with the parent",
+        ids,
+        index=default,
+        format_func=labels.__getitem__,
+        key="iv-compare",
+    )
+    child = by_id[str(picked)]
+    st.dataframe(outcome_table(trace, child), hide_index=True)
+    st.dataframe(
+        aligned_segments(trace, child),
+        hide_index=True,
+        column_config={
+            "parent": st.column_config.TextColumn("parent", width="large"),
+            "branch": st.column_config.TextColumn("branch", width="large"),
+        },
+    )
+
+
+def _label(branch: Trace, number: int) -> str:
+    record = branch.parent
+    assert record is not None
+    what = f" {one_line(record.text)[:40]!r}" if record.text else ""
+    verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
+    return f"#{number} {record.kind.value} at {record.segment_index}{what} · {verdict}"

@@ -1,0 +1,150 @@
+"""The Browse page's intervention panel under AppTest: every action, drafts, errors, the model.
+
+The scripted backend (a responses file, as a user can choose it) drives the actions; one test
+forces a segment of a sample trace with the embedded model and re-runs the branch.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from llenvs.core import SegmentedEnvironment
+from llenvs.core.registry import environment_registry
+from llenvs.evaluation import branch, replay_trace
+from llenvs.traces import InterventionKind, read_branches, read_traces, write_traces
+from llenvs.ui import intervention_panel
+from llenvs.ui.model_choice import ModelKind
+from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.test_pages import REPO, open_page, texts
+
+WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
+RIGHT = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A traces folder of its own with one leg_counting trace (task 0, seed 42)."""
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0, WRONG, model="scripted")
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    write_traces(traces / "lc.jsonl", [parent])
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    return traces
+
+
+def _responses(tmp_path, *texts):
+    path = tmp_path / "responses.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in texts))
+    return str(path)
+
+
+def _open(folder, segment, responses):
+    at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment=str(segment))
+    at.selectbox(key="iv-model").set_value(ModelKind.SCRIPTED).run()
+    at.text_input(key="iv-SCRIPTED").input(responses).run()
+    assert not at.exception
+    return at
+
+
+def _branches(folder):
+    return list(read_branches(folder / "lc.jsonl"))
+
+
+def test_force_replaces_the_segment_and_shows_the_branch_beside_its_parent(folder, tmp_path):
+    at = _open(folder, 2, _responses(tmp_path, RIGHT))
+    assert at.text_area(key="iv-force-text").value == "So 12 deer have 40. <answer>40</answer>"
+    assert "keeps segments 0–1, replaces segment 2 with your text" in texts(at)
+    at.text_area(key="iv-force-text").input("So 100 in all. <answer>100</answer>").run()
+    at.button(key="iv-run").click().run()
+    assert not at.exception, at.exception
+    [child] = _branches(folder)
+    assert child.parent.kind is InterventionKind.FORCE and child.parent.segment_index == 2
+    assert child.response == RIGHT and child.success
+    shown = texts(at)
+    assert "1 branch appended to lc.branches.jsonl" in shown
+    tables = [d.value for d in at.dataframe]
+    aligned = next(t for t in tables if "status" in t.columns)
+    assert aligned["status"].tolist() == ["kept", "intervention"]
+    summary = next(t for t in tables if "change" in t.columns)
+    assert summary.set_index("")["branch"]["final answer"] == "100"
+    assert summary.set_index("")["change"]["success"] == "False → True"
+
+
+def test_feedback_becomes_a_user_turn_after_the_segment(folder, tmp_path):
+    at = _open(folder, 1, _responses(tmp_path, "Recount: 100. <answer>100</answer>"))
+    at.radio(key="iv-action").set_value("Feedback").run()
+    assert "adds your feedback as a user turn after segment 1" in texts(at)
+    at.text_area(key="iv-feedback").input("Recount the deer.").run()
+    at.button(key="iv-run").click().run()
+    assert not at.exception
+    [child] = _branches(folder)
+    assert child.parent.kind is InterventionKind.FEEDBACK and child.parent.segment_index == 2
+    assert [m.role for m in child.messages] == ["user", "assistant", "user", "assistant"]
+    assert child.messages[2].content == "Recount the deer."
+
+
+def test_complete_keeps_the_segment_and_finishes_in_one_call(folder, tmp_path):
+    at = _open(folder, 0, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("COMPLETE").run()
+    assert "keeps segment 0, generates the rest in one call" in texts(at)
+    at.button(key="iv-run").click().run()
+    [child] = _branches(folder)
+    assert child.parent.kind is InterventionKind.COMPLETE and child.parent.segment_index == 1
+    assert child.response == RIGHT
+    assert all("one_shot" in {f.value for f in s.flags} for s in child.segments[1:])
+
+
+def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("Resample").run()
+    at.number_input(key="iv-samples").set_value(3).run()
+    at.button(key="iv-run").click().run()
+    assert not at.exception
+    samples = _branches(folder)
+    assert len(samples) == 3 and {s.run.seed for s in samples} == {0, 1000003, 2000006}
+    assert "3 samples, success 3/3 = 100%" in texts(at)
+
+
+def test_a_force_draft_survives_moving_the_selection_and_back(folder, tmp_path):
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.text_area(key="iv-force-text").input("My own text. ").run()
+    at.button(key="nav-j").click().run()  # segment 2
+    assert at.text_area(key="iv-force-text").value.startswith("So 12 deer")
+    at.button(key="nav-k").click().run()  # back to segment 1
+    assert at.text_area(key="iv-force-text").value == "My own text. "
+
+
+def test_a_failing_backend_shows_a_message_and_writes_nothing(folder, tmp_path, monkeypatch):
+    class Down:
+        name = "down"
+
+        def generate(self, requests):
+            raise RuntimeError("the server is down")
+
+    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice: Down())
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.button(key="iv-run").click().run()
+    assert not at.exception
+    assert any("Nothing was written" in e.value and "server is down" in e.value for e in at.error)
+    assert _branches(folder) == []
+
+
+def test_force_on_a_sample_trace_with_the_embedded_model(tmp_path, monkeypatch, embedded_backend):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(REPO / "sample_traces" / "leg_counting-smollm2.jsonl", traces / "lc.jsonl")
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    at = open_page("browse", file=str(traces / "lc.jsonl"), trace="1", segment="1")
+    assert at.selectbox(key="iv-model").value is ModelKind.EMBEDDED  # the trace's own model
+    at.text_area(key="iv-force-text").input("Deer have 4 legs, so 12 deer have 48 legs. ").run()
+    at.button(key="iv-run").click().run(timeout=900)  # loads the model, then generates
+    assert not at.exception, at.exception
+    parent = next(read_traces(traces / "lc.jsonl"))
+    [child] = read_branches(traces / "lc.jsonl")
+    assert child.parent.parent_id == parent.trace_id and child.run.model == parent.run.model
+    again = branch(parent, 1, InterventionKind.FORCE, child.parent.text, embedded_backend)
+    assert again.response == child.response  # a greedy re-run reproduces it
