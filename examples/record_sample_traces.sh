@@ -26,3 +26,7 @@ rm -f "$OUT"/*.jsonl
 # Leg counting, task 1: force a first step that names each animal's legs.
 "$LLENVS" intervene "$OUT/leg_counting-smollm2.jsonl" --trace 2 --at 0 --prm arithmetic \
     --force "Sheep have 4 legs, dogs have 4 legs, and praying mantises have 6 legs. "
+# Leg counting, task 0: eight samples from its second segment at temperature 0.8 (a resample set:
+# the workbench shows its answer counts and success rate).
+"$LLENVS" intervene "$OUT/leg_counting-smollm2.jsonl" --trace 1 --at 1 --prm arithmetic \
+    --resample --samples 8 --temperature 0.8 --sampling-seed 0

@@ -40,6 +40,7 @@ from rich.console import Console
 from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.evaluation import check_branch, intervene, trace_sampling_params
+from llenvs.evaluation.branch import MAX_SAMPLES
 from llenvs.traces import InterventionKind, branches_path, find_trace
 
 __all__ = ["add_parser", "run"]
@@ -80,6 +81,13 @@ def add_parser(subparsers: Any) -> None:
     action.add_argument("--complete", action="store_true", help="finish the rest in one call")
     action.add_argument("--resample", action="store_true", help="generate again from there")
     parser.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        help="with --resample: how many samples (1-16), generated together, each with its own "
+        "seed derived from --sampling-seed",
+    )
+    parser.add_argument(
         "--prm", help="a PRM scoring every step of the branch: arithmetic, transformers/<path>"
     )
     add_backend_options(parser, None)
@@ -93,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
     parent = find_trace(args.traces, args.trace)
     kind, text = _intervention(args)
     check_branch(parent, args.at, kind, text)  # before a model loads
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        raise ValueError(f"--samples must be 1..{MAX_SAMPLES}, got {args.samples}")
+    if args.samples > 1 and kind is not InterventionKind.RESAMPLE:
+        raise ValueError("--samples goes with --resample")
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
@@ -100,17 +112,28 @@ def run(args: argparse.Namespace) -> int:
     params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
-        [child] = intervene(
-            args.traces, parent, args.at, kind, text, backend, prm=args.prm, sampling_params=params
+        children = intervene(
+            args.traces,
+            parent,
+            args.at,
+            kind,
+            text,
+            backend,
+            prm=args.prm,
+            sampling_params=params,
+            samples=args.samples,
         )
     sidecar = branches_path(args.traces)
-    for segment in child.segments:
-        flags = " ".join(sorted(flag.value for flag in segment.flags))
-        scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
-        terminal = " terminal" if segment.terminal else ""
-        print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
-    error = f"; error: {child.error}" if child.error else ""
-    print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
+    for number, child in enumerate(children):
+        if len(children) > 1:
+            print(f"sample {number} (seed {child.run.seed}):")
+        for segment in child.segments:
+            flags = " ".join(sorted(flag.value for flag in segment.flags))
+            scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
+            terminal = " terminal" if segment.terminal else ""
+            print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
+        error = f"; error: {child.error}" if child.error else ""
+        print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0
 
 
