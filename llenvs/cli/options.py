@@ -24,8 +24,8 @@ from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import Segmenter, segmenter_from_spec
-from llenvs.inference.responses_file import read_responses
 from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.traces.responses_file import read_responses
 
 __all__ = [
     "ENVIRONMENT_HINT",

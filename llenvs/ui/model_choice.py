@@ -101,7 +101,7 @@ def load_backend(choice: ModelChoice) -> ModelBackend:
     """
     if choice.kind is ModelKind.SCRIPTED:
         from llenvs.inference import get_backend
-        from llenvs.inference.responses_file import read_responses
+        from llenvs.traces.responses_file import read_responses
 
         if not os.path.isfile(choice.location):
             raise FileNotFoundError(f"responses file not found: {choice.location}")

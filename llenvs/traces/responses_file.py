@@ -11,8 +11,9 @@ Example:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from llenvs.traces.json_line import JsonLineError, parse_json_line
 
 __all__ = ["read_responses"]
 
@@ -39,16 +40,9 @@ def read_responses(path: Path) -> list[tuple[int | None, str]]:
                 continue
             where = f"{path}:{number}"
             try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                byte = raw[error.start]
-                raise ValueError(
-                    f"{where}: not UTF-8 text (byte 0x{byte:02x} at column {error.start + 1})"
-                ) from None
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: not JSON ({error.msg})") from None
+                value = parse_json_line(raw, first=number == 1)
+            except JsonLineError as error:
+                raise ValueError(f"{where}: {error}") from None
             if isinstance(value, str):
                 found.append((None, value))
             elif isinstance(value, dict) and isinstance(value.get("response"), str):
