@@ -13,8 +13,6 @@ from llenvs.evaluation.branch import (
     branch,
     branch_samples,
     check_branch,
-    trace_environment,
-    trace_sampling_params,
 )
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
@@ -43,6 +41,11 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.trace_environment import (
+    trace_base_environment,
+    trace_environment,
+    trace_sampling_params,
+)
 from llenvs.evaluation.trace_prefix import trace_feedback, trace_prefix
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 
@@ -81,6 +84,7 @@ __all__ = [
     "replay_trace",
     "result_trace",
     "run_segmented_evaluation",
+    "trace_base_environment",
     "trace_environment",
     "trace_feedback",
     "trace_prefix",

@@ -32,13 +32,12 @@ from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
 from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.intervention import COMPLETE, ForceAction, Intervention
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
+from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.from_steps import segment_from_transition
@@ -51,61 +50,10 @@ __all__ = [
     "branch",
     "branch_samples",
     "check_branch",
-    "trace_environment",
-    "trace_sampling_params",
 ]
 
 SegmentObserver = Callable[[int, SegmentRecord], None]
 """Called with ``(sample number, segment)`` as each new segment of a branch is generated."""
-
-
-def trace_environment(
-    trace: Trace, backend: ModelBackend | None = None, reward_functions: tuple[Any, ...] = ()
-) -> SegmentedEnvironment:
-    """The environment and segmenter a trace was made with, made again through the registry.
-
-    ``reward_functions`` come first, before the base environment's (a PRM's reward, say).
-
-    Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
-        ...           response="", segments=())
-        >>> env = trace_environment(t)
-        >>> len(env), env.segmenter.spec == default_segmenter().spec
-        (3, True)
-
-    """
-    task = trace.task
-    base = environment_registry.get(
-        name=task.environment, adapter=task.adapter, **dict(task.adapter_kwargs)
-    )
-    spec = trace.run.segmenter
-    segmenter = default_segmenter() if spec is None else segmenter_from_spec(spec, backend=backend)
-    if not reward_functions:
-        return SegmentedEnvironment(base, segmenter)
-    return SegmentedEnvironment(
-        base, segmenter, reward_functions=(*reward_functions, *base.reward_functions)
-    )
-
-
-def trace_sampling_params(trace: Trace) -> SamplingParams | None:
-    """The sampling parameters a trace records, or None when it records none.
-
-    Example:
-        >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> run = RunRecord.from_sampling_params(SamplingParams(max_tokens=9, stop=("x",)),
-        ...                                      model="m", segmenter="line")
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
-        >>> trace_sampling_params(t)
-        SamplingParams(max_tokens=9, temperature=0.0, top_p=1.0, top_k=None, seed=None, stop=('x',), logprobs=False)
-
-    """  # noqa: E501
-    values = dict(trace.run.sampling_params)
-    if not values:
-        return None
-    values["stop"] = tuple(values.get("stop", ()))
-    known = SamplingParams.__dataclass_fields__
-    return SamplingParams(**{k: v for k, v in values.items() if k in known})
 
 
 def branch(

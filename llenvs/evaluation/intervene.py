@@ -31,13 +31,9 @@ from __future__ import annotations
 import os
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.evaluation.branch import (
-    SegmentObserver,
-    branch,
-    branch_samples,
-    trace_environment,
-)
+from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples
 from llenvs.evaluation.episode import StopCheck
+from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.rewards.prm_registry import prm_rewards
 from llenvs.traces.branches import append_branch
 from llenvs.traces.intervention_kind import InterventionKind

@@ -17,7 +17,7 @@ import streamlit as st
 
 from llenvs.core.backend import SamplingParams
 from llenvs.core.errors import LlenvsError
-from llenvs.evaluation import intervene, trace_sampling_params
+from llenvs.evaluation import intervene, trace_base_environment, trace_sampling_params
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import InterventionKind, SegmentRecord, Trace, read_branches
 from llenvs.ui.branch_comparison import (
@@ -68,6 +68,9 @@ def intervention_panel(path: str, trace: Trace, segment: int) -> None:
     kind = ACTIONS[str(label)]
     text, samples, params = _action_inputs(kind, trace, segment)
     st.caption(describe_action(kind, segment, samples))
+    note = _environment_note(trace.trace_id, trace)
+    if note is not None:
+        st.info(f"This trace's task: {note}.")
     choice = _model_choice(trace)
     prm = st.selectbox(
         "PRM scoring each new step",
@@ -80,6 +83,13 @@ def intervention_panel(path: str, trace: Trace, segment: int) -> None:
         assert choice is not None
         _generate(path, trace, kind, segment, text, choice, prm, samples, params)
     _show_branches(path, trace)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _environment_note(trace_id: str, _trace: Trace) -> str | None:
+    """Why a branch of the trace uses its own task record, or None (cached per trace)."""
+    del trace_id
+    return trace_base_environment(_trace)[1]
 
 
 def _action_inputs(

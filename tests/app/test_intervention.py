@@ -148,3 +148,10 @@ def test_force_on_a_sample_trace_with_the_embedded_model(tmp_path, monkeypatch, 
     assert child.parent.parent_id == parent.trace_id and child.run.model == parent.run.model
     again = branch(parent, 1, InterventionKind.FORCE, child.parent.text, embedded_backend)
     assert again.response == child.response  # a greedy re-run reproduces it
+
+
+def test_an_imported_trace_is_branched_on_its_task_record_and_the_panel_says_so(
+    app_env, tmp_path
+):
+    at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"), trace="1")
+    assert any("branched on its own task record" in i.value for i in at.info)

@@ -18,7 +18,13 @@ import pytest
 
 from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.registry import environment_registry
-from llenvs.evaluation import SegmentedTrajectoryRunner, branch, replay_trace, result_trace
+from llenvs.evaluation import (
+    SegmentedTrajectoryRunner,
+    branch,
+    replay_trace,
+    result_trace,
+    trace_base_environment,
+)
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import InterventionKind, SegmentFlag, TaskRecord
 from llenvs.traces.trace import Trace
@@ -153,7 +159,38 @@ def test_tasks_are_the_same_question_in_every_process():
     assert len(runs) == 1 and runs.pop().strip().endswith(" 42")
 
 
-def test_a_trace_of_another_task_is_refused(leg_counting):
+def test_a_trace_whose_task_cannot_be_made_again_is_branched_on_its_own_task_record(leg_counting):
+    record = TaskRecord(
+        "leg_counting",
+        "reasoning_gym",
+        {"size": 100},
+        0,
+        "How many legs do 10 butterflys have?",
+        None,
+        "60",
+    )
+    trace = Trace(task=record, response="", segments=())
+    backend = ScriptedBackend(["Six each: <answer>60</answer>"])
+    child = branch(trace, 0, InterventionKind.RESAMPLE, None, backend)
+    assert backend.requests[0].prompt.messages[-1].content == record.prompt
+    assert child.task.prompt == record.prompt and child.task.adapter == "task_record"
+    assert child.success  # math-verify against the recorded answer
+    _, why = trace_base_environment(trace)
+    assert "asks another question" in why and "branched on its own task record" in why
+
+
+def test_an_imported_trace_is_branched_on_its_task_record(tmp_path):
+    from llenvs.traces.importers import TraceImport
+    from tests.conftest import EXTERNAL
+
+    imported = next(iter(TraceImport("reasoning_gym", EXTERNAL / "real_responses.jsonl")))
+    assert imported.task.expected_answer is not None and len(imported.segments) >= 2
+    script = imported.segments[0].text + "<answer>" + imported.task.expected_answer + "</answer>"
+    child = branch(imported, 1, InterventionKind.RESAMPLE, None, ScriptedBackend([script]))
+    assert child.task.prompt == imported.task.prompt and child.success
+
+
+def test_an_explicit_environment_of_another_task_is_refused(leg_counting):
     record = TaskRecord(
         "leg_counting",
         "reasoning_gym",
@@ -162,5 +199,6 @@ def test_a_trace_of_another_task_is_refused(leg_counting):
         "How many legs do 10 butterflys have?",
     )
     trace = Trace(task=record, response="", segments=())
+    env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
     with pytest.raises(ValueError, match=r"is not the trace's: .* another question"):
-        branch(trace, 0, InterventionKind.RESAMPLE, None, ScriptedBackend(["x"]))
+        branch(trace, 0, InterventionKind.RESAMPLE, None, ScriptedBackend(["x"]), environment=env)

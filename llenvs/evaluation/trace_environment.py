@@ -1,0 +1,125 @@
+"""A trace's environment made again: its registry environment, or one from its task record.
+
+A branch must ask its parent's question. ``trace_base_environment`` makes the trace's
+environment through the registry and checks that the task's prompt is the trace's; when the
+environment cannot be made (an imported trace) or asks another question (a trace made without
+a fixed seed), it makes a ``TaskRecordEnvironment`` from the trace's own prompt and expected
+answer instead, and says why.
+
+Example:
+    >>> from llenvs.traces import TaskRecord
+    >>> t = Trace(task=TaskRecord("gsm8k_log", "reasoning_gym_log", {}, 2, "2 + 2?", None, "4"),
+    ...           response="", segments=())
+    >>> env, why = trace_base_environment(t)
+    >>> env.spec.adapter, why  # doctest: +ELLIPSIS
+    ('task_record', "its environment cannot be made again (...)...")
+
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llenvs.adapters.task_record_environment import TaskRecordEnvironment
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.environment import Environment
+from llenvs.core.errors import LlenvsError
+from llenvs.core.registry import environment_registry
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
+from llenvs.traces.trace import Trace
+
+__all__ = ["trace_base_environment", "trace_environment", "trace_sampling_params"]
+
+
+def trace_base_environment(trace: Trace) -> tuple[Environment, str | None]:
+    """The trace's base environment, and why it is made from the task record (None if not).
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> from llenvs.core.registry import environment_registry
+        >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
+        >>> state, _ = env.reset(options={"task_index": 1})
+        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 1,
+        ...                           state.observation.prompt), response="", segments=())
+        >>> trace_base_environment(t)[1] is None
+        True
+
+    """
+    task = trace.task
+    try:
+        base: Environment = environment_registry.get(
+            name=task.environment, adapter=task.adapter, **dict(task.adapter_kwargs)
+        )
+        state, _ = base.reset(options={"task_index": task.task_index})
+    except (LlenvsError, ValueError, TypeError, KeyError, IndexError, OSError) as error:
+        why = f"its environment cannot be made again ({type(error).__name__}: {error})"
+    else:
+        if state.observation.prompt == task.prompt:
+            return base, None
+        why = (
+            f"the rebuilt {task.environment!r} asks another question for task "
+            f"{task.task_index} (made with other options or without a fixed seed)"
+        )
+    scored = (
+        "scored with math-verify against its expected answer"
+        if task.expected_answer is not None
+        else "no expected answer, so no outcome reward"
+    )
+    note = f"{why}: branched on its own task record (its prompt; {scored})"
+    record = TaskRecordEnvironment(
+        task.environment,
+        task.task_index,
+        task.prompt,
+        expected=task.expected_answer,
+        system_prompt=task.system_prompt,
+    )
+    return record, note
+
+
+def trace_environment(
+    trace: Trace, backend: ModelBackend | None = None, reward_functions: tuple[Any, ...] = ()
+) -> SegmentedEnvironment:
+    """The environment and segmenter a trace was made with, made again.
+
+    The base environment is ``trace_base_environment``'s: through the registry, else from the
+    trace's own task record. ``reward_functions`` come first, before the base environment's (a
+    PRM's reward, say).
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
+        ...           response="", segments=())
+        >>> env = trace_environment(t)
+        >>> env.spec.adapter, env.segmenter.spec == default_segmenter().spec
+        ('task_record', True)
+
+    """
+    base, _ = trace_base_environment(trace)
+    spec = trace.run.segmenter
+    segmenter = default_segmenter() if spec is None else segmenter_from_spec(spec, backend=backend)
+    if not reward_functions:
+        return SegmentedEnvironment(base, segmenter)
+    return SegmentedEnvironment(
+        base, segmenter, reward_functions=(*reward_functions, *base.reward_functions)
+    )
+
+
+def trace_sampling_params(trace: Trace) -> SamplingParams | None:
+    """The sampling parameters a trace records, or None when it records none.
+
+    Example:
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> run = RunRecord.from_sampling_params(SamplingParams(max_tokens=9, stop=("x",)),
+        ...                                      model="m", segmenter="line")
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
+        >>> trace_sampling_params(t)
+        SamplingParams(max_tokens=9, temperature=0.0, top_p=1.0, top_k=None, seed=None, stop=('x',), logprobs=False)
+
+    """  # noqa: E501
+    values = dict(trace.run.sampling_params)
+    if not values:
+        return None
+    values["stop"] = tuple(values.get("stop", ()))
+    known = SamplingParams.__dataclass_fields__
+    return SamplingParams(**{k: v for k, v in values.items() if k in known})
