@@ -13,6 +13,7 @@ from llenvs.evaluation.branch import (
     branch,
     branch_samples,
     check_branch,
+    rerun_branch,
 )
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
@@ -82,6 +83,7 @@ __all__ = [
     "check_branch",
     "intervene",
     "replay_trace",
+    "rerun_branch",
     "result_trace",
     "run_segmented_evaluation",
     "trace_base_environment",

@@ -50,6 +50,7 @@ __all__ = [
     "branch",
     "branch_samples",
     "check_branch",
+    "rerun_branch",
 ]
 
 SegmentObserver = Callable[[int, SegmentRecord], None]
@@ -100,6 +101,50 @@ def branch(
         trace, at, kind, text, backend, environment, params, None, on_segment, should_stop
     )
     return child
+
+
+def rerun_branch(
+    recorded: Trace,
+    parent: Trace,
+    backend: ModelBackend,
+    *,
+    environment: SegmentedEnvironment | None = None,
+) -> Trace:
+    """``recorded``, a branch of ``parent``, made again from its record.
+
+    The same point, the same intervention, its own sampling parameters and seed: greedy, or
+    with the same seed on the same backend, the result is the recorded branch again, byte for
+    byte.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment
+        >>> from llenvs.evaluation.replay_trace import replay_trace
+        >>> from llenvs.inference import get_backend
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+        ...                                 size=100, seed=42)
+        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+        >>> script = ["Count. So 100. <answer>100</answer>"]
+        >>> child = branch(parent, 1, InterventionKind.RESAMPLE, None, get_backend("scripted",
+        ...                outputs=script))
+        >>> rerun_branch(child, parent, get_backend("scripted", outputs=script)).response == (
+        ...     child.response)
+        True
+
+    """
+    record = recorded.parent
+    if record is None or record.parent_id != parent.trace_id:
+        raise ValueError(f"trace {recorded.trace_id} is not a branch of {parent.trace_id}")
+    return branch(
+        parent,
+        record.segment_index,
+        record.kind,
+        record.text,
+        backend,
+        environment=environment,
+        sampling_params=trace_sampling_params(recorded),
+    )
 
 
 def branch_samples(

@@ -22,14 +22,17 @@ __all__ = ["append_branch", "branches_path", "read_branches"]
 def branches_path(trace_path: str | os.PathLike[str]) -> Path:
     """The sidecar of a trace file: ``<name>.branches.jsonl`` in the same folder.
 
-    ``runs.jsonl`` gives ``runs.branches.jsonl``; any other name gets the suffix appended.
+    ``runs.jsonl`` gives ``runs.branches.jsonl``; any other name gets the suffix appended. A
+    sidecar is its own sidecar, so branches of branches sit beside their parents in one file.
 
     Example:
-        >>> branches_path("runs.json").name
-        'runs.json.branches.jsonl'
+        >>> branches_path("runs.json").name, branches_path("runs.branches.jsonl").name
+        ('runs.json.branches.jsonl', 'runs.branches.jsonl')
 
     """
     path = Path(trace_path)
+    if path.name.endswith(".branches.jsonl"):
+        return path
     stem = path.stem if path.suffix == ".jsonl" else path.name
     return path.with_name(f"{stem}.branches.jsonl")
 

@@ -17,16 +17,23 @@ import streamlit as st
 
 from llenvs.core.backend import SamplingParams
 from llenvs.core.errors import LlenvsError
-from llenvs.evaluation import intervene, trace_base_environment, trace_sampling_params
+from llenvs.evaluation import (
+    intervene,
+    rerun_branch,
+    trace_base_environment,
+    trace_sampling_params,
+)
 from llenvs.rewards import PRM_REWARD_NAME
-from llenvs.traces import InterventionKind, SegmentRecord, Trace, read_branches
+from llenvs.traces import InterventionKind, SegmentRecord, Trace, branches_path, read_branches
 from llenvs.ui.branch_comparison import (
     aligned_segments,
     branch_point,
     describe_action,
+    outcome,
     outcome_table,
     sample_summary,
 )
+from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
 from llenvs.ui.whitespace import one_line
 
@@ -82,7 +89,8 @@ def intervention_panel(path: str, trace: Trace, segment: int) -> None:
     if st.button("Generate", type="primary", key="iv-run", disabled=choice is None):
         assert choice is not None
         _generate(path, trace, kind, segment, text, choice, prm, samples, params)
-    _show_branches(path, trace)
+    _show_branches(path, trace, choice)
+    _show_tree(path, trace)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -218,7 +226,7 @@ def _generate(
     )
 
 
-def _show_branches(path: str, trace: Trace) -> None:
+def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     """The trace's branches: the newest (or chosen) one beside the parent; a sample set."""
     branches = branches_of(path, trace)
     if not branches:
@@ -231,7 +239,7 @@ def _show_branches(path: str, trace: Trace) -> None:
         table, rate = sample_summary(made)
         st.caption(f"The last resample set: {len(made)} samples, {rate}")
         st.dataframe(table, hide_index=True)
-    labels = {b.trace_id: _label(b, n) for n, b in enumerate(branches)}
+    labels = {b.trace_id: f"#{n} {_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
     default = ids.index(made[-1].trace_id) if made else len(ids) - 1
     picked = st.selectbox(
@@ -251,11 +259,50 @@ def _show_branches(path: str, trace: Trace) -> None:
             "branch": st.column_config.TextColumn("branch", width="large"),
         },
     )
+    if choice is not None and st.button("Re-run this branch from its record", key="iv-rerun"):
+        _rerun(child, trace, choice)
 
 
-def _label(branch: Trace, number: int) -> str:
+def _rerun(recorded: Trace, parent: Trace, choice: ModelChoice) -> None:
+    """Make ``recorded`` again from its record and say whether it came out the same."""
+    try:
+        backend = load_backend(choice)
+        with st.spinner("Re-running the branch…"):
+            again = rerun_branch(recorded, parent, backend)
+    except (LlenvsError, ValueError, OSError, RuntimeError) as error:
+        st.error(f"The re-run failed: {type(error).__name__}: {error}")
+        return
+    if again.response == recorded.response:
+        st.success("The re-run is identical to the recorded branch, byte for byte.")
+        return
+    texts = [(a.text, b.text) for a, b in zip(again.segments, recorded.segments, strict=False)]
+    first = next((n for n, (a, b) in enumerate(texts) if a != b), len(texts))
+    st.warning(
+        f"The re-run differs from segment {first} on (sampling without a seed, another "
+        "model, or padded-batch rounding)."
+    )
+
+
+def _show_tree(path: str, trace: Trace) -> None:
+    """Every branch of the trace and of its branches, each a link that opens it in Browse."""
+    nodes = branch_tree(path, trace.trace_id)
+    if not nodes:
+        return
+    with st.expander(f"Branch tree ({len(nodes)} branches below this trace)"):
+        sidecar = str(branches_path(path))
+        for node in nodes:
+            result = outcome(node.trace)
+            st.page_link(
+                "pages/browse.py",
+                label=f"{'↳ ' * node.depth}line {node.line}: {_label(node.trace)} · answer "
+                f"{result.answer or '—'} · final reward {result.final_reward:g}",
+                query_params={"file": sidecar, "trace": str(node.line)},
+            )
+
+
+def _label(branch: Trace) -> str:
     record = branch.parent
     assert record is not None
     what = f" {one_line(record.text)[:40]!r}" if record.text else ""
     verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
-    return f"#{number} {record.kind.value} at {record.segment_index}{what} · {verdict}"
+    return f"{record.kind.value} at {record.segment_index}{what} · {verdict}"

@@ -150,8 +150,42 @@ def test_force_on_a_sample_trace_with_the_embedded_model(tmp_path, monkeypatch, 
     assert again.response == child.response  # a greedy re-run reproduces it
 
 
-def test_an_imported_trace_is_branched_on_its_task_record_and_the_panel_says_so(
-    app_env, tmp_path
-):
+def test_an_imported_trace_is_branched_on_its_task_record_and_the_panel_says_so(app_env, tmp_path):
     at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"), trace="1")
     assert any("branched on its own task record" in i.value for i in at.info)
+
+
+def test_a_branch_of_a_branch_goes_to_the_same_sidecar_and_shows_in_the_tree(folder, tmp_path):
+    at = _open(folder, 1, _responses(tmp_path, "Recount: 48. So 100. <answer>100</answer>"))
+    at.radio(key="iv-action").set_value("Feedback").run()
+    at.text_area(key="iv-feedback").input("Recount the deer.").run()
+    at.button(key="iv-run").click().run()
+    [first] = _branches(folder)
+    sidecar = folder / "lc.branches.jsonl"
+    # open the branch itself in Browse and branch it again, after its feedback answer's first step
+    at = open_page("browse", file=str(sidecar), trace="1", segment="2")
+    at.selectbox(key="iv-model").set_value(ModelKind.SCRIPTED).run()
+    at.text_input(key="iv-SCRIPTED").input(
+        _responses(tmp_path, "Recount: 48. Then 100. <answer>100</answer>")
+    ).run()
+    at.radio(key="iv-action").set_value("Resample").run()
+    at.button(key="iv-run").click().run()
+    assert not at.exception
+    first_again, second = read_traces(sidecar)
+    assert second.parent.parent_id == first.trace_id == first_again.trace_id
+    assert [m.content for m in second.messages if m.role == "user"][1:] == ["Recount the deer."]
+    at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")
+    links = [link for link in at.get("page_link") if "line" in str(link.proto.label)]
+    labels = [str(link.proto.label) for link in links]
+    assert labels[0].startswith("↳ line 1: feedback at 2") and labels[1].startswith("↳ ↳ line 2")
+
+
+def test_a_recorded_branch_re_runs_identically(folder, tmp_path):
+    responses = _responses(tmp_path, RIGHT)
+    at = _open(folder, 2, responses)
+    at.text_area(key="iv-force-text").input("So 100 in all. <answer>100</answer>").run()
+    at.button(key="iv-run").click().run()
+    at.button(key="iv-rerun").click().run()
+    assert not at.exception
+    assert any("identical to the recorded branch, byte for byte" in s.value for s in at.success)
+    assert len(_branches(folder)) == 1  # a re-run is checked, not saved again
