@@ -288,7 +288,8 @@ def _show_tree(path: str, trace: Trace) -> None:
     nodes = branch_tree(path, trace.trace_id)
     if not nodes:
         return
-    with st.expander(f"Branch tree ({len(nodes)} branches below this trace)"):
+    count = f"{len(nodes)} branch{'es' if len(nodes) > 1 else ''}"
+    with st.expander(f"Branch tree ({count} below this trace)"):
         sidecar = str(branches_path(path))
         for node in nodes:
             result = outcome(node.trace)

@@ -129,3 +129,51 @@ def test_home_shows_where_traces_come_from(app, browser):
     page.wait_for_timeout(1000)
     page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
     page.close()
+
+
+def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path):
+    """Select a segment, edit and force it, then the branch beside the original."""
+    from llenvs.core import SegmentedEnvironment
+    from llenvs.core.registry import environment_registry
+    from llenvs.evaluation import replay_trace
+    from llenvs.traces import read_branches, write_traces
+
+    wrong = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
+    right = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0, wrong, model="scripted")
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    write_traces(folder / "lc.jsonl", [parent])
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(f'"{right}"\n')
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1500, "height": 1500})
+        page.goto(f"{url}/browse?file={folder / 'lc.jsonl'}&trace=1&segment=2")
+        tab(page, "Segment 2").wait_for(timeout=30_000)
+        page.get_by_text("Intervene on segment 2").wait_for(timeout=30_000)
+        model = page.locator("[data-testid='stSelectbox']").filter(has_text="Model")
+        model.scroll_into_view_if_needed()
+        model.get_by_role("combobox").click()
+        page.get_by_role("option", name=re.compile("scripted backend")).click(timeout=10_000)
+        box = page.get_by_label("Responses file (JSONL)")
+        box.fill(str(responses))
+        box.press("Enter")
+        forced = page.get_by_label("Segment 2's new text")
+        forced.wait_for(timeout=30_000)
+        forced.fill("So 100 in all. <answer>100</answer>")
+        forced.press("Control+Enter")
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text("1 branch appended to lc.branches.jsonl").wait_for(timeout=60_000)
+        page.get_by_text("Compare with the parent").filter(visible=True).first.wait_for(
+            timeout=30_000
+        )
+        page.wait_for_timeout(1500)
+        # the picture for the README: the panel, then the branch beside its parent
+        page.get_by_text("Intervene on segment 2").evaluate("e => e.scrollIntoView()")
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SCREENSHOTS / "intervene.png"))
+        page.close()
+    [child] = read_branches(folder / "lc.jsonl")
+    assert child.parent.segment_index == 2 and child.response == right and child.success
