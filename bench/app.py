@@ -2,8 +2,9 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/app.py                       # 100, 1,000, 10,000 traces
-    .venv/bin/python bench/app.py --sizes 100 1000 --no-write
+    .venv/bin/python bench/app.py                       # both parts below
+    .venv/bin/python bench/app.py --part files --sizes 100 1000 --no-write
+    .venv/bin/python bench/app.py --part traces         # big traces only
 
 For each size a trace file is generated (12 segments per trace, about 0.6 KB of text, PRM scores
 and rewards on every segment). Each measurement runs in a fresh Python process, on the Browse
@@ -12,6 +13,14 @@ file's index: one pass, one JSON parse per line, nothing else kept), the first r
 session once that index is cached, and the median of 5 switches to the next trace (the ``n``
 button). Memory is the growth of the process's peak RSS over that run, beside the growth of a
 process that parses the whole file into ``Trace`` objects (``list(read_traces(path))``).
+
+The second part (``--part traces``) times Browse on one big trace against a 100-segment one:
+10,000 segments, and a 1 MB response (100 segments of 10 KB; one segment of 1 MB). Each trace
+file is measured in a fresh process: the median of 5 first renders (caches cleared before each:
+the trace is read, parsed and tabled), of 5 renders in a new session with the caches warm, of 5
+presses of next segment (``j``), and the size of the elements the page sends. The peer,
+measured in the same run, is the page with every row and all the text drawn (the view before
+it windowed big traces: the window and text limits patched away, the chart in SVG).
 """
 
 from __future__ import annotations
@@ -26,14 +35,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench_common import ROOT, write_section
 
 HEADING = "## Workbench (`bench/app.py`)"
+TRACES_HEADING = "## Workbench, big traces (`bench/app.py`)"
 COMMAND = ".venv/bin/python bench/app.py"
 SIZES = (100, 1_000, 10_000)
 SWITCHES = 5
+REPEATS = 5
+GOAL_SECONDS = 2.0
+"""The goal: a big trace opens within this many seconds of the 100-segment trace."""
+BIG_TRACES = (
+    ("100 segments", 100, 0),
+    ("10,000 segments", 10_000, 0),
+    ("1 MB: 100 segments of 10 KB", 100, 10_000),
+    ("1 MB: one segment", 1, 1_000_000),
+)
+"""(name, segments, characters per segment: 0 for one step text, about 50)."""
 STEPS = (
     "There are {a} dogs and {b} birds in the yard. ",
     "Dogs have 4 legs, so the dogs have {a} × 4 = {c} legs. ",
@@ -87,6 +109,27 @@ def make_file(path: Path, count: int) -> int:
     return path.stat().st_size
 
 
+def warm_up() -> None:
+    """Pay imports and first-run costs that do not depend on the file: render a one-trace file.
+
+    The file sits in a folder of its own, added to the folders the app may open.
+    """
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
+
+    small = Path(tempfile.mkdtemp()) / "one.jsonl"
+    make_file(small, 1)
+    os.environ[TRACE_ROOTS_ENV] = str(small.parent)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.query_params["file"] = str(small)
+    at.switch_page("pages/browse.py")
+    at.run()
+    assert not at.exception and at.subheader, "the warm-up trace did not render"
+
+
 def child_app(path: str) -> dict[str, float]:
     """In a fresh process: first render (cold, then warm), switch time, peak RSS growth."""
     import os
@@ -100,14 +143,7 @@ def child_app(path: str) -> dict[str, float]:
         at.switch_page("pages/browse.py")
         return at
 
-    # Imports and first-run costs that do not depend on the file: a one-trace file, rendered.
-    small = Path(tempfile.mkdtemp()) / "one.jsonl"
-    make_file(small, 1)
-    warm_up = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    warm_up.query_params["file"] = str(small)
-    warm_up.switch_page("pages/browse.py")
-    warm_up.run()
-    assert warm_up.subheader, "the warm-up trace did not render"
+    warm_up()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     at = browse()
     started = time.perf_counter()
@@ -133,6 +169,114 @@ def child_app(path: str) -> dict[str, float]:
     }
 
 
+def make_big_trace(path: Path, segments: int, characters: int) -> int:
+    """Write one trace of ``segments`` step texts, each cut to ``characters`` when not 0.
+
+    Returns the response's size in bytes.
+    """
+    from llenvs.traces import RunRecord, SegmentRecord, TaskRecord, Trace, write_traces
+
+    records, offset = [], 0
+    for index in range(segments):
+        step = STEPS[index % len(STEPS)].format(a=3, b=4, c=12, d=8, e=20)
+        text = (step * (characters // len(step) + 1))[:characters] if characters else step
+        score = (index * 7 % 10) / 9
+        records.append(
+            SegmentRecord(
+                index,
+                offset,
+                offset + len(text),
+                text,
+                rewards={"arithmetic_prm": score, "format": 0.0},
+                prm_scores={"arithmetic_prm": score},
+                terminal=index == segments - 1,
+            )
+        )
+        offset += len(text)
+    trace = Trace(
+        task=TaskRecord("leg_counting", "reasoning_gym", {"size": 1}, 0, "Legs?"),
+        run=RunRecord(model="generated", segmenter="steps"),
+        response="".join(r.text for r in records),
+        segments=tuple(records),
+        final_rewards={"correctness": 1.0},
+        success=True,
+    )
+    write_traces(path, [trace])
+    return len(trace.response.encode())
+
+
+def child_trace(path: str, everything: bool) -> dict[str, float | str]:
+    """In a fresh process: Browse's first render, cached render and next segment on one trace.
+
+    ``everything``: the peer, the page with all rows and all text drawn (no windows).
+    """
+    import os
+
+    os.environ["LLENVS_TRACES_DIR"] = str(Path(path).parent)
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+    from streamlit.testing.v1.element_tree import Element
+
+    if everything:
+        from llenvs.ui import browse_view, segment_chart
+
+        def all_rows(selected: int, total: int, size: int = 0, before: int = 0) -> range:
+            return range(total)
+
+        def all_text(length: int, start: int, limit: int = 0) -> range:
+            return range(length)
+
+        browse_view.segment_window = all_rows  # type: ignore[attr-defined]
+        browse_view.text_window = all_text
+        segment_chart.SVG_POINTS = 10**9
+
+    def browse(file: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+        at.query_params["file"] = file
+        at.switch_page("pages/browse.py")
+        return at
+
+    def timed(at: AppTest) -> float:
+        started = time.perf_counter()
+        at.run()
+        seconds = time.perf_counter() - started
+        assert not at.exception and at.subheader, "the trace did not render"
+        return seconds
+
+    warm_up()
+    first = []
+    for _ in range(REPEATS):
+        st.cache_data.clear()
+        first.append(timed(browse(path)))
+    cached = []
+    for _ in range(REPEATS):
+        session = browse(path)
+        cached.append(timed(session))
+    sizes = sorted(  # what a new session's first run sends, element by element
+        (len(node.proto.SerializeToString()), str(node.type))
+        for block in (session.main, session.sidebar)
+        for node in block
+        if isinstance(node, Element)
+    )
+    at = browse(path)
+    timed(at)
+    steps = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        at.button(key="nav-j").click().run()
+        steps.append(time.perf_counter() - started)
+        assert not at.exception
+    return {
+        "first": statistics.median(first),
+        "cached": statistics.median(cached),
+        "step": statistics.median(steps),
+        "rows": float(len(at.dataframe[1].value)),
+        "sent_kb": sum(size for size, _ in sizes) / 1e3,
+        "largest_kb": sizes[-1][0] / 1e3,
+        "largest": sizes[-1][1],
+    }
+
+
 def child_parse(path: str) -> dict[str, float]:
     """In a fresh process: peak RSS growth of parsing the whole file into traces."""
     from llenvs.traces import read_traces
@@ -143,7 +287,7 @@ def child_parse(path: str) -> dict[str, float]:
     return {"count": len(traces), "rss_mb": (peak - before) / 1024}
 
 
-def measure(kind: str, path: Path) -> dict[str, float]:
+def measure(kind: str, path: Path) -> dict[str, Any]:
     """Run one child measurement and return its JSON result."""
     out = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(path)],
@@ -152,8 +296,74 @@ def measure(kind: str, path: Path) -> dict[str, float]:
         text=True,
         cwd=ROOT,
     )
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
+
+
+def run_traces() -> str:
+    """Measure Browse on each big trace, windowed and drawn whole; the markdown section."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for number, (name, segments, characters) in enumerate(BIG_TRACES):
+            path = Path(folder) / str(number) / "trace.jsonl"
+            path.parent.mkdir()
+            size = make_big_trace(path, segments, characters)
+            windowed = measure("trace", path)
+            whole = measure("trace-whole", path)
+            print(f"{name}: {windowed} whole {whole}", file=sys.stderr)
+            rows.append((name, segments, size, windowed, whole))
+    base, base_whole = rows[0][3], rows[0][4]
+
+    def against(value: dict[str, float], reference: dict[str, float], key: str) -> str:
+        if value is reference:
+            return "—"
+        difference, ratio = value[key] - reference[key], value[key] / reference[key]
+        return f"{difference:+.2f} s, ×{ratio:.1f}"
+
+    lines = [
+        TRACES_HEADING,
+        "",
+        f"Command: `{COMMAND} --part traces` — run "
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()}, "
+        f"Python {platform.python_version()}, 2 CPU cores shared with other work.",
+        "One generated trace per file (the step texts above, PRM scores and rewards on every "
+        "segment); the Browse page under `AppTest`, each file in a fresh process. *First "
+        f"render*: median of {REPEATS} runs with the caches cleared before each (the trace is "
+        f"read, parsed and tabled). *Cached*: median of {REPEATS} new sessions. *Next segment*: "
+        f"median of {REPEATS} presses of `j`. Each is given against the 100-segment trace "
+        "(difference, ratio). *Sent*: the size of the elements a new session's first run "
+        "sends to the browser (`AppTest` times the server only, not the browser drawing "
+        "them). *All drawn* "
+        "is the peer, measured in the same run: every row in the styled table, the whole text "
+        "in the segment and raw tabs, the chart in SVG (the page before big traces were "
+        "windowed).",
+        "",
+        "| trace | response KB | rows shown | first render (s) | vs 100 segments | cached (s) "
+        "| vs 100 segments | next segment (s) | vs 100 segments | sent KB (largest element) "
+        "| all drawn: first render (s) | vs 100 segments | all drawn: next segment (s) "
+        "| all drawn: sent KB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, _, size, windowed, whole in rows:
+        lines.append(
+            f"| {name} | {size / 1e3:,.0f} | {windowed['rows']:,.0f} | {windowed['first']:.2f} | "
+            f"{against(windowed, base, 'first')} | {windowed['cached']:.2f} | "
+            f"{against(windowed, base, 'cached')} | {windowed['step']:.2f} | "
+            f"{against(windowed, base, 'step')} | {windowed['sent_kb']:,.0f} "
+            f"({windowed['largest']} {windowed['largest_kb']:,.0f}) | "
+            f"{whole['first']:.2f} | {against(whole, base_whole, 'first')} | "
+            f"{whole['step']:.2f} | {whole['sent_kb']:,.0f} |"
+        )
+    worst = max(rows[1:], key=lambda row: row[3]["first"] - base["first"])
+    gap = worst[3]["first"] - base["first"]
+    lines += [
+        "",
+        f"Goal: every big trace's first render within {GOAL_SECONDS:g} s of the 100-segment "
+        f"trace's. Slowest here: {worst[0]}, {gap:+.2f} s "
+        f"({'met' if gap <= GOAL_SECONDS else 'not met'}); drawn whole, the same trace took "
+        f"{worst[4]['first'] - base_whole['first']:+.2f} s.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def run(sizes: tuple[int, ...]) -> str:
@@ -207,19 +417,36 @@ def run(sizes: tuple[int, ...]) -> str:
 def main() -> None:
     """Parse the arguments; run a child measurement or the whole benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--part",
+        choices=["files", "traces", "all"],
+        default="all",
+        help="files: 100 to 10,000 traces per file; traces: one big trace; all: both",
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, path = args.child
-        print(json.dumps(child_app(path) if kind == "app" else child_parse(path)))
+        children: dict[str, Callable[[], object]] = {
+            "app": lambda: child_app(path),
+            "parse": lambda: child_parse(path),
+            "trace": lambda: child_trace(path, everything=False),
+            "trace-whole": lambda: child_trace(path, everything=True),
+        }
+        print(json.dumps(children[kind]()))
         return
-    section = run(tuple(args.sizes))
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print("written to docs/benchmarks.md", file=sys.stderr)
+    sections = []
+    if args.part in ("files", "all"):
+        sections.append((HEADING, run(tuple(args.sizes))))
+    if args.part in ("traces", "all"):
+        sections.append((TRACES_HEADING, run_traces()))
+    for heading, section in sections:
+        print(section)
+        if not args.no_write:
+            write_section(heading, section)
+            print(f"{heading} written to docs/benchmarks.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

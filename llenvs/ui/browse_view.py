@@ -2,6 +2,11 @@
 
 Each function draws one panel with Streamlit and returns what the page needs next. Segment text
 is always shown as text (a dataframe cell, ``st.code``), never as HTML.
+
+Big traces stay quick: the segment table shows a window of ``WINDOW`` rows from just above the
+selected segment (it follows the selection: j/k, the URL's ``?segment=``, a click, and buttons
+that move a window's length), and a segment or response longer than ``TEXT_LIMIT`` characters
+shows a window of its text beside a button that downloads all of it.
 """
 
 from __future__ import annotations
@@ -13,11 +18,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from llenvs.traces import Trace
+from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
-from llenvs.ui.cached import cached_index, cached_search, cached_trace
+from llenvs.ui.cached import cached_index, cached_search, cached_trace, stamp
 from llenvs.ui.segment_chart import segment_figure, selected_segment
-from llenvs.ui.segment_table import segment_table, styled_segments
+from llenvs.ui.segment_table import WINDOW, segment_table, segment_window, styled_segments
 from llenvs.ui.trace_filter import Success, TraceFilter
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
@@ -25,17 +30,22 @@ from llenvs.ui.whitespace import visible_whitespace
 
 __all__ = [
     "LIST_LIMIT",
+    "TEXT_LIMIT",
     "choose_file",
     "filters",
     "navigation",
     "segment_count",
     "show_skipped",
+    "text_window",
     "trace_list",
     "trace_view",
 ]
 
 LIST_LIMIT = 1000
 """The most rows the trace list shows; filters narrow the rest."""
+
+TEXT_LIMIT = 20_000
+"""The most characters of a segment, or of the raw response, drawn on the page at once."""
 
 LIST_COLUMNS = ["line", "environment", "task", "model", "success", "reward", "prm_min", "segments"]
 
@@ -212,24 +222,31 @@ def navigation(lines: list[int], location: BrowseLocation, segments: int) -> Non
 def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int]:
     """The trace on ``line``: header, segment rows beside the chart, the selected segment.
 
+    A trace of more than ``WINDOW`` segments shows ``WINDOW`` rows from just above the selected
+    one; the ``#`` column is the true segment index and a click on a row selects that segment.
+    The chart shows every segment.
+
     Returns the trace and the selected segment (for the intervention panel).
     """
     trace = cached_trace(index, line)
     segment = min(location.segment, max(len(trace.segments) - 1, 0))
     here = BrowseLocation(location.file, line, segment)
     _header(trace, line)
-    table = segment_table(trace)
+    table = _segment_rows(index.path, line, stamp(index.path), trace)
+    window = segment_window(segment, len(table))
     left, right = st.columns([3, 2])
     with left:
+        if len(window) < len(table):
+            _window_moves(window, len(table), here)
         key = f"segments-{line}-{segment}"
         left.dataframe(
-            styled_segments(table, segment),
+            styled_segments(table.iloc[window.start : window.stop], segment),
             hide_index=True,
             height=360,
             key=key,
-            on_select=functools.partial(_pick_segment, key, here),
+            on_select=functools.partial(_pick_segment, key, here, window.start),
             selection_mode="single-row",
-            selection_default={"selection": {"rows": [segment], "columns": []}}
+            selection_default={"selection": {"rows": [segment - window.start], "columns": []}}
             if len(table)
             else None,
             column_order=["#", "PRM", "reward", "cumulative", "label", "flags", "text"],
@@ -238,13 +255,60 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     with right:
         chart_key = f"chart-{line}-{segment}"
         right.plotly_chart(
-            segment_figure(table, segment),
+            segment_figure(table, segment, window),
             key=chart_key,
             on_select=functools.partial(_clicked_point, chart_key, here),
             selection_mode="points",
         )
     _segment_detail(trace, segment)
     return trace, segment
+
+
+def text_window(length: int, start: int, limit: int = TEXT_LIMIT) -> range:
+    """The characters of a text of ``length`` to show for a span starting at ``start``.
+
+    All of them when they fit in ``limit``; else ``limit`` characters, a quarter of them before
+    ``start`` (for context), moved back from the end of the text when they would run past it.
+
+    Example:
+        >>> text_window(500, 300), text_window(1_000_000, 500_000)
+        (range(0, 500), range(495000, 515000))
+        >>> text_window(1_000_000, 999_990), text_window(1_000_000, 100)
+        (range(980000, 1000000), range(0, 20000))
+
+    """
+    if length <= limit:
+        return range(length)
+    first = min(max(start - limit // 4, 0), length - limit)
+    return range(first, first + limit)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _segment_rows(path: str, line: int, version: tuple[int, int], _trace: Trace) -> pd.DataFrame:
+    del path, line, version  # the cache key: the trace is the one on this line of this file
+    return segment_table(_trace)
+
+
+def _window_moves(window: range, total: int, here: BrowseLocation) -> None:
+    """Which segments the table shows, and buttons that move the selection a window's length."""
+    back, on, shown = st.columns([1, 1, 3], vertical_alignment="center")
+    moves = [
+        (back, f"◀ {WINDOW}", "rows-back", max(here.segment - WINDOW, 0)),
+        (on, f"{WINDOW} ▶", "rows-on", min(here.segment + WINDOW, total - 1)),
+    ]
+    for column, label, key, target in moves:
+        column.button(
+            label,
+            key=key,
+            on_click=go_to,
+            args=(BrowseLocation(here.file, here.line, target),),
+            help=f"Select the segment {WINDOW} before or after this one",
+            width="stretch",
+        )
+    shown.caption(
+        f"Segments {window.start:,}–{window.stop - 1:,} of {total:,}; the rows follow the "
+        "selection (j, k, the segment box, a click on the chart)."
+    )
 
 
 def _header(trace: Trace, line: int) -> None:
@@ -276,9 +340,38 @@ def _segment_detail(trace: Trace, segment: int) -> None:
             f"flags: {', '.join(sorted(f.value for f in record.flags))}"
             + (" · terminal" if record.terminal else "")
         )
-        st.code(record.text, language=None, wrap_lines=True)
+        shown = text_window(len(record.text), 0)
+        st.code(record.text[shown.start : shown.stop], language=None, wrap_lines=True)
+        if len(shown) < len(record.text):
+            _whole_text(f"segment {segment}", record.text, shown, f"segment-{segment}.txt")
     with raw:
-        st.code(visible_whitespace(trace.response), language=None, wrap_lines=True)
+        _raw_response(trace.response, record)
+
+
+def _raw_response(response: str, record: SegmentRecord) -> None:
+    shown = text_window(len(response), record.start)
+    st.code(visible_whitespace(response[shown.start : shown.stop]), language=None, wrap_lines=True)
+    if len(shown) < len(response):
+        _whole_text(
+            f"the response (segment {record.index} starts at {record.start:,})",
+            response,
+            shown,
+            "response.txt",
+        )
+
+
+def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
+    """Which characters of ``text`` are shown, and a button that downloads all of them."""
+    st.caption(f"Showing characters {shown.start:,}–{shown.stop:,} of {len(text):,} in {what}.")
+    st.download_button(
+        f"Download {what.split(' (')[0]} ({len(text):,} characters)",
+        data=lambda: text,
+        file_name=file_name,
+        key=f"download-{file_name}",
+        mime="text/plain",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def _pick_trace(key: str, lines: list[int], location: BrowseLocation) -> None:
@@ -287,10 +380,10 @@ def _pick_trace(key: str, lines: list[int], location: BrowseLocation) -> None:
         go_to(BrowseLocation(location.file, lines[rows[0]], 0))
 
 
-def _pick_segment(key: str, here: BrowseLocation) -> None:
+def _pick_segment(key: str, here: BrowseLocation, first: int) -> None:
     rows = st.session_state[key]["selection"]["rows"]
-    if rows:
-        go_to(BrowseLocation(here.file, here.line, int(rows[0])))
+    if rows:  # positions in the window, whose first row is segment ``first``
+        go_to(BrowseLocation(here.file, here.line, first + int(rows[0])))
 
 
 def _clicked_point(key: str, here: BrowseLocation) -> None:

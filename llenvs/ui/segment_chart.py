@@ -1,6 +1,9 @@
 """The trace view's chart: per-step PRM score and cumulative reward by segment.
 
-Points carry their segment index as ``x``, so clicking one selects that segment.
+Points carry their segment index as ``x``, so clicking one selects that segment. The chart
+always shows every segment: past ``SVG_POINTS`` points it draws with WebGL (``Scattergl``, small
+markers, PRM scores unjoined), which stays fast at tens of thousands of points, and it shades
+the window of rows the table beside it shows.
 
 Example:
     >>> import pandas as pd
@@ -17,54 +20,75 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["segment_figure", "selected_segment"]
+__all__ = ["SVG_POINTS", "segment_figure", "selected_segment"]
+
+SVG_POINTS = 1000
+"""The most segments drawn as SVG points (each one a DOM element); more are drawn with WebGL."""
 
 
-def segment_figure(table: pd.DataFrame, selected: int | None = None) -> go.Figure:
+def segment_figure(
+    table: pd.DataFrame, selected: int | None = None, window: range | None = None
+) -> go.Figure:
     """The figure of a segment table (see ``segment_table``); ``selected`` is marked.
 
     The PRM score (left axis, 0..1, coloured red to green) is drawn when some segment has one;
-    the cumulative reward (right axis) always.
+    the cumulative reward (right axis) always. ``window``, the segments the table shows, is
+    shaded when it is not all of them.
 
     Example:
         >>> t = pd.DataFrame({"#": [0], "PRM": [float("nan")], "cumulative": [0.0]})
         >>> [trace.name for trace in segment_figure(t).data]
         ['cumulative reward']
+        >>> big = pd.DataFrame({"#": range(5000), "PRM": 0.5, "cumulative": 0.0})
+        >>> figure = segment_figure(big, selected=300, window=range(200, 400))
+        >>> {trace.type for trace in figure.data}, len(figure.layout.shapes)
+        ({'scattergl'}, 2)
 
     """
     figure = go.Figure()
     x = table["#"].tolist()
+    large = len(x) > SVG_POINTS
+    scatter = go.Scattergl if large else go.Scatter
     if table["PRM"].notna().any():
         figure.add_trace(
-            go.Scatter(
+            scatter(
                 x=x,
                 y=table["PRM"],
                 name="PRM score",
-                mode="lines+markers",
+                mode="markers" if large else "lines+markers",
                 marker={
-                    "size": 11,
+                    "size": 5 if large else 11,
                     "color": table["PRM"].fillna(0.5),
                     "colorscale": [[0, "#dc3c3c"], [0.5, "#dcbe3c"], [1, "#3cb43c"]],
                     "cmin": 0,
                     "cmax": 1,
-                    "line": {"width": 1, "color": "#444"},
+                    "line": {"width": 0 if large else 1, "color": "#444"},
                 },
                 line={"color": "#999", "width": 1},
                 hovertemplate="segment %{x}<br>PRM %{y:.3f}<extra></extra>",
             )
         )
     figure.add_trace(
-        go.Scatter(
+        scatter(
             x=x,
             y=table["cumulative"],
             name="cumulative reward",
             mode="lines+markers",
             yaxis="y2",
-            marker={"size": 7, "color": "#1f77b4"},
+            marker={"size": 3 if large else 7, "color": "#1f77b4"},
             line={"color": "#1f77b4", "width": 2, "shape": "hv"},
             hovertemplate="segment %{x}<br>cumulative reward %{y:.3g}<extra></extra>",
         )
     )
+    if window is not None and len(window) < len(x):
+        figure.add_vrect(
+            x0=window.start - 0.5,
+            x1=window.stop - 0.5,
+            fillcolor="#1565c0",
+            opacity=0.08,
+            line_width=0,
+            layer="below",
+        )
     if selected is not None:
         figure.add_vline(x=selected, line_width=2, line_dash="dot", line_color="#1565c0")
     figure.update_layout(

@@ -1,5 +1,9 @@
 """The trace view's segment rows: index, text, per-step reward, PRM score, flags, colours.
 
+A long trace is shown a window at a time: ``segment_window`` gives the ``WINDOW`` rows from just
+above the selected segment, so the styled table never has more than ``WINDOW`` rows and the
+selected one is in view.
+
 A segment's step reward is the sum of its rewards that are not PRM scores or human labels
 (``NaN`` when it has none). The last segment of a trace whose steps do not carry its final
 rewards (an imported trace) gets them there, as the runner's terminal step does. Its PRM score
@@ -28,7 +32,13 @@ from llenvs.traces import Trace
 from llenvs.traces.importers import HUMAN_LABEL
 from llenvs.ui.whitespace import one_line
 
-__all__ = ["score_colour", "segment_table", "styled_segments"]
+__all__ = ["BEFORE", "WINDOW", "score_colour", "segment_table", "segment_window", "styled_segments"]
+
+WINDOW = 200
+"""The most segment rows the trace view shows at once."""
+
+BEFORE = 4
+"""Rows a window shows above the selected segment: it opens mid-view in a 360-pixel table."""
 
 
 def segment_table(trace: Trace) -> pd.DataFrame:
@@ -73,6 +83,27 @@ def segment_table(trace: Trace) -> pd.DataFrame:
         )
     columns = ["#", "text", "reward", "cumulative", "PRM", "label", "flags"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def segment_window(selected: int, total: int, size: int = WINDOW, before: int = BEFORE) -> range:
+    """The ``size`` segment indices the table shows, among ``total``, when ``selected`` is.
+
+    All of them when they fit; else a window that starts ``before`` rows above ``selected``
+    (less at the ends of the trace), so the selected row is in view where the table opens.
+
+    Example:
+        >>> segment_window(5, 12), segment_window(0, 0)
+        (range(0, 12), range(0, 0))
+        >>> segment_window(9_500, 10_000), segment_window(2, 10_000), segment_window(9_999, 10_000)
+        (range(9496, 9696), range(0, 200), range(9800, 10000))
+
+    """
+    if size <= 0 or before < 0:
+        raise ValueError(f"size must be > 0 and before >= 0, got size={size}, before={before}")
+    if total <= size:
+        return range(max(total, 0))
+    start = min(max(selected - before, 0), total - size)
+    return range(start, start + size)
 
 
 def score_colour(value: object) -> str:
