@@ -34,8 +34,8 @@ Example:
     >>> backend = get_embedded_backend()
     >>> prompt = Prompt((Message("user", "What is 2 + 2? Answer with a number."),))
     >>> request = GenerationRequest(prompt, SamplingParams(max_tokens=8), max_tokens=8)
-    >>> backend.generate([request])[0].text
-    'The answer is 4.'
+    >>> "4" in backend.generate([request])[0].text  # the exact words vary by release
+    True
 
 """
 
