@@ -1,0 +1,188 @@
+"""Intervening from the workbench against ``llenvs intervene``, on the embedded model.
+
+One sample trace (leg_counting, line 3 of ``sample_traces/leg_counting-smollm2.jsonl``: 11
+segments, the longest sample), segment 1 forced. Three ways, in one run, each repeated:
+
+- the CLI, ``llenvs intervene`` in a subprocess (its wall time, the model load included), and
+  the library call the CLI makes once the model is loaded (``intervene``), timed in-process to
+  the first new segment and to the finished branch;
+- the workbench: an AppTest click on Generate, the model already loaded (shared by
+  ``st.cache_resource``), timed to the first new segment (the panel's segment callback) and to
+  the finished branch;
+- a second intervention on the same trace right after the first, in the same process: its
+  first segment arrives sooner because the kept prefix's KV cache is reused.
+
+Goals (issue 11): the app adds at most 10% to the finished-branch time of the library call the
+CLI makes; the second intervention's first segment arrives at least 2x sooner than the first's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_common import ROOT, main
+
+from llenvs.evaluation import intervene
+from llenvs.inference.backends.kv_sessions import KVSessionStore
+from llenvs.traces import InterventionKind, SegmentFlag, SegmentRecord, find_trace
+
+HEADING = "## Intervening: the workbench against `llenvs intervene`"
+SAMPLE = ROOT / "sample_traces" / "leg_counting-smollm2.jsonl"
+LINE = "3"
+AT = 1
+FORCED = "Deer have 4 legs, so 12 deer have 48 legs. "
+REPEAT = 3
+PRM = "arithmetic"
+"""The sample trace has ArithmeticPRM scores, so the workbench scores the branch with it too."""
+
+
+def _copy(folder: Path) -> Path:
+    target = folder / "lc.jsonl"
+    shutil.copy(SAMPLE, target)
+    return target
+
+
+def _library(backend: Any, path: Path) -> tuple[float, float]:
+    """Seconds to the first new segment and to the finished branch (``intervene``)."""
+    parent = find_trace(path, LINE)
+    start = time.perf_counter()
+    first: list[float] = []
+
+    def seen(sample: int, record: SegmentRecord) -> None:
+        if not first and SegmentFlag.GENERATED in record.flags:
+            first.append(time.perf_counter() - start)
+
+    intervene(path, parent, AT, InterventionKind.FORCE, FORCED, backend, prm=PRM, on_segment=seen)
+    return first[0], time.perf_counter() - start
+
+
+def _cli(path: Path) -> float:
+    """Wall seconds of the CLI doing the same, model load included."""
+    command = [
+        str(Path(sys.executable).with_name("llenvs")),
+        "intervene",
+        str(path),
+        "--trace",
+        LINE,
+        "--at",
+        str(AT),
+        "--force",
+        FORCED,
+        "--prm",
+        PRM,
+        "--no-progress",
+    ]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def _app(path: Path) -> tuple[float, float]:
+    """Seconds from the click to the first new segment and to the finished branch."""
+    from streamlit.testing.v1 import AppTest
+
+    import llenvs.ui.intervention_panel as panel
+
+    marks: dict[str, float] = {}
+    real = panel.intervene
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        observer = kwargs["on_segment"]
+
+        def seen(sample: int, record: SegmentRecord) -> None:
+            if SegmentFlag.GENERATED in record.flags:
+                marks.setdefault("first", time.perf_counter())
+            observer(sample, record)
+
+        kwargs["on_segment"] = seen
+        return real(*args, **kwargs)
+
+    panel.intervene = timed  # type: ignore[assignment]
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+        at.run()
+        at.switch_page("pages/browse.py")
+        at.query_params.update({"file": str(path), "trace": LINE, "segment": str(AT)})
+        at.run()
+        at.text_area(key="iv-force-text").input(FORCED).run()
+        start = time.perf_counter()
+        at.button(key="iv-run").click().run()
+        done = time.perf_counter()
+        assert not at.exception, at.exception
+    finally:
+        panel.intervene = real  # type: ignore[assignment]
+    return marks["first"] - start, done - start
+
+
+def run() -> str:
+    """Time the three ways (see the module docstring); the section for docs/benchmarks.md."""
+    import os
+
+    from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-intervene-"))
+    os.environ["LLENVS_TRACES_DIR"] = str(folder)
+    path = _copy(folder)
+    backend: Any = load_backend(ModelChoice(ModelKind.EMBEDDED))  # the app's shared model
+    cli = [_cli(path) for _ in range(REPEAT)]
+    library, app, second = [], [], []
+    _library(backend, path)  # warm-up: the first call decodes the vocabulary for healing
+    for number in range(REPEAT):
+        for which in ("app", "library") if number % 2 else ("library", "app"):
+            backend.sessions = KVSessionStore(backend.max_sessions)  # a cold intervention
+            if which == "app":
+                app.append(_app(path))
+            else:
+                library.append(_library(backend, path))
+                second.append(_library(backend, path))  # the same again: the cache is kept
+    median = statistics.median
+    lib_first, lib_done = median(t[0] for t in library), median(t[1] for t in library)
+    app_first, app_done = median(t[0] for t in app), median(t[1] for t in app)
+    again_first = median(t[0] for t in second)
+    rows = [
+        ("`llenvs intervene` (subprocess, model load included)", "—", median(cli)),
+        ("library `intervene` (what the CLI runs once loaded)", lib_first, lib_done),
+        ("workbench: click on Generate (model already loaded)", app_first, app_done),
+        (
+            "second intervention on the same trace (library)",
+            again_first,
+            median(t[1] for t in second),
+        ),
+    ]
+    lines = [
+        HEADING,
+        "",
+        "`bench/intervene.py`, embedded SmolLM2-135M-Instruct, float32, on this machine (2 CPU "
+        "cores, shared). The trace: line 3 of `sample_traces/leg_counting-smollm2.jsonl` (11 "
+        f"segments, the longest sample), segment {AT} forced, every step scored by the "
+        f"{PRM} PRM in all three; medians of {REPEAT} runs. The workbench's time is the whole "
+        "page's run after the click (the branch, then the page drawn again with it).",
+        "",
+        "| how | first new segment (s) | finished branch (s) |",
+        "|---|---|---|",
+    ]
+    for name, first, done in rows:
+        shown = first if isinstance(first, str) else f"{first:.2f}"
+        lines.append(f"| {name} | {shown} | {done:.2f} |")
+    overhead = app_done / lib_done - 1
+    speedup = lib_first / again_first
+    lines += [
+        "",
+        f"- The workbench adds {overhead:+.0%} to the finished-branch time of the library call "
+        "(goal: at most +10%).",
+        f"- The second intervention's first segment arrives {speedup:.1f}x sooner than the "
+        "first's (goal: at least 2x): the kept prefix is already encoded.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main(run, HEADING, __doc__)
