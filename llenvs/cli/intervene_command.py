@@ -40,7 +40,6 @@ from rich.console import Console
 from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.evaluation import check_branch, intervene, trace_sampling_params
-from llenvs.evaluation.branch import MAX_SAMPLES
 from llenvs.traces import InterventionKind, branches_path, find_trace
 
 __all__ = ["add_parser", "run"]
@@ -100,11 +99,7 @@ def run(args: argparse.Namespace) -> int:
     """Branch the trace; print the new trace's segments; append it to the sidecar."""
     parent = find_trace(args.traces, args.trace)
     kind, text = _intervention(args)
-    check_branch(parent, args.at, kind, text)  # before a model loads
-    if not 1 <= args.samples <= MAX_SAMPLES:
-        raise ValueError(f"--samples must be 1..{MAX_SAMPLES}, got {args.samples}")
-    if args.samples > 1 and kind is not InterventionKind.RESAMPLE:
-        raise ValueError("--samples goes with --resample")
+    check_branch(parent, args.at, kind, text, samples=args.samples)  # before a model loads
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")

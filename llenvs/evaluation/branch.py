@@ -4,9 +4,10 @@ This is what the workbench and ``llenvs intervene`` do when a researcher forces 
 injects feedback, completes in one call or resamples from a point: a runner call with the
 first k segments as the prefix (stepped as given, with the model's own token ids and the
 parent's feedback turns, so a greedy resample reproduces the parent) and the intervention as
-``then=``. The branch is made on the parent's own task: a rebuilt task whose prompt differs
-is refused. The new
-trace names its parent, the branch point and the intervention, so it can be replayed.
+``then=``. The branch is made on the parent's own task: its environment made again, or, when
+that asks another question or cannot be made, one made from its task record
+(``trace_environment``); a given environment whose task differs is refused. The new trace
+names its parent, the branch point and the intervention, so it can be replayed.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -179,8 +180,6 @@ def branch_samples(
         ([1, 1], [5, 1000008])
 
     """
-    if not 1 <= count <= MAX_SAMPLES:
-        raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {count}")
     params = sampling_params or trace_sampling_params(trace) or SamplingParams()
     seeds = derived_seeds(params.seed, count)
     return _branches(
@@ -214,9 +213,13 @@ def _branches(
     should_stop: StopCheck | None,
 ) -> list[Trace]:
     """Branches of ``trace`` at ``at``: one per seed (one with the params' own seed if None)."""
-    record = check_branch(trace, at, kind, text)
-    env = trace_environment(trace, backend) if environment is None else environment
-    _check_same_task(trace, env)
+    count = 1 if seeds is None else len(seeds)
+    record = check_branch(trace, at, kind, text, samples=count)
+    if environment is None:
+        env = trace_environment(trace, backend)  # the trace's own question, by construction
+    else:
+        env = environment
+        _check_same_task(trace, env)
     runner = SegmentedTrajectoryRunner(env, backend, params)
     seeds = [runner.sampling_params.seed] if seeds is None else seeds
     prefix = trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK)
@@ -253,13 +256,16 @@ def _branches(
     ]
 
 
-def check_branch(trace: Trace, at: int, kind: InterventionKind, text: str | None) -> BranchRecord:
+def check_branch(
+    trace: Trace, at: int, kind: InterventionKind, text: str | None, *, samples: int = 1
+) -> BranchRecord:
     """The record of a branch of ``trace`` at ``at``, or a ``ValueError`` saying why not.
 
     Checks what needs no model, so a caller can refuse bad input before loading one: the
-    branch point is in range, the text fits the kind, and something is left to do (a finished
-    trace has nothing to complete or resample after its last segment; feedback there is a new
-    user turn the model answers).
+    branch point is in range, the text fits the kind, ``samples`` is 1..``MAX_SAMPLES`` (more
+    than one only for a resample), and something is left to do (a finished trace has nothing
+    to complete or resample after its last segment; feedback there is a new user turn the
+    model answers).
 
     Example:
         >>> from llenvs.traces import TaskRecord
@@ -271,6 +277,10 @@ def check_branch(trace: Trace, at: int, kind: InterventionKind, text: str | None
         ValueError: cannot branch after segment 1: the trace has 0 segments (choose 0..0)
 
     """
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {samples}")
+    if samples != 1 and kind is not InterventionKind.RESAMPLE:
+        raise ValueError(f"only a resample makes several samples, not {kind.value}")
     count = len(trace.segments)
     if not 0 <= at <= count:
         raise ValueError(

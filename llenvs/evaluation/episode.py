@@ -114,9 +114,9 @@ class Episode:
         """Text of the open assistant turn that has been stepped."""
         self.turn_ids: list[int] | None = []
         """Token ids of the open turn and the unstepped text, while the backend made all of it."""
-        self.hint_ids: list[int] | None = None
-        """Token ids a model generated for the open turn's prefix segments (``PrefixSegment``)."""
-        self._hint_closed = False
+        self.hint_ids: list[int] | None = []
+        """Token ids a model generated for the open turn's prefix segments (``PrefixSegment``);
+        None once a prefix segment without ids (forced, imported) breaks the run."""
         self.pending: list[str] = []
         """Complete segments generated but not yet stepped."""
         self.carried = ""
@@ -225,27 +225,15 @@ class Episode:
             if isinstance(part, FeedbackTurn):
                 self._apply(part.text)
                 continue
-            if self.done:
-                raise ValueError(
-                    f"the prefix ended the episode at segment {len(self.transitions) - 1} "
-                    "but goes on after it"
-                )
             for transition in replay_prefix(self.env, self.state, part):
                 self.transitions.append(transition)
                 self.state = transition.result.next_state
                 self.turn += transition.action.text
                 self.turn_ids = None
                 self.done = transition.result.done
-                self._extend_hint(transition.info.get("token_ids"))
-
-    def _extend_hint(self, ids: tuple[int, ...] | None) -> None:
-        """Add a replayed segment's token ids to the hint; a segment without ids ends it."""
-        if self._hint_closed:
-            return
-        if ids is None:
-            self._hint_closed = True
-            return
-        self.hint_ids = [*(self.hint_ids or ()), *ids]
+                ids = transition.info.get("token_ids")
+                if self.hint_ids is not None:
+                    self.hint_ids = None if ids is None else [*self.hint_ids, *ids]
 
     def _generated_flags(self) -> dict[str, Any]:
         """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.
@@ -320,7 +308,7 @@ class Episode:
             self.messages = (*self.messages, *closed, Message("user", intervention))
             self.turn = ""
             self._drop_unstepped()
-            self.turn_ids, self.hint_ids, self._hint_closed = [], None, False
+            self.turn_ids, self.hint_ids = [], []
             hidden = self.state.hidden
             start = len(hidden.accumulated_text)
             self.state = replace(self.state, hidden=replace(hidden, turn_start=start))

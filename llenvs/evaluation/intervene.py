@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples
+from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples, check_branch
 from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.rewards.prm_registry import prm_rewards
@@ -74,8 +74,7 @@ def intervene(
     Returns the branches, in the order they were appended.
 
     """
-    if samples != 1 and kind is not InterventionKind.RESAMPLE:
-        raise ValueError(f"only a resample makes several samples, not {kind.value}")
+    check_branch(trace, at, kind, text, samples=samples)  # before the environment is made
     environment = trace_environment(trace, backend, prm_rewards(prm))
     if samples == 1:
         children = [

@@ -16,7 +16,6 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.core.backend import SamplingParams
-from llenvs.core.errors import LlenvsError
 from llenvs.evaluation import (
     intervene,
     rerun_branch,
@@ -35,6 +34,7 @@ from llenvs.ui.branch_comparison import (
 )
 from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
+from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.whitespace import one_line
 
 __all__ = ["ACTIONS", "branches_of", "intervention_panel"]
@@ -201,7 +201,7 @@ def _generate(
         )
         live.dataframe(pd.DataFrame(rows), hide_index=True)
 
-    try:
+    with shows_errors("Nothing was written"):
         backend = load_backend(choice)
         with st.spinner(f"Generating with {getattr(backend, 'name', choice.backend_name)}…"):
             children = intervene(
@@ -216,14 +216,11 @@ def _generate(
                 samples=samples,
                 on_segment=show,
             )
-    except (LlenvsError, ValueError, OSError, RuntimeError) as error:
-        st.error(f"Nothing was written: {type(error).__name__}: {error}")
-        return
-    st.session_state[_NEWEST] = [child.trace_id for child in children]
-    st.success(
-        f"{len(children)} branch{'es' if len(children) > 1 else ''} appended to "
-        f"{Path(path).name.removesuffix('.jsonl')}.branches.jsonl"
-    )
+        st.session_state[_NEWEST] = [child.trace_id for child in children]
+        st.success(
+            f"{len(children)} branch{'es' if len(children) > 1 else ''} appended to "
+            f"{Path(path).name.removesuffix('.jsonl')}.branches.jsonl"
+        )
 
 
 def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
@@ -265,22 +262,19 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
 
 def _rerun(recorded: Trace, parent: Trace, choice: ModelChoice) -> None:
     """Make ``recorded`` again from its record and say whether it came out the same."""
-    try:
+    with shows_errors("The re-run failed"):
         backend = load_backend(choice)
         with st.spinner("Re-running the branch…"):
             again = rerun_branch(recorded, parent, backend)
-    except (LlenvsError, ValueError, OSError, RuntimeError) as error:
-        st.error(f"The re-run failed: {type(error).__name__}: {error}")
-        return
-    if again.response == recorded.response:
-        st.success("The re-run is identical to the recorded branch, byte for byte.")
-        return
-    texts = [(a.text, b.text) for a, b in zip(again.segments, recorded.segments, strict=False)]
-    first = next((n for n, (a, b) in enumerate(texts) if a != b), len(texts))
-    st.warning(
-        f"The re-run differs from segment {first} on (sampling without a seed, another "
-        "model, or padded-batch rounding)."
-    )
+        if again.response == recorded.response:
+            st.success("The re-run is identical to the recorded branch, byte for byte.")
+            return
+        texts = [(a.text, b.text) for a, b in zip(again.segments, recorded.segments, strict=False)]
+        first = next((n for n, (a, b) in enumerate(texts) if a != b), len(texts))
+        st.warning(
+            f"The re-run differs from segment {first} on (sampling without a seed, another "
+            "model, or padded-batch rounding)."
+        )
 
 
 def _show_tree(path: str, trace: Trace) -> None:

@@ -99,10 +99,9 @@ class KVSessionStore:
     """
 
     def __init__(self, capacity: int = 32) -> None:
-        if capacity <= 0:
-            raise ValueError(f"capacity must be > 0, got {capacity}")
-        self.capacity = capacity
         self._sessions: OrderedDict[int, KVSession] = OrderedDict()
+        self.capacity = 0
+        self.resize(capacity)
 
     def __iter__(self) -> Iterator[KVSession]:
         return iter(list(self._sessions.values()))
@@ -114,8 +113,7 @@ class KVSessionStore:
         """Store ``session`` as the most recently used, dropping the oldest beyond capacity."""
         self._sessions[id(session)] = session
         self._sessions.move_to_end(id(session))
-        while len(self._sessions) > self.capacity:
-            self._sessions.popitem(last=False)
+        self._evict()
         return session
 
     def resize(self, capacity: int) -> None:
@@ -132,7 +130,11 @@ class KVSessionStore:
         if capacity <= 0:
             raise ValueError(f"capacity must be > 0, got {capacity}")
         self.capacity = capacity
-        while len(self._sessions) > capacity:
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used sessions beyond ``capacity``."""
+        while len(self._sessions) > self.capacity:
             self._sessions.popitem(last=False)
 
     def discard(self, session: KVSession) -> None:
