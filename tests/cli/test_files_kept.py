@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
+from tests.cli.test_commands import llenvs
 
 LLENVS = Path(sys.executable).with_name("llenvs")
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
@@ -166,24 +166,15 @@ def test_help_says_what_happens_to_an_existing_file(command, capsys):
 # ---- resume keeps unreadable lines ------------------------------------------------------------
 
 
-def _llenvs(*args, cwd):
-    return subprocess.run(
-        [str(LLENVS), *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "120"},
-    )
-
-
 def test_resume_keeps_unreadable_lines_in_a_skipped_file(tmp_path):
     scripts = [f"Count. So {a}. <answer>{a}</answer>" for a in ("100", "140", "286")]
     responses = tmp_path / "r.jsonl"
     responses.write_text("".join(json.dumps(s) + "\n" for s in scripts))
     out = tmp_path / "results.jsonl"
     base = [*ENV, "--backend", "scripted", "--segmenter", "sentence", "--no-log", "-o", out]
-    done = _llenvs("evaluate", *base, "--responses", responses, "--num-tasks", "2", cwd=tmp_path)
+    done = llenvs(
+        "evaluate", *base, "--responses", responses, "--num-tasks", "2", cwd=tmp_path, check=False
+    )
     assert done.returncode == 0, done.stderr
     good = out.read_bytes().splitlines(keepends=True)
     not_json = b"this is not JSON\n"
@@ -192,7 +183,9 @@ def test_resume_keeps_unreadable_lines_in_a_skipped_file(tmp_path):
 
     rest = tmp_path / "rest.jsonl"
     rest.write_text(json.dumps({"task_index": 2, "response": scripts[2]}) + "\n")
-    done = _llenvs("evaluate", *base, "--responses", rest, "--num-tasks", "3", cwd=tmp_path)
+    done = llenvs(
+        "evaluate", *base, "--responses", rest, "--num-tasks", "3", cwd=tmp_path, check=False
+    )
     assert done.returncode == 0, done.stderr
     kept = tmp_path / "results.skipped.jsonl"
     assert str(kept) in done.stderr or kept.name in done.stderr
@@ -200,7 +193,9 @@ def test_resume_keeps_unreadable_lines_in_a_skipped_file(tmp_path):
     assert [t.task.task_index for t in read_traces(out)] == [0, 1, 2]
 
     # A second compaction finds nothing unreadable and keeps what the first set aside.
-    done = _llenvs("evaluate", *base, "--responses", rest, "--num-tasks", "3", cwd=tmp_path)
+    done = llenvs(
+        "evaluate", *base, "--responses", rest, "--num-tasks", "3", cwd=tmp_path, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert kept.read_bytes() == not_json + torn + b"\n"
 
