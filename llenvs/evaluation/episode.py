@@ -4,13 +4,15 @@ An ``Episode`` holds one trajectory's state between backend calls: the conversat
 assistant turn, the generated text not yet stepped, the token budget, the transitions.
 ``next_request`` does all the work that needs no model (stepping segments, running the callback,
 applying interventions) until the episode needs a generation or ends; ``receive`` takes the
-generation. ``run_episodes`` drives any number of episodes in lockstep, one ``generate`` call per
-round with one request per episode still running: ``run_trajectory`` is a batch of one.
+generation. ``run_episodes`` (``episode_driver``) drives any number of episodes in lockstep,
+one ``generate`` call per round with one request per episode still running: ``run_trajectory``
+is a batch of one.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
     >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+    >>> from llenvs.evaluation.episode_driver import run_episodes
     >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
@@ -24,8 +26,7 @@ Example:
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -35,11 +36,10 @@ from llenvs.core.backend import (
     Generation,
     GenerationRequest,
     Message,
-    ModelBackend,
     Prompt,
     SamplingParams,
 )
-from llenvs.core.errors import BackendError, TerminalStateError
+from llenvs.core.errors import TerminalStateError
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import Rewards
 from llenvs.core.step_result import StepResult
@@ -47,10 +47,9 @@ from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
 
-__all__ = ["Episode", "StepObserver", "StopCheck", "run_episodes"]
+__all__ = ["Episode", "StepObserver", "StopCheck"]
 
 StepObserver = Callable[["Episode", Transition], None]
 """Called after every step an episode takes (replayed prefix steps excepted): for logs."""
@@ -356,62 +355,3 @@ class Episode:
         self.strategy.drop()
         self.generation_ended = False
         self.unassigned_ids, self.unassigned_logprobs = [], []
-
-
-def run_episodes(
-    backend: ModelBackend, episodes: Sequence[Episode], retry: RetryPolicy | None = None
-) -> None:
-    """Drive ``episodes`` to their ends: one ``generate`` call per round for all running ones.
-
-    Without ``retry`` a backend failure propagates. With it, a failing call is retried by the
-    policy; a round that still fails is retried one request at a time, so only the episodes
-    whose own request keeps failing end, errored, with the transitions they have.
-
-    Example:
-        >>> run_episodes(object(), [])  # nothing to run, no call made
-
-    """
-    while True:
-        waiting = [(e, r) for e in episodes if (r := e.next_request()) is not None]
-        if not waiting:
-            return
-        requests = [request for _, request in waiting]
-        if retry is None:
-            generations: list[Generation | BaseException] = list(_generate(backend, requests))
-        else:
-            generations = _generate_retrying(backend, requests, retry)
-        for (episode, _), generation in zip(waiting, generations, strict=True):
-            if isinstance(generation, BaseException):
-                episode.fail(generation)
-            else:
-                episode.receive(generation)
-
-
-def _generate_retrying(
-    backend: ModelBackend, requests: list[GenerationRequest], retry: RetryPolicy
-) -> list[Generation | BaseException]:
-    """The round's generations under ``retry``; a request that keeps failing gets its error."""
-    try:
-        return list(retry.call(functools.partial(_generate, backend, requests)))
-    except retry.retry_on as error:
-        if len(requests) == 1:
-            return [error]
-    outcomes: list[Generation | BaseException] = []
-    for request in requests:
-        one = [request]
-        try:
-            outcomes.extend(retry.call(functools.partial(_generate, backend, one)))
-        except retry.retry_on as error:
-            outcomes.append(error)
-    return outcomes
-
-
-def _generate(backend: ModelBackend, requests: list[GenerationRequest]) -> list[Generation]:
-    """``backend.generate(requests)``, checked to give one generation per request."""
-    generations = backend.generate(requests)
-    if len(generations) != len(requests):
-        raise BackendError(
-            f"{getattr(backend, 'name', backend)!r} returned {len(generations)} "
-            f"generation(s) for {len(requests)} request(s)"
-        )
-    return generations

@@ -25,7 +25,8 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode import Episode, StepObserver, StopCheck, run_episodes
+from llenvs.evaluation.episode import Episode, StepObserver, StopCheck
+from llenvs.evaluation.episode_driver import run_episodes
 from llenvs.evaluation.intervention import Intervention, StepCallback
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
