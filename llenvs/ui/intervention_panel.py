@@ -9,15 +9,13 @@ keys that do not hold the segment, so an edited text survives moving the selecti
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import time
 
 import pandas as pd
 import streamlit as st
 
 from llenvs.core.backend import SamplingParams
 from llenvs.evaluation import (
-    intervene,
     rerun_branch,
     trace_base_environment,
     trace_sampling_params,
@@ -33,6 +31,7 @@ from llenvs.ui.branch_comparison import (
     sample_summary,
 )
 from llenvs.ui.branch_tree import branch_tree
+from llenvs.ui.intervention_job import InterventionJob
 from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.whitespace import one_line
@@ -51,6 +50,11 @@ _DRAFTS = "iv-drafts"
 _FORCE = "iv-force-text"
 _FORCE_FOR = "iv-force-for"
 _NEWEST = "iv-newest"
+_JOB = "iv-job"
+_OUTCOME = "iv-outcome"
+
+POLL_SECONDS = 0.5
+"""How often the panel redraws itself while an intervention runs."""
 
 
 def branches_of(path: str, trace: Trace) -> list[Trace]:
@@ -67,9 +71,18 @@ def branches_of(path: str, trace: Trace) -> list[Trace]:
 
 
 def intervention_panel(path: str, trace: Trace, segment: int) -> None:
-    """Draw the panel for segment ``segment`` of ``trace`` (a trace of the file ``path``)."""
-    if not trace.segments:
-        return
+    """Draw the panel for segment ``segment`` of ``trace`` (a trace of the file ``path``).
+
+    The panel is a fragment: a click in it reruns the panel, not the whole page. While an
+    intervention runs, a small fragment inside it redraws the segments so far every
+    ``POLL_SECONDS``, and the whole page is drawn again once the intervention ends.
+    """
+    if trace.segments:
+        _panel(path, trace, segment)
+
+
+@st.fragment
+def _panel(path: str, trace: Trace, segment: int) -> None:
     st.subheader(f"Intervene on segment {segment}")
     label = st.radio("Action", list(ACTIONS), horizontal=True, key="iv-action")
     kind = ACTIONS[str(label)]
@@ -86,9 +99,13 @@ def intervention_panel(path: str, trace: Trace, segment: int) -> None:
         format_func=lambda name: name or "none",
         key="iv-prm",
     )
-    if st.button("Generate", type="primary", key="iv-run", disabled=choice is None):
+    job: InterventionJob | None = st.session_state.get(_JOB)
+    if job is None and st.button("Generate", type="primary", key="iv-run", disabled=choice is None):
         assert choice is not None
-        _generate(path, trace, kind, segment, text, choice, prm, samples, params)
+        job = _start(path, trace, kind, segment, text, choice, prm, samples, params)
+    if job is not None:
+        st.fragment(_live, run_every=POLL_SECONDS)(job)
+    _last_outcome(trace)
     _show_branches(path, trace, choice)
     _show_tree(path, trace)
 
@@ -171,7 +188,7 @@ def _has_prm(trace: Trace) -> bool:
     return any(PRM_REWARD_NAME in s.prm_scores for s in trace.segments)
 
 
-def _generate(
+def _start(
     path: str,
     trace: Trace,
     kind: InterventionKind,
@@ -181,16 +198,57 @@ def _generate(
     prm: str | None,
     samples: int,
     params: SamplingParams | None,
-) -> None:
-    """Run the action, showing each new segment as it arrives; remember the new branches."""
+) -> InterventionJob | None:
+    """Load the model (once, shared) and start the action in the background."""
     if kind in (InterventionKind.FORCE, InterventionKind.FEEDBACK) and not (text or "").strip():
         st.warning("Write the text first.")
-        return
-    live = st.empty()
-    rows: list[dict[str, Any]] = []
+        return None
+    job = None
+    with shows_errors("Nothing was written"):
+        backend = load_backend(choice)
+        job = st.session_state[_JOB] = InterventionJob(
+            path,
+            trace,
+            branch_point(kind, segment),
+            kind,
+            text,
+            backend,
+            prm=prm,
+            sampling_params=params,
+            samples=samples,
+        )
+        st.session_state.pop(_OUTCOME, None)
+    return job
 
-    def show(sample: int, record: SegmentRecord) -> None:
-        rows.append(
+
+def _live(job: InterventionJob) -> None:
+    """The segments generated so far, and Stop; once the job ends, its outcome."""
+    rows = job.segments()
+    elapsed = (job.finished or time.perf_counter()) - job.started
+    made = "branch" if job.samples == 1 else f"{job.samples} branches"
+    st.caption(
+        f"Generating {made} of trace {job.trace.trace_id[:8]}: {_count(len(rows), 'new segment')}"
+        f" so far, {elapsed:.1f} s"
+    )
+    if rows:
+        st.dataframe(_live_table(rows), hide_index=True)
+    if job.running:
+        if job.stop_requested or st.button("Stop", key="iv-stop", icon=":material/stop:"):
+            job.stop()
+            st.caption("Stopping after the segment being generated; what is made is kept.")
+        return
+    del st.session_state[_JOB]
+    if job.error is not None:
+        st.session_state[_OUTCOME] = (job.trace.trace_id, job.error)
+    else:
+        st.session_state[_NEWEST] = [child.trace_id for child in job.children]
+        st.session_state[_OUTCOME] = (job.trace.trace_id, _written(job))
+    st.rerun()  # the whole page: the panel stops redrawing itself and shows the branches
+
+
+def _live_table(rows: list[tuple[int, SegmentRecord]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
             {
                 "sample": sample,
                 "#": record.index,
@@ -198,29 +256,37 @@ def _generate(
                 "reward": sum(record.rewards.values()),
                 "text": one_line(record.text),
             }
-        )
-        live.dataframe(pd.DataFrame(rows), hide_index=True)
+            for sample, record in rows
+        ]
+    )
 
-    with shows_errors("Nothing was written"):
-        backend = load_backend(choice)
-        with st.spinner(f"Generating with {getattr(backend, 'name', choice.backend_name)}…"):
-            children = intervene(
-                path,
-                trace,
-                branch_point(kind, segment),
-                kind,
-                text,
-                backend,
-                prm=prm,
-                sampling_params=params,
-                samples=samples,
-                on_segment=show,
-            )
-        st.session_state[_NEWEST] = [child.trace_id for child in children]
-        st.success(
-            f"{len(children)} branch{'es' if len(children) > 1 else ''} appended to "
-            f"{Path(path).name.removesuffix('.jsonl')}.branches.jsonl"
+
+def _written(job: InterventionJob) -> str:
+    """What the finished job wrote, in words."""
+    count = _count(len(job.children), "branch", "branches")
+    stopped = [child for child in job.children if child.metadata.get("stopped")]
+    if stopped:
+        return (
+            f"Stopped: {count} kept, marked truncated, with the segments generated before the "
+            f"stop, in {job.sidecar.name}"
         )
+    return f"{count} appended to {job.sidecar.name}"
+
+
+def _last_outcome(trace: Trace) -> None:
+    """What the last job on ``trace`` did (until the next one): what it wrote, or why not."""
+    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
+    if parent != trace.trace_id:
+        return
+    if isinstance(outcome, Exception):
+        with shows_errors("Nothing was written"):
+            raise outcome
+    elif outcome is not None:
+        st.success(outcome)
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"
 
 
 def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:

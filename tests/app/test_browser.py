@@ -177,3 +177,34 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         page.close()
     [child] = read_branches(folder / "lc.jsonl")
     assert child.parent.segment_index == 2 and child.response == right and child.success
+
+
+def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_backend):
+    """The embedded model continues a sample trace; its segments appear as they come; Stop."""
+    from llenvs.traces import read_branches
+
+    del embedded_backend  # converted once for the whole session; the served app loads it too
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    shutil.copy(REPO / "sample_traces" / "leg_counting-smollm2.jsonl", folder / "lc.jsonl")
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1500, "height": 1500})
+        page.goto(f"{url}/browse?file={folder / 'lc.jsonl'}&trace=3&segment=1")
+        page.get_by_text("Intervene on segment 1").wait_for(timeout=30_000)
+        # the force box holds segment 1's own text: the model goes on as it did (greedy)
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text("Generating branch of trace").wait_for(timeout=300_000)
+        live = page.get_by_text(re.compile(r"[1-9]\d* new segments? so far"))
+        live.wait_for(timeout=120_000)
+        page.get_by_role("button", name="Stop").click()
+        try:
+            page.get_by_text(re.compile("Stopped: 1 branch kept, marked truncated")).wait_for(
+                timeout=120_000
+            )
+        except Exception:
+            page.screenshot(path="/tmp/stopfail.png", full_page=True)
+            raise
+        page.close()
+    [child] = read_branches(folder / "lc.jsonl")
+    assert child.metadata["stopped"] and child.metadata["truncated"]
+    assert 2 <= len(child.segments) < 11  # the forced one, what came before the stop; not all

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 
 import pytest
 
@@ -50,6 +52,17 @@ def _open(folder, segment, responses):
     return at
 
 
+def generate(at, timeout=60):
+    """Click Generate, wait for the job in the background, and draw the page once it is done."""
+    at.button(key="iv-run").click().run(timeout=timeout)
+    job = at.session_state["iv-job"] if "iv-job" in at.session_state else None
+    if job is not None:
+        assert job.wait(timeout), "the intervention did not finish"
+        at.run(timeout=timeout)
+    assert "iv-job" not in at.session_state
+    return at
+
+
 def _branches(folder):
     return list(read_branches(folder / "lc.jsonl"))
 
@@ -59,7 +72,7 @@ def test_force_replaces_the_segment_and_shows_the_branch_beside_its_parent(folde
     assert at.text_area(key="iv-force-text").value == "So 12 deer have 40. <answer>40</answer>"
     assert "keeps segments 0–1, replaces segment 2 with your text" in texts(at)
     at.text_area(key="iv-force-text").input("So 100 in all. <answer>100</answer>").run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     assert not at.exception, at.exception
     [child] = _branches(folder)
     assert child.parent.kind is InterventionKind.FORCE and child.parent.segment_index == 2
@@ -79,7 +92,7 @@ def test_feedback_becomes_a_user_turn_after_the_segment(folder, tmp_path):
     at.radio(key="iv-action").set_value("Feedback").run()
     assert "adds your feedback as a user turn after segment 1" in texts(at)
     at.text_area(key="iv-feedback").input("Recount the deer.").run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     assert not at.exception
     [child] = _branches(folder)
     assert child.parent.kind is InterventionKind.FEEDBACK and child.parent.segment_index == 2
@@ -91,7 +104,7 @@ def test_complete_keeps_the_segment_and_finishes_in_one_call(folder, tmp_path):
     at = _open(folder, 0, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("COMPLETE").run()
     assert "keeps segment 0, generates the rest in one call" in texts(at)
-    at.button(key="iv-run").click().run()
+    generate(at)
     [child] = _branches(folder)
     assert child.parent.kind is InterventionKind.COMPLETE and child.parent.segment_index == 1
     assert child.response == RIGHT
@@ -102,7 +115,7 @@ def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("Resample").run()
     at.number_input(key="iv-samples").set_value(3).run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     assert not at.exception
     samples = _branches(folder)
     assert len(samples) == 3 and {s.run.seed for s in samples} == {0, 1000003, 2000006}
@@ -127,7 +140,7 @@ def test_a_failing_backend_shows_a_message_and_writes_nothing(folder, tmp_path, 
 
     monkeypatch.setattr(intervention_panel, "load_backend", lambda choice: Down())
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
-    at.button(key="iv-run").click().run()
+    generate(at)
     assert not at.exception
     assert any("Nothing was written" in e.value and "server is down" in e.value for e in at.error)
     assert _branches(folder) == []
@@ -141,7 +154,7 @@ def test_force_on_a_sample_trace_with_the_embedded_model(tmp_path, monkeypatch, 
     at = open_page("browse", file=str(traces / "lc.jsonl"), trace="1", segment="1")
     assert at.selectbox(key="iv-model").value is ModelKind.EMBEDDED  # the trace's own model
     at.text_area(key="iv-force-text").input("Deer have 4 legs, so 12 deer have 48 legs. ").run()
-    at.button(key="iv-run").click().run(timeout=900)  # loads the model, then generates
+    generate(at, timeout=900)  # loads the model, then generates
     assert not at.exception, at.exception
     parent = next(read_traces(traces / "lc.jsonl"))
     [child] = read_branches(traces / "lc.jsonl")
@@ -159,7 +172,7 @@ def test_a_branch_of_a_branch_goes_to_the_same_sidecar_and_shows_in_the_tree(fol
     at = _open(folder, 1, _responses(tmp_path, "Recount: 48. So 100. <answer>100</answer>"))
     at.radio(key="iv-action").set_value("Feedback").run()
     at.text_area(key="iv-feedback").input("Recount the deer.").run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     [first] = _branches(folder)
     sidecar = folder / "lc.branches.jsonl"
     # open the branch itself in Browse and branch it again, after its feedback answer's first step
@@ -169,7 +182,7 @@ def test_a_branch_of_a_branch_goes_to_the_same_sidecar_and_shows_in_the_tree(fol
         _responses(tmp_path, "Recount: 48. Then 100. <answer>100</answer>")
     ).run()
     at.radio(key="iv-action").set_value("Resample").run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     assert not at.exception
     first_again, second = read_traces(sidecar)
     assert second.parent.parent_id == first.trace_id == first_again.trace_id
@@ -184,8 +197,87 @@ def test_a_recorded_branch_re_runs_identically(folder, tmp_path):
     responses = _responses(tmp_path, RIGHT)
     at = _open(folder, 2, responses)
     at.text_area(key="iv-force-text").input("So 100 in all. <answer>100</answer>").run()
-    at.button(key="iv-run").click().run()
+    generate(at)
     at.button(key="iv-rerun").click().run()
     assert not at.exception
     assert any("identical to the recorded branch, byte for byte" in s.value for s in at.success)
     assert len(_branches(folder)) == 1  # a re-run is checked, not saved again
+
+
+class Gated:
+    """The scripted backend, held before every call after the first until ``gate`` is set."""
+
+    def __init__(self, *outputs):
+        from llenvs.inference import get_backend
+
+        self.inner = get_backend("scripted", outputs=list(outputs))
+        self.name = "scripted"
+        self.calls = 0
+        self.gate = threading.Event()
+
+    def generate(self, requests):
+        self.calls += 1
+        if self.calls > 1:
+            assert self.gate.wait(60), "the test never opened the gate"
+        return self.inner.generate(requests)
+
+
+def test_stop_keeps_what_was_generated_marked_truncated(folder, tmp_path, monkeypatch):
+    backend = Gated(
+        "Count the animals. So 12 deer. They have 48 legs. And 3 more. <answer>100</answer>"
+    )
+    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice: backend)
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("Resample").run()  # keeps segment 0, then live
+    at.button(key="iv-run").click().run()
+    job = at.session_state["iv-job"]
+    for _ in range(600):  # the first segment arrives, then the model is held
+        if job.segments():
+            break
+        time.sleep(0.05)
+    at.run()
+    assert "Generating branch of trace" in texts(at) and job.running
+    live = next(d.value for d in at.dataframe if "sample" in d.value.columns)
+    assert live["text"].tolist() == ["So 12 deer. "]
+    at.button(key="iv-stop").click().run()
+    assert "Stopping after the segment being generated" in texts(at)
+    backend.gate.set()
+    assert job.wait(60)
+    at.run()
+    assert not at.exception
+    [child] = _branches(folder)
+    assert child.metadata["stopped"] and child.metadata["truncated"]
+    assert [s.text for s in child.segments[1:]] == ["So 12 deer. ", "They have 48 legs. "]
+    assert any("Stopped: 1 branch kept, marked truncated" in s.value for s in at.success)
+    assert "iv-stop" not in [b.key for b in at.button]
+
+
+def test_two_sessions_intervening_at_once_get_their_own_branches(
+    tmp_path, monkeypatch, embedded_backend
+):
+    """Two browser sessions share the loaded model; each gets the branch it would get alone."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(REPO / "sample_traces" / "leg_counting-smollm2.jsonl", traces / "lc.jsonl")
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    forced = {"1": "Deer have 4 legs, so 12 deer have 48 legs. ", "2": "Sheep have 4 legs. "}
+    sessions = []
+    for line, text in forced.items():
+        at = open_page("browse", file=str(traces / "lc.jsonl"), trace=line, segment="0")
+        at.text_area(key="iv-force-text").input(text).run()
+        sessions.append(at)
+    for at in sessions:  # both start before either ends: the jobs run side by side
+        at.button(key="iv-run").click().run(timeout=900)
+    jobs = [at.session_state["iv-job"] for at in sessions if "iv-job" in at.session_state]
+    assert len(jobs) == 2 and all(job.wait(900) for job in jobs)
+    assert jobs[1].started < jobs[0].finished  # they overlapped
+    for at in sessions:
+        at.run()
+        assert not at.exception, at.exception
+    parents = {str(n): t for n, t in enumerate(read_traces(traces / "lc.jsonl"), 1)}
+    children = {b.parent.parent_id: b for b in read_branches(traces / "lc.jsonl")}
+    assert len(children) == 2
+    for line, text in forced.items():
+        parent = parents[line]
+        alone = branch(parent, 0, InterventionKind.FORCE, text, embedded_backend)
+        assert children[parent.trace_id].response == alone.response

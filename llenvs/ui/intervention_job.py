@@ -1,0 +1,150 @@
+"""An intervention running in the background: its new segments as they come, and a Stop.
+
+The workbench starts one ``InterventionJob`` per click. It runs the library's ``intervene`` in
+a thread of its own, so the page stays live while the model generates: every widget click
+reruns the page, which must not cut a generation short. The page reads the segments generated
+so far (``segments``) and asks the job to stop (``stop``): the runner then ends the branch
+between two segments and ``intervene`` keeps it, marked truncated, in the sidecar. A failure is
+kept (``error``) for the page to show; ``intervene`` wrote nothing for it.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.evaluation import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> from llenvs.traces import write_traces
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = write_traces(path, [parent])
+    >>> job = InterventionJob(path, parent, 1, InterventionKind.COMPLETE, None,
+    ...                       get_backend("scripted", outputs=["So 100. <answer>100</answer>"]))
+    >>> job.wait(60)
+    True
+    >>> [child.success for child in job.children], job.error, len(job.segments())
+    ([True], None, 1)
+
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.evaluation import intervene
+from llenvs.traces import InterventionKind, SegmentFlag, SegmentRecord, Trace, branches_path
+
+__all__ = ["InterventionJob"]
+
+
+class InterventionJob:
+    """``intervene(path, trace, at, kind, text, backend, ...)`` in a background thread.
+
+    Arguments are ``intervene``'s; the thread starts at once.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        trace: Trace,
+        at: int,
+        kind: InterventionKind,
+        text: str | None,
+        backend: ModelBackend,
+        *,
+        prm: str | None = None,
+        sampling_params: SamplingParams | None = None,
+        samples: int = 1,
+    ) -> None:
+        self.trace = trace
+        """The parent."""
+        self.sidecar = branches_path(path)
+        """Where the branches go."""
+        self.kind = kind
+        """What was done."""
+        self.samples = samples
+        """How many branches are being made."""
+        self.started = time.perf_counter()
+        """When the job started (``time.perf_counter``)."""
+        self.first_segment: float | None = None
+        """When the first new segment arrived, or None yet."""
+        self.finished: float | None = None
+        """When the job ended, or None while it runs."""
+        self.children: list[Trace] = []
+        """The branches written, once finished without error."""
+        self.error: Exception | None = None
+        """What stopped it, if it failed (nothing was written then)."""
+        self._segments: list[tuple[int, SegmentRecord]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run,
+            args=(path, at, text, backend, prm, sampling_params),
+            name="llenvs-intervene",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        """Whether the model is still generating."""
+        return not self._done.is_set()
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether ``stop`` was called."""
+        return self._stop.is_set()
+
+    def stop(self) -> None:
+        """End every branch after the segment being generated; what was made is kept."""
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the job to end; True if it has."""
+        return self._done.wait(timeout)
+
+    def segments(self) -> list[tuple[int, SegmentRecord]]:
+        """``(sample, segment)`` for every new segment so far (forced or generated)."""
+        with self._lock:
+            return list(self._segments)
+
+    def _seen(self, sample: int, record: SegmentRecord) -> None:
+        with self._lock:
+            self._segments.append((sample, record))
+            if self.first_segment is None and SegmentFlag.GENERATED in record.flags:
+                self.first_segment = time.perf_counter()
+
+    def _run(
+        self,
+        path: str | os.PathLike[str],
+        at: int,
+        text: str | None,
+        backend: ModelBackend,
+        prm: str | None,
+        sampling_params: SamplingParams | None,
+    ) -> None:
+        try:
+            self.children = intervene(
+                path,
+                self.trace,
+                at,
+                self.kind,
+                text,
+                backend,
+                prm=prm,
+                sampling_params=sampling_params,
+                samples=self.samples,
+                on_segment=self._seen,
+                should_stop=self._stop.is_set,
+            )
+        except Exception as error:  # kept for the page to show; nothing was written
+            self.error = error
+        finally:
+            self.finished = time.perf_counter()
+            self._done.set()
