@@ -14,13 +14,13 @@ Example:
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.traces import Trace, TraceReader, branches_path
 
-__all__ = ["TreeNode", "branch_tree"]
+__all__ = ["TreeNode", "branch_counts", "branch_tree"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,17 @@ def branch_tree(trace_path: str | os.PathLike[str], root_id: str) -> list[TreeNo
         below = children.get(trace.trace_id, [])
         stack.extend((n, t, depth + 1) for n, t in reversed(below))
     return nodes
+
+
+def branch_counts(trace_path: str | os.PathLike[str]) -> dict[str, int]:
+    """How many branches each trace of ``trace_path`` has in the sidecar (its own, not below).
+
+    Example:
+        >>> branch_counts("/no/such.jsonl")
+        {}
+
+    """
+    sidecar = branches_path(trace_path)
+    if not Path(sidecar).exists():
+        return {}
+    return dict(Counter(t.parent.parent_id for t in TraceReader(sidecar) if t.parent is not None))

@@ -20,13 +20,20 @@ import streamlit as st
 
 from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
-from llenvs.ui.cached import cached_index, cached_search, cached_trace, stamp
+from llenvs.ui.cached import (
+    cached_branch_counts,
+    cached_index,
+    cached_search,
+    cached_trace,
+    stamp,
+)
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_table import WINDOW, segment_table, segment_window, styled_segments
 from llenvs.ui.trace_filter import Success, TraceFilter
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
 from llenvs.ui.whitespace import visible_whitespace
+from llenvs.ui.wording import count
 
 __all__ = [
     "LIST_LIMIT",
@@ -47,7 +54,17 @@ LIST_LIMIT = 1000
 TEXT_LIMIT = 20_000
 """The most characters of a segment, or of the raw response, drawn on the page at once."""
 
-LIST_COLUMNS = ["line", "environment", "task", "model", "success", "reward", "prm_min", "segments"]
+LIST_COLUMNS = [
+    "line",
+    "environment",
+    "task",
+    "model",
+    "success",
+    "reward",
+    "prm_min",
+    "segments",
+    "branches",
+]
 
 
 def choose_file(location: BrowseLocation) -> BrowseLocation | None:
@@ -158,8 +175,10 @@ def trace_list(shown: pd.DataFrame, total: int, location: BrowseLocation) -> int
     if not lines:
         st.info("No trace matches these filters.")
         return None
+    counts = cached_branch_counts(location.file or "")
     head = shown.head(LIST_LIMIT).assign(
-        success=lambda t: t["success"].map({True: "yes", False: "no"}).fillna("—")
+        success=lambda t: t["success"].map({True: "yes", False: "no"}).fillna("—"),
+        branches=lambda t: t["trace_id"].map(counts).fillna(0).astype(int),
     )
     key = f"traces-{location.file}-{line}"
     position = head["line"].tolist().index(line) if line in set(head["line"]) else None
@@ -318,7 +337,7 @@ def _header(trace: Trace, line: int) -> None:
     rewards = ", ".join(f"{k} {v:g}" for k, v in trace.final_rewards.items()) or "none"
     st.caption(
         f"{verdict} · final rewards: {rewards} · model: {trace.run.model or '—'} · "
-        f"segmenter: {trace.run.segmenter or '—'} · {len(trace.segments)} segments"
+        f"segmenter: {trace.run.segmenter or '—'} · {count(len(trace.segments), 'segment')}"
     )
     with st.expander("Prompt"):
         st.text(task.prompt)

@@ -1,4 +1,4 @@
-"""Cached loaders for the pages: a file's index, one trace, a text search.
+"""Cached loaders for the pages: a file's index, one trace, a text search, branch counts.
 
 Each is keyed by the file's path and its ``(mtime, size)`` stamp, so an edited file is read again.
 ``st.cache_data`` keeps the parsed values; at most a few indexes and a few hundred traces.
@@ -15,10 +15,11 @@ import os
 
 import streamlit as st
 
-from llenvs.traces import Trace
+from llenvs.traces import Trace, branches_path
+from llenvs.ui.branch_tree import branch_counts
 from llenvs.ui.trace_index import TraceIndex, lines_containing, load_line
 
-__all__ = ["cached_index", "cached_search", "cached_trace", "stamp"]
+__all__ = ["cached_branch_counts", "cached_index", "cached_search", "cached_trace", "stamp"]
 
 
 def stamp(path: str) -> tuple[int, int]:
@@ -47,6 +48,23 @@ def _index(path: str, version: tuple[int, int]) -> TraceIndex:
 def _trace(path: str, offset: int, line: int, version: tuple[int, int]) -> Trace:
     del version
     return load_line(path, offset, line)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _branch_counts(path: str, version: tuple[int, int]) -> dict[str, int]:
+    del version
+    return branch_counts(path)
+
+
+def cached_branch_counts(path: str) -> dict[str, int]:
+    """Branches per trace id in the sidecar of ``path`` (read once per version of the sidecar).
+
+    Example:
+        >>> cached_branch_counts("/no/such.jsonl")
+        {}
+
+    """
+    return _branch_counts(path, stamp(str(branches_path(path))))
 
 
 @st.cache_data(max_entries=16, show_spinner="Searching…")

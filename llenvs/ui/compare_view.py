@@ -19,6 +19,7 @@ from llenvs.ui.segmenter_comparison import (
     compare_segmenters,
 )
 from llenvs.ui.trace_source import trace_files, traces_dir
+from llenvs.ui.wording import count
 
 __all__ = ["DEFAULT_SPECS", "SPEC_HELP", "choose_specs", "choose_text", "show_comparison"]
 
@@ -84,7 +85,7 @@ def show_comparison(text: str, question: str, specs: list[str]) -> None:
     for column, run in zip(columns, runs, strict=True):
         mean = sum(run.scores) / len(run.scores) if run.scores else float("nan")
         low = min(run.scores) if run.scores else float("nan")
-        column.metric(f"`{run.spec}`", f"{run.count} segments")
+        column.metric(f"`{run.spec}`", count(run.count, "segment"))
         column.caption(f"ArithmeticPRM: mean {mean:.2f}, lowest {low:.2f}")
     left, right = st.columns([3, 1])
     with left:

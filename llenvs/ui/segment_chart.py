@@ -96,12 +96,37 @@ def segment_figure(
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis={"title": "segment", "dtick": 1 if len(x) <= 15 else None},
         yaxis={"title": "PRM score", "range": [-0.05, 1.05]},
-        yaxis2={"title": "cumulative reward", "overlaying": "y", "side": "right"},
+        yaxis2={
+            "title": "cumulative reward",
+            "overlaying": "y",
+            "side": "right",
+            **_reward_axis(table["cumulative"]),
+        },
         legend={"orientation": "h", "y": 1.12},
         clickmode="event+select",
         hovermode="closest",
     )
     return figure
+
+
+def _reward_axis(cumulative: pd.Series) -> dict[str, object]:
+    """A range with whole ticks when the cumulative reward never moves (all rewards 0, say).
+
+    Plotly pads a flat line to odd fractions (-0.909 … 0.909); a flat value ``v`` gets the
+    range ``v - 1 .. v + 1`` with ticks at whole numbers instead.
+
+    Example:
+        >>> _reward_axis(pd.Series([0.0, 0.0]))
+        {'range': [-1.0, 1.0], 'dtick': 1}
+        >>> _reward_axis(pd.Series([0.0, 2.0]))
+        {}
+
+    """
+    values = cumulative.dropna()
+    if values.empty or values.min() != values.max():
+        return {}
+    flat = float(values.iloc[0])
+    return {"range": [flat - 1.0, flat + 1.0], "dtick": 1}
 
 
 def selected_segment(selection: object) -> int | None:

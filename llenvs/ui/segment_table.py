@@ -134,20 +134,28 @@ def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
         True
 
     """
-    style = table.style.map(score_colour, subset=["PRM"]).map(
-        lambda v: (
-            score_colour(1.0 if v > 0 else 0.0 if v < 0 else 0.5)
-            if isinstance(v, float) and not math.isnan(v)
-            else ""
-        ),
+    # Shown as text: Streamlit draws a missing number as "None" whatever the Styler's na_rep.
+    rewards, scores = table["reward"].tolist(), table["PRM"].tolist()
+    shown = table.assign(
+        reward=[_number(v, "{:.3g}") for v in rewards], PRM=[_number(v, "{:.3f}") for v in scores]
+    )
+    style = shown.style.apply(lambda _: [score_colour(v) for v in scores], subset=["PRM"]).apply(
+        lambda _: [
+            "" if math.isnan(v) else score_colour(1.0 if v > 0 else 0.0 if v < 0 else 0.5)
+            for v in rewards
+        ],
         subset=["reward"],
     )
-    style = style.format({"reward": "{:.3g}", "cumulative": "{:.3g}", "PRM": "{:.3f}"}, na_rep="")
+    style = style.format({"cumulative": "{:.3g}"})
     if selected is not None and selected in table.index:
         style = style.set_properties(
             subset=pd.IndexSlice[[selected], ["#"]], **{"font-weight": "bold", "color": "#1565c0"}
         )
     return style
+
+
+def _number(value: float, form: str) -> str:
+    return "–" if math.isnan(value) else form.format(value)
 
 
 def _shown(text: str) -> str:

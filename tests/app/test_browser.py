@@ -170,8 +170,11 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
             timeout=30_000
         )
         page.wait_for_timeout(1500)
-        # the picture for the README: the panel, then the branch beside its parent
-        page.get_by_text("Intervene on segment 2").evaluate("e => e.scrollIntoView()")
+        # the picture for the README: the branch beside its parent (the panel above it names
+        # this test's responses file, a machine path)
+        page.get_by_text("1 branch appended to lc.branches.jsonl").evaluate(
+            "e => e.scrollIntoView()"
+        )
         page.wait_for_timeout(500)
         page.screenshot(path=str(SCREENSHOTS / "intervene.png"))
         page.close()
@@ -194,17 +197,18 @@ def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_
         # the force box holds segment 1's own text: the model goes on as it did (greedy)
         page.get_by_role("button", name="Generate").click()
         page.get_by_text("Generating branch of trace").wait_for(timeout=300_000)
-        live = page.get_by_text(re.compile(r"[1-9]\d* new segments? so far"))
+        live = page.get_by_text(re.compile(r"[2-9]\d* new segments so far"))
         live.wait_for(timeout=120_000)
+        assert page.get_by_role("button", name="Deploy").count() == 0  # toolbarMode minimal
+        # the picture for the README: new segments arriving under the panel, with Stop
+        page.get_by_text("Intervene on segment 1").evaluate("e => e.scrollIntoView()")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(SCREENSHOTS / "intervene-live.png"))
         page.get_by_role("button", name="Stop").click()
-        try:
-            page.get_by_text(re.compile("Stopped: 1 branch kept, marked truncated")).wait_for(
-                timeout=120_000
-            )
-        except Exception:
-            page.screenshot(path="/tmp/stopfail.png", full_page=True)
-            raise
+        page.get_by_text(re.compile("Stopped: 1 branch kept, marked truncated")).wait_for(
+            timeout=120_000
+        )
         page.close()
     [child] = read_branches(folder / "lc.jsonl")
     assert child.metadata["stopped"] and child.metadata["truncated"]
-    assert 2 <= len(child.segments) < 11  # the forced one, what came before the stop; not all
+    assert 3 <= len(child.segments) < 11  # kept, forced, what came before the stop; not all
