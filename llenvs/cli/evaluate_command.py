@@ -48,6 +48,7 @@ from llenvs.cli.options import (
     sampling_params,
     segmented_environment,
 )
+from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
 from llenvs.core.environment import Environment
 from llenvs.core.errors import TaskIndexError
@@ -84,6 +85,7 @@ def add_parser(subparsers: Any) -> None:
     )
     add_environment_options(parser)
     add_backend_options(parser, DEFAULT_BACKEND)
+    add_server_options(parser)
     add_sampling_options(parser)
     tasks = parser.add_argument_group("tasks").add_mutually_exclusive_group()
     tasks.add_argument(
@@ -115,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     Everything that can be checked is checked before the backend is built.
     """
     check_backend_options(args.backend, args.responses)
+    server = server_options(args, args.backend)
     responses = None if args.responses is None else responses_by_task(args.responses)
     params = sampling_params(args)
     base = build_base_environment(args)
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             )
     try:
         backend = (
-            build_backend(args.backend, None, progress=not args.no_progress)
+            build_backend(args.backend, None, progress=not args.no_progress, options=server)
             if responses is None
             else scripted_backend(responses, base, tasks)
         )

@@ -39,6 +39,7 @@ from rich.console import Console
 
 from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
 from llenvs.cli.options import sampling_params as sampling_from_args
+from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.evaluation import check_branch, intervene, trace_sampling_params
 from llenvs.traces import InterventionKind, branches_path, find_trace
 
@@ -90,6 +91,7 @@ def add_parser(subparsers: Any) -> None:
         "--prm", help="a PRM scoring every step of the branch: arithmetic, transformers/<path>"
     )
     add_backend_options(parser, None)
+    add_server_options(parser)
     add_sampling_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="draw no spinner")
     parser.set_defaults(func=run)
@@ -103,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
-    backend = build_backend(name, args.responses)
+    recorded = parent.run.backend_options if name == parent.run.model else None
+    backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
     params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:

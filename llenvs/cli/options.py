@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -239,7 +240,8 @@ def add_backend_options(parser: argparse.ArgumentParser, default: str | None) ->
     group.add_argument(
         "--backend",
         default=default,
-        help=f"backend name: transformers (the embedded model), transformers/<path>, scripted "
+        help=f"backend name: transformers (the embedded model), transformers/<path>, "
+        f"openai/<model> (an OpenAI-compatible server: see --base-url), scripted "
         f"(default: {default or 'the one that made the trace'})",
     )
     group.add_argument(
@@ -262,7 +264,7 @@ def check_backend_options(name: str, responses: Path | None) -> None:
         >>> check_backend_options("nope/x", None)
         Traceback (most recent call last):
         ...
-        llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: scripted, transformers
+        llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: openai, scripted, transformers
 
     """  # noqa: E501
     from llenvs.inference import backend_providers
@@ -276,10 +278,17 @@ def check_backend_options(name: str, responses: Path | None) -> None:
         raise ValueError(f"--responses is for --backend scripted, not {name!r}")
 
 
-def build_backend(name: str, responses: Path | None, *, progress: bool = True) -> ModelBackend:
+def build_backend(
+    name: str,
+    responses: Path | None,
+    *,
+    progress: bool = True,
+    options: Mapping[str, Any] | None = None,
+) -> ModelBackend:
     """The backend called ``name``; the scripted one plays the ``responses`` file in order.
 
-    ``progress=False`` silences a local model's loading bars.
+    ``progress=False`` silences a local model's loading bars; ``options`` go to an openai
+    backend (``server_options``: its URL, mode, tokenizer).
 
     Example:
         >>> build_backend("scripted", None)
@@ -298,7 +307,7 @@ def build_backend(name: str, responses: Path | None, *, progress: bool = True) -
         return get_backend("scripted", outputs=outputs)
     if name.partition("/")[0] == "transformers":
         return get_backend(name, progress=progress)
-    return get_backend(name)
+    return get_backend(name, **dict(options or {}))
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

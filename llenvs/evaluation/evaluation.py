@@ -38,7 +38,7 @@ from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.trajectory import Transition
 from llenvs.evaluation.console_progress import ConsoleProgress
-from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.evaluation_result import EvaluationResult
 from llenvs.evaluation.events import (
     EvaluationEvent,
@@ -56,6 +56,7 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.inference.registry import backend_options
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader
@@ -93,6 +94,7 @@ def run_segmented_evaluation(
     retry: RetryPolicy = DEFAULT_RETRY,
     results_file: str | os.PathLike[str] | None = None,
     sinks: Sequence[EventSink] = (),
+    should_stop: StopCheck | None = None,
 ) -> EvaluationResult:
     """Evaluate ``backend`` on tasks of ``environment``, one segment per step.
 
@@ -110,7 +112,10 @@ def run_segmented_evaluation(
         max_steps: most live steps per trajectory.
         retry: how failing backend calls are retried.
         results_file: a trace file to append each finished trajectory to, and to resume from.
-        sinks: more event receivers (tests use this to see the events).
+        sinks: more event receivers (the workbench's live view, and tests, read the events).
+        should_stop: asked before each generation; once True the run ends: the trajectories
+            in flight are dropped (not written, so a rerun with ``results_file`` runs them
+            again), the finished ones kept, and the result holds the finished ones only.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -163,11 +168,20 @@ def run_segmented_evaluation(
         if progress_callback is not None and finished:
             progress_callback(len(finished), len(tasks))
         for batch in _chunks(todo, batch_size):
+            if should_stop is not None and should_stop():
+                break
             for result in runner.run_batch(
-                batch, step_callback, max_steps=max_steps, on_step=observe
+                batch, step_callback, max_steps=max_steps, on_step=observe, should_stop=should_stop
             ):
+                if result.metadata.get("stopped"):
+                    continue  # cut short by the stop: run again on resume, never kept
                 trace = result_trace(
-                    result, environment, backend.name, params, chat_template=template
+                    result,
+                    environment,
+                    backend.name,
+                    params,
+                    chat_template=template,
+                    backend_options=backend_options(backend),
                 )
                 index = trace.task.task_index
                 results[index], traces[index] = result, trace
@@ -179,7 +193,7 @@ def run_segmented_evaluation(
                     emit(TrajectoryErrored(index, result.error, len(result.trajectory)))
                 if progress_callback is not None:
                     progress_callback(len(traces), len(tasks))
-        ordered = tuple(traces[i] for i in tasks)
+        ordered = tuple(traces[i] for i in tasks if i in traces)
         emit(
             RunEnded(
                 completed=len(ordered),

@@ -17,6 +17,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from llenvs.core.backend import SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.trajectory_result import TrajectoryResult
@@ -37,12 +40,14 @@ def result_trace(
     *,
     chat_template: str | None = None,
     parent: BranchRecord | None = None,
+    backend_options: Mapping[str, Any] | None = None,
 ) -> Trace:
     """The trace of ``result``, run on ``environment`` by ``model`` with ``params``.
 
     The task record comes from resetting ``environment`` at the result's task index (resets
     are deterministic); the run record holds the model, sampling parameters, seed, system
-    prompt and segmenter spec; the metadata keeps the result's (JSON) metadata; feedback marks
+    prompt, segmenter spec and ``backend_options`` (how to reach the model again: an openai
+    server's URL, never its key); the metadata keeps the result's (JSON) metadata; feedback marks
     the segment before it.
 
     Example:
@@ -64,6 +69,7 @@ def result_trace(
         segmenter=environment.segmenter.spec,
         chat_template=chat_template,
         system_prompt=state.observation.system_prompt,
+        backend_options=backend_options,
     )
     return trace_from_steps(
         result.trajectory.transitions,

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,9 @@ class RetryPolicy:
     """Exception types raised at once even when they are also in ``retry_on``."""
     sleep: Callable[[float], None] = time.sleep
     """How to wait (tests pass a function that returns at once)."""
+    jitter: float = 0.0
+    """Spread of each wait, a fraction: it is drawn from ``[d * (1 - jitter), d * (1 + jitter)]``
+    so that many clients that failed together do not retry together (0: exactly ``d``)."""
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
@@ -73,6 +77,8 @@ class RetryPolicy:
             raise ValueError(f"backoff_s must be >= 0, got {self.backoff_s}")
         if self.multiplier < 1:
             raise ValueError(f"multiplier must be >= 1, got {self.multiplier}")
+        if not 0 <= self.jitter <= 1:
+            raise ValueError(f"jitter must be in [0, 1], got {self.jitter}")
 
     def delays(self) -> tuple[float, ...]:
         """The waits between tries, in order (one fewer than ``attempts``).
@@ -90,6 +96,15 @@ class RetryPolicy:
         Example:
             >>> RetryPolicy(attempts=2, sleep=lambda s: None).call(lambda: 7)
             7
+            >>> waits = []
+            >>> def busy():
+            ...     raise BackendError("429")
+            >>> RetryPolicy(jitter=0.5, sleep=waits.append).call(busy)
+            Traceback (most recent call last):
+            ...
+            llenvs.core.errors.BackendError: 429
+            >>> 0.5 <= waits[0] <= 1.5 and 1.0 <= waits[1] <= 3.0
+            True
 
         """
         for delay in self.delays():
@@ -98,7 +113,8 @@ class RetryPolicy:
             except self.never_retry:
                 raise
             except self.retry_on:
-                self.sleep(delay)
+                spread = 1 + self.jitter * (2 * random.random() - 1) if self.jitter else 1.0
+                self.sleep(delay * spread)
         return function()
 
 

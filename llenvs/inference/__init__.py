@@ -7,6 +7,6 @@ Example:
 
 """
 
-from llenvs.inference.registry import backend_providers, get_backend
+from llenvs.inference.registry import backend_options, backend_providers, get_backend
 
-__all__ = ["backend_providers", "get_backend"]
+__all__ = ["backend_options", "backend_providers", "get_backend"]

@@ -10,9 +10,9 @@ Example:
     >>> get_backend("nope/x")
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: scripted, transformers
+    llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: openai, scripted, transformers
 
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from typing import Any
 from llenvs.core.backend import ModelBackend
 from llenvs.core.errors import UnknownName
 
-__all__ = ["backend_providers", "get_backend"]
+__all__ = ["backend_options", "backend_providers", "get_backend"]
 
 _PROVIDERS: dict[str, str] = {
+    "openai": "llenvs.inference.backends.openai_backend:make_backend",
     "scripted": "llenvs.inference.backends.scripted:make_backend",
     "transformers": "llenvs.inference.backends.transformers_loading:make_backend",
 }
@@ -39,6 +40,21 @@ def backend_providers() -> tuple[str, ...]:
 
     """
     return tuple(sorted(_PROVIDERS))
+
+
+def backend_options(backend: object) -> dict[str, Any]:
+    """The options that, given to ``get_backend(backend.name, ...)``, reach the same model again.
+
+    A backend offers them as ``rebuild_options`` (an openai server's URL, mode and tokenizer,
+    never a key); local backends need none.
+
+    Example:
+        >>> backend_options(get_backend("scripted", outputs=["a"]))
+        {}
+
+    """
+    options = getattr(backend, "rebuild_options", None)
+    return dict(options) if isinstance(options, dict) else {}
 
 
 def get_backend(name: str, **kwargs: Any) -> ModelBackend:

@@ -45,9 +45,12 @@ class RunRecord:
     """Spec of the segmenter that cut the response (``"sentence"``, ``"composite:…"``)."""
     library_version: str = __version__
     """The llenvs version that wrote the trace."""
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
+    """``get_backend`` options that reach the model again (an openai server's URL; never a key)."""
 
     def __post_init__(self) -> None:
         check_json_safe(dict(self.sampling_params), "run.sampling_params")
+        check_json_safe(dict(self.backend_options), "run.backend_options")
 
     @classmethod
     def from_sampling_params(
@@ -58,6 +61,7 @@ class RunRecord:
         segmenter: str | None,
         chat_template: str | None = None,
         system_prompt: str | None = None,
+        backend_options: Mapping[str, Any] | None = None,
     ) -> RunRecord:
         """The record of a run with ``params`` (its seed becomes the record's seed).
 
@@ -78,6 +82,7 @@ class RunRecord:
             sampling_params=values,
             seed=params.seed,
             segmenter=segmenter,
+            backend_options=dict(backend_options or {}),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,9 +91,11 @@ class RunRecord:
         Example:
             >>> RunRecord(segmenter="line").to_dict()["segmenter"]
             'line'
+            >>> "backend_options" in RunRecord().to_dict()  # written only when there are some
+            False
 
         """
-        return {
+        data = {
             "model": self.model,
             "chat_template": self.chat_template,
             "system_prompt": self.system_prompt,
@@ -97,13 +104,16 @@ class RunRecord:
             "segmenter": self.segmenter,
             "library_version": self.library_version,
         }
+        if self.backend_options:
+            data["backend_options"] = dict(self.backend_options)
+        return data
 
     @classmethod
     def from_dict(cls, data: object, where: str = "trace.run") -> RunRecord:
         """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
         Example:
-            >>> r = RunRecord(model="m", seed=3)
+            >>> r = RunRecord(model="m", seed=3, backend_options={"base_url": "http://h/v1"})
             >>> RunRecord.from_dict(r.to_dict()) == r
             True
 
@@ -117,6 +127,9 @@ class RunRecord:
             seed=reader.opt_integer("seed"),
             segmenter=reader.opt_text("segmenter"),
             library_version=reader.text("library_version"),
+            backend_options=(
+                reader.obj("backend_options") if "backend_options" in reader.data else {}
+            ),
         )
         reader.done()
         return record

@@ -317,3 +317,71 @@ def test_sampling_params_reach_the_backend_and_the_trace(leg_counting):
     assert trace.metadata["budget_exhausted"] and not trace.success
     assert trace.metadata["generated_tokens"] == 5
     assert sum(r.max_tokens for r in backend.requests[:1]) <= 5
+
+
+def test_a_stopped_evaluation_keeps_what_finished_and_a_rerun_completes_the_rest(
+    leg_counting, tmp_path
+):
+    env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
+    tasks = list(range(6))
+    out = tmp_path / "results.jsonl"
+    stop = []
+
+    class StopAfterFirst:
+        """A sink that asks the run to stop once a trajectory has ended."""
+
+        def emit(self, event):
+            if event.kind == "trajectory_end":
+                stop.append(event.task_index)
+
+        def close(self):
+            pass
+
+    result = run_segmented_evaluation(
+        env,
+        _keyed(env, tasks),
+        num_tasks=6,
+        batch_size=2,
+        log=QUIET,
+        results_file=out,
+        sinks=[StopAfterFirst()],
+        should_stop=lambda: bool(stop),
+    )
+    # the first batch (tasks 0 and 1) ends in the same round: both kept, nothing else run
+    kept = [t.task.task_index for t in read_traces(out)]
+    assert kept == [0, 1] and [t.task.task_index for t in result.traces] == [0, 1]
+    assert all(not t.metadata.get("stopped") for t in read_traces(out))
+
+    fresh = _keyed(env, tasks)
+    again = run_segmented_evaluation(
+        env, fresh, num_tasks=6, batch_size=2, log=QUIET, results_file=out
+    )
+    assert again.resumed == 2 and sorted(again.results) == [2, 3, 4, 5]
+    assert [t.task.task_index for t in read_traces(out)] == tasks  # none twice, none lost
+
+
+def test_a_stop_in_the_middle_of_a_batch_drops_the_trajectories_in_flight(leg_counting, tmp_path):
+    env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
+    out = tmp_path / "results.jsonl"
+    steps = []
+
+    class StopAtSecondStep:
+        def emit(self, event):
+            if event.kind == "step":
+                steps.append(event)
+
+        def close(self):
+            pass
+
+    result = run_segmented_evaluation(
+        env,
+        _keyed(env, [0, 1]),
+        num_tasks=2,
+        batch_size=2,
+        log=QUIET,
+        results_file=out,
+        sinks=[StopAtSecondStep()],
+        should_stop=lambda: len(steps) >= 2,
+    )
+    assert result.traces == ()  # both were in flight at the stop: neither is kept
+    assert not out.exists() or list(read_traces(out)) == []

@@ -1,0 +1,129 @@
+"""The openai backend's pieces that need no server: errors, options, streams, the reader."""
+
+from __future__ import annotations
+
+import openai
+import pytest
+
+from llenvs.core import Message, Prompt, SamplingParams
+from llenvs.core.backend import FinishReason, GenerationRequest
+from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
+from llenvs.evaluation import RetryPolicy
+from llenvs.inference import backend_options, backend_providers, get_backend
+from llenvs.inference.backends.generation_reader import GenerationReader
+from llenvs.inference.backends.openai_errors import backend_error
+from llenvs.traces import RunRecord
+
+URL = "http://127.0.0.1:9/v1"
+SECRET = "sk-unit-secret-77"
+
+
+class Status(Exception):
+    """A stand-in for an SDK status error: what ``backend_error`` reads of one."""
+
+    def __init__(self, status_code, message):
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = {"error": {"message": message}}
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504, 520])
+def test_transient_statuses_are_retryable(status):
+    error = backend_error(Status(status, "busy"), "openai/m", URL, SECRET)
+    assert type(error) is BackendError and f"HTTP {status}" in str(error) and URL in str(error)
+    waits = []
+    with pytest.raises(BackendError):
+        RetryPolicy(sleep=waits.append).call(lambda: (_ for _ in ()).throw(error))
+    assert len(waits) == 2
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_other_statuses_are_permanent_and_hide_the_key(status):
+    error = backend_error(Status(status, f"bad request from {SECRET}"), "openai/m", URL, SECRET)
+    assert isinstance(error, PermanentBackendError) and "openai/m at " + URL in str(error)
+    assert SECRET not in str(error)
+    waits = []
+    with pytest.raises(PermanentBackendError):
+        RetryPolicy(sleep=waits.append).call(lambda: (_ for _ in ()).throw(error))
+    assert waits == []
+
+
+def test_the_provider_is_registered_and_builds_without_a_server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    assert "openai" in backend_providers()
+    backend = get_backend("openai/m", base_url=URL + "/", tokenizer="t", mode="chat")
+    assert backend.name == "openai/m" and backend.base_url == URL
+    assert SECRET not in repr(backend) + repr(backend.rebuild_options)
+    options = backend_options(backend)
+    assert options == {
+        "base_url": URL,
+        "mode": "chat",
+        "tokenizer": "t",
+        "api_key_env": "OPENAI_API_KEY",
+    }
+    assert SECRET not in str(RunRecord(model=backend.name, backend_options=options).to_dict())
+    with pytest.raises(ValueError, match="mode must be"):
+        get_backend("openai/m", base_url=URL, mode="edit")
+    with pytest.raises(ValueError, match="needs a model name"):
+        get_backend("openai", base_url=URL)
+    with pytest.raises(UnknownName, match="openai, scripted, transformers"):
+        get_backend("nope/m")
+
+
+def test_a_tokenizer_that_cannot_load_is_permanent_and_named():
+    backend = get_backend("openai/no-such-model-anywhere", base_url=URL)
+    with pytest.raises(PermanentBackendError, match="cannot load the tokenizer"):
+        backend.generate([_request(4)])
+
+
+def test_an_unreachable_server_is_a_connection_error_naming_the_url(monkeypatch):
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    folder = str(embedded_model_path(progress=False))
+    backend = get_backend("openai/m", base_url=URL, tokenizer=folder, max_retries=0)
+    with pytest.raises(BackendError, match=r"openai/m at http://127\.0\.0\.1:9/v1: cannot connect"):
+        backend.generate([_request(4)])
+    assert isinstance(openai.APIConnectionError, type)
+
+
+def _request(max_tokens, stop=(), stop_at=None, continuation=""):
+    prompt = Prompt((Message("user", "q"),), continuation)
+    return GenerationRequest(prompt, SamplingParams(stop=stop), max_tokens, stop_at)
+
+
+class Chars:
+    def decode(self, ids, **kwargs):
+        return "".join(chr(i) for i in ids)
+
+
+def _read(request, text, end_ids=frozenset()):
+    reader = GenerationReader(request, Chars(), context=[], end_ids=end_ids)
+    for character in text:
+        if reader.add_token(ord(character)):
+            break
+    reader.end("stop")
+    return reader.generation()
+
+
+def test_the_reader_applies_stop_then_boundary_then_length():
+    assert _read(_request(50, stop=("</a>",)), "x </a> more").text == "x </a>"
+    stop_across = _read(_request(50, stop=("</a>",), continuation="x </"), "a> more")
+    assert stop_across.text == "a>" and stop_across.finish_reason is FinishReason.STOP
+    boundary = _read(_request(50, stop_at=lambda t: 3 if len(t) > 4 else None), "abcdefg")
+    assert boundary.text == "abcde" and boundary.finish_reason is FinishReason.BOUNDARY
+    length = _read(_request(3), "abcdefg")
+    assert length.text == "abc" and length.finish_reason is FinishReason.LENGTH
+    ended = _read(_request(50), "ab\x00cd", end_ids=frozenset({0}))
+    assert ended.text == "ab" and ended.token_ids == (97, 98)
+    assert ended.finish_reason is FinishReason.STOP
+
+
+def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
+    from llenvs.inference.backends.openai_backend import OpenAIBackend
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", api_key="sk-typed-in-the-app")
+    assert backend._client.api_key == "sk-typed-in-the-app"  # the typed key wins
+    shown = repr(backend) + repr(backend.rebuild_options)
+    assert "sk-typed" not in shown and "sk-from" not in shown
