@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "llenvs.cli.replay_command",
     "llenvs.cli.segment_command",
     "llenvs.cli.intervene_command",
+    "llenvs.cli.analyze_command",
     "llenvs.cli.import_command",
     "llenvs.cli.export_command",
 )
@@ -74,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     Example:
         >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:2]
-        ['evaluate', 'export']
+        ['analyze', 'evaluate']
 
     """
     parser = _Parser(

@@ -1,4 +1,8 @@
-"""PRMs by name, for the CLI and the app: ``"arithmetic"`` and ``"transformers/<local path>"``.
+"""PRMs by name, for the CLI and the app: ``"arithmetic"``, ``"mc"``, ``"transformers/<path>"``.
+
+``"mc"`` (the Monte-Carlo PRM) lives above this layer, in ``llenvs.analysis``, because it runs
+the runner: it is named here by module path and imported only when asked for, as the
+environment registry names its adapters.
 
 Example:
     >>> get_prm("arithmetic")
@@ -6,12 +10,13 @@ Example:
     >>> get_prm("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, transformers/...
+    llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, mc, ...
 
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from llenvs.core.errors import UnknownName
@@ -22,8 +27,11 @@ from llenvs.rewards.prm_conventions import CONVENTIONS
 
 __all__ = ["PRM_NAMES", "get_prm", "prm_rewards"]
 
-PRM_NAMES: tuple[str, ...] = ("arithmetic", "transformers/<local path>")
+PRM_NAMES: tuple[str, ...] = ("arithmetic", "mc", "transformers/<local path>")
 """The names ``get_prm`` knows (``<local path>``: a checkpoint folder)."""
+
+_LAZY: dict[str, str] = {"mc": "llenvs.analysis.monte_carlo_prm:make_prm"}
+"""PRMs made by a factory named by ``"module:function"``, imported when first asked for."""
 
 
 def get_prm(name: str, **options: Any) -> PRM:
@@ -32,6 +40,7 @@ def get_prm(name: str, **options: Any) -> PRM:
     ``"transformers/<local path>"`` needs ``convention=`` (``"qwen2.5-math-prm"`` or
     ``"math-shepherd"``, or a convention object) and loads the folder with
     ``TransformersPRM.from_pretrained`` (torch and transformers are imported then, not before).
+    ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``).
 
     Example:
         >>> get_prm("arithmetic", neutral=1.0).score_steps("q", ["No arithmetic."])
@@ -44,6 +53,10 @@ def get_prm(name: str, **options: Any) -> PRM:
     """
     if name == "arithmetic":
         return ArithmeticPRM(**options)
+    if name in _LAZY:
+        module, _, factory = _LAZY[name].partition(":")
+        prm: PRM = getattr(importlib.import_module(module), factory)(**options)
+        return prm
     kind, _, path = name.partition("/")
     if kind == "transformers" and path:
         if "convention" not in options:
@@ -56,8 +69,10 @@ def get_prm(name: str, **options: Any) -> PRM:
     raise UnknownName("prm", name, PRM_NAMES)
 
 
-def prm_rewards(name: str | None) -> tuple[RewardFunction, ...]:
+def prm_rewards(name: str | None, **options: Any) -> tuple[RewardFunction, ...]:
     """The PROCESS reward of the PRM called ``name`` (a ``PRMRewardFunction``), none for None.
+
+    ``options`` go to ``get_prm`` (``"mc"`` needs ``backend=`` and ``environment=``).
 
     Example:
         >>> [f.name for f in prm_rewards("arithmetic")], prm_rewards(None)
@@ -68,4 +83,4 @@ def prm_rewards(name: str | None) -> tuple[RewardFunction, ...]:
         return ()
     from llenvs.rewards.prm_reward_function import PRMRewardFunction
 
-    return (PRMRewardFunction(get_prm(name)),)
+    return (PRMRewardFunction(get_prm(name, **options)),)

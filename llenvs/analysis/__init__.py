@@ -1,0 +1,87 @@
+"""Rollouts from a trace's steps: step values, step importance and the forced-answer curve.
+
+From before each segment of a trace, continuations are sampled and finished in one call, in
+batches, and scored by the environment's own verifier. Three readings come of them, each with
+a 95% interval: the step value ``v_i`` (success rate from before segment i), the resampling
+importance of step i (``v_{i+1} - v_i``, and how far the answers move), and, on request, the
+forced-answer curve (what the model answers when made to answer at each point). An adaptive
+schedule spends the budget where the estimates are least certain; ``plan`` says the cost
+first; results go to a ``*.analysis.jsonl`` sidecar and are resumed, not recomputed.
+``MonteCarloPRM`` offers ``v_{i+1}`` as the PRM score of step i (``get_prm("mc", ...)``).
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.evaluation import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> from llenvs.analysis import AnalysisParams, analyze_trace
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> env = SegmentedEnvironment(base, "sentence")
+    >>> trace = replay_trace(env, 0, "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
+    >>> result = analyze_trace(trace, backend, AnalysisParams(budget=8), environment=env)
+    >>> [v.value for v in result.values], [s.importance for s in result.importances]
+    ([1.0, 1.0, 0.0], [0.0, -1.0])
+    >>> result.ranking()
+    [1, 0]
+
+"""
+
+from llenvs.analysis.analysis_params import AnalysisParams
+from llenvs.analysis.analysis_sidecar import (
+    AnalysisFileError,
+    StoredAnalysis,
+    analysis_path,
+    read_analysis,
+)
+from llenvs.analysis.analyze import ProgressFn, RoundFn, analysis_key, analyze_trace
+from llenvs.analysis.boundary_value import BoundaryValue
+from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
+from llenvs.analysis.divergence import js_divergence, total_variation
+from llenvs.analysis.final_answer import final_answer
+from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
+from llenvs.analysis.interval import Interval, difference_interval, wilson_interval
+from llenvs.analysis.monte_carlo_prm import MonteCarloPRM
+from llenvs.analysis.rollout import Rollout, rollout_seed
+from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
+from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, Tally
+from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis.step_importance import StepImportance
+
+__all__ = [
+    "AdaptiveSchedule",
+    "AnalysisFileError",
+    "AnalysisParams",
+    "BoundaryValue",
+    "CostPlan",
+    "FixedSchedule",
+    "ForcedAnswer",
+    "Interval",
+    "MonteCarloPRM",
+    "ProgressFn",
+    "Rollout",
+    "RoundFn",
+    "Schedule",
+    "SpeedSource",
+    "StepAnalysis",
+    "StepImportance",
+    "StoredAnalysis",
+    "Tally",
+    "analysis_key",
+    "analysis_path",
+    "analyze_trace",
+    "calibrate",
+    "difference_interval",
+    "exact_outcome",
+    "final_answer",
+    "forced_answers",
+    "js_divergence",
+    "plan",
+    "read_analysis",
+    "rollout_seed",
+    "run_rollouts",
+    "sampled_boundaries",
+    "total_variation",
+    "wilson_interval",
+]

@@ -1,0 +1,200 @@
+"""``analyze_trace``: rollouts from a trace's steps, in rounds, stored as they come.
+
+Each round asks the schedule which boundaries need rollouts (``AdaptiveSchedule`` by default),
+runs them in one batch (``run_rollouts``), appends them to the sidecar, and goes on until the
+schedule has nothing left to ask (every interval narrow enough, or the budget spent). Rollouts
+already stored under the same key are read back first and counted: an interrupted run resumes
+where it stopped, and a rerun of a finished one generates nothing.
+
+Example:
+    >>> import tempfile, os
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.evaluation.replay_trace import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> env = SegmentedEnvironment(base, "sentence")
+    >>> trace = replay_trace(env, 0, "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
+    >>> store = os.path.join(tempfile.mkdtemp(), "runs.analysis.jsonl")
+    >>> params = AnalysisParams(budget=8, width=0.5)
+    >>> a = analyze_trace(trace, backend, params, store=store, environment=env)
+    >>> [(v.boundary, v.value, v.trials) for v in a.values]
+    [(0, 1.0, 4), (1, 1.0, 4), (2, 0.0, 0)]
+    >>> analyze_trace(trace, backend, params, store=store, environment=env).resumed
+    8
+
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.analysis.analysis_params import AnalysisParams
+from llenvs.analysis.analysis_sidecar import (
+    StoredAnalysis,
+    append_forced_answers,
+    append_rollouts,
+    read_analysis,
+)
+from llenvs.analysis.boundary_value import boundary_values, exact_value, tallies
+from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
+from llenvs.analysis.rollout import Rollout
+from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
+from llenvs.analysis.schedule import AdaptiveSchedule, Schedule
+from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis.step_importance import step_importances
+from llenvs.core.backend import ModelBackend
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.evaluation.retry_policy import RetryPolicy
+from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.traces.trace import Trace
+
+__all__ = ["ProgressFn", "RoundFn", "analysis_key", "analyze_trace", "forced_answer_key"]
+
+ProgressFn = Callable[[int, int], None]
+"""Called as rollouts finish: ``(rollouts done in this run, rollouts planned at most)``."""
+
+RoundFn = Callable[[int, Sequence[Rollout]], None]
+"""Called after each round is stored: ``(rounds stored in all, the round's rollouts)``."""
+
+
+def analysis_key(model: str, params: AnalysisParams) -> dict[str, Any]:
+    """The key rollouts are stored under: the model and the sampling fields.
+
+    Example:
+        >>> analysis_key("scripted", AnalysisParams(seed=2))["model"]
+        'scripted'
+
+    """
+    return {"model": model, **params.key()}
+
+
+def forced_answer_key(model: str, params: AnalysisParams, opening: str) -> dict[str, Any]:
+    """The key forced answers are stored under: model, opening and token budget (greedy).
+
+    Example:
+        >>> forced_answer_key("m", AnalysisParams(), "<answer>")["forced_answer_tokens"]
+        16
+
+    """
+    return {
+        "model": model,
+        "opening": opening,
+        "forced_answer_tokens": params.forced_answer_tokens,
+    }
+
+
+def analyze_trace(
+    trace: Trace,
+    backend: ModelBackend,
+    params: AnalysisParams | None = None,
+    *,
+    store: str | os.PathLike[str] | None = None,
+    schedule: Schedule | None = None,
+    environment: SegmentedEnvironment | None = None,
+    boundaries: Sequence[int] | None = None,
+    forced_answer: bool = False,
+    opening: str = ANSWER_OPEN,
+    on_progress: ProgressFn | None = None,
+    on_round: RoundFn | None = None,
+    retry: RetryPolicy | None = None,
+) -> StepAnalysis:
+    """Step values, importances (and forced answers) of ``trace``, from rollouts in rounds.
+
+    Arguments:
+        trace: the trace to analyse.
+        backend: the model that continues it.
+        params: sampling, budget and target width (``AnalysisParams``).
+        store: the sidecar to read stored rollouts from and append new ones to
+            (``analysis_path(trace file)``); None keeps nothing.
+        schedule: which boundaries each round goes to (default ``AdaptiveSchedule()``).
+        environment: the trace's environment (default: ``trace_environment(trace)``).
+        boundaries: the boundaries to sample (default: all, ``sampled_boundaries``).
+        forced_answer: also read the forced-answer curve (stored too).
+        opening: the answer opening forced for that curve.
+        on_progress: called as rollouts finish.
+        on_round: called after each round is stored (raising there stops the run; what was
+            stored stays).
+        retry: how failing backend calls are retried (``run_rollouts``).
+
+    """
+    params = params or AnalysisParams()
+    schedule = schedule or AdaptiveSchedule()
+    env = environment if environment is not None else trace_environment(trace, backend)
+    key = analysis_key(backend.name, params)
+    stored = read_analysis(store, trace.trace_id, key) if store is not None else StoredAnalysis()
+    count = len(trace.segments)
+    ended = count > 0 and trace.segments[-1].terminal
+    sampled = sampled_boundaries(trace)
+    chosen = sampled if boundaries is None else [b for b in boundaries if b in sampled]
+    wanted = set(chosen)
+    rollouts = [r for r in stored.rollouts if r.boundary in wanted]
+    resumed, rounds = len(rollouts), stored.rounds
+    planned = max(0, params.budget - len(rollouts))
+    done = 0
+
+    def finished() -> None:
+        nonlocal done
+        done += 1
+        if on_progress is not None:
+            on_progress(done, planned)
+
+    while True:
+        left = params.budget - len(rollouts)
+        boundaries_next = schedule.next_round(tallies(rollouts, chosen), left, params.width)
+        if not boundaries_next:
+            break
+        numbers = Counter(r.boundary for r in rollouts)
+        jobs = []
+        for boundary in boundaries_next:
+            jobs.append((boundary, numbers[boundary]))
+            numbers[boundary] += 1
+        new = run_rollouts(
+            trace, jobs, backend, params, environment=env, on_rollout=finished, retry=retry
+        )
+        if store is not None:
+            append_rollouts(store, trace.trace_id, key, rounds, new)
+        rollouts.extend(new)
+        rounds += 1
+        if on_round is not None:
+            on_round(rounds, new)
+    values = boundary_values(rollouts, chosen)
+    if ended and (boundaries is None or count in boundaries):
+        values.append(exact_value(count, *exact_outcome(trace, env)))
+    forced = _forced(trace, backend, env, params, store, opening) if forced_answer else None
+    return StepAnalysis(
+        trace.trace_id,
+        key,
+        tuple(values),
+        tuple(step_importances(values, seed=params.seed)),
+        forced,
+        tuple(rollouts),
+        resumed,
+        rounds,
+    )
+
+
+def _forced(
+    trace: Trace,
+    backend: ModelBackend,
+    env: SegmentedEnvironment,
+    params: AnalysisParams,
+    store: str | os.PathLike[str] | None,
+    opening: str,
+) -> tuple[ForcedAnswer, ...]:
+    """The forced-answer curve: stored, else generated (and stored)."""
+    key = forced_answer_key(backend.name, params, opening)
+    if store is not None:
+        stored = read_analysis(store, trace.trace_id, key).forced_answers
+        if stored is not None:
+            return stored
+    answers = forced_answers(trace, backend, env, params=params, opening=opening)
+    if store is not None:
+        append_forced_answers(store, trace.trace_id, key, answers)
+    return tuple(answers)

@@ -1,0 +1,151 @@
+"""Schedules: which boundaries the next round of rollouts goes to.
+
+``FixedSchedule`` spreads the budget evenly (the same k at every boundary, as Thought Anchors
+does); ``AdaptiveSchedule`` first gives every boundary a few rollouts, then gives each round to
+the boundaries whose step value is least certain (the widest Wilson interval), until every
+interval is narrower than the target width or the budget is spent.
+
+Example:
+    >>> tallies = {0: Tally(0, 0), 1: Tally(0, 0)}
+    >>> FixedSchedule(per_round=2).next_round(tallies, budget_left=10, width=0.3)
+    [0, 1, 0, 1]
+    >>> AdaptiveSchedule(round_size=3).next_round({0: Tally(9, 10), 1: Tally(5, 10)}, 9, 0.3)
+    [1, 1, 1]
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from llenvs.analysis.interval import Z_95
+
+__all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "wilson_width"]
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The rollouts counted at one boundary so far.
+
+    Example:
+        >>> Tally(3, 4).rate
+        0.75
+
+    """
+
+    successes: int
+    """Rollouts that succeeded."""
+    trials: int
+    """Rollouts counted."""
+
+    @property
+    def rate(self) -> float:
+        """The success rate (0.5 with no trials: nothing known)."""
+        return self.successes / self.trials if self.trials else 0.5
+
+
+def wilson_width(rate: float, trials: float, z: float = Z_95) -> float:
+    """The width of Wilson's interval at ``rate`` after ``trials`` (1.0 with none).
+
+    Example:
+        >>> round(wilson_width(0.5, 10), 3), wilson_width(0.5, 0)
+        (0.527, 1.0)
+
+    """
+    if trials <= 0:
+        return 1.0
+    z2 = z * z
+    half = z * math.sqrt(rate * (1 - rate) / trials + z2 / (4 * trials * trials))
+    return min(1.0, 2 * half / (1 + z2 / trials))
+
+
+class Schedule(Protocol):
+    """Chooses the boundaries of the next round: one entry per rollout; empty when done."""
+
+    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+        """The boundaries of the next round's rollouts (a boundary repeats for several)."""
+        ...
+
+
+def _level_up(tallies: Mapping[int, Tally], level: int, budget_left: int) -> list[int]:
+    """Rollouts that bring every boundary to ``level`` trials, the least sampled first."""
+    wanted: list[int] = []
+    lowest = min((t.trials for t in tallies.values()), default=level)
+    for step in range(lowest, level):
+        wanted.extend(b for b, t in tallies.items() if t.trials <= step)
+    return wanted[: max(0, budget_left)]
+
+
+@dataclass(frozen=True)
+class FixedSchedule:
+    """The same number of rollouts at every boundary, ``per_round`` more each round.
+
+    The whole budget is spent (the target width is not consulted); when it does not divide
+    evenly, the boundaries that have fewest get the rest, in order.
+
+    Example:
+        >>> FixedSchedule(per_round=4).next_round({0: Tally(0, 4), 1: Tally(0, 3)}, 2, 0.3)
+        [1, 0]
+
+    """
+
+    per_round: int = 4
+    """Rollouts added at each boundary per round."""
+
+    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+        """Bring every boundary ``per_round`` above the least sampled one."""
+        if not tallies or budget_left <= 0:
+            return []
+        lowest = min(t.trials for t in tallies.values())
+        return _level_up(tallies, lowest + self.per_round, budget_left)
+
+
+@dataclass(frozen=True)
+class AdaptiveSchedule:
+    """A first round of ``initial`` rollouts per boundary, then rounds to the widest intervals.
+
+    Each later round has ``round_size`` rollouts (default: one per boundary), handed out one
+    at a time to the boundary whose interval would be widest, counting the rollouts already
+    handed out this round at its current rate; boundaries already narrower than the target
+    get none. An empty round means every interval is narrow enough or the budget is spent.
+
+    Example:
+        >>> AdaptiveSchedule(initial=2).next_round({0: Tally(0, 0), 1: Tally(1, 1)}, 9, 0.3)
+        [0, 0, 1]
+        >>> AdaptiveSchedule().next_round({0: Tally(0, 60), 1: Tally(60, 60)}, 9, 0.3)
+        []
+
+    """
+
+    initial: int = 4
+    """Rollouts every boundary gets before any gets more."""
+    round_size: int | None = None
+    """Rollouts per later round (None: as many as there are boundaries)."""
+
+    def __post_init__(self) -> None:
+        if self.initial < 1:
+            raise ValueError(f"initial must be >= 1, got {self.initial}")
+        if self.round_size is not None and self.round_size < 1:
+            raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
+
+    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+        """The boundaries of the next round (see the class docstring)."""
+        if not tallies or budget_left <= 0:
+            return []
+        first = _level_up(tallies, self.initial, budget_left)
+        if first:
+            return first
+        size = min(budget_left, self.round_size or len(tallies))
+        extra = dict.fromkeys(tallies, 0)
+        chosen: list[int] = []
+        for _ in range(size):
+            widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in tallies.items()}
+            boundary = max(widths, key=lambda b: (widths[b], -b))
+            if widths[boundary] < width:
+                break
+            extra[boundary] += 1
+            chosen.append(boundary)
+        return sorted(chosen)

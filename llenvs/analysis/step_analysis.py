@@ -1,0 +1,100 @@
+"""``StepAnalysis``: the readings of one trace: step values, importances, forced answers.
+
+Example:
+    >>> from llenvs.analysis.boundary_value import boundary_values
+    >>> from llenvs.analysis.rollout import Rollout
+    >>> from llenvs.analysis.step_importance import step_importances
+    >>> rollouts = [Rollout(b, n, 0, b == 2 or n == 0, None, 1) for b in range(3) for n in range(4)]
+    >>> values = boundary_values(rollouts, range(3))
+    >>> a = StepAnalysis("t", {}, tuple(values), tuple(step_importances(values)), None,
+    ...                  tuple(rollouts))
+    >>> a.ranking(), a.prm_scores()
+    ([1, 0], {0: 0.25, 1: 1.0})
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from llenvs.analysis.boundary_value import BoundaryValue
+from llenvs.analysis.forced_answer import ForcedAnswer
+from llenvs.analysis.rollout import Rollout
+from llenvs.analysis.step_importance import StepImportance
+
+__all__ = ["StepAnalysis"]
+
+
+@dataclass(frozen=True)
+class StepAnalysis:
+    """What ``analyze_trace`` found for one trace.
+
+    Example:
+        >>> StepAnalysis("t", {}, (), (), None, ()).ranking()
+        []
+
+    """
+
+    trace_id: str
+    """The trace analysed."""
+    key: Mapping[str, Any]
+    """The model and sampling fields the rollouts were made with (the sidecar's key)."""
+    values: tuple[BoundaryValue, ...]
+    """The value of each boundary analysed, in order (boundary i: before segment i)."""
+    importances: tuple[StepImportance, ...]
+    """The importance of each step between two analysed boundaries, in order."""
+    forced_answers: tuple[ForcedAnswer, ...] | None
+    """The forced answer at each boundary, or None when not asked for."""
+    rollouts: tuple[Rollout, ...]
+    """Every rollout counted, stored ones first."""
+    resumed: int = 0
+    """How many of them were read back from the sidecar rather than generated now."""
+    rounds: int = 0
+    """Rounds of rollouts in all (stored ones included)."""
+
+    def value(self, boundary: int) -> BoundaryValue:
+        """The value of ``boundary``.
+
+        Example:
+            >>> StepAnalysis("t", {}, (), (), None, ()).value(0)
+            Traceback (most recent call last):
+            ...
+            KeyError: 'boundary 0 was not analysed'
+
+        """
+        for value in self.values:
+            if value.boundary == boundary:
+                return value
+        raise KeyError(f"boundary {boundary} was not analysed")
+
+    def ranking(self) -> list[int]:
+        """The steps, most important first: by the size of ``v_{i+1} - v_i``, unknown ones last.
+
+        A step that lowers the value (where the reasoning went wrong) counts as much as one
+        that raises it; ties go to the larger answer shift, then to the earlier step.
+        """
+        known = [s for s in self.importances if s.importance is not None]
+        known.sort(key=lambda s: (-abs(s.importance or 0.0), -(s.divergence or 0.0), s.step))
+        unknown = [s.step for s in self.importances if s.importance is None]
+        return [s.step for s in known] + unknown
+
+    def moving_steps(self) -> list[int]:
+        """``ranking()`` without the steps that moved neither the value nor the answers.
+
+        Example:
+            >>> StepAnalysis("t", {}, (), (), None, ()).moving_steps()
+            []
+
+        """
+        moved = {
+            s.step
+            for s in self.importances
+            if (s.importance or 0.0) != 0 or (s.divergence or 0.0) > 0
+        }
+        return [step for step in self.ranking() if step in moved]
+
+    def prm_scores(self) -> dict[int, float | None]:
+        """The Monte-Carlo PRM score of each step i whose end was analysed: ``v_{i+1}``."""
+        return {v.boundary - 1: v.value for v in self.values if v.boundary > 0}

@@ -1,0 +1,253 @@
+r"""``llenvs analyze``: step values, step importance and forced answers of a stored trace.
+
+Rollouts are sampled from before every segment and finished in one call, in rounds, the next
+round going to the least certain step values, until every 95% interval is narrower than
+``--width`` or ``--budget`` rollouts are spent. The planned cost is printed first, then a
+progress bar, then a table per segment: its value ``v_i`` with its interval, its importance
+``v_{i+1} - v_i`` with its interval, the answer shift, and (``--forced-answer``) the answer
+forced before it. Results go to ``<trace file stem>.analysis.jsonl``; a rerun with the same
+model and sampling options reads them back and only adds what is missing.
+
+Example:
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="llenvs")
+    >>> add_parser(parser.add_subparsers())
+    >>> args = parser.parse_args(["analyze", "t.jsonl", "--budget", "8", "--forced-answer"])
+    >>> args.budget, args.width, args.temperature, args.seed, args.forced_answer
+    (8, 0.3, 0.7, 0, True)
+
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from llenvs.analysis import (
+    AdaptiveSchedule,
+    AnalysisParams,
+    FixedSchedule,
+    SpeedSource,
+    StepAnalysis,
+    analysis_key,
+    analysis_path,
+    analyze_trace,
+    calibrate,
+    plan,
+    read_analysis,
+)
+from llenvs.cli.options import build_backend
+from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.evaluation import trace_sampling_params
+from llenvs.traces import Trace, find_trace
+
+__all__ = ["add_parser", "analysis_table", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``analyze`` subcommand."""
+    parser = subparsers.add_parser(
+        "analyze",
+        help="rollouts from every step of a trace: step values, importance, forced answers",
+        description=(
+            "Sample continuations from before every segment of a trace (finished in one call, "
+            "scored by the environment's verifier), in rounds, until every step value's 95% "
+            "interval is narrower than --width or --budget rollouts are spent; print the "
+            "planned cost, then a table per segment. Results go to <stem>.analysis.jsonl next "
+            "to the trace file; a rerun resumes from them."
+        ),
+    )
+    parser.add_argument("traces", type=Path, help="the trace file")
+    parser.add_argument(
+        "--trace", default="1", help="which trace: its trace_id, or its line number (from 1)"
+    )
+    parser.add_argument("--budget", type=int, default=64, help="most rollouts in all")
+    parser.add_argument(
+        "--width", type=float, default=0.3, help="target width of every 95%% interval"
+    )
+    parser.add_argument("--temperature", type=float, default=0.7, help="rollout temperature")
+    parser.add_argument("--top-p", type=float, default=1.0, help="rollout nucleus mass")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        help="token budget of each rollout (default: the trace's own, else 256)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="run seed: each rollout's seed derives from it"
+    )
+    parser.add_argument(
+        "--schedule",
+        choices=("adaptive", "fixed"),
+        default="adaptive",
+        help="adaptive: rounds to the widest intervals; fixed: the same k everywhere",
+    )
+    parser.add_argument(
+        "--forced-answer", action="store_true", help="also force the answer at every boundary"
+    )
+    parser.add_argument(
+        "--forced-tokens", type=int, default=16, help="token budget of each forced answer"
+    )
+    parser.add_argument(
+        "--tokens-per-second",
+        type=float,
+        help="the backend's measured speed, for the planned time (default: one short "
+        "calibration call measures it)",
+    )
+    group = parser.add_argument_group("model")
+    group.add_argument(
+        "--backend",
+        help="backend name: transformers, transformers/<path>, openai/<model>, scripted "
+        "(default: the one that made the trace)",
+    )
+    group.add_argument(
+        "--responses", type=Path, help="for --backend scripted: a JSONL file of responses"
+    )
+    add_server_options(parser)
+    parser.add_argument("--no-progress", action="store_true", help="draw no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan, run and print the analysis of one trace."""
+    trace = find_trace(args.traces, args.trace)
+    own = trace_sampling_params(trace)
+    params = AnalysisParams(
+        budget=args.budget,
+        width=args.width,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_tokens=args.max_tokens or (own.max_tokens if own is not None else 256),
+        seed=args.seed,
+        forced_answer_tokens=args.forced_tokens,
+    )
+    name = args.backend or trace.run.model
+    if name is None:
+        raise ValueError(f"the trace {trace.trace_id} records no model: give --backend")
+    recorded = trace.run.backend_options if name == trace.run.model else None
+    backend = build_backend(
+        name,
+        args.responses,
+        progress=not args.no_progress,
+        options=server_options(args, name, recorded),
+    )
+    store = analysis_path(args.traces)
+    stored = read_analysis(store, trace.trace_id, analysis_key(backend.name, params))
+    speed, source = args.tokens_per_second, SpeedSource.GIVEN
+    if speed is None:
+        speed, source = calibrate(backend, trace), SpeedSource.CALIBRATED
+    cost = plan(
+        trace,
+        params,
+        stored=len(stored.rollouts),
+        forced_answer=args.forced_answer,
+        tokens_per_second=speed,
+        speed_source=source,
+    )
+    print(cost.summary(), flush=True)
+    schedule = AdaptiveSchedule() if args.schedule == "adaptive" else FixedSchedule()
+    with _progress(args.no_progress, cost.rollouts) as advance:
+        analysis = analyze_trace(
+            trace,
+            backend,
+            params,
+            store=store,
+            schedule=schedule,
+            forced_answer=args.forced_answer,
+            on_progress=advance,
+        )
+    print(analysis_table(trace, analysis))
+    generated = len(analysis.rollouts) - analysis.resumed
+    print(
+        f"{len(analysis.rollouts)} rollouts ({generated} generated now, {analysis.resumed} read "
+        f"back) in {analysis.rounds} rounds; stored in {store}"
+    )
+    moving = analysis.moving_steps()[:3]
+    if moving:
+        print("most important steps: " + ", ".join(str(step) for step in moving))
+    elif analysis.importances:
+        print("no step moved the value or the answers (every v_i and answer mix the same)")
+    return 0
+
+
+@contextlib.contextmanager
+def _progress(hidden: bool, total: int) -> Iterator[Any]:
+    """A progress bar on stderr; yields ``advance(done, planned)``."""
+    if hidden:
+        yield None
+        return
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("rollouts", total=total)
+
+        def advance(done: int, planned: int) -> None:
+            bar.update(task, completed=done, total=planned)
+
+        yield advance
+
+
+def _one_line(answer: str | None) -> str:
+    """An answer on one line (its whitespace runs as single spaces); a dash for none."""
+    return "—" if answer is None else " ".join(answer.split()) or "''"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
+    """One row per segment (its value before it, its importance, its forced answer), then the end.
+
+    Example:
+        >>> from llenvs.analysis import StepAnalysis
+        >>> from llenvs.traces import TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> print(analysis_table(t, StepAnalysis("t", {}, (), (), None, ())))
+        seg  v_i [95% CI]             n  importance [95% CI]      JS    forced     text
+
+    """
+    forced = {a.boundary: a for a in analysis.forced_answers or ()}
+    importances = {s.step: s for s in analysis.importances}
+    lines = [
+        f"{'seg':<4} {'v_i [95% CI]':<22} {'n':>3}  {'importance [95% CI]':<24} {'JS':<5} "
+        f"{'forced':<10} text"
+    ]
+    for value in analysis.values:
+        boundary = value.boundary
+        shown = (
+            f"{_rate(value.value)} (exact)"
+            if value.exact
+            else f"{_rate(value.value)} [{value.interval.low:.2f}, {value.interval.high:.2f}]"
+        )
+        step = importances.get(boundary)
+        if step is None or step.importance is None:
+            importance = ""
+        else:
+            importance = (
+                f"{step.importance:+.2f} [{step.interval.low:+.2f}, {step.interval.high:+.2f}]"
+            )
+        divergence = "" if step is None or step.divergence is None else f"{step.divergence:.2f}"
+        answer = forced.get(boundary)
+        verdict = (
+            ""
+            if answer is None
+            else f"{_one_line(answer.answer)[:8]} {'✓' if answer.correct else '✗'}"
+        )
+        if boundary < len(trace.segments):
+            label, text = str(boundary), repr(trace.segments[boundary].text[:40])
+        else:
+            label, text = "end", "(after the last segment)"
+        lines.append(
+            f"{label:<4} {shown:<22} {value.trials:>3}  {importance:<24} {divergence:<5} "
+            f"{verdict:<10} {text}"
+        )
+    return "\n".join(line.rstrip() for line in lines)

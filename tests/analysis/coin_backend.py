@@ -1,0 +1,62 @@
+"""A probabilistic scripted backend whose true step values are known.
+
+Before segment i of a known trace, a continuation succeeds with probability ``values[i]``: the
+backend reads how many of the trace's segments the request continues after, draws from a
+random generator seeded by the request's seed, and answers right or wrong. Forced answers
+(a continuation that ends with ``<answer>``) are greedy: right when ``values[i] >= 0.5``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.traces import Trace
+
+WRONG = ("98", "104", "7")
+"""Wrong answers, drawn uniformly (so answer distributions differ between boundaries)."""
+
+
+class CoinBackend:
+    """Continues ``trace`` after segment i with a right answer with probability ``values[i]``."""
+
+    name = "coin"
+
+    def __init__(self, trace: Trace, values: Sequence[float], right: str) -> None:
+        if len(values) != len(trace.segments) + 1:
+            raise ValueError("one value per boundary: len(segments) + 1")
+        self.values = list(values)
+        self.right = right
+        self.ends: dict[int, int] = {}
+        end = 0
+        self.ends[0] = 0
+        for number, segment in enumerate(trace.segments, start=1):
+            end += len(segment.text)
+            self.ends[end] = number
+        self.requests: list[GenerationRequest] = []
+
+    def boundary(self, continuation: str) -> int:
+        if continuation not in ("",) and len(continuation) not in self.ends:
+            raise AssertionError(f"not a boundary of the trace: {continuation[-30:]!r}")
+        return self.ends[len(continuation)]
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        out = []
+        for request in requests:
+            self.requests.append(request)
+            text = request.prompt.continuation
+            if text.endswith("<answer>"):
+                boundary = self.boundary(text[: -len("<answer>")])
+                answer = self.right if self.values[boundary] >= 0.5 else WRONG[0]
+                out.append(Generation(f"{answer}</answer>", FinishReason.STOP, (1, 2)))
+                continue
+            boundary = self.boundary(text)
+            rng = random.Random(f"{request.params.seed}")
+            if rng.random() < self.values[boundary]:
+                answer = self.right
+            else:
+                answer = rng.choice(WRONG)
+            reply = f" So the answer is {answer}. <answer>{answer}</answer>"
+            out.append(Generation(reply, FinishReason.STOP, tuple(range(8))))
+        return out

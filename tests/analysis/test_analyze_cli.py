@@ -1,0 +1,72 @@
+"""``llenvs analyze`` end to end on a sample trace: the coin backend, then the embedded model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from llenvs.analysis import analysis_path
+from llenvs.cli import analyze_command
+from llenvs.cli.main import main
+from llenvs.traces import find_trace
+from tests.analysis.coin_backend import CoinBackend
+from tests.analysis.conftest import TRUE_VALUES
+
+
+@pytest.fixture
+def coin_cli(monkeypatch, sample_copy):
+    trace = find_trace(sample_copy, "1")
+    backend = CoinBackend(trace, TRUE_VALUES, str(trace.task.expected_answer))
+    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: backend)
+    return sample_copy
+
+
+def test_analyze_prints_the_plan_then_a_row_per_segment(coin_cli, capsys):
+    options = "--budget 40 --width 0.3 --temperature 0.7 --forced-answer --tokens-per-second 100"
+    argv = ["analyze", str(coin_cli), "--no-progress", *options.split()]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("planned: up to 40 rollouts at 10 boundaries, ~")
+    assert out[0].endswith("at 100 tokens/s (given)")
+    rows = [line.split()[0] for line in out[2:13]]
+    assert rows == [*map(str, range(10)), "end"]
+    assert "0.00 (exact)" in out[12]  # the trace's own verdict: it gave no answer
+    assert out[2].split()[9:11] == ["98", "✗"] and out[5].split()[9:11] == ["100", "✓"]
+    assert out[12].split()[4:6] == ["—", "✗"]
+    assert out[13].startswith("40 rollouts (40 generated now, 0 read back) in")
+    assert out[-1].startswith("most important steps: 9")  # v_9 ≈ 1, then the trace failed
+    assert analysis_path(coin_cli).exists()
+    assert main(argv) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert again[0].startswith("planned: up to 0 rollouts at 10 boundaries (40 stored)")
+    assert again[13].startswith("40 rollouts (0 generated now, 40 read back)")
+    assert again[2:13] == out[2:13]
+
+
+def test_analyze_calibrates_when_no_speed_is_given(coin_cli, capsys):
+    assert main(["analyze", str(coin_cli), "--budget", "10", "--no-progress"]) == 0
+    assert "(calibrated)" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_bad_options_are_one_line_errors(coin_cli, capsys):
+    assert main(["analyze", str(coin_cli), "--width", "0", "--no-progress"]) == 2
+    assert "width must be in (0, 1]" in capsys.readouterr().err
+    assert main(["analyze", str(coin_cli), "--trace", "99", "--no-progress"]) == 2
+    assert "no trace with id '99'" in capsys.readouterr().err
+
+
+def test_analyze_on_the_embedded_model(monkeypatch, sample_copy, embedded_backend, capsys):
+    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: embedded_backend)
+    start = time.perf_counter()
+    options = "--trace 2 --budget 8 --max-tokens 24 --temperature 1.0 --seed 7 --forced-answer"
+    argv = ["analyze", str(sample_copy), "--no-progress", "--tokens-per-second", "15"]
+    argv += options.split()
+    assert main(argv) == 0
+    seconds = time.perf_counter() - start
+    out = capsys.readouterr().out
+    print(f"embedded analyze, budget 8, 24 tokens: {seconds:.1f}s")
+    lines = out.splitlines()
+    assert lines[0].startswith("planned: up to 8 rollouts at 2 boundaries")
+    assert [line.split()[0] for line in lines[2:5]] == ["0", "1", "end"]
+    assert "8 rollouts (8 generated now, 0 read back)" in out
