@@ -33,7 +33,8 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip uninstall --quiet -y torchvision torchaudio torchcodec
 	touch $(VLLM_STAMP)
 
-# The workbench (Home, Browse, Compare segmenters) on http://127.0.0.1:8501, offline.
+# The workbench (Home, Browse, Evaluate, Compare segmenters, Compare runs, Settings) on
+# http://127.0.0.1:8501, offline; it never builds the vLLM test server.
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.headless true \
 		--browser.gatherUsageStats false

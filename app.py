@@ -7,7 +7,10 @@ navigation = st.navigation(
     [
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
         st.Page("pages/browse.py", title="Browse", icon=":material/search:"),
+        st.Page("pages/evaluate.py", title="Evaluate", icon=":material/play_arrow:"),
         st.Page("pages/compare.py", title="Compare segmenters", icon=":material/content_cut:"),
+        st.Page("pages/compare_runs.py", title="Compare runs", icon=":material/compare_arrows:"),
+        st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
     ]
 )
 navigation.run()

@@ -24,7 +24,8 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,15 +126,59 @@ def answers_match(answer: str, expected: str) -> bool:
         from math_verify import parse, verify
     except ImportError:  # pragma: no cover - the hf extra installs it
         return _plain(answer) == _plain(expected)
-    timeout = 5 if threading.current_thread() is threading.main_thread() else None
-    try:
+
+    def check() -> bool:
+        # math-verify's own timeouts use SIGALRM, which only the main thread may set
+        timeout = (
+            ANSWER_TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
+        )
         gold = parse(expected, parsing_timeout=timeout) or parse(f"${expected}$")
         guess = parse(answer, parsing_timeout=timeout) or parse(f"${answer}$")
-        if gold and guess and verify(gold, guess, timeout_seconds=timeout):
+        return bool(gold and guess and verify(gold, guess, timeout_seconds=timeout))
+
+    try:
+        if _within(check, ANSWER_TIMEOUT_S):
             return True
     except Exception:  # math-verify's own failures fall back to plain comparison
         pass
     return _plain(answer) == _plain(expected)
+
+
+def _within(check: Callable[[], bool], seconds: float) -> bool:
+    """``check()``, given at most ``seconds`` (False, with a warning, past them).
+
+    Off the main thread (the workbench's jobs, where SIGALRM cannot be used) it runs in a
+    thread of its own, abandoned after ``seconds``, so one pathological answer cannot hang a
+    run.
+    """
+    if threading.current_thread() is threading.main_thread():
+        return check()
+    outcome: list[bool | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(check())
+        except BaseException as error:  # handed to the caller below
+            outcome.append(error)
+
+    worker = threading.Thread(target=run, name="llenvs-answer-check", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        warnings.warn(
+            f"math-verify took longer than {seconds} s to compare an answer; compared as "
+            "plain text instead",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return False
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+ANSWER_TIMEOUT_S = 5.0
+"""Longest math-verify may take to compare one answer before plain comparison is used."""
 
 
 class HuggingFaceEnvironment(QuestionAnswerEnvironment):

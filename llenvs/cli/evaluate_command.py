@@ -46,7 +46,6 @@ from llenvs.cli.options import (
     positive_int,
     read_responses,
     sampling_params,
-    segmented_environment,
 )
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
@@ -55,6 +54,7 @@ from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
 from llenvs.evaluation.evaluation import settle_results_file
+from llenvs.evaluation.scored_environment import scored_environment
 from llenvs.traces import Trace, read_traces
 
 __all__ = ["DEFAULT_NUM_TASKS", "add_parser", "responses_by_task", "run", "scripted_backend"]
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             if responses is None
             else scripted_backend(responses, base, tasks)
         )
-        environment = segmented_environment(base, segmenter, args.prm)
+        environment = scored_environment(base, segmenter, args.prm)
         targets: tuple[LogTarget, ...] = (
             *(() if args.no_progress else ("console",)),
             *(() if args.no_log else ("file",)),

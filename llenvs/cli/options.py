@@ -24,8 +24,8 @@ from llenvs.core.environment import Environment
 from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters import Segmenter, segmenter_from_spec
-from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.evaluation.scored_environment import scored_environment
 from llenvs.traces.responses_file import read_responses
 
 __all__ = [
@@ -40,10 +40,8 @@ __all__ = [
     "check_backend_options",
     "environment_kwargs",
     "positive_int",
-    "prm_rewards",
     "read_responses",
     "sampling_params",
-    "segmented_environment",
 ]
 
 DEFAULT_BACKEND = "transformers"
@@ -177,9 +175,7 @@ def build_environment(
 
     """
     base = build_base_environment(args)
-    return segmented_environment(
-        base, segmenter_from_spec(args.segmenter, backend=backend), args.prm
-    )
+    return scored_environment(base, segmenter_from_spec(args.segmenter, backend=backend), args.prm)
 
 
 def build_base_environment(args: argparse.Namespace) -> Environment:
@@ -204,26 +200,6 @@ def build_base_environment(args: argparse.Namespace) -> Environment:
         if error.name != args.env:
             raise
         raise UnknownName(error.kind, error.name, error.choices, hint=ENVIRONMENT_HINT) from None
-
-
-def segmented_environment(
-    base: Environment, segmenter: Segmenter, prm: str | None
-) -> SegmentedEnvironment:
-    """``base`` cut by ``segmenter``, with the PRM called ``prm`` (``--prm``) scoring each step.
-
-    Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SentenceSegmenter
-        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=2)
-        >>> env = segmented_environment(base, SentenceSegmenter(), "arithmetic")
-        >>> [f.name for f in env.reward_functions]
-        ['prm', 'correctness', 'format']
-
-    """
-    if prm is None:
-        return SegmentedEnvironment(base, segmenter)
-    rewards = (*prm_rewards(prm), *base.reward_functions)
-    return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
 
 
 def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:

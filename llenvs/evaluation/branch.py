@@ -40,6 +40,7 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
+from llenvs.inference.registry import backend_options
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.from_steps import segment_from_transition
 from llenvs.traces.intervention_kind import InterventionKind
@@ -251,6 +252,7 @@ def _branches(
             replace(runner.sampling_params, seed=seed),
             chat_template=template,
             parent=record,
+            backend_options=backend_options(backend),
         )
         for result, seed in zip(results, seeds, strict=True)
     ]

@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from llenvs.adapters.answers import extract_answer
+from llenvs.analysis.interval import wilson_interval
 from llenvs.traces import InterventionKind, Trace
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "outcome",
     "outcome_table",
     "sample_summary",
-    "wilson_interval",
 ]
 
 
@@ -231,23 +230,6 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["#", "parent", "branch", "status"])
 
 
-def wilson_interval(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a success rate (95% by default).
-
-    Example:
-        >>> [round(x, 3) for x in wilson_interval(4, 8)]
-        [0.215, 0.785]
-
-    """
-    if total <= 0:
-        raise ValueError(f"total must be > 0, got {total}")
-    rate = successes / total
-    denominator = 1 + z * z / total
-    centre = (rate + z * z / (2 * total)) / denominator
-    spread = z * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total * total)) / denominator
-    return max(0.0, centre - spread), min(1.0, centre + spread)
-
-
 def sample_summary(samples: Sequence[Trace]) -> tuple[pd.DataFrame, str]:
     """The answers of a resample set with their counts, and the success rate in words.
 
@@ -266,7 +248,8 @@ def sample_summary(samples: Sequence[Trace]) -> tuple[pd.DataFrame, str]:
     answers = Counter(_shown(extract_answer(s.response)) for s in samples)
     table = pd.DataFrame(answers.most_common(), columns=["answer", "samples"])
     wins = sum(1 for s in samples if s.success)
-    low, high = wilson_interval(wins, len(samples))
+    interval = wilson_interval(wins, len(samples))
+    low, high = interval.low, interval.high
     rate = (
         f"success {wins}/{len(samples)} = {wins / len(samples):.0%} "
         f"(95% interval {low:.0%}–{high:.0%})"

@@ -7,6 +7,8 @@ by any pasted text.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from llenvs.ui.browse_location import read_location
@@ -54,7 +56,8 @@ def choose_text() -> tuple[str, str, str]:
             )
             trace = cached_trace(index, line)
             text, question = trace.response, trace.task.prompt
-            origin = f"{path}, line {line} ({trace.task.environment}, task {trace.task.task_index})"
+            task = trace.task
+            origin = f"{Path(path).name}, line {line} ({task.environment}, task {task.task_index})"
     st.caption(f"Text: {origin}")
     pasted = st.text_area("Or paste a text to compare", value="", height=80, key="compare-text")
     if pasted.strip():

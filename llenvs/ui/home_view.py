@@ -20,7 +20,7 @@ from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.trace_index import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
-from llenvs.ui.trace_source import import_into, save_upload, trace_files
+from llenvs.ui.trace_source import import_into, save_upload, shown_path, trace_files
 
 __all__ = [
     "BROWSE",
@@ -102,7 +102,7 @@ def upload_help(limit_mb: float, what: str) -> str:
 def folder_summary(folder: Path) -> None:
     """The trace files of ``folder`` with their counts, each with a link to browse it."""
     files = trace_files(folder)
-    st.markdown(f"**Traces folder:** `{folder}`", help=roots_help())
+    st.markdown(f"**Traces folder:** `{shown_path(folder)}`", help=roots_help())
     if not files:
         st.info(how_to_get_traces(folder))
         return
@@ -180,7 +180,7 @@ def add_traces(folder: Path) -> None:
             format = st.selectbox("Format", sorted(IMPORT_FORMATS))
             source = st.text_input(
                 "File path",
-                placeholder=str(folder / "step_traces.jsonl"),
+                placeholder=str(shown_path(folder) / "step_traces.jsonl"),
                 help="A file inside the traces folders. " + roots_help(),
             )
             outside = st.file_uploader(

@@ -38,14 +38,16 @@ import time
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.evaluation import intervene
 from llenvs.traces import InterventionKind, SegmentFlag, SegmentRecord, Trace, branches_path
+from llenvs.ui.background_job import BackgroundJob
 
 __all__ = ["InterventionJob"]
 
 
-class InterventionJob:
+class InterventionJob(BackgroundJob):
     """``intervene(path, trace, at, kind, text, backend, ...)`` in a background thread.
 
-    Arguments are ``intervene``'s; the thread starts at once.
+    Arguments are ``intervene``'s; the thread starts at once. ``stop`` ends every branch
+    after the segment being generated; what was made is kept, marked truncated.
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class InterventionJob:
         sampling_params: SamplingParams | None = None,
         samples: int = 1,
     ) -> None:
+        super().__init__(name="llenvs-intervene", start=False)
         self.trace = trace
         """The parent."""
         self.sidecar = branches_path(path)
@@ -69,45 +72,14 @@ class InterventionJob:
         """What was done."""
         self.samples = samples
         """How many branches are being made."""
-        self.started = time.perf_counter()
-        """When the job started (``time.perf_counter``)."""
         self.first_segment: float | None = None
         """When the first new segment arrived, or None yet."""
-        self.finished: float | None = None
-        """When the job ended, or None while it runs."""
         self.children: list[Trace] = []
-        """The branches written, once finished without error."""
-        self.error: Exception | None = None
-        """What stopped it, if it failed (nothing was written then)."""
+        """The branches written, once finished without error (on error nothing was)."""
+        self._call = (path, at, text, backend, prm, sampling_params)
         self._segments: list[tuple[int, SegmentRecord]] = []
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run,
-            args=(path, at, text, backend, prm, sampling_params),
-            name="llenvs-intervene",
-            daemon=True,
-        )
-        self._thread.start()
-
-    @property
-    def running(self) -> bool:
-        """Whether the model is still generating."""
-        return not self._done.is_set()
-
-    @property
-    def stop_requested(self) -> bool:
-        """Whether ``stop`` was called."""
-        return self._stop.is_set()
-
-    def stop(self) -> None:
-        """End every branch after the segment being generated; what was made is kept."""
-        self._stop.set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the job to end; True if it has."""
-        return self._done.wait(timeout)
+        self.start()
 
     def segments(self) -> list[tuple[int, SegmentRecord]]:
         """``(sample, segment)`` for every new segment so far (forced or generated)."""
@@ -120,31 +92,19 @@ class InterventionJob:
             if self.first_segment is None and SegmentFlag.GENERATED in record.flags:
                 self.first_segment = time.perf_counter()
 
-    def _run(
-        self,
-        path: str | os.PathLike[str],
-        at: int,
-        text: str | None,
-        backend: ModelBackend,
-        prm: str | None,
-        sampling_params: SamplingParams | None,
-    ) -> None:
-        try:
-            self.children = intervene(
-                path,
-                self.trace,
-                at,
-                self.kind,
-                text,
-                backend,
-                prm=prm,
-                sampling_params=sampling_params,
-                samples=self.samples,
-                on_segment=self._seen,
-                should_stop=self._stop.is_set,
-            )
-        except Exception as error:  # kept for the page to show; nothing was written
-            self.error = error
-        finally:
-            self.finished = time.perf_counter()
-            self._done.set()
+    def work(self) -> None:
+        """Branch, appending to the sidecar; the segments are seen as they come."""
+        path, at, text, backend, prm, sampling_params = self._call
+        self.children = intervene(
+            path,
+            self.trace,
+            at,
+            self.kind,
+            text,
+            backend,
+            prm=prm,
+            sampling_params=sampling_params,
+            samples=self.samples,
+            on_segment=self._seen,
+            should_stop=lambda: self.stop_requested,
+        )

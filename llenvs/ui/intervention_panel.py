@@ -9,7 +9,8 @@ keys that do not hold the segment, so an edited text survives moving the selecti
 
 from __future__ import annotations
 
-import time
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -34,7 +35,11 @@ from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.intervention_job import InterventionJob
 from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
 from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.settings_store import PRM_CHOICES, Settings, load_settings
+from llenvs.ui.settings_view import session_key
+from llenvs.ui.trace_source import traces_dir
 from llenvs.ui.whitespace import one_line
+from llenvs.ui.wording import count
 
 __all__ = ["ACTIONS", "branches_of", "intervention_panel"]
 
@@ -92,10 +97,11 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     if note is not None:
         st.info(f"This trace's task: {note}.")
     choice = _model_choice(trace)
+    prms = list(PRM_CHOICES)
     prm = st.selectbox(
         "PRM scoring each new step",
-        [None, "arithmetic"],
-        index=1 if _has_prm(trace) else 0,
+        prms,
+        index=prms.index("arithmetic" if _has_prm(trace) else _saved_settings().prm),
         format_func=lambda name: name or "none",
         key="iv-prm",
     )
@@ -163,25 +169,86 @@ def _keep_draft(trace: Trace, segment: int) -> None:
 
 
 def _model_choice(trace: Trace) -> ModelChoice | None:
-    """The model that generates: the trace's own when it loads here, else the user's pick."""
-    own = own_model(trace.run.model)
-    kinds = list(ModelKind)
-    default = 0 if own in (None, "transformers") else kinds.index(ModelKind.FOLDER)
+    """The model that generates: the trace's own when it is reachable here, else Settings'."""
+    recorded: Mapping[str, Any] = trace.run.backend_options
+    own = own_model(trace.run.model, recorded)
     if own is None:
         st.caption(
-            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be loaded here: "
-            "choose one."
+            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be reached here: "
+            "choose one (the default is the one in Settings)."
         )
+        saved = _saved_settings()
+        default, name, recorded = ModelKind[saved.model.upper()], saved.location, saved.server
+    else:
+        family, _, name = own.partition("/")
+        default = (
+            ModelKind.OPENAI
+            if family == "openai"
+            else ModelKind.FOLDER
+            if name
+            else ModelKind.EMBEDDED
+        )
+    kinds = list(ModelKind)
     kind = st.selectbox(
-        "Model", kinds, index=default, format_func=lambda k: k.value, key="iv-model"
+        "Model", kinds, index=kinds.index(default), format_func=lambda k: k.value, key="iv-model"
     )
     if kind is ModelKind.EMBEDDED:
         return ModelChoice(kind)
+    if kind is ModelKind.OPENAI:
+        return _server_choice(name if default is kind else "", recorded)
     prompt = "Model folder" if kind is ModelKind.FOLDER else "Responses file (JSONL)"
     location = st.text_input(
-        prompt, value=own.partition("/")[2] if own and "/" in own else "", key=f"iv-{kind.name}"
+        prompt, value=name if default is ModelKind.FOLDER else "", key=f"iv-{kind.name}"
     )
     return ModelChoice(kind, location.strip()) if location.strip() else None
+
+
+def _saved_settings() -> Settings:
+    """The Settings page's choices; the defaults, with a warning, when they cannot be read."""
+    try:
+        return load_settings(traces_dir())
+    except ValueError as error:
+        st.warning(f"Settings not used: {error}")
+        return Settings()
+
+
+def _server_choice(model: str, recorded: Mapping[str, Any]) -> ModelChoice | None:
+    """An OpenAI-compatible server: URL, model, mode; the key's variable, never the key."""
+    left, right = st.columns(2)
+    url = left.text_input(
+        "Server URL", value=str(recorded.get("base_url", "")), key="iv-openai-url"
+    )
+    served = right.text_input("Model name", value=model, key="iv-openai-model")
+    modes = ["completions", "chat"]
+    left, right = st.columns(2)
+    mode = left.selectbox(
+        "Mode",
+        modes,
+        index=modes.index(recorded["mode"]) if recorded.get("mode") in modes else 0,
+        key="iv-openai-mode",
+        help="completions: token-id prompts, faithful continuation (vLLM); chat: chat "
+        "messages (hosted APIs)",
+    )
+    tokenizer = right.text_input(
+        "Tokenizer (completions mode)",
+        value=str(recorded.get("tokenizer", "")),
+        key="iv-openai-tokenizer",
+        help="A local folder or a cached hub id with the model's tokenizer and chat template "
+        "(default: the model name)",
+    )
+    variable = st.text_input(
+        "API key variable",
+        value=str(recorded.get("api_key_env", "OPENAI_API_KEY")),
+        key="iv-openai-key",
+        help="The environment variable of the app's process holding the key (vLLM needs "
+        "none); the key itself is never shown nor written.",
+    )
+    if not url.strip() or not served.strip():
+        return None
+    options = {"base_url": url.strip(), "mode": str(mode), "api_key_env": variable.strip()}
+    if tokenizer.strip():
+        options["tokenizer"] = tokenizer.strip()
+    return ModelChoice(ModelKind.OPENAI, served.strip(), tuple(sorted(options.items())))
 
 
 def _has_prm(trace: Trace) -> bool:
@@ -205,7 +272,7 @@ def _start(
         return None
     job = None
     with shows_errors("Nothing was written"):
-        backend = load_backend(choice)
+        backend = load_backend(choice, session_key())
         job = st.session_state[_JOB] = InterventionJob(
             path,
             trace,
@@ -224,10 +291,10 @@ def _start(
 def _live(job: InterventionJob) -> None:
     """The segments generated so far, and Stop; once the job ends, its outcome."""
     rows = job.segments()
-    elapsed = (job.finished or time.perf_counter()) - job.started
+    elapsed = job.elapsed()
     made = "branch" if job.samples == 1 else f"{job.samples} branches"
     st.caption(
-        f"Generating {made} of trace {job.trace.trace_id[:8]}: {_count(len(rows), 'new segment')}"
+        f"Generating {made} of trace {job.trace.trace_id[:8]}: {count(len(rows), 'new segment')}"
         f" so far, {elapsed:.1f} s"
     )
     if rows:
@@ -263,14 +330,14 @@ def _live_table(rows: list[tuple[int, SegmentRecord]]) -> pd.DataFrame:
 
 def _written(job: InterventionJob) -> str:
     """What the finished job wrote, in words."""
-    count = _count(len(job.children), "branch", "branches")
+    made = count(len(job.children), "branch", "branches")
     stopped = [child for child in job.children if child.metadata.get("stopped")]
     if stopped:
         return (
-            f"Stopped: {count} kept, marked truncated, with the segments generated before the "
+            f"Stopped: {made} kept, marked truncated, with the segments generated before the "
             f"stop, in {job.sidecar.name}"
         )
-    return f"{count} appended to {job.sidecar.name}"
+    return f"{made} appended to {job.sidecar.name}"
 
 
 def _last_outcome(trace: Trace) -> None:
@@ -283,10 +350,6 @@ def _last_outcome(trace: Trace) -> None:
             raise outcome
     elif outcome is not None:
         st.success(outcome)
-
-
-def _count(number: int, one: str, many: str | None = None) -> str:
-    return f"{number} {one if number == 1 else many or one + 's'}"
 
 
 def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
@@ -329,7 +392,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
 def _rerun(recorded: Trace, parent: Trace, choice: ModelChoice) -> None:
     """Make ``recorded`` again from its record and say whether it came out the same."""
     with shows_errors("The re-run failed"):
-        backend = load_backend(choice)
+        backend = load_backend(choice, session_key())
         with st.spinner("Re-running the branch…"):
             again = rerun_branch(recorded, parent, backend)
         if again.response == recorded.response:
@@ -348,8 +411,7 @@ def _show_tree(path: str, trace: Trace) -> None:
     nodes = branch_tree(path, trace.trace_id)
     if not nodes:
         return
-    count = f"{len(nodes)} branch{'es' if len(nodes) > 1 else ''}"
-    with st.expander(f"Branch tree ({count} below this trace)"):
+    with st.expander(f"Branch tree ({count(len(nodes), 'branch', 'branches')} below this trace)"):
         sidecar = str(branches_path(path))
         for node in nodes:
             result = outcome(node.trace)

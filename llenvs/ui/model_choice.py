@@ -1,23 +1,31 @@
 """Which model generates a branch in the workbench, and the loaded model shared by sessions.
 
-The trace's own model when it can be loaded here (the embedded model for the sample traces, a
-``transformers/<folder>`` that exists), else the user's choice: the embedded model, a local
-transformers folder, or the scripted backend playing a responses file. A transformers model
-loads once per process and is shared by every browser session (``st.cache_resource``); the
-backend serves one call at a time, so sessions sharing it get separate, correct results.
+The trace's own model when it can be reached here (the embedded model for the sample traces,
+a ``transformers/<folder>`` that exists, an ``openai/<model>`` whose server URL the trace
+records), else the user's choice: the embedded model, a local transformers folder, an
+OpenAI-compatible server (vLLM, SGLang, a hosted API), or the scripted backend playing a
+responses file. A model loads once per process and is shared by every browser session
+(``st.cache_resource``); the transformers backend serves one call at a time and the openai one
+keeps its requests apart, so sessions sharing a model get separate, correct results. An API
+key is read from the environment variable the user names; it is never shown nor stored.
 
 Example:
     >>> own_model("transformers/SmolLM2-135M-Instruct"), own_model("scripted")
     ('transformers', None)
+    >>> own_model("openai/smollm2", {"base_url": "http://127.0.0.1:8000/v1"})
+    'openai/smollm2'
 
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -34,6 +42,8 @@ class ModelKind(Enum):
     """The model that ships with llenvs (``transformers``)."""
     FOLDER = "a local transformers folder"
     """Any causal LM in a local folder (``transformers/<folder>``)."""
+    OPENAI = "an OpenAI-compatible server (vLLM, SGLang, a hosted API)"
+    """A model behind ``/v1/completions`` or ``/v1/chat/completions`` (``openai/<model>``)."""
     SCRIPTED = "the scripted backend (a responses file)"
     """Canned responses, played in order (for demonstrations and tests)."""
 
@@ -51,7 +61,11 @@ class ModelChoice:
     kind: ModelKind
     """Where it comes from."""
     location: str = ""
-    """The folder (FOLDER) or the responses file (SCRIPTED); empty for the embedded model."""
+    """The folder (FOLDER), the served model's name (OPENAI) or the responses file (SCRIPTED);
+    empty for the embedded model."""
+    options: tuple[tuple[str, str], ...] = ()
+    """``get_backend`` options (OPENAI: ``base_url``, ``mode``, ``tokenizer``,
+    ``api_key_env``), as sorted pairs so that a choice can key the shared cache."""
 
     @property
     def backend_name(self) -> str:
@@ -60,20 +74,27 @@ class ModelChoice:
             return "transformers"
         if self.kind is ModelKind.FOLDER:
             return f"transformers/{self.location}"
+        if self.kind is ModelKind.OPENAI:
+            return f"openai/{self.location}"
         return "scripted"
 
 
-def own_model(model: str | None) -> str | None:
-    """The backend name of a trace's model when it can be loaded here, else None.
+def own_model(model: str | None, options: Mapping[str, Any] | None = None) -> str | None:
+    """The backend name of a trace's model when it can be reached here, else None.
+
+    ``options`` are the trace's recorded backend options (``run.backend_options``): an
+    ``openai/<model>`` is reachable when they hold the server's URL.
 
     Example:
-        >>> own_model(None), own_model("transformers/no/such/folder")
-        (None, None)
+        >>> own_model(None), own_model("transformers/no/such/folder"), own_model("openai/m")
+        (None, None, None)
 
     """
     if model is None:
         return None
     family, _, rest = model.partition("/")
+    if family == "openai":
+        return model if rest and (options or {}).get("base_url") else None
     if family != "transformers":
         return None
     if rest in ("", EMBEDDED_MODEL_NAME):
@@ -82,15 +103,29 @@ def own_model(model: str | None) -> str | None:
 
 
 @st.cache_resource(show_spinner="Loading the model (once, shared by every session)…")
-def _shared_backend(name: str) -> ModelBackend:
+def _shared_backend(
+    name: str,
+    options: tuple[tuple[str, str], ...] = (),
+    key_digest: str | None = None,
+    _key: str | None = None,
+) -> ModelBackend:
+    del key_digest  # keys the cache: one backend per typed key, the key itself not hashed
     from llenvs.inference import get_backend
 
+    if name.startswith("openai/"):
+        typed = {} if _key is None else {"api_key": _key}
+        served: ModelBackend = get_backend(name, **dict(options), **typed)
+        return served
     backend: ModelBackend = get_backend(name, progress=False)
     return backend
 
 
-def load_backend(choice: ModelChoice) -> ModelBackend:
-    """The backend of ``choice``: a shared transformers model, or a fresh scripted one.
+def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBackend:
+    """The backend of ``choice``: a shared model, or a fresh scripted one.
+
+    ``api_key`` is a key typed for this session (an OpenAI-compatible server): it goes to the
+    backend and nowhere else; the shared cache is keyed by its SHA-256 digest, so a backend
+    made with one key serves only the sessions that typed that key.
 
     Example:
         >>> load_backend(ModelChoice(ModelKind.SCRIPTED, "/no/such.jsonl"))
@@ -110,4 +145,7 @@ def load_backend(choice: ModelChoice) -> ModelBackend:
             raise ValueError(f"{choice.location} holds no response")
         scripted: ModelBackend = get_backend("scripted", outputs=outputs)
         return scripted
-    return _shared_backend(choice.backend_name)
+    if api_key is None or choice.kind is not ModelKind.OPENAI:
+        return _shared_backend(choice.backend_name, choice.options)
+    digest = hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+    return _shared_backend(choice.backend_name, choice.options, digest, api_key)

@@ -34,9 +34,28 @@ __all__ = [
     "ImportOutcome",
     "import_into",
     "save_upload",
+    "shown_path",
     "trace_files",
     "traces_dir",
 ]
+
+
+def shown_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a page shows it: no machine path where a shorter one says the same.
+
+    Relative to the working folder when inside it, else with ``~`` for the home folder, else
+    whole.
+
+    Example:
+        >>> shown_path(Path.cwd() / "sample_traces"), shown_path(Path.home() / "t").parts[0]
+        (PosixPath('sample_traces'), '~')
+
+    """
+    full = Path(path).absolute()
+    for base, shown in ((Path.cwd(), Path()), (Path.home(), Path("~"))):
+        if full.is_relative_to(base) and full != base:
+            return shown / full.relative_to(base)
+    return full
 
 
 def trace_files(folder: str | os.PathLike[str]) -> list[Path]:

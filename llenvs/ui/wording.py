@@ -1,14 +1,18 @@
-"""Counts in words: "1 segment", "3 segments", "1 branch", "2 branches".
+"""Counts in words: "1 segment", "3 segments"; a success rate with its 95% interval.
 
 Example:
     >>> count(1, "segment"), count(3, "segment"), count(2, "branch", "branches")
     ('1 segment', '3 segments', '2 branches')
+    >>> success_rate(4, 8)
+    '4/8 = 50% [21.5%, 78.5%]'
 
 """
 
 from __future__ import annotations
 
-__all__ = ["count"]
+from llenvs.analysis.interval import wilson_interval
+
+__all__ = ["count", "success_rate"]
 
 
 def count(number: int, one: str, many: str | None = None) -> str:
@@ -20,3 +24,17 @@ def count(number: int, one: str, many: str | None = None) -> str:
 
     """
     return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+def success_rate(wins: int, judged: int) -> str:
+    """``wins`` of ``judged`` as a rate with its 95% Wilson interval; "no verdict" for none.
+
+    Example:
+        >>> success_rate(0, 0)
+        'no verdict'
+
+    """
+    if judged <= 0:
+        return "no verdict"
+    interval = wilson_interval(wins, judged)
+    return f"{wins}/{judged} = {wins / judged:.0%} [{interval.low:.1%}, {interval.high:.1%}]"

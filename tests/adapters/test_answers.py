@@ -42,3 +42,32 @@ def test_real_responses_match_the_logged_answers(real_responses):
             assert extracted is None
         else:
             assert extracted == str(row["model_answer_as_logged"]), number
+
+
+def test_a_slow_answer_check_off_the_main_thread_gives_up_in_time(monkeypatch):
+    """In a worker thread (the workbench's jobs) math-verify has no timeout of its own."""
+    import threading
+    import time
+
+    import math_verify
+
+    from llenvs.adapters import huggingface
+
+    def stuck(*args, **kwargs):
+        time.sleep(3)
+        return True
+
+    monkeypatch.setattr(math_verify, "verify", stuck)
+    monkeypatch.setattr(huggingface, "ANSWER_TIMEOUT_S", 0.2)
+    seen = []
+
+    def check():
+        start = time.perf_counter()
+        with pytest.warns(RuntimeWarning, match="compared as plain text"):
+            seen.append((huggingface.answers_match("12", "12.0"), time.perf_counter() - start))
+
+    worker = threading.Thread(target=check)
+    worker.start()
+    worker.join(10)
+    [(matched, seconds)] = seen
+    assert seconds < 2 and matched is False  # "12" and "12.0" differ as plain text

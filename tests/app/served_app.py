@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -43,7 +44,8 @@ def served_app(traces: Path, timeout: float = 60.0) -> Iterator[str]:
         "none",
     ]
     env = {**os.environ, "LLENVS_TRACES_DIR": str(traces)}
-    log = (traces / "streamlit.log").open("wb")
+    log_path = Path(tempfile.mkdtemp(prefix="llenvs-app-log-")) / "streamlit.log"  # not in traces
+    log = log_path.open("wb")
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -56,9 +58,7 @@ def served_app(traces: Path, timeout: float = 60.0) -> Iterator[str]:
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"the app did not start: {(traces / 'streamlit.log').read_text()[-2000:]}"
-                )
+                raise RuntimeError(f"the app did not start: {log_path.read_text()[-2000:]}")
             time.sleep(0.3)
         yield url
     finally:

@@ -118,17 +118,19 @@ def test_html_in_a_trace_is_shown_as_text_never_run(app, browser):
     page.close()
 
 
-def test_home_shows_where_traces_come_from(app, browser):
-    url, _ = app
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    page.goto(url)
-    page.get_by_text("Traces folder:").filter(visible=True).first.wait_for(timeout=30_000)
-    page.get_by_text("imported-real_responses.jsonl").filter(visible=True).first.wait_for(
-        timeout=30_000
-    )
-    page.wait_for_timeout(1000)
-    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
-    page.close()
+def test_home_shows_where_traces_come_from(browser):
+    """Home on the sample traces, as ``make run`` opens it: the folder shown relative."""
+    with served_app(REPO / "sample_traces") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(url)
+        page.get_by_text("Traces folder:").filter(visible=True).first.wait_for(timeout=30_000)
+        page.get_by_text("leg_counting-smollm2.jsonl").filter(visible=True).first.wait_for(
+            timeout=30_000
+        )
+        assert page.get_by_text("sample_traces", exact=True).count() >= 1
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+        page.close()
 
 
 def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path):
@@ -212,3 +214,69 @@ def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_
     [child] = read_branches(folder / "lc.jsonl")
     assert child.metadata["stopped"] and child.metadata["truncated"]
     assert 3 <= len(child.segments) < 11  # kept, forced, what came before the stop; not all
+
+
+def test_compare_two_runs_and_open_a_disagreement(browser, tmp_path, monkeypatch):
+    """Two runs of the same tasks side by side; a task they disagree on opens in Browse."""
+    from tests.app.test_compare_runs import write_two_runs
+
+    folder = write_two_runs(tmp_path / "traces")
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(f"{url}/compare_runs")
+        page.get_by_text("Tasks where they disagree (3)").wait_for(timeout=30_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SCREENSHOTS / "compare-runs.png"), full_page=True)
+        page.get_by_role("link", name="b: failed (line 2)").click()
+        page.get_by_text("leg_counting · task 1 · line 2").wait_for(timeout=30_000)
+        page.close()
+
+
+def test_settings_page_saves_the_defaults(browser, tmp_path):
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/settings")
+        box = page.get_by_label("Segmenter spec")
+        box.wait_for(timeout=30_000)
+        box.fill("line")
+        box.press("Enter")
+        page.wait_for_timeout(800)
+        page.get_by_role("button", name="Save settings").click()
+        page.get_by_text("Saved in traces/llenvs-settings.json").wait_for(timeout=30_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SCREENSHOTS / "settings.png"), full_page=True)
+        page.close()
+    assert '"segmenter": "line"' in (folder / "llenvs-settings.json").read_text()
+
+
+def test_evaluate_three_tasks_then_open_them_in_browse(browser, tmp_path, embedded_backend):
+    """A 3-task run of the embedded model from the Evaluate page, watched, then opened."""
+    del embedded_backend  # converted once per session; the served app loads it as well
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.goto(f"{url}/evaluate")
+        tasks = page.get_by_role("textbox", name="Tasks (a count, a list or ranges)")
+        tasks.wait_for(timeout=30_000)
+        tasks.fill("3")
+        tasks.press("Enter")
+        budget = page.get_by_role("spinbutton", name="max tokens")
+        budget.fill("48")
+        budget.press("Enter")
+        page.wait_for_timeout(800)
+        page.get_by_role("button", name="Run").click()
+        page.get_by_text(re.compile(r"of 3 tasks done")).first.wait_for(timeout=300_000)
+        page.get_by_text(re.compile(r"Done: 3 tasks in eval-leg_counting-")).wait_for(
+            timeout=300_000
+        )
+        page.get_by_text(re.compile(r"Results: eval-leg_counting-")).wait_for(timeout=30_000)
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(SCREENSHOTS / "evaluate.png"), full_page=True)
+        page.get_by_role("link", name=re.compile(r"Open eval-leg_counting-.* in Browse")).click()
+        page.get_by_text("3 of 3 traces match").wait_for(timeout=30_000)
+        page.close()
+    [results] = folder.glob("eval-leg_counting-*.jsonl")
+    assert len(results.read_text().splitlines()) == 3

@@ -138,7 +138,7 @@ def test_a_failing_backend_shows_a_message_and_writes_nothing(folder, tmp_path, 
         def generate(self, requests):
             raise RuntimeError("the server is down")
 
-    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice: Down())
+    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice, key=None: Down())
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     generate(at)
     assert not at.exception
@@ -226,7 +226,7 @@ def test_stop_keeps_what_was_generated_marked_truncated(folder, tmp_path, monkey
     backend = Gated(
         "Count the animals. So 12 deer. They have 48 legs. And 3 more. <answer>100</answer>"
     )
-    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice: backend)
+    monkeypatch.setattr(intervention_panel, "load_backend", lambda choice, key=None: backend)
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("Resample").run()  # keeps segment 0, then live
     at.button(key="iv-run").click().run()
@@ -281,3 +281,39 @@ def test_two_sessions_intervening_at_once_get_their_own_branches(
         parent = parents[line]
         alone = branch(parent, 0, InterventionKind.FORCE, text, embedded_backend)
         assert children[parent.trace_id].response == alone.response
+
+
+def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_server):
+    """A trace made through an OpenAI-compatible server (vLLM here) names it; the panel uses it."""
+    from dataclasses import replace
+
+    from llenvs.inference import get_backend
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+
+    options = {"base_url": vllm_server.base_url, "tokenizer": str(embedded_model_path())}
+    [parent] = read_traces(folder / "lc.jsonl")
+    parent = replace(
+        parent, run=replace(parent.run, model="openai/smollm2", backend_options=options)
+    )
+    write_traces(folder / "lc.jsonl", [parent])
+    at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")
+    assert at.selectbox(key="iv-model").value is ModelKind.OPENAI  # the trace's own server
+    assert at.text_input(key="iv-openai-url").value == vllm_server.base_url
+    assert at.text_input(key="iv-openai-model").value == "smollm2"
+    generate(at, timeout=300)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    [child] = _branches(folder)
+    assert child.run.model == "openai/smollm2" and child.run.backend_options["base_url"]
+    served = get_backend("openai/smollm2", **options)
+    alone = branch(parent, 1, InterventionKind.FORCE, parent.segments[1].text, served)
+    assert child.response == alone.response  # greedy: the same branch as the library's
+
+
+def test_a_trace_whose_model_is_out_of_reach_starts_from_the_settings(folder):
+    from llenvs.ui.settings_store import Settings, save_settings
+
+    save_settings(folder, Settings(model="folder", location="/models/mine", prm="arithmetic"))
+    at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")
+    assert at.selectbox(key="iv-model").value is ModelKind.FOLDER  # scripted: out of reach
+    assert at.text_input(key="iv-FOLDER").value == "/models/mine"
+    assert at.selectbox(key="iv-prm").value == "arithmetic"

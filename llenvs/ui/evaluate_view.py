@@ -1,0 +1,297 @@
+"""The Evaluate page: run a model on tasks from the app, watch it, read and open the results.
+
+The form sets an ``EvaluationPlan`` (an environment: any reasoning-gym dataset with its size,
+seed and options, or a local data file; the segmenter spec, checked as typed; the PRM; the
+tasks; the sampling); the model is the one in Settings. Run starts an ``EvaluationJob``; a small
+fragment redraws the tasks' status while it runs, with Stop. The traces land in the traces
+folder, in a file named after the settings, so running them again resumes it.
+
+Example:
+    >>> task_list("0-2, 5")
+    (0, 1, 2, 5)
+    >>> task_list("3")
+    (0, 1, 2)
+    >>> task_list("two")
+    Traceback (most recent call last):
+    ...
+    ValueError: tasks: 'two' is not a count, a list or a range (e.g. 10, or 0-9, or 0,3,5)
+
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.adapters.reasoning_gym import dataset_names
+from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.rewards import PRM_REWARD_NAME
+from llenvs.traces import Trace, read_traces
+from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
+from llenvs.ui.model_choice import load_backend
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.settings_store import PRM_CHOICES, load_settings
+from llenvs.ui.settings_view import session_key
+from llenvs.ui.trace_roots import resolve_trace_path
+from llenvs.ui.trace_source import traces_dir
+from llenvs.ui.wording import count, success_rate
+
+__all__ = ["evaluate_page", "results_table", "task_list"]
+
+POLL_SECONDS = 0.5
+"""How often the live view redraws while a run goes on."""
+
+_JOB = "ev-job"
+_OUTCOME = "ev-outcome"
+_SOURCES = ("a reasoning-gym dataset", "a local data file (jsonl, csv, parquet)")
+
+
+def task_list(text: str) -> tuple[int, ...]:
+    """Tasks from a count (``10``: tasks 0-9), a list (``0,3,5``) or ranges (``0-9``)."""
+    text = text.strip()
+    try:
+        if text.isdigit():
+            return tuple(range(int(text)))
+        tasks: list[int] = []
+        for part in text.split(","):
+            first, dash, last = part.strip().partition("-")
+            tasks += range(int(first), int(last) + 1) if dash else [int(first)]
+    except ValueError:
+        raise ValueError(
+            f"tasks: {text!r} is not a count, a list or a range (e.g. 10, or 0-9, or 0,3,5)"
+        ) from None
+    if not tasks:
+        raise ValueError("tasks: give at least one")
+    return tuple(dict.fromkeys(tasks))
+
+
+def results_table(traces: Sequence[Trace]) -> pd.DataFrame:
+    """The run at a glance: success with its 95% interval, rewards, PRM, tokens, errors.
+
+    Example:
+        >>> results_table([]).iloc[0]["success (95% interval)"]
+        'no verdict'
+
+    """
+    judged = [t.success for t in traces if t.success is not None]
+    rate = success_rate(sum(bool(s) for s in judged), len(judged))
+    prm = [
+        [s.prm_scores[PRM_REWARD_NAME] for s in t.segments if PRM_REWARD_NAME in s.prm_scores]
+        for t in traces
+    ]
+    lowest = [min(scores) for scores in prm if scores]
+    every = [score for scores in prm for score in scores]
+    tokens = [t.metadata.get("generated_tokens") for t in traces]
+    known = [n for n in tokens if isinstance(n, int)]
+    errors = [t for t in traces if t.error]
+    return pd.DataFrame(
+        [
+            {
+                "traces": len(traces),
+                "success (95% interval)": rate,
+                "mean final reward": _mean([sum(t.final_rewards.values()) for t in traces]),
+                "mean PRM": _mean(every),
+                "mean lowest PRM": _mean(lowest),
+                "tokens generated": sum(known) if known else "–",
+                "errors": ", ".join(f"task {t.task.task_index}" for t in errors) or "none",
+            }
+        ]
+    )
+
+
+def _mean(values: Sequence[float]) -> str:
+    return f"{sum(values) / len(values):.3g}" if values else "–"
+
+
+def evaluate_page() -> None:
+    """Draw the page: the form, the run while it goes on, then its results."""
+    folder = traces_dir()
+    settings = load_settings(folder)
+    plan = _form(settings.segmenter, settings.prm, settings)
+    job: EvaluationJob | None = st.session_state.get(_JOB)
+    if job is None and st.button(
+        "Run", type="primary", key="ev-run", disabled=plan is None or settings.choice() is None
+    ):
+        assert plan is not None
+        job = _start(plan, folder)
+    if job is not None:
+        st.fragment(_live, run_every=POLL_SECONDS)(job)
+    _last_outcome()
+    if plan is not None and (folder / plan.results_name()).exists():
+        _results(folder / plan.results_name())
+
+
+def _form(spec: str, prm: str | None, settings: Any) -> EvaluationPlan | None:
+    """The form; the plan it sets, or None while something in it is wrong (said on screen)."""
+    choice = settings.choice()
+    st.caption(f"Model: {choice.backend_name if choice else 'not set'} — change it in Settings.")
+    source = st.radio("Tasks from", _SOURCES, horizontal=True, key="ev-source")
+    options: dict[str, Any] = {}
+    if source == _SOURCES[0]:
+        adapter = "reasoning_gym"
+        names = list(dataset_names())
+        name = st.selectbox(
+            "Dataset",
+            names,
+            index=names.index("leg_counting") if "leg_counting" in names else 0,
+            key="ev-dataset",
+        )
+        left, middle = st.columns(2)
+        options["size"] = int(left.number_input("size", 1, 100_000, 100, key="ev-size"))
+        options["seed"] = int(middle.number_input("seed", 0, 2**31 - 1, 42, key="ev-seed"))
+        extra = st.text_input(
+            "Dataset options (JSON)",
+            value="{}",
+            key="ev-options",
+            help='The dataset\'s own options, e.g. {"min_animals": 1, "max_animals": 3}',
+        )
+    else:
+        adapter = "huggingface"
+        typed = st.text_input("Data file", key="ev-file", placeholder="questions.jsonl")
+        name = typed.strip()
+        extra = st.text_input(
+            "Adapter options (JSON)",
+            value="{}",
+            key="ev-file-options",
+            help='e.g. {"question_column": "problem", "answer_column": "solution"}',
+        )
+    spec = st.text_input("Segmenter spec", value=spec, key="ev-segmenter")
+    prms = list(PRM_CHOICES)
+    chosen_prm = st.selectbox(
+        "PRM scoring every step",
+        prms,
+        index=prms.index(prm),
+        format_func=lambda p: p or "none",
+        key="ev-prm",
+    )
+    tasks_text = st.text_input(
+        "Tasks (a count, a list or ranges)", value="10", key="ev-tasks", help="10, or 0-9, or 0,3,5"
+    )
+    left, middle, right, last = st.columns(4)
+    max_tokens = int(left.number_input("max tokens", 1, 32_768, 256, key="ev-max-tokens"))
+    temperature = float(
+        middle.number_input("temperature", 0.0, 2.0, 0.0, 0.1, key="ev-temperature")
+    )
+    seed = int(right.number_input("sampling seed", 0, 2**31 - 1, 0, key="ev-sampling-seed"))
+    batch = int(
+        last.number_input(
+            "at once", 1, 256, 8, key="ev-batch", help="Trajectories generated together"
+        )
+    )
+    try:
+        loaded = json.loads(extra or "{}")
+        if not isinstance(loaded, dict):
+            raise ValueError("the options must be a JSON object")
+        options.update(loaded)
+        segmenter_from_spec(spec)
+        tasks = task_list(tasks_text)
+        if not name:
+            raise ValueError("give the data file")
+        if adapter == "huggingface":  # only files inside the traces folders (as for traces)
+            name = str(resolve_trace_path(name))
+    except Exception as error:  # every problem in the form is said, with its valid choices
+        st.error(f"{type(error).__name__}: {error}", icon=":material/error:")
+        return None
+    return EvaluationPlan(
+        adapter=adapter,
+        name=str(name),
+        options=options,
+        segmenter=spec,
+        prm=chosen_prm,
+        tasks=tasks,
+        model=choice.backend_name if choice else "",
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+        batch_size=batch,
+    )
+
+
+def _start(plan: EvaluationPlan, folder: Path) -> EvaluationJob | None:
+    """Check the plan's environment, load the model, and start the run."""
+    job = None
+    with shows_errors("Nothing was started"):
+        plan.environment()  # a bad dataset option fails here, with its message
+        choice = load_settings(folder).choice()
+        assert choice is not None
+        backend = load_backend(choice, session_key())
+        job = st.session_state[_JOB] = EvaluationJob(plan, backend, folder / plan.results_name())
+        st.session_state.pop(_OUTCOME, None)
+    return job
+
+
+def _live(job: EvaluationJob) -> None:
+    """The tasks' status while the run goes on, with Stop; once it ends, its outcome."""
+    statuses = job.snapshot()
+    states = Counter(s.state for s in statuses.values())
+    done = states["succeeded"] + states["failed"] + states["error"]
+    elapsed = job.elapsed()
+    fresh = done - job.resumed
+    left = len(statuses) - done
+    remaining = f", about {elapsed / fresh * left:.0f} s left" if fresh > 0 and left else ""
+    st.caption(
+        f"{done} of {count(len(statuses), 'task')} done ({job.resumed} resumed): "
+        f"{states['succeeded']} succeeded, {states['failed']} failed, "
+        f"{count(states['error'], 'error')}; {elapsed:.0f} s{remaining}"
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {"task": task, "status": s.state, "steps": s.steps, "latest": s.last[-120:]}
+                for task, s in statuses.items()
+            ]
+        ),
+        hide_index=True,
+        height=min(400, 38 + 35 * len(statuses)),
+    )
+    if job.running:
+        if job.stop_requested or st.button("Stop", key="ev-stop", icon=":material/stop:"):
+            job.stop()
+            st.caption("Stopping after the segments being generated; finished tasks are kept.")
+        return
+    del st.session_state[_JOB]
+    st.session_state[_OUTCOME] = job.error or (
+        f"Stopped: {done} of {len(statuses)} tasks kept in {job.path.name}; run again to resume."
+        if job.stop_requested and done < len(statuses)
+        else f"Done: {count(len(statuses), 'task')} in {job.path.name}."
+    )
+    st.rerun()
+
+
+def _last_outcome() -> None:
+    outcome = st.session_state.get(_OUTCOME)
+    if isinstance(outcome, Exception):
+        with shows_errors("The run failed (finished tasks are kept; run again to resume)"):
+            raise outcome
+    elif outcome:
+        st.success(outcome)
+
+
+def _results(path: Path) -> None:
+    """The results file of these settings: the summary, per-task rows, and a link."""
+    traces = list(read_traces(path))
+    st.subheader(f"Results: {path.name}")
+    st.dataframe(results_table(traces), hide_index=True)
+    rows = [
+        {
+            "task": t.task.task_index,
+            "success": {True: "yes", False: "no", None: "—"}[t.success],
+            "final reward": sum(t.final_rewards.values()),
+            "segments": len(t.segments),
+            "error": t.error or "",
+        }
+        for t in traces
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.page_link(
+        "pages/browse.py",
+        label=f"Open {path.name} in Browse",
+        icon=":material/search:",
+        query_params={"file": str(path)},
+    )

@@ -1,0 +1,189 @@
+"""An evaluation started from the workbench: what to run, and the run in the background.
+
+``EvaluationPlan`` is everything the Evaluate page sets (the environment, the segmenter, the
+PRM, the tasks, the sampling, the model); it names its results file from a digest of the
+settings other than the task list, so running the same settings again resumes the same file
+(finished tasks are kept, the others run) and asking for more tasks extends it.
+
+``EvaluationJob`` runs the library's ``run_segmented_evaluation`` in a thread of its own and
+reads its event stream (the events the CLI's log gets): each task's status and steps as they
+arrive. ``stop`` ends the run between segments: the finished tasks stay in the results file,
+the ones in flight are dropped and run again on resume.
+
+Example:
+    >>> plan = EvaluationPlan("reasoning_gym", "leg_counting", {"size": 10, "seed": 42},
+    ...                       "sentence", None, (0, 1), "scripted")
+    >>> plan.results_name().startswith("eval-leg_counting-scripted-")
+    True
+    >>> plan.results_name() == EvaluationPlan(
+    ...     "reasoning_gym", "leg_counting", {"seed": 42, "size": 10}, "sentence", None,
+    ...     (0, 1, 2, 3), "scripted").results_name()  # more tasks: the same file, resumed
+    True
+
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.registry import environment_registry
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.evaluation.evaluation import run_segmented_evaluation
+from llenvs.evaluation.evaluation_result import EvaluationResult
+from llenvs.evaluation.events import EvaluationEvent, event_record
+from llenvs.evaluation.log_config import LogConfig
+from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.ui.background_job import BackgroundJob
+
+__all__ = ["EvaluationJob", "EvaluationPlan", "TaskStatus"]
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """What to evaluate (see the module)."""
+
+    adapter: str
+    """``reasoning_gym`` (a dataset by name) or ``huggingface`` (a local data file)."""
+    name: str
+    """The dataset's name, or the data file's path."""
+    options: dict[str, Any]
+    """The adapter's options: ``size``, ``seed`` and the dataset's own."""
+    segmenter: str
+    """The segmenter spec."""
+    prm: str | None
+    """The PRM scoring every step, or None."""
+    tasks: tuple[int, ...]
+    """The task indices to run."""
+    model: str
+    """The backend's name (``transformers``, ``openai/<model>``, ...)."""
+    max_tokens: int = 256
+    """Token budget of each trajectory."""
+    temperature: float = 0.0
+    """0 for greedy."""
+    seed: int | None = 0
+    """The sampler's seed."""
+    batch_size: int = 8
+    """Trajectories generated together."""
+
+    def environment(self) -> SegmentedEnvironment:
+        """The segmented environment to run (raises with the valid choices on a bad name)."""
+        base = environment_registry.get(name=self.name, adapter=self.adapter, **self.options)
+        return scored_environment(base, segmenter_from_spec(self.segmenter), self.prm)
+
+    def sampling(self) -> SamplingParams:
+        """How to sample."""
+        return SamplingParams(
+            max_tokens=self.max_tokens, temperature=self.temperature, seed=self.seed
+        )
+
+    def results_name(self) -> str:
+        """The results file's name: the dataset, the model, a digest of the other settings."""
+        settings = {
+            "adapter": self.adapter,
+            "name": self.name,
+            "options": self.options,
+            "segmenter": self.segmenter,
+            "prm": self.prm,
+            "model": self.model,
+            "sampling": [self.max_tokens, self.temperature, self.seed],
+        }
+        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+        model = _slug(self.model.rpartition("/")[2] or self.model)
+        return f"eval-{_slug(Path(self.name).stem)}-{model}-{digest[:8]}.jsonl"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:40] or "x"
+
+
+@dataclass
+class TaskStatus:
+    """Where one task stands."""
+
+    state: str = "waiting"
+    """``waiting``, ``running``, ``succeeded``, ``failed``, or ``error``."""
+    steps: int = 0
+    """Segments generated so far."""
+    last: str = ""
+    """The latest segment's text."""
+    error: str = ""
+    """Why it errored."""
+
+
+class EvaluationJob(BackgroundJob):
+    """``run_segmented_evaluation`` of ``plan`` on ``backend`` into ``path``, in a thread.
+
+    ``stop`` ends the run between segments: finished tasks stay in ``path``, those in flight
+    are dropped (run again on resume).
+    """
+
+    def __init__(self, plan: EvaluationPlan, backend: ModelBackend, path: Path) -> None:
+        super().__init__(name="llenvs-evaluate", start=False)
+        self.plan = plan
+        """What runs."""
+        self.backend = backend
+        """The model."""
+        self.path = path
+        """The results file."""
+        self.result: EvaluationResult | None = None
+        """The run's result, once it ended without error."""
+        self.resumed = 0
+        """Tasks an earlier run had finished."""
+        self.statuses = {task: TaskStatus() for task in plan.tasks}
+        """Every task's status, updated from the run's events."""
+        self._lock = threading.Lock()
+        self.start()
+
+    def snapshot(self) -> dict[int, TaskStatus]:
+        """A copy of every task's status."""
+        with self._lock:
+            return {task: TaskStatus(**vars(s)) for task, s in self.statuses.items()}
+
+    def emit(self, event: EvaluationEvent) -> None:
+        """Take one event of the run (the ``EventSink`` protocol)."""
+        with self._lock:
+            data = event_record(event)
+            task = data.get("task_index")
+            status = self.statuses.get(task) if isinstance(task, int) else None
+            if event.kind == "start":
+                self.resumed = int(data.get("resumed", 0))
+            elif status is None:
+                return
+            elif event.kind == "step":
+                status.state, status.steps = "running", status.steps + 1
+                status.last = str(data.get("text", ""))
+            elif event.kind == "trajectory_end":
+                status.state = "succeeded" if data.get("success") else "failed"
+            elif event.kind == "error":
+                status.state, status.error = "error", str(data.get("error", ""))
+
+    def close(self) -> None:
+        """The end of the event stream (the ``EventSink`` protocol)."""
+
+    def work(self) -> None:
+        """Run the evaluation, reading its events; mark what an earlier run had finished."""
+        self.result = run_segmented_evaluation(
+            self.plan.environment(),
+            self.backend,
+            task_indices=list(self.plan.tasks),
+            sampling_params=self.plan.sampling(),
+            log=LogConfig(targets=()),
+            batch_size=self.plan.batch_size,
+            results_file=self.path,
+            sinks=[self],
+            should_stop=lambda: self.stop_requested,
+        )
+        with self._lock:
+            for trace in self.result.traces:
+                status = self.statuses[trace.task.task_index]
+                if status.state in ("waiting", "running"):  # finished in an earlier run
+                    status.state = "succeeded" if trace.success else "failed"
+                    status.steps = len(trace.segments)

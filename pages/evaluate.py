@@ -1,0 +1,12 @@
+"""Evaluate: run the model on tasks from the app, watch it, and open the results in Browse."""
+
+import streamlit as st
+
+from llenvs.ui.evaluate_view import evaluate_page
+from llenvs.ui.page_guard import shows_errors, through_app
+
+through_app()
+st.title("Evaluate")
+
+with shows_errors():
+    evaluate_page()

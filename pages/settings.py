@@ -1,0 +1,13 @@
+"""Settings: the default model, PRM and segmenter, saved in the traces folder (never a key)."""
+
+import streamlit as st
+
+from llenvs.ui.page_guard import shows_errors, through_app
+from llenvs.ui.settings_view import settings_form
+from llenvs.ui.trace_source import traces_dir
+
+through_app()
+st.title("Settings")
+
+with shows_errors():
+    settings_form(traces_dir())

@@ -1,0 +1,133 @@
+"""The Evaluate page under AppTest, with the scripted backend answering by prompt."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from llenvs.core.registry import environment_registry
+from llenvs.inference import get_backend
+from llenvs.traces import read_traces
+from llenvs.ui import evaluate_view
+from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.test_pages import open_page, texts
+
+TASKS = (0, 1, 2)
+
+
+class Held:
+    """A backend that waits for ``gate`` before each call after the first ``free`` ones."""
+
+    def __init__(self, inner, free=0):
+        self.inner, self.free, self.calls = inner, free, 0
+        self.name = inner.name
+        self.gate = threading.Event()
+
+    def generate(self, requests):
+        self.calls += 1
+        if self.calls > self.free:
+            assert self.gate.wait(60)
+        return self.inner.generate(requests)
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    return traces
+
+
+def _scripted(tasks=TASKS):
+    """Answers 100 to every task (right where that is the answer): task 0 in one segment."""
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    by_prompt = {}
+    for task in tasks:
+        state, _ = base.reset(options={"task_index": task})
+        steps = "" if task == 0 else "I count the legs. "
+        by_prompt[state.observation.prompt] = f"{steps}<answer>100</answer>"
+    return get_backend("scripted", by_prompt=by_prompt)
+
+
+def _run(at, timeout=60):
+    at.button(key="ev-run").click().run(timeout=timeout)
+    job = at.session_state["ev-job"] if "ev-job" in at.session_state else None
+    if job is not None:
+        assert job.wait(timeout)
+        at.run(timeout=timeout)
+    return job
+
+
+def test_a_run_lands_in_the_traces_folder_with_its_results(folder, monkeypatch):
+    backend = _scripted()
+    monkeypatch.setattr(evaluate_view, "load_backend", lambda choice, key=None: backend)
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("3").run()
+    at.text_input(key="ev-segmenter").input("sentence").run()
+    _run(at)
+    assert not at.exception, at.exception
+    [path] = folder.glob("eval-leg_counting-*.jsonl")
+    traces = list(read_traces(path))
+    assert [t.task.task_index for t in traces] == [0, 1, 2]
+    assert any("Done: 3 tasks in eval-leg_counting-" in s.value for s in at.success)
+    summary = next(d.value for d in at.dataframe if "success (95% interval)" in d.value.columns)
+    wins = sum(bool(t.success) for t in traces)
+    assert summary.iloc[0]["success (95% interval)"].startswith(f"{wins}/3 = ")
+    links = [str(link.proto.label) for link in at.get("page_link")]
+    assert f"Open {path.name} in Browse" in links
+
+
+def test_a_bad_spec_or_task_list_is_said_and_nothing_runs(folder):
+    at = open_page("evaluate")
+    at.text_input(key="ev-segmenter").input("sentense").run()
+    assert any("unknown segmenter 'sentense'" in e.value for e in at.error)
+    assert at.button(key="ev-run").disabled
+    at.text_input(key="ev-segmenter").input("sentence").run()
+    at.text_input(key="ev-tasks").input("0-x").run()
+    assert any("is not a count, a list or a range" in e.value for e in at.error)
+    at.text_input(key="ev-tasks").input("3").run()
+    at.text_input(key="ev-options").input('{"no_such_option": 1}').run()
+    at.button(key="ev-run").click().run()
+    assert any("Nothing was started" in e.value for e in at.error)
+    assert list(folder.glob("*.jsonl")) == []
+
+
+def test_stop_keeps_what_finished_and_a_rerun_resumes(folder, monkeypatch):
+    held = Held(_scripted(), free=1)  # one task at a time: task 0 ends, then the model waits
+    monkeypatch.setattr(evaluate_view, "load_backend", lambda choice, key=None: held)
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("3").run()
+    at.number_input(key="ev-batch").set_value(1).run()
+    at.button(key="ev-run").click().run()
+    job = at.session_state["ev-job"]
+    at.button(key="ev-stop").click().run()
+    assert "Stopping after the segments being generated" in texts(at)
+    held.gate.set()
+    assert job.wait(60)
+    at.run()
+    assert not at.exception, at.exception
+    [path] = folder.glob("eval-leg_counting-*.jsonl")
+    # task 1's call was under way at the stop: it finished and is kept; task 2 never started
+    assert [t.task.task_index for t in read_traces(path)] == [0, 1]
+    assert any(s.value.startswith("Stopped: 2 of 3 tasks kept") for s in at.success)
+    # the same settings again: the finished tasks are kept, the rest run, none twice
+    monkeypatch.setattr(evaluate_view, "load_backend", lambda choice, key=None: _scripted())
+    _run(at)
+    assert [t.task.task_index for t in read_traces(path)] == [0, 1, 2]
+
+
+def test_a_failing_backend_is_a_message_and_a_rerun_resumes(folder, monkeypatch):
+    class Down:
+        name = "down"
+
+        def generate(self, requests):
+            raise RuntimeError("the server is down")
+
+    monkeypatch.setattr(evaluate_view, "load_backend", lambda choice, key=None: Down())
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("2").run()
+    _run(at)
+    assert not at.exception
+    shown = texts(at) + " ".join(e.value for e in at.error)
+    assert "the server is down" in shown
