@@ -9,9 +9,6 @@ keys that do not hold the segment, so an edited text survives moving the selecti
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
@@ -33,11 +30,11 @@ from llenvs.ui.branch_comparison import (
 )
 from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.intervention_job import InterventionJob
-from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
+from llenvs.ui.model_choice import ModelChoice, load_backend
+from llenvs.ui.model_picker import model_picker, saved_settings
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.settings_store import PRM_CHOICES, Settings, load_settings
+from llenvs.ui.settings_store import PRM_CHOICES
 from llenvs.ui.settings_view import session_key
-from llenvs.ui.trace_source import traces_dir
 from llenvs.ui.whitespace import one_line
 from llenvs.ui.wording import count
 
@@ -96,12 +93,12 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     note = _environment_note(trace.trace_id, trace)
     if note is not None:
         st.info(f"This trace's task: {note}.")
-    choice = _model_choice(trace)
+    choice = model_picker(trace)
     prms = list(PRM_CHOICES)
     prm = st.selectbox(
         "PRM scoring each new step",
         prms,
-        index=prms.index("arithmetic" if _has_prm(trace) else _saved_settings().prm),
+        index=prms.index("arithmetic" if _has_prm(trace) else saved_settings().prm),
         format_func=lambda name: name or "none",
         key="iv-prm",
     )
@@ -166,89 +163,6 @@ def _keep_draft(trace: Trace, segment: int) -> None:
         drafts[before] = st.session_state[_FORCE]
     st.session_state[_FORCE] = drafts.get(here, trace.segments[segment].text)
     st.session_state[_FORCE_FOR] = here
-
-
-def _model_choice(trace: Trace) -> ModelChoice | None:
-    """The model that generates: the trace's own when it is reachable here, else Settings'."""
-    recorded: Mapping[str, Any] = trace.run.backend_options
-    own = own_model(trace.run.model, recorded)
-    if own is None:
-        st.caption(
-            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be reached here: "
-            "choose one (the default is the one in Settings)."
-        )
-        saved = _saved_settings()
-        default, name, recorded = ModelKind[saved.model.upper()], saved.location, saved.server
-    else:
-        family, _, name = own.partition("/")
-        default = (
-            ModelKind.OPENAI
-            if family == "openai"
-            else ModelKind.FOLDER
-            if name
-            else ModelKind.EMBEDDED
-        )
-    kinds = list(ModelKind)
-    kind = st.selectbox(
-        "Model", kinds, index=kinds.index(default), format_func=lambda k: k.value, key="iv-model"
-    )
-    if kind is ModelKind.EMBEDDED:
-        return ModelChoice(kind)
-    if kind is ModelKind.OPENAI:
-        return _server_choice(name if default is kind else "", recorded)
-    prompt = "Model folder" if kind is ModelKind.FOLDER else "Responses file (JSONL)"
-    location = st.text_input(
-        prompt, value=name if default is ModelKind.FOLDER else "", key=f"iv-{kind.name}"
-    )
-    return ModelChoice(kind, location.strip()) if location.strip() else None
-
-
-def _saved_settings() -> Settings:
-    """The Settings page's choices; the defaults, with a warning, when they cannot be read."""
-    try:
-        return load_settings(traces_dir())
-    except ValueError as error:
-        st.warning(f"Settings not used: {error}")
-        return Settings()
-
-
-def _server_choice(model: str, recorded: Mapping[str, Any]) -> ModelChoice | None:
-    """An OpenAI-compatible server: URL, model, mode; the key's variable, never the key."""
-    left, right = st.columns(2)
-    url = left.text_input(
-        "Server URL", value=str(recorded.get("base_url", "")), key="iv-openai-url"
-    )
-    served = right.text_input("Model name", value=model, key="iv-openai-model")
-    modes = ["completions", "chat"]
-    left, right = st.columns(2)
-    mode = left.selectbox(
-        "Mode",
-        modes,
-        index=modes.index(recorded["mode"]) if recorded.get("mode") in modes else 0,
-        key="iv-openai-mode",
-        help="completions: token-id prompts, faithful continuation (vLLM); chat: chat "
-        "messages (hosted APIs)",
-    )
-    tokenizer = right.text_input(
-        "Tokenizer (completions mode)",
-        value=str(recorded.get("tokenizer", "")),
-        key="iv-openai-tokenizer",
-        help="A local folder or a cached hub id with the model's tokenizer and chat template "
-        "(default: the model name)",
-    )
-    variable = st.text_input(
-        "API key variable",
-        value=str(recorded.get("api_key_env", "OPENAI_API_KEY")),
-        key="iv-openai-key",
-        help="The environment variable of the app's process holding the key (vLLM needs "
-        "none); the key itself is never shown nor written.",
-    )
-    if not url.strip() or not served.strip():
-        return None
-    options = {"base_url": url.strip(), "mode": str(mode), "api_key_env": variable.strip()}
-    if tokenizer.strip():
-        options["tokenizer"] = tokenizer.strip()
-    return ModelChoice(ModelKind.OPENAI, served.strip(), tuple(sorted(options.items())))
 
 
 def _has_prm(trace: Trace) -> bool:

@@ -1,0 +1,105 @@
+"""Which model generates a branch: the trace's own when it is reachable, else Settings' model.
+
+The intervention panel's model widgets: the kind (embedded, a local transformers folder, an
+OpenAI-compatible server, the scripted backend), prefilled from the trace's own model and its
+recorded server options (``run.backend_options``), or from the Settings page when the trace's
+model cannot be reached here. A server's key is never asked for here: its environment
+variable is, and a key typed on the Settings page lives in the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from llenvs.traces import Trace
+from llenvs.ui.model_choice import ModelChoice, ModelKind, own_model
+from llenvs.ui.settings_store import Settings, load_settings
+from llenvs.ui.trace_source import traces_dir
+
+__all__ = ["model_picker", "saved_settings"]
+
+
+def model_picker(trace: Trace) -> ModelChoice | None:
+    """The model that generates: the trace's own when it is reachable here, else Settings'."""
+    recorded: Mapping[str, Any] = trace.run.backend_options
+    own = own_model(trace.run.model, recorded)
+    if own is None:
+        st.caption(
+            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be reached here: "
+            "choose one (the default is the one in Settings)."
+        )
+        saved = saved_settings()
+        default, name, recorded = ModelKind[saved.model.upper()], saved.location, saved.server
+    else:
+        family, _, name = own.partition("/")
+        default = (
+            ModelKind.OPENAI
+            if family == "openai"
+            else ModelKind.FOLDER
+            if name
+            else ModelKind.EMBEDDED
+        )
+    kinds = list(ModelKind)
+    kind = st.selectbox(
+        "Model", kinds, index=kinds.index(default), format_func=lambda k: k.value, key="iv-model"
+    )
+    if kind is ModelKind.EMBEDDED:
+        return ModelChoice(kind)
+    if kind is ModelKind.OPENAI:
+        return _server_choice(name if default is kind else "", recorded)
+    prompt = "Model folder" if kind is ModelKind.FOLDER else "Responses file (JSONL)"
+    location = st.text_input(
+        prompt, value=name if default is ModelKind.FOLDER else "", key=f"iv-{kind.name}"
+    )
+    return ModelChoice(kind, location.strip()) if location.strip() else None
+
+
+def saved_settings() -> Settings:
+    """The Settings page's choices; the defaults, with a warning, when they cannot be read."""
+    try:
+        return load_settings(traces_dir())
+    except ValueError as error:
+        st.warning(f"Settings not used: {error}")
+        return Settings()
+
+
+def _server_choice(model: str, recorded: Mapping[str, Any]) -> ModelChoice | None:
+    """An OpenAI-compatible server: URL, model, mode; the key's variable, never the key."""
+    left, right = st.columns(2)
+    url = left.text_input(
+        "Server URL", value=str(recorded.get("base_url", "")), key="iv-openai-url"
+    )
+    served = right.text_input("Model name", value=model, key="iv-openai-model")
+    modes = ["completions", "chat"]
+    left, right = st.columns(2)
+    mode = left.selectbox(
+        "Mode",
+        modes,
+        index=modes.index(recorded["mode"]) if recorded.get("mode") in modes else 0,
+        key="iv-openai-mode",
+        help="completions: token-id prompts, faithful continuation (vLLM); chat: chat "
+        "messages (hosted APIs)",
+    )
+    tokenizer = right.text_input(
+        "Tokenizer (completions mode)",
+        value=str(recorded.get("tokenizer", "")),
+        key="iv-openai-tokenizer",
+        help="A local folder or a cached hub id with the model's tokenizer and chat template "
+        "(default: the model name)",
+    )
+    variable = st.text_input(
+        "API key variable",
+        value=str(recorded.get("api_key_env", "OPENAI_API_KEY")),
+        key="iv-openai-key",
+        help="The environment variable of the app's process holding the key (vLLM needs "
+        "none); the key itself is never shown nor written.",
+    )
+    if not url.strip() or not served.strip():
+        return None
+    options = {"base_url": url.strip(), "mode": str(mode), "api_key_env": variable.strip()}
+    if tokenizer.strip():
+        options["tokenizer"] = tokenizer.strip()
+    return ModelChoice(ModelKind.OPENAI, served.strip(), tuple(sorted(options.items())))
