@@ -17,7 +17,8 @@ the prompts of reasoning_gym's leg_counting (greedy decoding, ``max_tokens`` per
 * ``run_batch`` throughput (generated tokens per second) at 1, 4 and 16 trajectories.
 
 Goals (never asserted): 100% identical at batch size 1; segmented at most 1.25x one-shot at
-16-token segments.
+16-token segments. The same measures on a vLLM server, beside evaluation throughput with up to
+32 trajectories in flight, are ``bench/generation_server.py``'s section.
 """
 
 from __future__ import annotations

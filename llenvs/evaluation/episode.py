@@ -4,9 +4,9 @@ An ``Episode`` holds one trajectory's state between backend calls: the conversat
 assistant turn, the generated text not yet stepped, the token budget, the transitions.
 ``next_request`` does all the work that needs no model (stepping segments, running the callback,
 applying interventions) until the episode needs a generation or ends; ``receive`` takes the
-generation. ``run_episodes`` (``episode_driver``) drives any number of episodes in lockstep,
-one ``generate`` call per round with one request per episode still running: ``run_trajectory``
-is a batch of one.
+generation. ``drive_episodes`` (``episode_driver``) drives any number of episodes, each
+request sent as soon as its episode has one, each generation or error handed to its own
+episode: ``run_trajectory`` is a batch of one.
 
 Example:
     >>> from llenvs.core.registry import environment_registry

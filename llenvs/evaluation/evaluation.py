@@ -1,12 +1,14 @@
 """``run_segmented_evaluation``: run a model on many tasks segment by segment, with logs.
 
-Tasks run in lockstep batches (``run_batch``); every finished trajectory becomes a trace,
+Up to ``batch_size`` trajectories run at once, and a finished one's slot goes to the next task at
+once (``runner.run_tasks``: no lockstep); every finished trajectory becomes a trace,
 appended to the results file at once when one is given, so an interrupted evaluation resumes
 from that file without redoing finished tasks (tasks that ended in a backend error are run
 again). Each append, and the final rewrite to one trace per task, holds the file's lock, so an
 evaluation killed at any moment (even by SIGKILL) leaves a file that loads, and another writer's
 lines are never lost. Failing backend calls are retried by the retry policy; a trajectory whose
-calls still fail is kept, errored, with the steps it had, and the other trajectories go on.
+calls still fail is kept, errored, with the steps it had, and the other trajectories go on:
+only the failing requests are sent again, never the ones that got their generation.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -29,7 +31,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -108,7 +110,9 @@ def run_segmented_evaluation(
         progress_callback: ``(finished, total)`` after each finished trajectory.
         log: where to report (a progress bar on the console by default; ``"file"`` adds a
             JSONL event log under ``log.directory``, ``./llenvs_logs/`` by default).
-        batch_size: trajectories generated together in lockstep.
+        batch_size: most trajectories in flight at once; when one ends, the next task starts
+            at once (a batching backend serves the waiting requests as one batch, a
+            concurrent one, such as the openai backend, each as soon as it comes).
         max_steps: most live steps per trajectory.
         retry: how failing backend calls are retried.
         results_file: a trace file to append each finished trajectory to, and to resume from.
@@ -167,32 +171,34 @@ def run_segmented_evaluation(
         emit(RunStarted(name, backend.name, segmenter, tuple(tasks), resumed=len(finished)))
         if progress_callback is not None and finished:
             progress_callback(len(finished), len(tasks))
-        for batch in _chunks(todo, batch_size):
-            if should_stop is not None and should_stop():
-                break
-            for result in runner.run_batch(
-                batch, step_callback, max_steps=max_steps, on_step=observe, should_stop=should_stop
-            ):
-                if result.metadata.get("stopped"):
-                    continue  # cut short by the stop: run again on resume, never kept
-                trace = result_trace(
-                    result,
-                    environment,
-                    backend.name,
-                    params,
-                    chat_template=template,
-                    backend_options=backend_options(backend),
-                )
-                index = trace.task.task_index
-                results[index], traces[index] = result, trace
-                if path is not None:
-                    append_trace(path, trace)
-                if result.error is None:
-                    emit(TrajectoryEnded(index, result.success, len(result.trajectory)))
-                else:
-                    emit(TrajectoryErrored(index, result.error, len(result.trajectory)))
-                if progress_callback is not None:
-                    progress_callback(len(traces), len(tasks))
+        for result in runner.run_tasks(
+            todo,
+            step_callback,
+            max_steps=max_steps,
+            on_step=observe,
+            should_stop=should_stop,
+            in_flight=batch_size,
+        ):
+            if result.metadata.get("stopped"):
+                continue  # cut short by the stop: run again on resume, never kept
+            trace = result_trace(
+                result,
+                environment,
+                backend.name,
+                params,
+                chat_template=template,
+                backend_options=backend_options(backend),
+            )
+            index = trace.task.task_index
+            results[index], traces[index] = result, trace
+            if path is not None:
+                append_trace(path, trace)
+            if result.error is None:
+                emit(TrajectoryEnded(index, result.success, len(result.trajectory)))
+            else:
+                emit(TrajectoryErrored(index, result.error, len(result.trajectory)))
+            if progress_callback is not None:
+                progress_callback(len(traces), len(tasks))
         ordered = tuple(traces[i] for i in tasks if i in traces)
         emit(
             RunEnded(
@@ -333,9 +339,3 @@ def _sinks(config: LogConfig, log_path: Path | None) -> list[EventSink]:
     if log_path is not None:
         sinks.append(JsonlEventLog(log_path))
     return sinks
-
-
-def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
-    """``items`` in consecutive lists of at most ``size``."""
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
@@ -26,7 +26,7 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode import Episode, StepObserver, StopCheck
-from llenvs.evaluation.episode_driver import run_episodes
+from llenvs.evaluation.episode_driver import drive_episodes, run_episodes
 from llenvs.evaluation.intervention import Intervention, StepCallback
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
@@ -172,9 +172,11 @@ class SegmentedTrajectoryRunner:
         seeds: Sequence[int | None] | None = None,
         should_stop: StopCheck | None = None,
     ) -> list[TrajectoryResult]:
-        """Run one episode per task in lockstep: each round, one ``generate`` call for all.
+        """Run one episode per task, all at once; the results in the order of the tasks.
 
-        Trajectories that end drop out of the next rounds; ``step_callback`` runs per
+        Each request goes to the backend as soon as its episode has one (see
+        ``episode_driver``: one call per round of waiting requests for a batching backend, one
+        call per request for a concurrent one); ``step_callback`` runs per
         trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task;
         ``on_step(episode, transition)`` observes every live step (for logs and progress);
         ``seeds`` gives each episode its own sampling seed (``derived_seeds`` makes them from
@@ -203,24 +205,79 @@ class SegmentedTrajectoryRunner:
                 f"prefix(es), {len(thens)} then(s) and {len(seeds)} seed(s)"
             )
         episodes = [
-            Episode(
-                self.environment,
-                self._new_strategy(),
-                replace(self.sampling_params, seed=seed),
-                task_index,
-                step_callback=step_callback,
-                prefix=prefix,
-                max_steps=max_steps,
-                then=then,
-                on_step=on_step,
-                should_stop=should_stop,
-            )
-            for task_index, prefix, then, seed in zip(
-                task_indices, prefixes, thens, seeds, strict=True
-            )
+            self._episode(task, step_callback, prefix, max_steps, then, on_step, seed, should_stop)
+            for task, prefix, then, seed in zip(task_indices, prefixes, thens, seeds, strict=True)
         ]
         run_episodes(self.backend, episodes, self.retry)
         return [episode.result() for episode in episodes]
+
+    def run_tasks(
+        self,
+        task_indices: Sequence[int],
+        step_callback: StepCallback | None = None,
+        max_steps: int | None = None,
+        on_step: StepObserver | None = None,
+        should_stop: StopCheck | None = None,
+        in_flight: int = 8,
+    ) -> Iterator[TrajectoryResult]:
+        """Run the tasks with up to ``in_flight`` at once; yield each result as it ends.
+
+        A task starts the moment another one ends (continuous scheduling), so a long
+        trajectory holds one slot, not the whole batch. Once ``should_stop`` says True no
+        task starts, and those running end between segments (``metadata["stopped"]``).
+
+        Example:
+            >>> from llenvs.core.registry import environment_registry
+            >>> from llenvs.core import SegmentedEnvironment
+            >>> from llenvs.inference import get_backend
+            >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+            ...                                 size=5)
+            >>> backend = get_backend("scripted", outputs=["A. B. C.", "D.", "E."])
+            >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
+            ...                                    backend)
+            >>> [r.text for r in runner.run_tasks([0, 1, 2], in_flight=2)]
+            ['A. B. C.', 'D.', 'E.']
+
+        """
+        if in_flight < 1:
+            raise ValueError(f"in_flight must be >= 1, got {in_flight}")
+        seed = self.sampling_params.seed
+
+        def episodes() -> Iterator[Episode]:
+            for task_index in task_indices:
+                if should_stop is not None and should_stop():
+                    return
+                yield self._episode(
+                    task_index, step_callback, None, max_steps, None, on_step, seed, should_stop
+                )
+
+        for episode in drive_episodes(self.backend, episodes(), self.retry, in_flight):
+            yield episode.result()
+
+    def _episode(
+        self,
+        task_index: int,
+        step_callback: StepCallback | None,
+        prefix: Prefix,
+        max_steps: int | None,
+        then: Intervention,
+        on_step: StepObserver | None,
+        seed: int | None,
+        should_stop: StopCheck | None,
+    ) -> Episode:
+        """A new episode of task ``task_index`` with its own strategy and seed."""
+        return Episode(
+            self.environment,
+            self._new_strategy(),
+            replace(self.sampling_params, seed=seed),
+            task_index,
+            step_callback=step_callback,
+            prefix=prefix,
+            max_steps=max_steps,
+            then=then,
+            on_step=on_step,
+            should_stop=should_stop,
+        )
 
     def _new_strategy(self) -> ContinuationStrategy:
         """A fresh continuation strategy for one trajectory."""

@@ -127,3 +127,33 @@ def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
     assert backend._client.api_key == "sk-typed-in-the-app"  # the typed key wins
     shown = repr(backend) + repr(backend.rebuild_options)
     assert "sk-typed" not in shown and "sk-from" not in shown
+
+
+def test_first_calls_made_at_once_probe_the_server_once(monkeypatch):
+    """The runner sends each request as its own call, on its own thread: one probe for all."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from llenvs.inference.backends.openai_backend import OpenAIBackend
+
+    backend = OpenAIBackend("m", base_url=URL, tokenizer="unused")
+    backend._chat = SimpleNamespace(encode=lambda text: [1, 2])
+    probes = []
+    lock = threading.Lock()
+
+    def create(**arguments):
+        with lock:
+            probes.append(arguments)
+        time.sleep(0.05)  # the other threads arrive while the probe is out
+        return SimpleNamespace(choices=[SimpleNamespace(token_ids=[3])])
+
+    monkeypatch.setattr(backend._client.completions, "create", create)
+    monkeypatch.setattr(backend, "_one", lambda request: request.max_tokens)
+    prompt = Prompt((Message("user", "q"),))
+    requests = [GenerationRequest(prompt, SamplingParams(), n) for n in (1, 2, 3, 4)]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda r: backend.generate([r]), requests))
+    backend.close()
+    assert answers == [[1], [2], [3], [4]] and len(probes) == 1

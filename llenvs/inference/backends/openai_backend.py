@@ -135,6 +135,7 @@ class OpenAIBackend(GenerateUntil):
         self._token_ids = token_ids
         self._chat: ChatTokenizer | None = None
         self._lock = threading.Lock()
+        self._probe_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_in_flight, thread_name_prefix="llenvs-openai")
         self._streams = OpenStreams(limit=2 * max_in_flight)
 
@@ -191,7 +192,9 @@ class OpenAIBackend(GenerateUntil):
             return []
         chat = self.chat  # a tokenizer that cannot load fails once, before any request
         if self.mode == "completions" and self._token_ids is None:
-            self._probe(chat)
+            with self._probe_lock:  # first calls made at once (the runner's threads) probe once
+                if self._token_ids is None:
+                    self._probe(chat)
         futures = [self._pool.submit(self._one, request) for request in requests]
         errors = [f.exception() for f in futures]
         for error in errors:
