@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -128,10 +129,10 @@ def answers_match(answer: str, expected: str) -> bool:
         return _plain(answer) == _plain(expected)
 
     def check() -> bool:
-        # math-verify's own timeouts use SIGALRM, which only the main thread may set
-        timeout = (
-            ANSWER_TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
-        )
+        # math-verify's own timeouts use SIGALRM (whole seconds), which only the main thread
+        # may set
+        main = threading.current_thread() is threading.main_thread()
+        timeout = math.ceil(ANSWER_TIMEOUT_S) if main else None
         gold = parse(expected, parsing_timeout=timeout) or parse(f"${expected}$")
         guess = parse(answer, parsing_timeout=timeout) or parse(f"${answer}$")
         return bool(gold and guess and verify(gold, guess, timeout_seconds=timeout))
