@@ -103,8 +103,9 @@ def test_html_in_a_trace_is_shown_as_text_never_run(app, browser):
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(f"{url}/browse?file={folder / 'html.jsonl'}&segment=1")
     tab(page, "Segment 1").wait_for(timeout=30_000)
-    # Visible matches only: the data grid keeps hidden copies of its cells for screen readers.
-    shown = page.get_by_text(SCRIPT, exact=False).filter(visible=True).first
+    # The segment's own code block: the data grid keeps hidden copies of its cells for screen
+    # readers, and the intervention panel's force box holds the same text as its value.
+    shown = page.locator("[data-testid='stCode']").filter(has_text=SCRIPT).first
     shown.wait_for(timeout=30_000)
     assert "alert(1)" in shown.inner_text()
     tab(page, "Raw response (whitespace shown)").click()
