@@ -34,9 +34,9 @@ from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
 from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
-from llenvs.ui.model_choice import load_backend
+from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.settings_store import PRM_CHOICES, load_settings
+from llenvs.ui.settings_store import PRM_CHOICES, Settings, load_settings
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.trace_roots import resolve_trace_path
 from llenvs.ui.trace_source import traces_dir
@@ -113,13 +113,14 @@ def evaluate_page() -> None:
     """Draw the page: the form, the run while it goes on, then its results."""
     folder = traces_dir()
     settings = load_settings(folder)
-    plan = _form(settings.segmenter, settings.prm, settings)
+    choice = settings.choice()
+    plan = _form(settings, choice)
     job: EvaluationJob | None = st.session_state.get(_JOB)
     if job is None and st.button(
-        "Run", type="primary", key="ev-run", disabled=plan is None or settings.choice() is None
+        "Run", type="primary", key="ev-run", disabled=plan is None or choice is None
     ):
-        assert plan is not None
-        job = _start(plan, folder)
+        assert plan is not None and choice is not None
+        job = _start(plan, choice, folder)
     if job is not None:
         st.fragment(_live, run_every=POLL_SECONDS)(job)
     _last_outcome()
@@ -127,9 +128,9 @@ def evaluate_page() -> None:
         _results(folder / plan.results_name())
 
 
-def _form(spec: str, prm: str | None, settings: Any) -> EvaluationPlan | None:
+def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | None:
     """The form; the plan it sets, or None while something in it is wrong (said on screen)."""
-    choice = settings.choice()
+    spec, prm = settings.segmenter, settings.prm
     st.caption(f"Model: {choice.backend_name if choice else 'not set'} — change it in Settings.")
     source = st.radio("Tasks from", _SOURCES, horizontal=True, key="ev-source")
     options: dict[str, Any] = {}
@@ -213,15 +214,14 @@ def _form(spec: str, prm: str | None, settings: Any) -> EvaluationPlan | None:
     )
 
 
-def _start(plan: EvaluationPlan, folder: Path) -> EvaluationJob | None:
-    """Check the plan's environment, load the model, and start the run."""
+def _start(plan: EvaluationPlan, choice: ModelChoice, folder: Path) -> EvaluationJob | None:
+    """Build the plan's environment, load the model, and start the run."""
     job = None
     with shows_errors("Nothing was started"):
-        plan.environment()  # a bad dataset option fails here, with its message
-        choice = load_settings(folder).choice()
-        assert choice is not None
+        environment = plan.environment()  # a bad dataset option fails here, with its message
         backend = load_backend(choice, session_key())
-        job = st.session_state[_JOB] = EvaluationJob(plan, backend, folder / plan.results_name())
+        path = folder / plan.results_name()
+        job = st.session_state[_JOB] = EvaluationJob(plan, environment, backend, path)
         st.session_state.pop(_OUTCOME, None)
     return job
 

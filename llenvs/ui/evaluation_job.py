@@ -119,16 +119,24 @@ class TaskStatus:
 
 
 class EvaluationJob(BackgroundJob):
-    """``run_segmented_evaluation`` of ``plan`` on ``backend`` into ``path``, in a thread.
+    """``run_segmented_evaluation`` of ``plan``'s ``environment`` into ``path``, in a thread.
 
     ``stop`` ends the run between segments: finished tasks stay in ``path``, those in flight
     are dropped (run again on resume).
     """
 
-    def __init__(self, plan: EvaluationPlan, backend: ModelBackend, path: Path) -> None:
+    def __init__(
+        self,
+        plan: EvaluationPlan,
+        environment: SegmentedEnvironment,
+        backend: ModelBackend,
+        path: Path,
+    ) -> None:
         super().__init__(name="llenvs-evaluate", start=False)
         self.plan = plan
         """What runs."""
+        self.environment = environment
+        """The plan's environment (``plan.environment()``, built once by the caller)."""
         self.backend = backend
         """The model."""
         self.path = path
@@ -171,7 +179,7 @@ class EvaluationJob(BackgroundJob):
     def work(self) -> None:
         """Run the evaluation, reading its events; mark what an earlier run had finished."""
         self.result = run_segmented_evaluation(
-            self.plan.environment(),
+            self.environment,
             self.backend,
             task_indices=list(self.plan.tasks),
             sampling_params=self.plan.sampling(),
