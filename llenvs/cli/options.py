@@ -39,6 +39,7 @@ __all__ = [
     "build_environment",
     "check_backend_options",
     "environment_kwargs",
+    "judge_prm_name",
     "positive_int",
     "read_responses",
     "sampling_params",
@@ -112,7 +113,11 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--segmenter", default="steps", help="segmenter spec: steps, sentence, line:\\n\\n, …"
     )
-    group.add_argument("--prm", help="a PRM scoring every step: arithmetic, transformers/<path>")
+    group.add_argument(
+        "--prm",
+        help="a PRM scoring every step: arithmetic, transformers/<path>, judge (--backend judges "
+        "each step), judge:<backend> (e.g. judge:transformers, the embedded model)",
+    )
 
 
 class _ListEnvironments(argparse.Action):
@@ -284,6 +289,31 @@ def build_backend(
     if name.partition("/")[0] == "transformers":
         return get_backend(name, progress=progress)
     return get_backend(name, **dict(options or {}))
+
+
+def judge_prm_name(prm: str | None, backend: str) -> str | None:
+    """``--prm judge``: the command's own model judges (``judge:<backend>``); others as given.
+
+    Only a local model can be named again here (an openai server needs its options, the scripted
+    backend its responses): with another, name the judge (``--prm judge:transformers``).
+
+    Example:
+        >>> judge_prm_name("judge", "transformers"), judge_prm_name("arithmetic", "scripted")
+        ('judge:transformers', 'arithmetic')
+        >>> judge_prm_name("judge", "scripted")
+        Traceback (most recent call last):
+        ...
+        ValueError: --prm judge asks --backend scripted to judge, which only a local model can do here: name the judge, e.g. --prm judge:transformers
+
+    """  # noqa: E501
+    if prm != "judge":
+        return prm
+    if backend.partition("/")[0] != "transformers":
+        raise ValueError(
+            f"--prm judge asks --backend {backend} to judge, which only a local model can do "
+            "here: name the judge, e.g. --prm judge:transformers"
+        )
+    return f"judge:{backend}"
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

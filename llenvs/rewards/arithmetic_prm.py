@@ -7,12 +7,16 @@ both sides with ``fractions.Fraction``, and scores the step 0.0 if any checked e
 saying so in the notes (``"verdict": "no arithmetic"``). Each step is judged on its own text:
 the question and the other steps are not needed. Pure regular expressions and exact fractions,
 so it scores thousands of steps a second (``bench/prm.py``). See
-``llenvs.rewards.arithmetic.equations`` for what it will not check, and why.
+``llenvs.rewards.arithmetic.equations`` for what it will not check, and why: a hypothesis the
+step tests (``check if 12 * 4 = 46``) claims nothing, a count of whole things is a floor
+(``36/5 = 7 full pens``) and ``pages 3-5`` is a range, not a subtraction.
 
 Example:
     >>> prm = ArithmeticPRM()
     >>> prm.score_steps("", ["6 legs × 5 = 30 legs", "30 + 12 = 41", "Then add them."])
     [1.0, 0.0, 0.5]
+    >>> prm.score_steps("", ["Let's check if 12 * 4 = 46.", "36/5 = 7 full pens", "pages 3-5 = 3"])
+    [0.5, 1.0, 0.5]
 
 """
 

@@ -1,8 +1,9 @@
-"""PRMs by name, for the CLI and the app: ``"arithmetic"``, ``"mc"``, ``"transformers/<path>"``.
+"""PRMs by name, for the CLI and the app: ``"arithmetic"``, ``"mc"``, ``"judge"`` and more.
 
 ``"mc"`` (the Monte-Carlo PRM) lives above this layer, in ``llenvs.analysis``, because it runs
 the runner: it is named here by module path and imported only when asked for, as the
-environment registry names its adapters.
+environment registry names its adapters. So does ``"judge"`` (``JudgePRM``, which asks a model);
+``"judge:<backend>"`` names the model too.
 
 Example:
     >>> get_prm("arithmetic")
@@ -10,7 +11,7 @@ Example:
     >>> get_prm("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, mc, ...
+    llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, judge, ...
 
 """
 
@@ -27,10 +28,20 @@ from llenvs.rewards.prm_conventions import CONVENTIONS
 
 __all__ = ["PRM_NAMES", "get_prm", "prm_rewards"]
 
-PRM_NAMES: tuple[str, ...] = ("arithmetic", "mc", "transformers/<local path>")
-"""The names ``get_prm`` knows (``<local path>``: a checkpoint folder)."""
+PRM_NAMES: tuple[str, ...] = (
+    "arithmetic",
+    "mc",
+    "judge",
+    "judge:<backend>",
+    "transformers/<local path>",
+)
+"""The names ``get_prm`` knows (``<local path>``: a checkpoint folder; ``<backend>``: a name
+``get_backend`` knows, such as ``transformers``, the embedded model)."""
 
-_LAZY: dict[str, str] = {"mc": "llenvs.analysis.monte_carlo_prm:make_prm"}
+_LAZY: dict[str, str] = {
+    "mc": "llenvs.analysis.monte_carlo_prm:make_prm",
+    "judge": "llenvs.rewards.judge_prm:make_prm",
+}
 """PRMs made by a factory named by ``"module:function"``, imported when first asked for."""
 
 
@@ -40,7 +51,9 @@ def get_prm(name: str, **options: Any) -> PRM:
     ``"transformers/<local path>"`` needs ``convention=`` (``"qwen2.5-math-prm"`` or
     ``"math-shepherd"``, or a convention object) and loads the folder with
     ``TransformersPRM.from_pretrained`` (torch and transformers are imported then, not before).
-    ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``).
+    ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``). ``"judge"`` needs
+    ``backend=`` (``JudgePRM``); ``"judge:<backend name>"`` makes that backend with
+    ``get_backend`` (``"judge:transformers"``: the embedded model judges).
 
     Example:
         >>> get_prm("arithmetic", neutral=1.0).score_steps("q", ["No arithmetic."])
@@ -53,6 +66,16 @@ def get_prm(name: str, **options: Any) -> PRM:
     """
     if name == "arithmetic":
         return ArithmeticPRM(**options)
+    kind, colon, backend_name = name.partition(":")
+    if kind == "judge" and colon:
+        if not backend_name or "backend" in options:
+            raise ValueError(
+                f"{name!r}: give the judge's backend once, by name (judge:<backend>) or as "
+                "backend= to get_prm('judge')"
+            )
+        from llenvs.inference import get_backend
+
+        return get_prm("judge", backend=get_backend(backend_name), **options)
     if name in _LAZY:
         module, _, factory = _LAZY[name].partition(":")
         prm: PRM = getattr(importlib.import_module(module), factory)(**options)

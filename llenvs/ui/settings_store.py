@@ -35,8 +35,9 @@ __all__ = ["PRM_CHOICES", "SETTINGS_FILE", "Settings", "load_settings", "save_se
 SETTINGS_FILE = "llenvs-settings.json"
 """The settings' file name, in the traces folder."""
 
-PRM_CHOICES: tuple[str | None, ...] = (None, "arithmetic")
-"""The PRMs the workbench offers for new steps (None: no PRM)."""
+PRM_CHOICES: tuple[str | None, ...] = (None, "arithmetic", "judge:transformers")
+"""The PRMs the workbench offers for new steps (None: no PRM; ``judge:transformers``: the
+embedded model judges each step)."""
 
 _SERVER_OPTIONS = ("base_url", "mode", "tokenizer", "api_key_env")
 """What a server choice keeps: never a key."""
@@ -106,7 +107,7 @@ def load_settings(folder: str | os.PathLike[str]) -> Settings:
         >>> load_settings(folder)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: .../llenvs-settings.json: prm must be one of None, arithmetic, got 'nope'
+        ValueError: .../llenvs-settings.json: prm must be one of None, arithmetic, ..., got 'nope'
 
     """
     path = Path(folder) / SETTINGS_FILE

@@ -18,7 +18,10 @@ def test_unknown_names_list_the_choices(name):
         get_prm(name)
     assert caught.value.kind == "prm"
     assert caught.value.choices == tuple(sorted(PRM_NAMES))
-    assert "choose one of: arithmetic, mc, transformers/<local path>" in str(caught.value)
+    assert (
+        "choose one of: arithmetic, judge, judge:<backend>, mc, transformers/<local path>"
+        in str(caught.value)
+    )
 
 
 def test_a_missing_folder_is_a_clear_error():

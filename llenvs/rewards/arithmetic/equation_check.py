@@ -40,10 +40,13 @@ class EquationCheck:
     """The exact value of the right side."""
     correct: bool
     """Whether the sides agree (a side written as a rounded decimal agrees within its last
-    digit: ``1/3 = 0.33``)."""
+    digit: ``1/3 = 0.33``; a whole count, the floor: ``36/5 = 7 full pens``)."""
+    hypothesis: bool = False
+    """True when the step tests the equation rather than claims it (``check if 12 * 4 = 46``):
+    a wrong hypothesis is not a wrong step."""
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready record: the equation, both values, the verdict.
+        """A JSON-ready record: the equation, both values, the verdict (and ``hypothesis``).
 
         Example:
             >>> from fractions import Fraction
@@ -51,12 +54,15 @@ class EquationCheck:
             {'equation': '6 × 5 = 30', 'left': '30', 'right': '30', 'correct': True}
 
         """
-        return {
+        record: dict[str, Any] = {
             "equation": self.text,
             "left": format_value(self.left),
             "right": format_value(self.right),
             "correct": self.correct,
         }
+        if self.hypothesis:
+            record["hypothesis"] = True
+        return record
 
 
 def format_value(value: Fraction) -> str:

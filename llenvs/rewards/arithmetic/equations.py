@@ -13,7 +13,9 @@ from being fooled (each has a test):
   units are a conversion (``120 minutes = 2 hours``), not checked;
 - a side written as a decimal agrees within its last digit (``10/3 = 3.33``); a lone percentage
   is ``/100`` or a count of percent (``50% × 20 = 10``, ``0.6 × 100 = 60%``); otherwise exact;
-  ``%`` added to a plain number (``20 + 10% = 22``) is ambiguous and not checked.
+  ``%`` added to a plain number (``20 + 10% = 22``) is ambiguous and not checked;
+- a whole count is the floor (``36/5 = 7 full pens``), and a hypothesis the step tests
+  (``check if 12 * 4 = 46``) is not a claim: see ``llenvs.rewards.arithmetic.framing``.
 
 Example:
     >>> [(c.text, c.correct) for c in check_equations("So 2 × 4 = 8, and 8 + 5 = 12.")]
@@ -30,6 +32,7 @@ from fractions import Fraction
 
 from llenvs.rewards.arithmetic.equation_check import EquationCheck
 from llenvs.rewards.arithmetic.expression import Expression, parse_expression
+from llenvs.rewards.arithmetic.framing import hypothesis_cue, tested_and_corrected, whole_count
 from llenvs.rewards.arithmetic.tokens import Token, TokenKind, tokenize
 
 __all__ = ["check_equations"]
@@ -71,7 +74,7 @@ def check_equations(text: str) -> list[EquationCheck]:
         if "=" in line and _MAYBE_EQUATION.search(line):
             checks.extend(_line_checks(text, offset, line, tokenize(line)))
         offset += len(line) + 1
-    return checks
+    return tested_and_corrected(text, checks)
 
 
 def _line_checks(text: str, offset: int, line: str, tokens: Sequence[Token]) -> list[EquationCheck]:
@@ -93,10 +96,38 @@ def _line_checks(text: str, offset: int, line: str, tokens: Sequence[Token]) -> 
             continue
         start = offset + tokens[left.start].start
         end = offset + _shown_end(line, tokens, right)
+        correct = _agree(left, right) or _floor(line, tokens, left, right)
+        hypothesis = _hypothesis(tokens, term, left, right)
         checks.append(
-            EquationCheck(text[start:end], start, end, left.value, right.value, _agree(left, right))
+            EquationCheck(text[start:end], start, end, left.value, right.value, correct, hypothesis)
         )
     return checks
+
+
+def _hypothesis(tokens: Sequence[Token], term: _Term, left: Expression, right: Expression) -> bool:
+    """Tested, not claimed: right after a cue (``check if``), or asked (``= 46?``)."""
+    i = left.start - 1
+    while i >= term.lo and tokens[i].kind in _OPENERS:
+        i -= 1
+    if i >= term.lo and tokens[i].kind is TokenKind.WORD and hypothesis_cue(tokens[i].text):
+        return True
+    after = tokens[right.end] if right.end < len(tokens) else None
+    return after is not None and after.kind is TokenKind.BREAK and after.text == "?"
+
+
+def _floor(line: str, tokens: Sequence[Token], left: Expression, right: Expression) -> bool:
+    """A count of whole things: ``right`` is the floor of a positive ``left``, and says so.
+
+    The words after it say so: ``36/5 = 7 full pens``, ``25 / 4 = 6 remainder 1``.
+    """
+    if not right.bare or left.value is None or right.value is None:
+        return False
+    if right.value.denominator != 1 or left.value.denominator == 1 or left.value < 0:
+        return False
+    if left.value.numerator // left.value.denominator != right.value:
+        return False
+    numbers = [t for t in tokens[right.start : right.end] if t.kind is TokenKind.NUM]
+    return bool(numbers) and whole_count(line[numbers[-1].end :])
 
 
 def _terms(tokens: Sequence[Token]) -> tuple[list[_Term], list[bool]]:

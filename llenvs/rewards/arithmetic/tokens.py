@@ -6,6 +6,9 @@ an arithmetic checker:
 
 - ``17,745`` and ``17{,}745`` are one number; the ``,`` of ``3,5`` and the ``:`` of ``3:2`` are
   POISON, as are a number glued to a letter (``2x``, ``1st``, ``5kg``) and a factorial ``!``;
+- a hyphen range (``pages 3-5``, ``1-2 hours``, ``rooms (10-60)``: two whole numbers joined by a
+  bare ``-``, the smaller first, after prose and before prose, a break or ``=``) is POISON, not a
+  subtraction;
 - ``\times``, ``\cdot``, ``*``, ``·`` and a lone ``x`` between numbers are ``×``; ``\div`` is
   ``÷``; ``\frac`` is FRAC; ``\left``, ``\boxed``, ``$``, ``**`` and ``\(`` are skipped;
 - ``\text{...}`` is one WORD (a unit); words are units or prose; single letters (variables),
@@ -183,7 +186,7 @@ def tokenize(text: str) -> list[Token]:
             tokens[-1] = _poisoned(tokens[-1])
             token = _poisoned(token)
         tokens.append(token)
-    return _times_from_x(tokens)
+    return _hyphen_ranges(text, _times_from_x(tokens))
 
 
 def _token(
@@ -331,3 +334,74 @@ def _times_from_x(tokens: list[Token]) -> list[Token]:
             ):
                 tokens[i] = Token(TokenKind.OP, "×", token.start, token.end, spaced=True)
     return tokens
+
+
+_RANGE_BEFORE = frozenset({TokenKind.WORD, TokenKind.BREAK})
+_RANGE_AFTER = frozenset({TokenKind.WORD, TokenKind.BREAK, TokenKind.EQ})
+
+
+def _hyphen_ranges(text: str, tokens: list[Token]) -> list[Token]:
+    """``pages 3-5`` is a range, not ``3 - 5``: the three tokens become one POISON token.
+
+    A range is two whole numbers joined by a bare ``-`` (no space either side), the smaller
+    first, with prose or a break (or nothing) before it and prose, a break, ``=`` (or nothing)
+    after it (or an aside: ``rooms 10-35 (since ...``); in parentheses, the same around the
+    parentheses (``room number (10-60):``).
+    """
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        if i + 2 < len(tokens) and _is_range(text, tokens, i):
+            first, last = tokens[i], tokens[i + 2]
+            out.append(
+                Token(
+                    TokenKind.POISON,
+                    text[first.start : last.end],
+                    first.start,
+                    last.end,
+                    spaced=first.spaced,
+                )
+            )
+            i += 3
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
+def _is_range(text: str, tokens: list[Token], i: int) -> bool:
+    low, dash, high = tokens[i], tokens[i + 1], tokens[i + 2]
+    if dash.kind is not TokenKind.OP or text[dash.start : dash.end] != "-":
+        return False
+    if dash.spaced or high.spaced or not (_whole(low) and _whole(high)):
+        return False
+    assert low.value is not None and high.value is not None
+    if low.value >= high.value:
+        return False
+    before = i - 1
+    after = i + 3
+    if (
+        0 <= before
+        and after < len(tokens)
+        and tokens[before].kind is TokenKind.LPAREN
+        and tokens[after].kind is TokenKind.RPAREN
+    ):
+        before, after = before - 1, after + 1
+    if 0 <= before and tokens[before].kind not in _RANGE_BEFORE:
+        return False
+    if after >= len(tokens) or tokens[after].kind in _RANGE_AFTER:
+        return True
+    aside = after + 1 < len(tokens) and tokens[after + 1].kind is TokenKind.WORD
+    return tokens[after].kind is TokenKind.LPAREN and tokens[after].spaced and aside
+
+
+def _whole(token: Token) -> bool:
+    """A plain whole number as written: ``12``, not ``1.5``, ``40%`` or ``1,000``."""
+    return (
+        token.kind is TokenKind.NUM
+        and token.value is not None
+        and token.value.denominator == 1
+        and token.decimals == 0
+        and not token.percent
+        and token.text.isdigit()
+    )

@@ -29,9 +29,10 @@ class ArithmeticVerdict(Enum):
     CORRECT = "correct"
     """Every equation it could check is right."""
     WRONG = "wrong"
-    """At least one equation it checked is wrong."""
+    """At least one equation it checked is wrong (a wrong hypothesis the step tests is not)."""
     NO_ARITHMETIC = "no arithmetic"
-    """Nothing it could check: no equation between numbers."""
+    """Nothing it could check: no equation between numbers (or only wrong hypotheses the step
+    tests, which claim nothing)."""
 
     @classmethod
     def of(cls, checks: Sequence[EquationCheck]) -> ArithmeticVerdict:
@@ -41,8 +42,12 @@ class ArithmeticVerdict(Enum):
             >>> from fractions import Fraction
             >>> ArithmeticVerdict.of([EquationCheck("2 = 2", 0, 5, Fraction(2), Fraction(2), True)])
             <ArithmeticVerdict.CORRECT: 'correct'>
+            >>> ArithmeticVerdict.of([EquationCheck("1 = 2", 0, 5, Fraction(1), Fraction(2), False,
+            ...                                     hypothesis=True)]).value
+            'no arithmetic'
 
         """
-        if not checks:
+        claims = [c for c in checks if c.correct or not c.hypothesis]
+        if not claims:
             return cls.NO_ARITHMETIC
-        return cls.CORRECT if all(c.correct for c in checks) else cls.WRONG
+        return cls.CORRECT if all(c.correct for c in claims) else cls.WRONG
