@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from llenvs.ui import browse_view
+from llenvs.ui import browse_view, trace_list_view
 from llenvs.ui.browse_location import read_location
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.intervention_panel import intervention_panel
@@ -19,9 +19,9 @@ with shows_errors():
         st.page_link("pages/home.py", label="Home: import or upload traces", icon=":material/home:")
         st.stop()
     index = browse_view.load_index(location.file)
-    browse_view.show_skipped(index)
-    shown = browse_view.filters(index).apply(index.table)
-    line = browse_view.trace_list(shown, index.count, location)
+    trace_list_view.show_skipped(index)
+    shown = trace_list_view.filters(index).apply(index.table)
+    line = trace_list_view.trace_list(shown, index.count, location)
     if line is not None:
         browse_view.navigation(
             shown["line"].tolist(), location, browse_view.segment_count(index, line)

@@ -100,7 +100,7 @@ def analyze_trace(
     environment: SegmentedEnvironment | None = None,
     boundaries: Sequence[int] | None = None,
     forced_answer: bool = False,
-    opening: str = ANSWER_OPEN,
+    opening: str | None = None,
     on_progress: ProgressFn | None = None,
     on_round: RoundFn | None = None,
     retry: RetryPolicy | None = None,
@@ -117,7 +117,8 @@ def analyze_trace(
         environment: the trace's environment (default: ``trace_environment(trace)``).
         boundaries: the boundaries to sample (default: all, ``sampled_boundaries``).
         forced_answer: also read the forced-answer curve (stored too).
-        opening: the answer opening forced for that curve.
+        opening: the answer opening forced for that curve (default: the one the trace's run
+            forced where an answer was missing, ``run.answer_opening``, else ``<answer>``).
         on_progress: called as rollouts finish.
         on_round: called after each round is stored (raising there stops the run; what was
             stored stays).
@@ -167,6 +168,9 @@ def analyze_trace(
     values = boundary_values(rollouts, chosen)
     if ended and (boundaries is None or count in boundaries):
         values.append(exact_value(count, *exact_outcome(trace, env)))
+    if opening is None:
+        recorded = trace.run.answer_opening
+        opening = ANSWER_OPEN if recorded is None else str(recorded["text"])
     forced = _forced(trace, backend, env, params, store, opening) if forced_answer else None
     return StepAnalysis(
         trace.trace_id,

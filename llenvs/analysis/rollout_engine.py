@@ -36,6 +36,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.intervention import COMPLETE, Intervention
 from llenvs.evaluation.retry_policy import RetryPolicy
@@ -116,10 +117,18 @@ def run_rollouts(
         retry: how failing backend calls are retried (default ``RetryPolicy()``); a rollout
             whose calls still fail is returned with ``error`` set (and not counted).
 
+    A trace whose run opened missing answers (``run.answer_opening``) has its rollouts open
+    theirs the same way, so a rollout is judged as the trace was.
+
     """
     sampling = params.sampling_params()
+    recorded = trace.run.answer_opening
     runner = SegmentedTrajectoryRunner(
-        environment, backend, sampling, RetryPolicy() if retry is None else retry
+        environment,
+        backend,
+        sampling,
+        RetryPolicy() if retry is None else retry,
+        answer_opening=None if recorded is None else AnswerOpening.from_dict(recorded),
     )
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]

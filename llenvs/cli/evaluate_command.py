@@ -43,6 +43,7 @@ from llenvs.cli.options import (
     build_backend,
     build_base_environment,
     check_backend_options,
+    judge_prm_name,
     positive_int,
     read_responses,
     sampling_params,
@@ -52,9 +53,12 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.environment import Environment
 from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.core.segmenters.spec_fields import unescape_field
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
+from llenvs.evaluation.answer_opening import DEFAULT_TEXT, AnswerOpening
 from llenvs.evaluation.evaluation import settle_results_file
 from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.rewards.prm_provenance import provenance_of
 from llenvs.traces import Trace, read_traces
 
 __all__ = ["DEFAULT_NUM_TASKS", "add_parser", "responses_by_task", "run", "scripted_backend"]
@@ -102,6 +106,23 @@ def add_parser(subparsers: Any) -> None:
         "--max-steps", type=positive_int, help="most live steps per trajectory (default: no limit)"
     )
     parser.add_argument(
+        "--answer-opening",
+        nargs="?",
+        const=DEFAULT_TEXT,
+        type=unescape_field,
+        metavar="TEXT",
+        help=(
+            "when a response ends without an answer, force TEXT (default: '\\n\\nFinal answer: "
+            "<answer>') as a segment flagged forced and let the model complete it"
+        ),
+    )
+    parser.add_argument(
+        "--answer-tokens",
+        type=positive_int,
+        default=AnswerOpening().max_tokens,
+        help="tokens the model may add after a forced --answer-opening",
+    )
+    parser.add_argument(
         "--log-dir", type=Path, default=Path("llenvs_logs"), help="folder of the event log"
     )
     parser.add_argument("--no-log", action="store_true", help="write no event log")
@@ -117,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
     Everything that can be checked is checked before the backend is built.
     """
     check_backend_options(args.backend, args.responses)
+    args.prm = judge_prm_name(args.prm, args.backend)  # --prm judge: --backend judges
     server = server_options(args, args.backend)
     responses = None if args.responses is None else responses_by_task(args.responses)
     params = sampling_params(args)
@@ -145,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             if responses is None
             else scripted_backend(responses, base, tasks)
         )
-        environment = scored_environment(base, segmenter, args.prm)
+        environment = scored_environment(base, segmenter, args.prm, backend)
         targets: tuple[LogTarget, ...] = (
             *(() if args.no_progress else ("console",)),
             *(() if args.no_log else ("file",)),
@@ -159,6 +181,12 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size,
             max_steps=args.max_steps,
             results_file=args.output,
+            prm=provenance_of(args.prm, environment.reward_functions),
+            answer_opening=(
+                None
+                if args.answer_opening is None
+                else AnswerOpening(args.answer_opening, args.answer_tokens)
+            ),
         )
     except KeyboardInterrupt:
         kept = len(_finished(args.output, base, segmenter.spec, tasks))

@@ -3,6 +3,8 @@ r"""``llenvs intervene``: branch a stored trace at segment k and append the new 
 The first k segments are replayed as they are; then the next segment is forced, feedback is
 injected, the rest is completed in one call, or generation simply resumes (resample). The new
 trace goes to the trace file's branches sidecar (``<name>.branches.jsonl``), naming its parent.
+Without ``--prm`` the branch is scored by the PRM that scored the trace (``run.prm``), if one
+did; ``--prm none`` scores it with none.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -32,18 +34,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from llenvs.cli.options import add_backend_options, add_sampling_options, build_backend
+from llenvs.cli.options import (
+    add_backend_options,
+    add_sampling_options,
+    build_backend,
+    judge_prm_name,
+)
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.evaluation import check_branch, intervene, trace_sampling_params
-from llenvs.traces import InterventionKind, branches_path, find_trace
+from llenvs.rewards.prm_provenance import recorded_prm_spec
+from llenvs.traces import InterventionKind, Trace, branches_path, find_trace
 
-__all__ = ["add_parser", "run"]
+__all__ = ["NO_PRM", "add_parser", "run"]
+
+NO_PRM = "none"
+"""The ``--prm`` value that scores a branch with no PRM (not even the trace's own)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -88,7 +100,9 @@ def add_parser(subparsers: Any) -> None:
         "seed derived from --sampling-seed",
     )
     parser.add_argument(
-        "--prm", help="a PRM scoring every step of the branch: arithmetic, transformers/<path>"
+        "--prm",
+        help="a PRM scoring every step of the branch: arithmetic, transformers/<path>, or none "
+        "(default: the PRM that scored the trace, as it records it; none if none did)",
     )
     add_backend_options(parser, None)
     add_server_options(parser)
@@ -105,9 +119,11 @@ def run(args: argparse.Namespace) -> int:
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
+    args.prm = judge_prm_name(args.prm, name)  # --prm judge: the branch's model judges
     recorded = parent.run.backend_options if name == parent.run.model else None
     backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
     params = sampling_from_args(args, trace_sampling_params(parent))
+    prm = _prm(args.prm, parent)
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
         children = intervene(
@@ -117,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             kind,
             text,
             backend,
-            prm=args.prm,
+            prm=prm,
             sampling_params=params,
             samples=args.samples,
         )
@@ -133,6 +149,16 @@ def run(args: argparse.Namespace) -> int:
         error = f"; error: {child.error}" if child.error else ""
         print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0
+
+
+def _prm(given: str | None, parent: Trace) -> str | None:
+    """The PRM to score the branch: the one given (``none``: no PRM), else the parent's own."""
+    if given is not None:
+        return None if given == NO_PRM else given
+    recorded = recorded_prm_spec(parent.run.prm)
+    if recorded is not None:
+        print(f"scoring the branch with the trace's own PRM: {recorded}", file=sys.stderr)
+    return recorded
 
 
 def _intervention(args: argparse.Namespace) -> tuple[InterventionKind, str | None]:

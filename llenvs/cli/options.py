@@ -115,8 +115,9 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--prm",
-        help="a PRM scoring every step: arithmetic, transformers/<path>, judge (--backend judges "
-        "each step), judge:<backend> (e.g. judge:transformers, the embedded model)",
+        help="a PRM scoring every step: arithmetic, transformers/<path>, mc (evaluate: "
+        "Monte-Carlo step values, rollouts of --backend), judge (--backend judges each step), "
+        "judge:<backend> (e.g. judge:transformers, the embedded model)",
     )
 
 

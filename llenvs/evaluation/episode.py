@@ -44,6 +44,7 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import Rewards
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
@@ -87,6 +88,7 @@ class Episode:
         then: Intervention = None,
         on_step: StepObserver | None = None,
         should_stop: StopCheck | None = None,
+        answer_opening: AnswerOpening | None = None,
     ) -> None:
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be > 0 or None, got {max_steps}")
@@ -97,6 +99,9 @@ class Episode:
         self.max_steps = max_steps
         self.on_step = on_step
         self.should_stop = should_stop
+        self.answer_opening = answer_opening
+        self.answer_opened = False
+        """The response ended without an answer and ``answer_opening`` was forced."""
         self.stopped = False
         """Ended between segments because ``should_stop`` said so (kept, marked truncated)."""
         self.state, _ = env.reset(options={"task_index": task_index})
@@ -149,9 +154,15 @@ class Episode:
             elif self.pending:
                 piece = self.pending.pop(0)
                 final = self.generation_ended and not self.pending
-                self._step(piece, final=final, flags=self._generated_flags())
+                opens = final and self._answer_due(piece)
+                self._step(piece, final=final and not opens, flags=self._generated_flags())
+                if opens and not self.done:
+                    self._open_answer()
             elif self.generation_ended:
-                self._step("", final=True, flags=self._generated_flags())
+                if self._answer_due(""):
+                    self._open_answer()
+                else:
+                    self._step("", final=True, flags=self._generated_flags())
             elif self.budget <= 0:
                 self.generation_ended = True
                 self.pending = self.strategy.complete("", "")
@@ -203,7 +214,8 @@ class Episode:
         metadata: dict[str, Any] = {
             "task_index": self.task_index,
             "prefix_steps": self.prefix_steps,
-            "generated_tokens": self.params.max_tokens - self.budget,
+            "generated_tokens": self.params.max_tokens + self._answer_tokens() - self.budget,
+            "answer_opened": self.answer_opened,
             "calls": self.calls,
             "finish_reason": None if self.finish_reason is None else self.finish_reason.value,
             "truncated": self.truncated,
@@ -233,6 +245,27 @@ class Episode:
                 ids = transition.info.get("token_ids")
                 if self.hint_ids is not None:
                     self.hint_ids = None if ids is None else [*self.hint_ids, *ids]
+
+    def _answer_due(self, last_piece: str) -> bool:
+        """Whether the response ends here without its answer and the opening is to be forced."""
+        opening = self.answer_opening
+        return (
+            opening is not None
+            and not self.answer_opened
+            and self.error is None
+            and opening.marker not in self.turn + last_piece
+        )
+
+    def _open_answer(self) -> None:
+        """Force the answer opening; the model gets ``max_tokens`` more to complete it."""
+        assert self.answer_opening is not None
+        self.answer_opened = True
+        self._apply(ForceAction(self.answer_opening.text))
+        self.budget = max(self.budget, 0) + self.answer_opening.max_tokens
+
+    def _answer_tokens(self) -> int:
+        """Tokens added to the budget for the answer after a forced opening."""
+        return self.answer_opening.max_tokens if self.answer_opened and self.answer_opening else 0
 
     def _generated_flags(self) -> dict[str, Any]:
         """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.

@@ -31,14 +31,16 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.trajectory import Transition
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.console_progress import ConsoleProgress
 from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.evaluation_result import EvaluationResult
@@ -97,6 +99,8 @@ def run_segmented_evaluation(
     results_file: str | os.PathLike[str] | None = None,
     sinks: Sequence[EventSink] = (),
     should_stop: StopCheck | None = None,
+    answer_opening: AnswerOpening | None = None,
+    prm: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``backend`` on tasks of ``environment``, one segment per step.
 
@@ -120,6 +124,10 @@ def run_segmented_evaluation(
         should_stop: asked before each generation; once True the run ends: the trajectories
             in flight are dropped (not written, so a rerun with ``results_file`` runs them
             again), the finished ones kept, and the result holds the finished ones only.
+        answer_opening: when a response ends without an answer, force this opening (a
+            segment flagged ``forced``) and let the model complete it; None: never.
+        prm: the record of the PRM that scores the steps (``prm_provenance``), kept in every
+            trace's ``run.prm``; None when no PRM scores them.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -136,7 +144,9 @@ def run_segmented_evaluation(
     tasks = _task_list(environment, num_tasks, task_indices)
     if batch_size <= 0:
         raise ValueError(f"batch_size must be > 0, got {batch_size}")
-    runner = SegmentedTrajectoryRunner(environment, backend, sampling_params, retry=retry)
+    runner = SegmentedTrajectoryRunner(
+        environment, backend, sampling_params, retry=retry, answer_opening=answer_opening
+    )
     path = None if results_file is None else Path(results_file)
     earlier = {} if path is None else _finished_traces(path, environment, backend)
     finished = {i: earlier[i] for i in tasks if i in earlier and earlier[i].error is None}
@@ -188,6 +198,8 @@ def run_segmented_evaluation(
                 params,
                 chat_template=template,
                 backend_options=backend_options(backend),
+                prm=prm,
+                answer_opening=None if answer_opening is None else answer_opening.to_dict(),
             )
             index = trace.task.task_index
             results[index], traces[index] = result, trace

@@ -3,7 +3,9 @@ r"""``intervene``: branch a trace of a file and keep the branches in the file's 
 The one intervention path below the command line and the workbench: the trace's own
 environment (with a PRM's step reward when asked), ``branch`` or ``branch_samples`` with the
 caller's observers, and every branch appended to ``<name>.branches.jsonl`` (each branch one
-atomic line), so a stopped branch is kept and a failed one writes nothing.
+atomic line), so a stopped branch is kept and a failed one writes nothing. Each branch records
+the PRM that scored it (``run.prm``); the PRM the parent records is made again as recorded
+(its convention, its server), so naming it rescores a branch exactly as the parent was scored.
 
 Example:
     >>> import tempfile, pathlib
@@ -23,17 +25,22 @@ Example:
     ...                     prm="arithmetic")
     >>> child.success, [b.trace_id for b in read_branches(path)] == [child.trace_id]
     (True, True)
+    >>> child.run.prm
+    {'spec': 'arithmetic', 'name': 'ArithmeticPRM'}
 
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.reward_function import RewardFunction
 from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples, check_branch
 from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards, recorded_prm_spec
 from llenvs.rewards.prm_registry import prm_rewards
 from llenvs.traces.branches import append_branch
 from llenvs.traces.intervention_kind import InterventionKind
@@ -65,7 +72,9 @@ def intervene(
         kind: force the next segment, feed back, complete, or resample (as ``branch``).
         text: the forced segment or the feedback (None for complete and resample).
         backend: the model that generates.
-        prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward.
+        prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward; the
+            name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
+            that PRM again, as recorded. None: no PRM.
         sampling_params: how to sample (default: the parent's own).
         samples: how many resamples (``branch_samples``, one batch); 1 for one branch.
         on_segment: called with ``(sample, segment)`` as each new segment is generated.
@@ -75,7 +84,8 @@ def intervene(
 
     """
     check_branch(trace, at, kind, text, samples=samples)  # before the environment is made
-    environment = trace_environment(trace, backend, prm_rewards(prm))
+    rewards = _prm_rewards(trace, prm)
+    environment = trace_environment(trace, backend, rewards)
     if samples == 1:
         children = [
             branch(
@@ -101,6 +111,16 @@ def intervene(
             on_segment=on_segment,
             should_stop=should_stop,
         )
+    record = provenance_of(prm, rewards)
+    children = [replace(child, run=replace(child.run, prm=record)) for child in children]
     for child in children:
         append_branch(path, child)
     return children
+
+
+def _prm_rewards(trace: Trace, prm: str | None) -> tuple[RewardFunction, ...]:
+    """The PRM reward called ``prm``: the parent's recorded PRM when it is that one."""
+    recorded = trace.run.prm
+    if recorded is not None and prm is not None and prm == recorded_prm_spec(recorded):
+        return recorded_prm_rewards(recorded)
+    return prm_rewards(prm)

@@ -41,14 +41,18 @@ def result_trace(
     chat_template: str | None = None,
     parent: BranchRecord | None = None,
     backend_options: Mapping[str, Any] | None = None,
+    prm: Mapping[str, Any] | None = None,
+    answer_opening: Mapping[str, Any] | None = None,
 ) -> Trace:
     """The trace of ``result``, run on ``environment`` by ``model`` with ``params``.
 
     The task record comes from resetting ``environment`` at the result's task index (resets
     are deterministic); the run record holds the model, sampling parameters, seed, system
     prompt, segmenter spec and ``backend_options`` (how to reach the model again: an openai
-    server's URL, never its key); the metadata keeps the result's (JSON) metadata; feedback marks
-    the segment before it.
+    server's URL, never its key), ``prm``, the record of the PRM that scored the steps
+    (``prm_provenance``; None for none), and the ``answer_opening`` forced when a response
+    ended without an answer (``AnswerOpening.to_dict``); the metadata keeps the result's (JSON)
+    metadata; feedback marks the segment before it.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -70,6 +74,8 @@ def result_trace(
         chat_template=chat_template,
         system_prompt=state.observation.system_prompt,
         backend_options=backend_options,
+        prm=prm,
+        answer_opening=answer_opening,
     )
     return trace_from_steps(
         result.trajectory.transitions,

@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode import Episode, StepObserver, StopCheck
@@ -62,6 +63,8 @@ class SegmentedTrajectoryRunner:
         retry: how to retry failing backend calls. Without one a failure raises; with one, a
             call that still fails after the retries ends only its own trajectory, which is
             returned with the transitions it has and ``error`` set.
+        answer_opening: when a response ends without an answer, force this opening and let
+            the model complete it (``AnswerOpening``); None: never.
 
     The continuation strategy is chosen from the segmenter: the Token strategy when it cuts by
     tokens of the tokenizer the backend generates with, else the Boundary strategy. A
@@ -85,6 +88,7 @@ class SegmentedTrajectoryRunner:
         backend: ModelBackend,
         sampling_params: SamplingParams | None = None,
         retry: RetryPolicy | None = None,
+        answer_opening: AnswerOpening | None = None,
     ) -> None:
         if not isinstance(environment, SegmentedEnvironment):
             raise TypeError(
@@ -97,6 +101,7 @@ class SegmentedTrajectoryRunner:
         self.backend = backend
         self.sampling_params = replace(params, stop=stop)
         self.retry = retry
+        self.answer_opening = answer_opening
         self._new_strategy()  # refuse a segmenter the runner cannot stream with, now
 
     def run_trajectory(
@@ -277,6 +282,7 @@ class SegmentedTrajectoryRunner:
             then=then,
             on_step=on_step,
             should_stop=should_stop,
+            answer_opening=self.answer_opening,
         )
 
     def _new_strategy(self) -> ContinuationStrategy:

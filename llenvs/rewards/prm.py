@@ -2,7 +2,8 @@
 
 ``score_steps(question, steps)`` judges each step given the question and the steps before it
 (1: the step is right, 0: it is wrong), all steps of a trace in one call: a model PRM reads the
-trace once. Two optional hooks: ``judge_steps`` adds notes saying why (``JudgingPRM``), and
+trace once. A step the PRM does not rate (a judge that gave no verdict) scores None: unrated,
+never guessed; traces store nothing for it. Two optional hooks: ``judge_steps`` adds notes saying why (``JudgingPRM``), and
 ``score_traces`` scores many traces in one batch (``BatchPRM``). Callers go through
 ``judge_traces`` / ``score_traces`` here, which use a hook when the PRM has it.
 
@@ -17,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +27,7 @@ from llenvs.rewards.step_judgement import StepJudgement
 __all__ = [
     "NEUTRAL_SCORE",
     "PRM",
+    "StepScore",
     "BatchPRM",
     "JudgingPRM",
     "Trace",
@@ -39,10 +42,13 @@ without arithmetic for the arithmetic checker)."""
 Trace = tuple[str, Sequence[str]]
 """One trace as a PRM sees it: (question, steps)."""
 
+StepScore = float | None
+"""One step's score: in [0, 1], or None when the PRM does not rate the step (unrated)."""
+
 
 @runtime_checkable
 class PRM(Protocol):
-    """Scores every step of a trace: one score in [0, 1] per step, in order.
+    """Scores every step of a trace: one score in [0, 1] (or None: unrated) per step, in order.
 
     Each step's score judges that step given the question and the steps before it, so the
     scores of a trace's first k steps do not depend on the steps after them.
@@ -54,8 +60,8 @@ class PRM(Protocol):
 
     """
 
-    def score_steps(self, question: str, steps: Sequence[str]) -> list[float]:
-        """One score per step, each in [0, 1]."""
+    def score_steps(self, question: str, steps: Sequence[str]) -> list[StepScore]:
+        """One score per step, each in [0, 1], or None for a step the PRM does not rate."""
         ...
 
 
@@ -90,12 +96,12 @@ class BatchPRM(PRM, Protocol):
 
     """
 
-    def score_traces(self, traces: Sequence[Trace]) -> list[list[float]]:
+    def score_traces(self, traces: Sequence[Trace]) -> list[list[StepScore]]:
         """``score_steps`` of every trace, in order."""
         ...
 
 
-def score_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[float]]:
+def score_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[StepScore]]:
     """Score every trace: in one batch where the PRM can, else one call per trace.
 
     Example:
@@ -138,9 +144,24 @@ def judge_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[StepJudgement]]
     return judged
 
 
-def _checked(prm: PRM, scores: Sequence[float], steps: Sequence[str]) -> list[float]:
+def _checked(prm: PRM, scores: Sequence[StepScore], steps: Sequence[str]) -> list[StepScore]:
+    """``scores`` as floats (None kept: unrated); refuses a miscount, a non-number and NaN."""
+    name = type(prm).__name__
     if len(scores) != len(steps):
-        raise ValueError(
-            f"{type(prm).__name__} returned {len(scores)} scores for {len(steps)} steps"
-        )
-    return [float(s) for s in scores]
+        raise ValueError(f"{name} returned {len(scores)} scores for {len(steps)} steps")
+    checked: list[StepScore] = []
+    for index, score in enumerate(scores):
+        if score is None:
+            checked.append(None)
+            continue
+        if isinstance(score, bool) or not isinstance(score, int | float):
+            raise TypeError(
+                f"{name} returned {score!r} for step {index}: a score must be a number, or None "
+                "for an unrated step"
+            )
+        if math.isnan(score):
+            raise ValueError(
+                f"{name} returned NaN for step {index}: an unrated step scores None, not NaN"
+            )
+        checked.append(float(score))
+    return checked

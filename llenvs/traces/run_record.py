@@ -16,9 +16,13 @@ from typing import Any
 
 from llenvs import __version__
 from llenvs.core.backend import SamplingParams
+from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader, check_json_safe
 
 __all__ = ["RunRecord"]
+
+_SECRET_WORDS = ("key", "secret", "password")
+"""Words a field of ``run.prm`` may not hold: a trace never records credentials."""
 
 
 @dataclass(frozen=True)
@@ -47,10 +51,26 @@ class RunRecord:
     """The llenvs version that wrote the trace."""
     backend_options: Mapping[str, Any] = field(default_factory=dict)
     """``get_backend`` options that reach the model again (an openai server's URL; never a key)."""
+    prm: Mapping[str, Any] | None = None
+    """The PRM that scored the steps (``spec``, ``name``, ``convention``, ``aggregation``,
+    ``model``, ``base_url`` where it has them; never a key), or None when no PRM scored them."""
+    answer_opening: Mapping[str, Any] | None = None
+    """What was forced when a response ended without an answer: ``text`` (the forced segment),
+    ``max_tokens`` (the model's tokens after it) and ``marker`` (what shows an answer began;
+    then nothing is forced), as ``AnswerOpening.to_dict`` writes them; None: never."""
 
     def __post_init__(self) -> None:
         check_json_safe(dict(self.sampling_params), "run.sampling_params")
         check_json_safe(dict(self.backend_options), "run.backend_options")
+        if self.answer_opening is not None:
+            check_json_safe(dict(self.answer_opening), "run.answer_opening")
+        if self.prm is not None:
+            check_json_safe(dict(self.prm), "run.prm")
+            if not isinstance(self.prm.get("spec"), str):
+                raise TraceFormatError("run.prm.spec: expected a string (the PRM's name)")
+            secret = [k for k in self.prm if any(word in k.lower() for word in _SECRET_WORDS)]
+            if secret:
+                raise TraceFormatError(f"run.prm: never record a secret, got {secret[0]!r}")
 
     @classmethod
     def from_sampling_params(
@@ -62,6 +82,8 @@ class RunRecord:
         chat_template: str | None = None,
         system_prompt: str | None = None,
         backend_options: Mapping[str, Any] | None = None,
+        prm: Mapping[str, Any] | None = None,
+        answer_opening: Mapping[str, Any] | None = None,
     ) -> RunRecord:
         """The record of a run with ``params`` (its seed becomes the record's seed).
 
@@ -83,6 +105,8 @@ class RunRecord:
             seed=params.seed,
             segmenter=segmenter,
             backend_options=dict(backend_options or {}),
+            prm=None if prm is None else dict(prm),
+            answer_opening=None if answer_opening is None else dict(answer_opening),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,6 +130,8 @@ class RunRecord:
         }
         if self.backend_options:
             data["backend_options"] = dict(self.backend_options)
+        data["prm"] = None if self.prm is None else dict(self.prm)
+        data["answer_opening"] = None if self.answer_opening is None else dict(self.answer_opening)
         return data
 
     @classmethod
@@ -113,9 +139,13 @@ class RunRecord:
         """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
         Example:
-            >>> r = RunRecord(model="m", seed=3, backend_options={"base_url": "http://h/v1"})
+            >>> r = RunRecord(model="m", seed=3, backend_options={"base_url": "http://h/v1"},
+            ...               prm={"spec": "arithmetic", "name": "ArithmeticPRM"})
             >>> RunRecord.from_dict(r.to_dict()) == r
             True
+
+        ``prm`` and ``answer_opening`` are new in schema version 2: a version-1 record, which
+        lacks them, reads as None for both.
 
         """
         reader = RecordReader(data, where)
@@ -130,6 +160,15 @@ class RunRecord:
             backend_options=(
                 reader.obj("backend_options") if "backend_options" in reader.data else {}
             ),
+            prm=_opt_obj(reader, "prm"),
+            answer_opening=_opt_obj(reader, "answer_opening"),
         )
         reader.done()
         return record
+
+
+def _opt_obj(reader: RecordReader, key: str) -> dict[str, Any] | None:
+    """An object or null field that version-1 records lack (absent: None)."""
+    if key not in reader.data or reader.raw(key) is None:
+        return None
+    return reader.obj(key)

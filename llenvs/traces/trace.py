@@ -1,14 +1,16 @@
 """A trace: one response to one task, segment by segment, with how it was produced.
 
 One trace is one JSON object (one line of a ``.jsonl`` file); ``docs/traces.md`` documents every
-field. ``to_dict`` and ``from_dict`` round-trip exactly.
+field. ``to_dict`` and ``from_dict`` round-trip exactly. Version 2 added ``run.prm`` (which PRM
+scored the steps) and ``run.answer_opening``; ``from_dict`` still reads version 1 (both None)
+and the trace it gives is version 2, so writing always writes the current version.
 
 Example:
     >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
     ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
     >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
-    (True, 1)
+    (True, 2)
 
 """
 
@@ -30,11 +32,13 @@ from llenvs.traces.task_record import TaskRecord
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
-SCHEMA_VERSION = 1
-"""The schema version this library writes."""
+SCHEMA_VERSION = 2
+"""The schema version this library writes (always: a trace read from an older version is
+upgraded)."""
 
-SUPPORTED_SCHEMA_VERSIONS = (1,)
-"""The schema versions this library reads."""
+SUPPORTED_SCHEMA_VERSIONS = (1, 2)
+"""The schema versions this library reads: 1 (without ``run.prm`` and ``run.answer_opening``)
+and 2."""
 
 
 def _new_id() -> str:
@@ -58,7 +62,8 @@ class Trace:
     """
 
     schema_version: int = SCHEMA_VERSION
-    """Version of this schema; readers refuse versions they do not know."""
+    """Version of this schema, always the current one (a reader upgrades the versions it knows,
+    refuses the others)."""
     trace_id: str = field(default_factory=_new_id)
     """Unique id of the trace (a uuid4 in hex by default); branches name their parent by it."""
     created_at: str = field(default_factory=_now)
@@ -85,7 +90,12 @@ class Trace:
     """Free-form facts (JSON values only): prefix steps, token counts, an importer's notes."""
 
     def __post_init__(self) -> None:
-        if self.schema_version not in SUPPORTED_SCHEMA_VERSIONS:
+        if self.schema_version != SCHEMA_VERSION:
+            if self.schema_version in SUPPORTED_SCHEMA_VERSIONS:
+                raise TraceFormatError(
+                    f"a Trace is schema_version {SCHEMA_VERSION}; version "
+                    f"{self.schema_version} is read, and upgraded, by Trace.from_dict"
+                )
             raise TraceFormatError(_unknown_version(self.schema_version))
         for name, kind in (("task", TaskRecord), ("run", RunRecord)):
             if not isinstance(getattr(self, name), kind):
@@ -141,7 +151,9 @@ class Trace:
     def from_dict(cls, data: object) -> Trace:
         """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
-        An unknown ``schema_version`` is refused first, naming the supported ones.
+        An unknown ``schema_version`` is refused first, naming the supported ones. A
+        version-1 object reads as a version-2 trace (its run record has no PRM, no answer
+        opening), so writing it back writes version 2.
 
         Example:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
@@ -165,7 +177,7 @@ class Trace:
                 raise TraceFormatError(f"trace.messages[{number}]: {error}") from None
         parent = reader.raw("parent")
         trace = cls(
-            schema_version=version,
+            schema_version=SCHEMA_VERSION,  # an older version is upgraded as it is read
             trace_id=reader.text("trace_id"),
             created_at=reader.text("created_at"),
             task=TaskRecord.from_dict(reader.raw("task")),

@@ -119,7 +119,7 @@ class TraceReader:
         supported = ", ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
         raise TraceFormatError(
             f"{self.path}, line {number}: unknown trace schema_version {version!r}: this llenvs "
-            f"reads version {supported} (a newer llenvs wrote it? upgrade llenvs)"
+            f"reads versions {supported} (a newer llenvs wrote it? upgrade llenvs)"
         )
 
 

@@ -1,4 +1,7 @@
-"""The Browse page's panels: file choice, filters, the trace list and the trace view.
+"""The Browse page's panels: file choice, navigation and the trace view.
+
+The trace list and its filters are ``trace_list_view``'s; the step values panel below the
+segment table is ``step_values_view``'s.
 
 Each function draws one panel with Streamlit and returns what the page needs next. Segment text
 is always shown as text (a dataframe cell, ``st.code``), never as HTML.
@@ -18,53 +21,30 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from llenvs.rewards.prm_provenance import describe_prm
 from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
-from llenvs.ui.cached import (
-    cached_branch_counts,
-    cached_index,
-    cached_search,
-    cached_trace,
-    stamp,
-)
+from llenvs.ui.cached import cached_index, cached_trace, stamp
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_table import WINDOW, segment_table, segment_window, styled_segments
-from llenvs.ui.trace_filter import Success, TraceFilter
+from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
 from llenvs.ui.whitespace import visible_whitespace
 from llenvs.ui.wording import count
 
 __all__ = [
-    "LIST_LIMIT",
     "TEXT_LIMIT",
     "choose_file",
-    "filters",
+    "load_index",
     "navigation",
     "segment_count",
-    "show_skipped",
     "text_window",
-    "trace_list",
     "trace_view",
 ]
 
-LIST_LIMIT = 1000
-"""The most rows the trace list shows; filters narrow the rest."""
-
 TEXT_LIMIT = 20_000
 """The most characters of a segment, or of the raw response, drawn on the page at once."""
-
-LIST_COLUMNS = [
-    "line",
-    "environment",
-    "task",
-    "model",
-    "success",
-    "reward",
-    "prm_min",
-    "segments",
-    "branches",
-]
 
 
 def choose_file(location: BrowseLocation) -> BrowseLocation | None:
@@ -117,90 +97,6 @@ def segment_count(index: TraceIndex, line: int) -> int:
     return 0 if found.empty else int(found.iloc[0])
 
 
-def show_skipped(index: TraceIndex) -> None:
-    """A warning listing the lines of the file that were skipped, when there are any."""
-    if not index.skipped:
-        return
-    st.warning(
-        f"{len(index.skipped)} line(s) of {Path(index.path).name} could not be read "
-        "and were skipped."
-    )
-    with st.expander("Skipped lines"):
-        st.code("\n".join(str(s) for s in index.skipped[:200]), language=None)
-
-
-def filters(index: TraceIndex) -> TraceFilter:
-    """The sidebar's filters over ``index``'s traces."""
-    table = index.table
-    key = f"filter-{index.path}"
-    bar = st.sidebar
-    bar.header("Filters")
-    environments = sorted(table["environment"].unique().tolist())
-    chosen = bar.multiselect("Environment", environments, key=f"{key}-env")
-    task_text = bar.text_input("Task index", key=f"{key}-task", placeholder="any")
-    success = bar.radio(
-        "Success", list(Success), format_func=lambda s: s.value, key=f"{key}-ok", horizontal=True
-    )
-    rewards = table["reward"].dropna()
-    reward_range = None
-    if not rewards.empty and rewards.min() < rewards.max():
-        low, high = float(rewards.min()), float(rewards.max())
-        picked = bar.slider("Final reward", low, high, (low, high), key=f"{key}-reward")
-        reward_range = None if picked == (low, high) else (float(picked[0]), float(picked[1]))
-    prm_min = None
-    if table["prm_min"].notna().any():
-        value = bar.slider(
-            "PRM minimum (every step at least)", 0.0, 1.0, 0.0, 0.05, key=f"{key}-prm"
-        )
-        prm_min = value if value > 0 else None
-    text = bar.text_input("Text search", key=f"{key}-text", placeholder="in response or prompt")
-    return TraceFilter(
-        environments=tuple(chosen),
-        task=int(task_text) if task_text.strip().isdigit() else None,
-        success=success or Success.ANY,
-        reward_range=reward_range,
-        prm_min=prm_min,
-        lines=cached_search(index.path, text) if text.strip() else None,
-    )
-
-
-def trace_list(shown: pd.DataFrame, total: int, location: BrowseLocation) -> int | None:
-    """The list of traces that pass the filters; the line of the trace to view, or None."""
-    lines = shown["line"].tolist()
-    line = location.line if location.line in set(lines) else (lines[0] if lines else None)
-    st.caption(
-        f"{len(shown):,} of {total:,} traces match"
-        + (f" — showing the first {LIST_LIMIT:,}" if len(shown) > LIST_LIMIT else "")
-    )
-    if not lines:
-        st.info("No trace matches these filters.")
-        return None
-    counts = cached_branch_counts(location.file or "")
-    head = shown.head(LIST_LIMIT).assign(
-        success=lambda t: t["success"].map({True: "yes", False: "no"}).fillna("—"),
-        branches=lambda t: t["trace_id"].map(counts).fillna(0).astype(int),
-    )
-    key = f"traces-{location.file}-{line}"
-    position = head["line"].tolist().index(line) if line in set(head["line"]) else None
-    st.dataframe(
-        head[[*LIST_COLUMNS, "preview"]],
-        hide_index=True,
-        height=220,
-        key=key,
-        on_select=functools.partial(_pick_trace, key, head["line"].tolist(), location),
-        selection_mode="single-row",
-        selection_default=None
-        if position is None
-        else {"selection": {"rows": [position], "columns": []}},
-        column_config={
-            "reward": st.column_config.NumberColumn("final reward", format="%.3g"),
-            "prm_min": st.column_config.NumberColumn("lowest PRM", format="%.3f"),
-            "preview": st.column_config.TextColumn("response", width="large"),
-        },
-    )
-    return line
-
-
 def navigation(lines: list[int], location: BrowseLocation, segments: int) -> None:
     """Previous/next trace and segment buttons, with keyboard shortcuts (p, n, k, j)."""
     line = location.line if location.line in lines else (lines[0] if lines else None)
@@ -239,7 +135,7 @@ def navigation(lines: list[int], location: BrowseLocation, segments: int) -> Non
 
 
 def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int]:
-    """The trace on ``line``: header, segment rows beside the chart, the selected segment.
+    """The trace on ``line``: header, segment rows beside the chart, step values, the segment.
 
     A trace of more than ``WINDOW`` segments shows ``WINDOW`` rows from just above the selected
     one; the ``#`` column is the true segment index and a click on a row selects that segment.
@@ -279,6 +175,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
             on_select=functools.partial(_clicked_point, chart_key, here),
             selection_mode="points",
         )
+    step_values_panel(index.path, trace, here)
     _segment_detail(trace, segment)
     return trace, segment
 
@@ -339,6 +236,7 @@ def _header(trace: Trace, line: int) -> None:
         f"{verdict} · final rewards: {rewards} · model: {trace.run.model or '—'} · "
         f"segmenter: {trace.run.segmenter or '—'} · {count(len(trace.segments), 'segment')}"
     )
+    st.caption(f"scored by PRM: {describe_prm(trace.run.prm)}")
     with st.expander("Prompt"):
         st.text(task.prompt)
         if task.expected_answer is not None:
@@ -391,12 +289,6 @@ def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
-
-
-def _pick_trace(key: str, lines: list[int], location: BrowseLocation) -> None:
-    rows = st.session_state[key]["selection"]["rows"]
-    if rows:
-        go_to(BrowseLocation(location.file, lines[rows[0]], 0))
 
 
 def _pick_segment(key: str, here: BrowseLocation, first: int) -> None:

@@ -185,6 +185,15 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             "at once", 1, 256, 8, key="ev-batch", help="Trajectories generated together"
         )
     )
+    opening = st.checkbox(
+        "Open the answer when a response ends without one",
+        key="ev-answer-opening",
+        help=(
+            "Forces “\\n\\nFinal answer: <answer>” as a segment (flagged forced) and lets the "
+            "model complete it with up to 16 more tokens: small models often reason, then stop "
+            "without the answer tags"
+        ),
+    )
     try:
         loaded = json.loads(extra or "{}")
         if not isinstance(loaded, dict):
@@ -211,6 +220,7 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
         temperature=temperature,
         seed=seed,
         batch_size=batch,
+        answer_opening=opening,
     )
 
 

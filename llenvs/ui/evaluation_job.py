@@ -36,11 +36,13 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.evaluation import run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
 from llenvs.evaluation.events import EvaluationEvent, event_record
 from llenvs.evaluation.log_config import LogConfig
 from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.rewards.prm_provenance import provenance_of
 from llenvs.ui.background_job import BackgroundJob
 
 __all__ = ["EvaluationJob", "EvaluationPlan", "TaskStatus"]
@@ -72,6 +74,8 @@ class EvaluationPlan:
     """The sampler's seed."""
     batch_size: int = 8
     """Trajectories generated together."""
+    answer_opening: bool = False
+    """Force the default ``AnswerOpening`` when a response ends without an answer."""
 
     def environment(self) -> SegmentedEnvironment:
         """The segmented environment to run (raises with the valid choices on a bad name)."""
@@ -94,6 +98,7 @@ class EvaluationPlan:
             "prm": self.prm,
             "model": self.model,
             "sampling": [self.max_tokens, self.temperature, self.seed],
+            **({"answer_opening": True} if self.answer_opening else {}),
         }
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
         model = _slug(self.model.rpartition("/")[2] or self.model)
@@ -188,6 +193,8 @@ class EvaluationJob(BackgroundJob):
             results_file=self.path,
             sinks=[self],
             should_stop=lambda: self.stop_requested,
+            prm=provenance_of(self.plan.prm, self.environment.reward_functions),
+            answer_opening=AnswerOpening() if self.plan.answer_opening else None,
         )
         with self._lock:
             for trace in self.result.traces:

@@ -19,6 +19,7 @@ from llenvs.evaluation import (
     trace_sampling_params,
 )
 from llenvs.rewards import PRM_REWARD_NAME
+from llenvs.rewards.prm_provenance import recorded_prm_spec
 from llenvs.traces import InterventionKind, SegmentRecord, Trace, branches_path, read_branches
 from llenvs.ui.branch_comparison import (
     aligned_segments,
@@ -94,11 +95,11 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     if note is not None:
         st.info(f"This trace's task: {note}.")
     choice = model_picker(trace)
-    prms = list(PRM_CHOICES)
+    prms, default = _prm_choices(trace)
     prm = st.selectbox(
         "PRM scoring each new step",
         prms,
-        index=prms.index("arithmetic" if _has_prm(trace) else saved_settings().prm),
+        index=prms.index(default),
         format_func=lambda name: name or "none",
         key="iv-prm",
     )
@@ -167,6 +168,17 @@ def _keep_draft(trace: Trace, segment: int) -> None:
 
 def _has_prm(trace: Trace) -> bool:
     return any(PRM_REWARD_NAME in s.prm_scores for s in trace.segments)
+
+
+def _prm_choices(trace: Trace) -> tuple[list[str | None], str | None]:
+    """The PRMs to choose from and the default: the PRM the trace records as its scorer."""
+    recorded = recorded_prm_spec(trace.run.prm)
+    prms = list(PRM_CHOICES)
+    if recorded is not None and recorded not in prms:
+        prms.append(recorded)
+    if recorded is not None:
+        return prms, recorded
+    return prms, "arithmetic" if _has_prm(trace) else saved_settings().prm
 
 
 def _start(

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from llenvs.core.registry import environment_registry
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from llenvs.ui import evaluate_view
@@ -131,3 +132,24 @@ def test_a_failing_backend_is_a_message_and_a_rerun_resumes(folder, monkeypatch)
     assert not at.exception
     shown = texts(at) + " ".join(e.value for e in at.error)
     assert "the server is down" in shown
+
+
+def test_the_answer_opening_checkbox_forces_it_where_an_answer_is_missing(folder, monkeypatch):
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    state, _ = base.reset(options={"task_index": 0})
+    # Task 0's script stops without its answer; after the opening it says 100</answer>.
+    opening = AnswerOpening()
+    script = "I count the legs." + "x" * len(opening.text) + "100</answer>"
+    backend = get_backend("scripted", by_prompt={state.observation.prompt: script})
+    monkeypatch.setattr(evaluate_view, "load_backend", lambda choice, key=None: backend)
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("1").run()
+    at.text_input(key="ev-segmenter").input("sentence").run()
+    at.number_input(key="ev-max-tokens").set_value(5).run()
+    at.checkbox(key="ev-answer-opening").check().run()
+    _run(at)
+    assert not at.exception, at.exception
+    [trace] = list(read_traces(next(folder.glob("eval-leg_counting-*.jsonl"))))
+    assert [s.text for s in trace.segments][-2:] == [opening.text, "100</answer>"]
+    assert trace.success
+    assert trace.run.answer_opening == opening.to_dict()

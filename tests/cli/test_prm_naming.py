@@ -82,3 +82,22 @@ def test_import_with_a_prm_export_import_keeps_human_labels_and_model_scores_apa
         {"human_label": label, "prm": score} for label, score in zip(labels, SCORES, strict=True)
     ]
     assert [s.prm_scores for s in back.segments] == [{"prm": x} for x in SCORES]
+
+
+def test_evaluate_with_the_mc_prm_scores_steps_by_rollouts_of_its_own_backend(tmp_path):
+    # The scripted backend answers each rollout from the same script (by prompt): continuations
+    # of a right response reach the right answer from every step, those of a wrong one never.
+    right, wrong = "Count them. So 100. <answer>100</answer>", "Count. So 9. <answer>9</answer>"
+    for response, value in ((right, 1.0), (wrong, 0.0)):
+        responses = _write_jsonl(tmp_path / f"r{value}.jsonl", [response])
+        out = tmp_path / f"mc{value}.jsonl"
+        _run(
+            *("evaluate", *ENV, "--num-tasks", "1", "--segmenter", "sentence", "--prm", "mc"),
+            *("--backend", "scripted", "--responses", responses, "-o", out, "--no-log"),
+            "--no-progress",
+        )
+        [trace] = read_traces(out)
+        assert trace.success is (value == 1.0)
+        assert [s.prm_scores["prm"] for s in trace.segments] == [value] * len(trace.segments)
+        assert len(trace.segments) >= 2
+        assert trace.run.prm is not None and trace.run.prm["spec"] == "mc"

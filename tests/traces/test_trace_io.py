@@ -164,7 +164,7 @@ def test_an_unknown_schema_version_is_refused_naming_file_and_line(tmp_path):
     with pytest.raises(TraceFormatError) as error:
         list(read_traces(path))
     assert str(error.value).startswith(
-        f"{path}, line 2: unknown trace schema_version 7: this llenvs reads version 1"
+        f"{path}, line 2: unknown trace schema_version 7: this llenvs reads versions 1, 2"
     )
 
 

@@ -175,11 +175,15 @@ def main():
     )
 
     def trace(n, p=""):
-        return make_trace(
+        data = make_trace(
             texts=(f"{p}Good line {n}. ", "So 8."),
             trace_id=f"good-{n}",
             created_at="2025-01-01T00:00:00+00:00",
         ).to_dict()
+        # The corpus was written in schema version 1 and stays so (version 1 is still read).
+        data["schema_version"] = 1
+        del data["run"]["prm"], data["run"]["answer_opening"]
+        return data
 
     bad_traces = []
     t = trace(0)
@@ -211,7 +215,7 @@ def main():
 
     # An unknown schema version: refused, naming the line; the traces before it loaded.
     newer = trace(3)
-    newer["schema_version"] = 2
+    newer["schema_version"] = 3
     (OUT / "traces_unknown_version.jsonl").write_bytes(
         dumps(trace(1))
         + b"\n"

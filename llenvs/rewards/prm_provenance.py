@@ -1,0 +1,188 @@
+"""Which PRM scored a trace: the record a trace keeps (``run.prm``), and the PRM made again from it.
+
+``prm_provenance(spec, prm)`` is the record of the PRM that ``get_prm(spec)`` made: the spec as
+the user gave it, the PRM's name, and its convention, aggregation, model (a checkpoint folder,
+a served model, a judge's backend) and server URL where it has them; never a key.
+``recorded_prm_rewards`` makes the PRM of a record again, so a branch is rescored by the PRM
+that scored its parent; one that cannot be made here is named in the error.
+
+Example:
+    >>> from llenvs.rewards.prm_registry import prm_rewards
+    >>> record = provenance_of("arithmetic", prm_rewards("arithmetic"))
+    >>> record
+    {'spec': 'arithmetic', 'name': 'ArithmeticPRM'}
+    >>> [type(f.prm).__name__ for f in recorded_prm_rewards(record)]
+    ['ArithmeticPRM']
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from typing import Any
+
+from llenvs.core.errors import LlenvsError
+from llenvs.core.reward_function import RewardFunction
+from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
+
+__all__ = [
+    "describe_prm",
+    "prm_provenance",
+    "provenance_of",
+    "recorded_prm_rewards",
+    "recorded_prm_spec",
+]
+
+_MODEL_KINDS = ("transformers", "vllm")
+"""Spec kinds whose part after the ``/`` is the model (``transformers/<folder>``,
+``vllm/<model>``)."""
+
+
+def prm_provenance(spec: str, prm: object) -> dict[str, Any]:
+    """The record of ``prm``, made from ``spec`` (``get_prm(spec, ...)``), for ``run.prm``.
+
+    Example:
+        >>> from llenvs.rewards import ArithmeticPRM
+        >>> prm_provenance("arithmetic", ArithmeticPRM())
+        {'spec': 'arithmetic', 'name': 'ArithmeticPRM'}
+        >>> class Served:
+        ...     convention = "qwen2.5-math-prm"
+        ...     base_url = "http://127.0.0.1:8000/v1"
+        ...     api_key = "sk-never-recorded"
+        >>> prm_provenance("vllm/tiny-prm", Served())  # doctest: +NORMALIZE_WHITESPACE
+        {'spec': 'vllm/tiny-prm', 'name': 'Served', 'convention': 'qwen2.5-math-prm',
+         'model': 'tiny-prm', 'base_url': 'http://127.0.0.1:8000/v1'}
+
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"a PRM's spec must be a non-empty string, got {spec!r}")
+    name = getattr(prm, "name", None)
+    record: dict[str, Any] = {
+        "spec": spec,
+        "name": name if isinstance(name, str) and name else type(prm).__name__,
+    }
+    for field in ("convention", "aggregation"):
+        value = _text(getattr(prm, field, None))
+        if value is not None:
+            record[field] = value
+    kind, _, model = spec.partition("/")
+    backend = getattr(prm, "backend", None)
+    if kind in _MODEL_KINDS and model:
+        record["model"] = model
+    elif backend is not None and isinstance(getattr(backend, "name", None), str):
+        record["model"] = backend.name
+    options = getattr(backend, "rebuild_options", None)
+    url = getattr(prm, "base_url", None) or (
+        options.get("base_url") if isinstance(options, Mapping) else None
+    )
+    if isinstance(url, str) and url:
+        record["base_url"] = url
+    return record
+
+
+def provenance_of(
+    spec: str | None, reward_functions: Sequence[RewardFunction]
+) -> dict[str, Any] | None:
+    """The record of the PRM ``spec`` named among ``reward_functions`` (None for no PRM).
+
+    The PRM is the ``PRMRewardFunction`` named ``prm`` (what ``prm_rewards(spec)`` made).
+
+    Example:
+        >>> provenance_of(None, ()) is None
+        True
+        >>> provenance_of("arithmetic", prm_rewards("arithmetic"))["name"]
+        'ArithmeticPRM'
+
+    """
+    if spec is None:
+        return None
+    for function in reward_functions:
+        if isinstance(function, PRMRewardFunction) and function.name == PRM_REWARD_NAME:
+            return prm_provenance(spec, function.prm)
+    return {"spec": spec}
+
+
+def recorded_prm_spec(record: Mapping[str, Any] | None) -> str | None:
+    """The spec of a recorded PRM (``run.prm``), or None when none scored the trace.
+
+    Example:
+        >>> recorded_prm_spec({"spec": "arithmetic"}), recorded_prm_spec(None)
+        ('arithmetic', None)
+
+    """
+    if record is None:
+        return None
+    spec = record.get("spec")
+    return spec if isinstance(spec, str) else None
+
+
+def recorded_prm_rewards(record: Mapping[str, Any]) -> tuple[RewardFunction, ...]:
+    """The PROCESS reward of the PRM a trace records, made again here.
+
+    Its spec goes to ``get_prm`` with the recorded convention (``transformers/<folder>``) or
+    server URL (``vllm/<model>``); a PRM that cannot be made here raises a ``ValueError``
+    naming it.
+
+    Example:
+        >>> recorded_prm_rewards({"spec": "transformers/no/such/folder",
+        ...                       "convention": "math-shepherd"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: the trace was scored by the PRM 'transformers/no/such/folder' ..., which cannot be made here: ...
+
+    """  # noqa: E501
+    spec = recorded_prm_spec(record)
+    if spec is None:
+        raise ValueError(f"a recorded PRM needs a spec, got {dict(record)!r}")
+    options: dict[str, Any] = {}
+    if spec.partition("/")[0] == "transformers" and "convention" in record:
+        options["convention"] = record["convention"]
+    if spec.partition("/")[0] == "vllm" and "base_url" in record:
+        options["base_url"] = record["base_url"]
+    try:
+        return prm_rewards(spec, **options)
+    except (LlenvsError, ValueError, TypeError, OSError, ImportError) as error:
+        details = _details(record)
+        named = f"{spec!r} ({', '.join(details)})" if details else repr(spec)
+        raise ValueError(
+            f"the trace was scored by the PRM {named}, which cannot be made here: {error}. "
+            "Choose the PRM that scores the branch (--prm)"
+        ) from error
+
+
+def describe_prm(record: Mapping[str, Any] | None) -> str:
+    """One line saying which PRM a trace records as its scorer, for people.
+
+    Example:
+        >>> describe_prm({"spec": "transformers/m", "name": "TransformersPRM",
+        ...               "convention": "math-shepherd", "model": "m"})
+        'transformers/m (TransformersPRM, convention math-shepherd, model m)'
+        >>> describe_prm(None)
+        'none recorded'
+
+    """
+    spec = recorded_prm_spec(record)
+    if record is None or spec is None:
+        return "none recorded"
+    details = _details(record)
+    return f"{spec} ({', '.join(details)})" if details else spec
+
+
+def _details(record: Mapping[str, Any]) -> list[str]:
+    """A record's facts besides its spec: the name, then ``key value`` for the others."""
+    details = [str(record["name"])] if "name" in record else []
+    return details + [f"{k} {v}" for k, v in record.items() if k not in ("spec", "name")]
+
+
+def _text(value: object) -> str | None:
+    """A convention or aggregation as text: its ``name`` or value, a string as it is."""
+    if value is None:
+        return None
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, str):
+        return value
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else None

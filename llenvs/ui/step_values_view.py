@@ -1,0 +1,394 @@
+"""The Browse page's step values panel: how much each segment moves the chance of success.
+
+What the trace file's ``*.analysis.jsonl`` sidecar holds for the open trace is read back and
+drawn, never recomputed: the step value ``v_i`` before each segment (the success rate of
+continuations from there) and the importance of each segment (``v_{i+1} - v_i``), with their
+95% intervals, in the segment chart's order and colours, and the forced-answer curve when it
+is stored; a click on a bar selects that segment. Below, a run is planned (budget, target
+width, temperature, forced answers on or off) and its cost shown before it starts; it runs in
+the background (``StepValuesJob``) with progress and Stop, each finished round stored as it
+comes, so a stopped or failed run keeps its rounds and the next run resumes from them. The
+model is the intervention panel's: the trace's own when it is reachable here, else the
+Settings one, or whatever the user picked there.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.analysis import (
+    AnalysisParams,
+    CostPlan,
+    SpeedSource,
+    StepAnalysis,
+    analysis_key,
+    analysis_path,
+    calibrate,
+    plan,
+    read_analysis,
+)
+from llenvs.core.backend import ModelBackend
+from llenvs.evaluation import trace_environment, trace_sampling_params
+from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
+from llenvs.traces import Trace
+from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.cached import stamp
+from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
+from llenvs.ui.model_picker import saved_settings
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.segment_chart import selected_segment
+from llenvs.ui.settings_view import session_key
+from llenvs.ui.step_values_chart import describe_key, duration, step_values_figure, value_rows
+from llenvs.ui.step_values_job import (
+    StepValuesJob,
+    stored_analysis,
+    stored_forced_answers,
+    stored_keys,
+)
+from llenvs.ui.wording import count
+
+__all__ = ["POLL_SECONDS", "chosen_model", "step_values_panel"]
+
+POLL_SECONDS = 0.5
+"""How often the panel redraws its progress while a run goes on."""
+
+DEFAULT_MAX_TOKENS = 256
+"""A rollout's token budget when the trace records none (the CLI's default too)."""
+
+_JOB = "sv-job"
+_OUTCOME = "sv-outcome"
+_SHOWN = "sv-shown"
+_SPEEDS = "sv-speeds"
+_NAMES = "sv-names"
+
+
+def step_values_panel(path: str, trace: Trace, here: BrowseLocation) -> None:
+    """Draw the panel for ``trace`` (a trace of the file ``path``), ``here`` being selected.
+
+    The stored results are part of the page (a click on a bar reruns the page, which selects
+    the segment); the run controls are a fragment, and while a run goes on a small fragment
+    inside them redraws its progress every ``POLL_SECONDS``.
+    """
+    with st.expander("Step values: rollouts from before every segment", expanded=True):
+        if not trace.segments:
+            st.info("This trace has no segments: there is no step to value.")
+            return
+        with shows_errors("The stored step values cannot be shown"):
+            _stored(path, trace, here)
+        _controls(path, trace)
+
+
+def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
+    """The stored results: which run, its numbers, the chart (a click selects), the table."""
+    store = analysis_path(path)
+    keys = stored_keys(store, trace.trace_id)
+    if not keys:
+        st.caption(f"Nothing is stored for this trace in {store.name} yet: plan a run below.")
+        return
+    wanted = st.session_state.get(_SHOWN, {}).get(trace.trace_id)
+    index = keys.index(wanted) if wanted in keys else len(keys) - 1
+    if len(keys) > 1:
+        index = int(
+            st.selectbox(
+                "Stored results",
+                range(len(keys)),
+                index=index,
+                format_func=lambda n: describe_key(keys[n]),
+                key=f"sv-stored-{trace.trace_id}-{index}",
+            )
+        )
+    key = keys[index]
+    analysis = _read(
+        str(store), trace.trace_id, json.dumps(key, sort_keys=True), stamp(str(store)), trace
+    )
+    analysis = replace(
+        analysis,
+        forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
+    )
+    moving = ", ".join(str(step) for step in analysis.moving_steps()[:3]) or "none"
+    st.caption(
+        f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
+        f"({describe_key(key)}), stored in {store.name} · most important steps: {moving}"
+    )
+    failed = [r for r in analysis.rollouts if r.error is not None]
+    if failed:
+        st.warning(
+            f"{len(failed)} of {len(analysis.rollouts)} rollouts failed and are not counted; "
+            f"the last one: {failed[-1].error}"
+        )
+    rows = value_rows(len(trace.segments), analysis)
+    chart_key = f"sv-chart-{here.line}-{here.segment}"
+    st.plotly_chart(
+        step_values_figure(rows, here.segment),
+        key=chart_key,
+        on_select=functools.partial(_clicked_bar, chart_key, here, len(trace.segments)),
+        selection_mode="points",
+    )
+    _value_table(rows)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _read(
+    store: str, trace_id: str, key: str, version: tuple[int, int], _trace: Trace
+) -> StepAnalysis:
+    """The stored analysis of ``_trace`` under ``key`` (cached per trace and sidecar version)."""
+    del trace_id, version  # key the cache: this trace, the sidecar as it is now
+    return stored_analysis(_trace, store, json.loads(key), trace_environment(_trace))
+
+
+def _value_table(rows: pd.DataFrame) -> None:
+    last = int(rows["#"].iloc[-1])
+    shown = rows.assign(
+        **{
+            "#": [str(b) if b < last else "end" for b in rows["#"]],
+            "forced right": rows["forced right"].map({True: "✓", False: "✗"}),
+        }
+    )
+    number = functools.partial(st.column_config.NumberColumn, format="%.3f")
+    st.dataframe(
+        shown,
+        hide_index=True,
+        height=240,
+        column_config={
+            "value": number("v_i", help="success rate of rollouts from before the segment"),
+            "low": number("v_i low", help="95% interval (Wilson)"),
+            "high": number("v_i high"),
+            "trials": st.column_config.NumberColumn("rollouts"),
+            "importance": number("v_i+1 − v_i", format="%+.3f"),
+            "importance low": number("low", format="%+.3f", help="95% interval (bootstrap)"),
+            "importance high": number("high", format="%+.3f"),
+            "divergence": number("JS (bits)", help="how far the step moves the answers"),
+        },
+    )
+
+
+def _clicked_bar(key: str, here: BrowseLocation, segments: int) -> None:
+    picked = selected_segment(st.session_state[key])
+    if picked is not None and picked >= 0:  # the end's bar selects the last segment
+        go_to(BrowseLocation(here.file, here.line, min(picked, segments - 1)))
+
+
+@st.fragment
+def _controls(path: str, trace: Trace) -> None:
+    """Plan a run (its cost shown first), start it, follow it, and say how it ended."""
+    job: StepValuesJob | None = st.session_state.get(_JOB)
+    if st.toggle("Plan a run", key="sv-plan", help="Budget, target width, cost, Run"):
+        with shows_errors("The run cannot be planned"):
+            _planner(path, trace, running=job is not None)
+        job = st.session_state.get(_JOB)
+    if job is not None:
+        st.fragment(_live, run_every=POLL_SECONDS)(job)
+    _last_outcome(trace)
+
+
+def _planner(path: str, trace: Trace, *, running: bool) -> None:
+    """The run's settings, its planned cost, Measure speed and Run."""
+    budget, width, temperature, forced = st.columns(4, vertical_alignment="bottom")
+    own = trace_sampling_params(trace)
+    params = AnalysisParams(
+        budget=int(budget.number_input("budget (rollouts)", 1, 100_000, 64, 8, key="sv-budget")),
+        width=float(width.number_input("target width", 0.01, 1.0, 0.3, 0.05, key="sv-width")),
+        temperature=float(
+            temperature.number_input("temperature", 0.05, 2.0, 0.7, 0.05, key="sv-temp")
+        ),
+        max_tokens=own.max_tokens if own is not None else DEFAULT_MAX_TOKENS,
+    )
+    forced_answer = forced.checkbox(
+        "forced answers", key="sv-forced", help="Also force the answer at every boundary"
+    )
+    choice = chosen_model(trace)
+    if choice is None:
+        st.warning(
+            "No model to run the rollouts: the trace's own model cannot be reached here and "
+            "none is chosen. Choose one in the intervention panel below (or on Settings)."
+        )
+        return
+    name = _model_name(choice)
+    st.caption(
+        f"Model: {name} (the intervention panel's). Each rollout: at most {params.max_tokens} "
+        "tokens, seed 0; the run stops once every 95% interval is narrower than the target "
+        "width or the budget (stored rollouts included) is spent."
+    )
+    cost_box = st.container()
+    measure, run = st.columns(2)
+    if measure.button("Measure speed", key="sv-measure", help="Load the model, time one call"):
+        with shows_errors("The speed was not measured"), st.spinner("Timing one short call…"):
+            backend = _load(choice)
+            speeds = st.session_state.setdefault(_SPEEDS, {})
+            speeds[backend.name] = (calibrate(backend, trace), SpeedSource.CALIBRATED)
+            name = backend.name
+    stored = read_analysis(analysis_path(path), trace.trace_id, analysis_key(name, params))
+    speed, source = st.session_state.get(_SPEEDS, {}).get(name, (None, None))
+    with cost_box:
+        _show_cost(
+            _plan(trace.trace_id, repr(params), trace, params, len(stored.rollouts), forced_answer),
+            speed,
+            source,
+        )
+    if not running and run.button("Run", type="primary", key="sv-run"):
+        _start(path, trace, choice, params, forced_answer)
+
+
+def chosen_model(trace: Trace) -> ModelChoice | None:
+    """The intervention panel's model: what its widgets hold, else the default it starts from.
+
+    The default is the trace's own model when it is reachable here, else the Settings one;
+    None when a choice lacks its folder, file, or server.
+    """
+    state = st.session_state
+    kind = state.get("iv-model")
+    if not isinstance(kind, ModelKind):
+        recorded = trace.run.backend_options
+        own = own_model(trace.run.model, recorded)
+        if own is None:
+            return saved_settings().choice()
+        family, _, name = own.partition("/")
+        if family == "openai":
+            mode = recorded.get("mode")
+            options = {
+                "base_url": str(recorded["base_url"]),
+                "mode": mode if mode in ("completions", "chat") else "completions",
+                "api_key_env": str(recorded.get("api_key_env", "OPENAI_API_KEY")),
+            }
+            if recorded.get("tokenizer"):
+                options["tokenizer"] = str(recorded["tokenizer"])
+            return ModelChoice(ModelKind.OPENAI, name, tuple(sorted(options.items())))
+        return ModelChoice(ModelKind.FOLDER, name) if name else ModelChoice(ModelKind.EMBEDDED)
+    if kind is ModelKind.EMBEDDED:
+        return ModelChoice(kind)
+    if kind is not ModelKind.OPENAI:
+        location = str(state.get(f"iv-{kind.name}", "")).strip()
+        return ModelChoice(kind, location) if location else None
+    url, served = (str(state.get(k, "")).strip() for k in ("iv-openai-url", "iv-openai-model"))
+    if not url or not served:
+        return None
+    options = {
+        "base_url": url,
+        "mode": str(state.get("iv-openai-mode", "completions")),
+        "api_key_env": str(state.get("iv-openai-key", "")).strip(),
+    }
+    tokenizer = str(state.get("iv-openai-tokenizer", "")).strip()
+    if tokenizer:
+        options["tokenizer"] = tokenizer
+    return ModelChoice(kind, served, tuple(sorted(options.items())))
+
+
+def _model_name(choice: ModelChoice) -> str:
+    """The name the loaded model goes by (as the sidecar keys it), known or foreseen."""
+    known: dict[ModelChoice, str] = st.session_state.get(_NAMES, {})
+    if choice in known:
+        return known[choice]
+    if choice.kind is ModelKind.EMBEDDED:
+        return f"transformers/{EMBEDDED_MODEL_NAME}"
+    return choice.backend_name
+
+
+def _load(choice: ModelChoice) -> ModelBackend:
+    """The backend of ``choice`` (loaded once, shared), its name remembered."""
+    backend = load_backend(choice, session_key())
+    st.session_state.setdefault(_NAMES, {})[choice] = backend.name
+    return backend
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _plan(
+    trace_id: str, settings: str, _trace: Trace, _params: AnalysisParams, stored: int, forced: bool
+) -> CostPlan:
+    """The plan without a speed (cached: a trace of 10,000 segments takes seconds)."""
+    del trace_id, settings  # key the cache with ``stored`` and ``forced``
+    return plan(_trace, _params, stored=stored, forced_answer=forced)
+
+
+def _show_cost(cost: CostPlan, speed: float | None, source: SpeedSource | None) -> None:
+    """The plan's rollouts, tokens and time (at ``speed`` tokens/s, when it is known)."""
+    if speed is not None and source is not None:
+        cost = replace(cost, tokens_per_second=speed, speed_source=source)
+    rollouts, tokens, seconds = st.columns(3)
+    rollouts.metric(
+        "Rollouts planned",
+        f"{cost.rollouts:,}",
+        help=f"At most, at {cost.boundaries} boundaries; {cost.stored} stored under these "
+        "settings are read back, not generated",
+    )
+    tokens.metric(
+        "Tokens (estimate)",
+        f"~{cost.estimated_tokens + cost.forced_tokens:,}",
+        help=f"From the trace's own length after each boundary; at most {cost.max_tokens:,}",
+    )
+    seconds.metric("Time (estimate)", duration(cost.seconds))
+    st.caption(cost.summary())
+    st.caption(
+        {
+            SpeedSource.UNKNOWN: "The time is known once the speed is: Measure speed, or run.",
+            SpeedSource.CALIBRATED: "Speed measured by one short call (a batch goes faster).",
+            SpeedSource.GIVEN: "Speed measured on the last run of this model.",
+        }[cost.speed_source]
+    )
+
+
+def _start(
+    path: str, trace: Trace, choice: ModelChoice, params: AnalysisParams, forced_answer: bool
+) -> None:
+    """Load the model (once, shared) and start the run in the background."""
+    with shows_errors("Nothing was run"):
+        backend = _load(choice)
+        st.session_state[_JOB] = StepValuesJob(
+            path, trace, backend, params, forced_answer=forced_answer
+        )
+        st.session_state.pop(_OUTCOME, None)
+
+
+def _live(job: StepValuesJob) -> None:
+    """The run's progress and Stop; once it ends, how it ended, and the whole page again."""
+    done, planned = job.progress()
+    st.progress(
+        min(done / planned, 1.0) if planned else 0.0,
+        text=f"Trace {job.trace.trace_id[:8]}: {done:,} of at most {planned:,} rollouts · "
+        f"{count(job.rounds(), 'round')} stored · {job.elapsed():.1f} s",
+    )
+    if job.running:
+        if job.stop_requested or st.button("Stop", key="sv-stop", icon=":material/stop:"):
+            job.stop()
+            st.caption("Stopping once the round being generated is stored; finished rounds stay.")
+        return
+    del st.session_state[_JOB]
+    st.session_state.setdefault(_SHOWN, {})[job.trace.trace_id] = job.key
+    speed = job.tokens_per_second()
+    if speed is not None:
+        st.session_state.setdefault(_SPEEDS, {})[job.model] = (speed, SpeedSource.GIVEN)
+    st.session_state[_OUTCOME] = (job.trace.trace_id, job.error or _ended(job))
+    st.rerun()  # the whole page: the stored results show the new rounds
+
+
+def _ended(job: StepValuesJob) -> str:
+    """How a run that did not fail ended, in words."""
+    made, _ = job.generated()
+    if job.stopped or job.analysis is None:
+        return (
+            f"Stopped after {count(job.rounds(), 'round')} in all: {count(made, 'new rollout')} "
+            f"kept in {job.store.name}; Run again to resume from them."
+        )
+    analysis = job.analysis
+    return (
+        f"{count(len(analysis.rollouts) - analysis.resumed, 'new rollout')} "
+        f"({analysis.resumed} read back) in {count(analysis.rounds, 'round')} in all, stored "
+        f"in {job.store.name}."
+    )
+
+
+def _last_outcome(trace: Trace) -> None:
+    """How the last run on ``trace`` ended (until the next one): what it stored, or why not."""
+    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
+    if parent != trace.trace_id:
+        return
+    if isinstance(outcome, Exception):
+        st.caption("Every round finished before the error is kept; Run again resumes from them.")
+        with shows_errors("The run stopped"):
+            raise outcome
+    elif outcome is not None:
+        st.success(outcome)

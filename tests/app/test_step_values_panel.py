@@ -1,0 +1,248 @@
+"""The Browse page's step values panel under AppTest: plan, run, stored results, Stop, errors.
+
+The coin backend (tests/analysis) continues the first sample trace with known step values; the
+panel gets it where it would load the chosen model. Every number the panel shows is checked
+against the engine's own reading of the sidecar.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+
+import pytest
+
+from llenvs.analysis import AnalysisParams, analysis_path, analyze_trace, plan, read_analysis
+from llenvs.evaluation import trace_environment
+from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
+from llenvs.ui import step_values_view
+from llenvs.ui.model_choice import ModelKind
+from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.analysis.coin_backend import CoinBackend
+from tests.analysis.conftest import SAMPLE, TRUE_VALUES
+from tests.app.test_big_traces import select
+from tests.app.test_pages import open_page, texts
+
+MAX_TOKENS = 96
+"""The sample trace's own token budget: the panel's rollouts get it too."""
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A traces folder with a copy of the sample traces, and no trace without segments."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(SAMPLE, traces / "lc.jsonl")
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    return traces
+
+
+@pytest.fixture
+def trace(folder):
+    return next(iter(read_traces(folder / "lc.jsonl")))
+
+
+@pytest.fixture
+def coin(trace, monkeypatch):
+    """The coin backend, loaded by the panel in place of the trace's model."""
+    backend = CoinBackend(trace, TRUE_VALUES, str(trace.task.expected_answer))
+    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: backend)
+    return backend
+
+
+def _open(folder, segment=1):
+    at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment=str(segment))
+    at.toggle(key="sv-plan").set_value(True).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _settings(at, budget, forced=False):
+    at.number_input(key="sv-budget").set_value(budget).run()
+    at.checkbox(key="sv-forced").set_value(forced).run()
+    return at
+
+
+def _run(at, timeout=60):
+    """Click Run, wait for the job in the background, and draw the page once it is done."""
+    at.button(key="sv-run").click().run(timeout=timeout)
+    job = at.session_state["sv-job"] if "sv-job" in at.session_state else None
+    if job is not None:
+        assert job.wait(timeout), "the analysis did not finish"
+        at.run(timeout=timeout)
+    assert "sv-job" not in at.session_state
+    assert not at.exception, at.exception
+    return at
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def _values_table(at):
+    return next(d.value for d in at.dataframe if "importance low" in d.value.columns)
+
+
+def _figure(at):
+    [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
+    return chart, json.loads(chart.proto.spec)
+
+
+def _engine(trace, coin, folder, budget, forced=False):
+    """The engine's reading of what the sidecar stores (nothing is generated: asserted)."""
+    before = len(coin.requests)
+    analysis = analyze_trace(
+        trace,
+        coin,
+        AnalysisParams(budget=budget, max_tokens=MAX_TOKENS),
+        store=analysis_path(folder / "lc.jsonl"),
+        environment=trace_environment(trace, coin),
+        forced_answer=forced,
+    )
+    assert len(coin.requests) == before and analysis.resumed == len(analysis.rollouts)
+    return analysis
+
+
+def test_the_planned_cost_is_shown_before_anything_runs(folder, trace, coin):
+    at = _settings(_open(folder), 30, forced=True)
+    expected = plan(trace, AnalysisParams(budget=30, max_tokens=MAX_TOKENS), forced_answer=True)
+    shown = _metrics(at)
+    assert shown["Rollouts planned"] == "30"
+    assert shown["Tokens (estimate)"] == f"~{expected.estimated_tokens + expected.forced_tokens:,}"
+    assert shown["Time (estimate)"] == "unknown"
+    assert expected.summary() in texts(at)
+    assert "Nothing is stored for this trace in lc.analysis.jsonl yet" in texts(at)
+    assert "Model: transformers/SmolLM2-135M-Instruct (the intervention panel's)" in texts(at)
+    at.button(key="sv-measure").click().run()
+    assert not at.exception
+    assert _metrics(at)["Time (estimate)"] != "unknown" and "(calibrated)" in texts(at)
+    assert not analysis_path(folder / "lc.jsonl").exists()  # planning wrote nothing
+
+
+def test_a_run_shows_the_engines_values_and_a_larger_budget_resumes(folder, trace, coin):
+    at = _run(_settings(_open(folder), 40, forced=True))
+    assert any("40 new rollouts (0 read back) in 1 round" in s.value for s in at.success)
+    engine = _engine(trace, coin, folder, 40, forced=True)
+    table = _values_table(at)
+    assert len(table) == len(trace.segments) + 1 and table["#"].iloc[-1] == "end"
+    assert table["value"].tolist() == [v.value for v in engine.values]
+    assert table["low"].tolist() == [v.interval.low for v in engine.values]
+    assert table["high"].tolist() == [v.interval.high for v in engine.values]
+    assert table["trials"].tolist() == [v.trials for v in engine.values]
+    steps = table["importance"].tolist()[:-1]
+    assert steps == pytest.approx([s.importance for s in engine.importances])
+    assert table["importance low"].tolist()[:-1] == [s.interval.low for s in engine.importances]
+    answers = [a if isinstance(a, str) else None for a in table["forced answer"]]
+    assert answers == [a.answer for a in engine.forced_answers]
+    _, figure = _figure(at)
+    values, importances, forced = figure["data"]
+    assert values["type"] == "bar" and values["y"] == [v.value for v in engine.values]
+    assert values["error_y"]["array"] == pytest.approx(
+        [v.interval.high - v.value for v in engine.values]
+    )
+    assert importances["y"][:-1] == pytest.approx(steps)
+    assert forced["y"] == [float(a.correct) for a in engine.forced_answers]
+    assert forced["y"][:-1] == [float(v >= 0.5) for v in TRUE_VALUES[:-1]]  # greedy coin
+    assert _metrics(at)["Time (estimate)"] != "unknown"  # measured on the run
+    at = _run(_settings(at, 60))
+    assert any("(40 read back)" in s.value for s in at.success)
+    again = _engine(trace, coin, folder, 60)
+    assert len(again.rollouts) == 60
+    assert _values_table(at)["trials"].tolist() == [v.trials for v in again.values]
+
+
+def test_clicking_a_bar_selects_its_segment(folder, coin):
+    at = _run(_settings(_open(folder, segment=1), 40))
+    chart, _ = _figure(at)
+    point = {"x": 4, "y": 0.5, "point_index": 4, "curve_number": 0}
+    select(at, chart, {"points": [point], "point_indices": [4]})
+    assert not at.exception
+    assert str(at.query_params["segment"]).strip("[]'") == "4"
+    assert "Segment 4" in [t.label for t in at.tabs]
+    assert "sv-chart-1-4" in _figure(at)[0].proto.id  # the panel follows the selection
+
+
+class Gated:
+    """The coin backend, held before every call after the first until ``gate`` is set."""
+
+    def __init__(self, coin):
+        self.coin = coin
+        self.name = coin.name
+        self.calls = 0
+        self.gate = threading.Event()
+
+    def generate(self, requests):
+        self.calls += 1
+        if self.calls > 1:
+            assert self.gate.wait(60), "the test never opened the gate"
+        return self.coin.generate(requests)
+
+
+def test_stop_keeps_the_finished_rounds_and_a_rerun_resumes(folder, trace, coin, monkeypatch):
+    gated = Gated(coin)
+    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: gated)
+    at = _settings(_open(folder), 60)
+    at.button(key="sv-run").click().run()
+    job = at.session_state["sv-job"]
+    for _ in range(600):  # the first round is stored, then the model is held
+        if job.rounds():
+            break
+        time.sleep(0.05)
+    at.run()
+    assert job.running and "40 of at most 60 rollouts · 1 round stored" in str(
+        [p.proto.text for p in at.get("progress")]
+    )
+    at.button(key="sv-stop").click().run()
+    assert "Stopping once the round being generated is stored" in texts(at)
+    gated.gate.set()
+    assert job.wait(60)
+    at.run()
+    assert not at.exception
+    assert any("Stopped after 2 rounds in all: 50 new rollouts kept" in s.value for s in at.success)
+    stored = read_analysis(analysis_path(folder / "lc.jsonl"), trace.trace_id, job.key)
+    assert stored.rounds == 2 and len(stored.rollouts) == 50
+    assert _values_table(at)["trials"].sum() == 50  # the kept rounds are shown
+    at = _run(at)
+    assert any("(50 read back)" in s.value for s in at.success)
+
+
+def test_an_engine_error_is_shown_and_nothing_stored_is_lost(folder, trace, coin, monkeypatch):
+    at = _run(_settings(_open(folder), 40))
+    sidecar = analysis_path(folder / "lc.jsonl")
+    kept = sidecar.read_bytes()
+
+    class Broken:
+        name = coin.name
+
+        def generate(self, requests):
+            raise RuntimeError("the model fell over")
+
+    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: Broken())
+    at = _run(_settings(at, 60))
+    assert any("The run stopped" in e.value and "the model fell over" in e.value for e in at.error)
+    assert "Every round finished before the error is kept" in texts(at)
+    assert sidecar.read_bytes() == kept
+    assert _values_table(at)["trials"].sum() == 40  # still shown
+    with sidecar.open("a") as handle:
+        handle.write('{"kind": "rollouts"}\n')
+    at.run()
+    assert not at.exception
+    assert any(
+        "stored step values cannot be shown" in e.value and "line 2" in e.value for e in at.error
+    )
+
+
+def test_no_model_and_no_segments_get_a_clear_message(folder, coin):
+    at = _open(folder)
+    at.selectbox(key="iv-model").set_value(ModelKind.FOLDER).run()  # no folder typed yet
+    assert "No model to run the rollouts" in texts(at)
+    assert "sv-run" not in [b.key for b in at.button]
+    at.text_input(key="iv-FOLDER").input("/models/mine").run()
+    assert "Model: transformers//models/mine" in texts(at)
+    empty = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+    write_traces(folder / "empty.jsonl", [empty])
+    at = open_page("browse", file=str(folder / "empty.jsonl"), trace="1")
+    assert not at.exception
+    assert "This trace has no segments: there is no step to value." in texts(at)

@@ -1,0 +1,82 @@
+"""``prm_provenance``: what a trace records about the PRM that scored it, and never a key."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+
+from llenvs.rewards import Aggregation, prm_rewards
+from llenvs.rewards.prm_provenance import (
+    describe_prm,
+    prm_provenance,
+    provenance_of,
+    recorded_prm_rewards,
+)
+from llenvs.rewards.transformers_prm import TransformersPRM
+from llenvs.traces import RunRecord
+
+
+class Backend:
+    name = "openai/judge-model"
+    rebuild_options: ClassVar = {"base_url": "http://127.0.0.1:8000/v1", "mode": "completions"}
+    api_key = "sk-secret"
+
+
+class Judge:
+    """A judge over a served backend, with an aggregation (as the judge PRM may have)."""
+
+    backend = Backend()
+    aggregation = Aggregation.MIN
+
+
+def test_a_transformers_prm_records_its_convention_and_folder():
+    prm = TransformersPRM(model=None, tokenizer=None, convention="math-shepherd")
+    record = prm_provenance("transformers/models/shepherd", prm)
+    assert record == {
+        "spec": "transformers/models/shepherd",
+        "name": "TransformersPRM",
+        "convention": "math-shepherd",
+        "model": "models/shepherd",
+    }
+    RunRecord(prm=record)  # a valid run record
+
+
+def test_a_judge_records_its_backend_and_url_but_never_its_key():
+    record = prm_provenance("judge:openai/judge-model", Judge())
+    assert record == {
+        "spec": "judge:openai/judge-model",
+        "name": "Judge",
+        "aggregation": "min",
+        "model": "openai/judge-model",
+        "base_url": "http://127.0.0.1:8000/v1",
+    }
+    assert "sk-secret" not in repr(record)
+
+
+def test_the_prm_is_found_among_the_reward_functions():
+    assert provenance_of("arithmetic", prm_rewards("arithmetic")) == {
+        "spec": "arithmetic",
+        "name": "ArithmeticPRM",
+    }
+    assert provenance_of(None, prm_rewards("arithmetic")) is None
+    assert provenance_of("arithmetic", ()) == {"spec": "arithmetic"}
+
+
+def test_a_recorded_prm_is_made_again_or_named_in_the_error():
+    [reward] = recorded_prm_rewards({"spec": "arithmetic", "name": "ArithmeticPRM"})
+    assert reward.name == "prm"
+    with pytest.raises(ValueError, match=r"the trace was scored by the PRM 'nope', .*unknown prm"):
+        recorded_prm_rewards({"spec": "nope"})
+    with pytest.raises(
+        ValueError, match=r"the PRM 'mc' \(MonteCarloPRM\), .*cannot be made here.*needs backend="
+    ):
+        recorded_prm_rewards({"spec": "mc", "name": "MonteCarloPRM"})
+
+
+def test_the_description_is_one_line():
+    assert describe_prm({"spec": "arithmetic", "name": "ArithmeticPRM"}) == (
+        "arithmetic (ArithmeticPRM)"
+    )
+    assert describe_prm({"spec": "x"}) == "x"
+    assert describe_prm(None) == "none recorded"

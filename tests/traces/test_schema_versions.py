@@ -1,0 +1,66 @@
+"""Schema version 2 reads version-1 files and always writes version 2 (issue 15).
+
+``tests/data/trace_v1.jsonl`` is the first line of ``sample_traces/leg_counting-smollm2.jsonl``
+as that file stored it, in version 1: it is never regenerated.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llenvs.traces import (
+    SCHEMA_VERSION,
+    SUPPORTED_SCHEMA_VERSIONS,
+    RunRecord,
+    Trace,
+    TraceFormatError,
+    read_traces,
+    write_traces,
+)
+from tests.traces.factories import make_trace
+
+V1_FILE = Path(__file__).resolve().parents[1] / "data" / "trace_v1.jsonl"
+
+
+def test_the_versions_written_and_read():
+    assert SCHEMA_VERSION == 2 and SUPPORTED_SCHEMA_VERSIONS == (1, 2)
+
+
+def test_a_stored_v1_file_round_trips_through_the_v2_reader_and_is_written_as_v2(tmp_path):
+    stored = json.loads(V1_FILE.read_text(encoding="utf-8"))
+    assert stored["schema_version"] == 1 and "prm" not in stored["run"]
+    [trace] = read_traces(V1_FILE)
+    assert trace.schema_version == 2
+    assert trace.run.prm is None and trace.run.answer_opening is None
+    out = tmp_path / "v2.jsonl"
+    write_traces(out, [trace])
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["schema_version"] == 2
+    assert written["run"]["prm"] is None and written["run"]["answer_opening"] is None
+    [again] = read_traces(out)
+    assert again == trace
+    # Nothing else changed: the v2 object is the v1 object plus the two new run fields.
+    del written["run"]["prm"], written["run"]["answer_opening"]
+    assert {**written, "schema_version": 1} == stored
+
+
+def test_the_new_run_fields_round_trip():
+    prm = {"spec": "transformers/m", "name": "TransformersPRM", "convention": "math-shepherd"}
+    trace = make_trace(run=RunRecord(model="scripted", prm=prm, answer_opening="<answer>"))
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert data["run"]["prm"] == prm and data["run"]["answer_opening"] == "<answer>"
+    assert Trace.from_dict(data) == trace
+
+
+def test_a_recorded_prm_needs_a_spec_and_never_holds_a_key():
+    with pytest.raises(TraceFormatError, match=r"run\.prm\.spec"):
+        RunRecord(prm={"name": "ArithmeticPRM"})
+    with pytest.raises(TraceFormatError, match="never record a secret, got 'api_key'"):
+        RunRecord(prm={"spec": "judge:openai/m", "api_key": "sk-x"})
+    data = make_trace().to_dict()
+    data["run"]["prm"] = "arithmetic"
+    with pytest.raises(TraceFormatError, match=r"trace\.run\.prm: expected an object"):
+        Trace.from_dict(data)
