@@ -64,9 +64,9 @@ class Result:
     """AUROC of ``1 - score`` for "this labelled step is the first error"."""
 
 
-def first_below(scores: Sequence[float], threshold: float = THRESHOLD) -> int:
-    """The index of the first score below ``threshold``, or -1."""
-    return next((i for i, s in enumerate(scores) if s < threshold), -1)
+def first_below(scores: Sequence[float | None], threshold: float = THRESHOLD) -> int:
+    """The index of the first score below ``threshold``, or -1 (unrated steps, None, skipped)."""
+    return next((i for i, s in enumerate(scores) if s is not None and s < threshold), -1)
 
 
 def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -85,8 +85,10 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def evaluate(name: str, rows: list[dict[str, Any]], scores: list[list[float]]) -> Result:
-    """Localisation accuracies and step AUROC of one scorer's scores."""
+def evaluate(
+    name: str, rows: list[dict[str, Any]], scores: Sequence[Sequence[float | None]]
+) -> Result:
+    """Localisation accuracies and step AUROC of one scorer's scores (None: unrated, skipped)."""
     hits_error = hits_correct = n_error = n_correct = 0
     positives: list[float] = []
     negatives: list[float] = []
@@ -99,7 +101,7 @@ def evaluate(name: str, rows: list[dict[str, Any]], scores: list[list[float]]) -
             n_error += 1
             hits_error += predicted == row["first_error_step"]
         for label, score in zip(row["labels"], trace, strict=True):
-            if label is None:
+            if label is None or score is None:
                 continue
             (positives if label == -1 else negatives).append(1.0 - score)
     accuracy_error = hits_error / n_error if n_error else math.nan
@@ -155,7 +157,7 @@ def run() -> str:
     n_positive = sum(label == -1 for label, _ in labelled)
     verdicts = [j.notes["verdict"] for trace in judged for j in trace]
     checked = sum(v != "no arithmetic" for v in verdicts)
-    flagged = [(label, s) for label, s in labelled if s < THRESHOLD]
+    flagged = [(label, s) for label, s in labelled if s is not None and s < THRESHOLD]
     flagged_first = sum(label == -1 for label, _ in flagged)
     flagged_after = sum(label is None for label, _ in flagged)
     flagged_ok = sum(label in (0, 1) for label, _ in flagged)
@@ -201,7 +203,7 @@ def run() -> str:
 
 
 def dataset_rows(
-    rows: list[dict[str, Any]], scores: list[list[float]], judged: list[list[Any]]
+    rows: list[dict[str, Any]], scores: Sequence[Sequence[float | None]], judged: list[list[Any]]
 ) -> list[str]:
     """One table row per source dataset: ArithmeticPRM's localisation and coverage there."""
     lines = [

@@ -61,6 +61,7 @@ from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.inference.registry import backend_options
+from llenvs.rewards.prm_reward_function import UNRATED_KEY
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader
@@ -166,7 +167,11 @@ def run_segmented_evaluation(
                 task_index=episode.task_index,
                 segment_index=int(info.get("segment_index", 1)) - 1,  # 0-based, as in traces
                 text=transition.action.text,
-                rewards={s.name: float(s.reward) for s in transition.rewards},
+                rewards={
+                    s.name: float(s.reward)
+                    for s in transition.rewards
+                    if not s.metadata.get(UNRATED_KEY)  # an unrated PRM step has no score
+                },
                 terminal=transition.result.terminated,
                 flags=tuple(flag for flag in STEP_FLAGS if info.get(flag)),
             )

@@ -1,8 +1,10 @@
 """How a trace's step scores become one number: the weakest step, the last, all, or on average.
 
+Unrated steps (None) are left out; a trace with no rated step aggregates to None (unrated).
+
 Example:
-    >>> aggregate([1.0, 0.5, 0.8], Aggregation.MIN)
-    0.5
+    >>> aggregate([1.0, 0.5, 0.8], Aggregation.MIN), aggregate([1.0, None], Aggregation.LAST)
+    (0.5, 1.0)
 
 """
 
@@ -27,32 +29,36 @@ class Aggregation(Enum):
     MIN = "min"
     """The weakest step (a chain is as strong as its weakest link)."""
     LAST = "last"
-    """The last step's score (it judges the whole solution so far)."""
+    """The last rated step's score (it judges the whole solution so far)."""
     PRODUCT = "product"
     """The product: the probability that every step is right, if they were independent."""
     MEAN = "mean"
     """The average step score."""
 
 
-def aggregate(scores: Sequence[float], how: Aggregation = Aggregation.MIN) -> float:
-    """One score for a trace from its step scores.
+def aggregate(scores: Sequence[float | None], how: Aggregation = Aggregation.MIN) -> float | None:
+    """One score for a trace from its step scores; unrated steps (None) are skipped.
 
-    Raises ``ValueError`` for a trace with no steps (there is nothing to judge).
+    Returns None when no step is rated. Raises ``ValueError`` for a trace with no steps (there
+    is nothing to judge).
 
     Example:
-        >>> s = [1.0, 0.5, 0.8]
-        >>> [aggregate(s, a) for a in Aggregation]
-        [0.5, 0.8, 0.4, 0.7666666666666666]
+        >>> s = [1.0, None, 0.5, 0.8]
+        >>> [aggregate(s, a) for a in Aggregation], aggregate([None, None]) is None
+        ([0.5, 0.8, 0.4, 0.7666666666666666], True)
 
     """
     if not isinstance(how, Aggregation):
         raise TypeError(f"how must be an Aggregation, got {how!r}")
     if not scores:
         raise ValueError("no step scores to aggregate: the trace has no steps")
+    rated = [s for s in scores if s is not None]
+    if not rated:
+        return None
     if how is Aggregation.MIN:
-        return float(min(scores))
+        return float(min(rated))
     if how is Aggregation.LAST:
-        return float(scores[-1])
+        return float(rated[-1])
     if how is Aggregation.PRODUCT:
-        return float(math.prod(scores))
-    return math.fsum(scores) / len(scores)
+        return float(math.prod(rated))
+    return math.fsum(rated) / len(rated)

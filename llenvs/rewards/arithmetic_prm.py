@@ -84,7 +84,7 @@ class ArithmeticPRM:
         """
         return [self.judge_step(step) for step in steps]
 
-    def score_steps(self, question: str, steps: Sequence[str]) -> list[float]:
+    def score_steps(self, question: str, steps: Sequence[str]) -> list[float | None]:
         """One score per step: 1.0 right, 0.0 wrong, ``neutral`` with nothing to check.
 
         Example:

@@ -8,13 +8,12 @@ or No. Its reply is read in two ways (``llenvs.rewards.judge_verdict``):
   answers taken as the only ones; a backend gives the chosen token's logprob only);
 * **from the text** otherwise: 1.0 for Yes, 0.0 for No.
 
-A reply that opens with no verdict counts when the rest of it names one verdict only
-(``The step is correct.``). A step the judge does not rate (no verdict, two verdicts, a backend
-error, a blank step) is **unrated**: ``rate_steps`` gives None for it, never a guess.
-The ``PRM`` contract has no unrated score yet, so ``score_steps`` / ``judge_steps`` give such a
-step ``NEUTRAL_SCORE`` with ``"verdict": "unrated"`` in its notes (as ``ArithmeticPRM`` does for
-a step with nothing to check). All the steps of the traces asked together go to the backend in
-batches of ``batch_size`` requests, greedy.
+A reply that opens with no verdict counts when the rest of it names one verdict only (``The step is
+correct.``). A step the judge does not rate (no verdict, two verdicts, a backend error, a blank
+step) is **unrated**: ``score_steps`` / ``score_traces`` give None for it and ``judge_steps`` a
+judgement scoring None with ``"verdict": "unrated"`` in its notes, never a guess (a trace stores no
+PRM score for it; the workbench shows "–"). All the steps of the traces asked together go to the
+backend in batches of ``batch_size`` requests, greedy.
 
 Example:
     >>> from llenvs.inference import get_backend
@@ -39,7 +38,7 @@ from llenvs.core.backend import (
 )
 from llenvs.core.errors import BackendError
 from llenvs.rewards.judge_verdict import Verdict, read_verdict
-from llenvs.rewards.prm import NEUTRAL_SCORE, Trace
+from llenvs.rewards.prm import StepScore, Trace
 from llenvs.rewards.step_judgement import StepJudgement
 
 __all__ = ["JUDGE_SYSTEM_PROMPT", "JudgePRM", "make_prm"]
@@ -105,7 +104,7 @@ class JudgePRM:
                 found[t][k] = verdict
         return [[v for v in trace if v is not None] for trace in found]
 
-    def rate_steps(self, question: str, steps: Sequence[str]) -> list[float | None]:
+    def rate_steps(self, question: str, steps: Sequence[str]) -> list[StepScore]:
         """P(correct) of every step; None for a step the judge does not rate.
 
         Example:
@@ -117,16 +116,24 @@ class JudgePRM:
         return [v.score for v in self.verdicts([(question, steps)])[0]]
 
     def judge_steps(self, question: str, steps: Sequence[str]) -> list[StepJudgement]:
-        """One judgement per step; an unrated step scores ``NEUTRAL_SCORE`` and says so."""
+        """One judgement per step; an unrated step scores None and its notes say why.
+
+        Example:
+            >>> from llenvs.inference import get_backend
+            >>> [j] = JudgePRM(get_backend("scripted", outputs=["Hmm."])).judge_steps("q", ["a"])
+            >>> j.score, j.notes["verdict"], j.notes["why"]
+            (None, 'unrated', 'no verdict')
+
+        """
         return [_judgement(v) for v in self.verdicts([(question, steps)])[0]]
 
-    def score_steps(self, question: str, steps: Sequence[str]) -> list[float]:
-        """One score per step (``judge_steps``'s scores)."""
-        return [j.score for j in self.judge_steps(question, steps)]
+    def score_steps(self, question: str, steps: Sequence[str]) -> list[StepScore]:
+        """One score per step (``rate_steps``): None for a step the judge does not rate."""
+        return self.rate_steps(question, steps)
 
-    def score_traces(self, traces: Sequence[Trace]) -> list[list[float]]:
+    def score_traces(self, traces: Sequence[Trace]) -> list[list[StepScore]]:
         """``score_steps`` of every trace, all the questions asked together."""
-        return [[_judgement(v).score for v in trace] for trace in self.verdicts(traces)]
+        return [[v.score for v in trace] for trace in self.verdicts(traces)]
 
     def request(self, question: str, before: Sequence[str], step: str) -> GenerationRequest:
         """The question asked about ``step``, after the steps ``before`` it.
@@ -194,7 +201,7 @@ def _failed(error: BackendError) -> Verdict:
 
 
 def _judgement(verdict: Verdict) -> StepJudgement:
-    return StepJudgement(NEUTRAL_SCORE if verdict.score is None else verdict.score, verdict.notes)
+    return StepJudgement(verdict.score, verdict.notes)
 
 
 def make_prm(*, backend: ModelBackend | None = None, **options: Any) -> JudgePRM:

@@ -1,11 +1,11 @@
 """The process-reward-model contract: a question's steps in, one score in [0, 1] per step out.
 
-``score_steps(question, steps)`` judges each step given the question and the steps before it
-(1: the step is right, 0: it is wrong), all steps of a trace in one call: a model PRM reads the
-trace once. A step the PRM does not rate (a judge that gave no verdict) scores None: unrated,
-never guessed; traces store nothing for it. Two optional hooks: ``judge_steps`` adds notes saying why (``JudgingPRM``), and
-``score_traces`` scores many traces in one batch (``BatchPRM``). Callers go through
-``judge_traces`` / ``score_traces`` here, which use a hook when the PRM has it.
+``score_steps(question, steps)`` judges each step given the question and the steps before it (1: the
+step is right, 0: it is wrong), all steps of a trace in one call: a model PRM reads the trace once.
+A step the PRM does not rate (a judge that gave no verdict) scores None: unrated, never guessed;
+traces store nothing for it. Two optional hooks: ``judge_steps`` adds notes saying why
+(``JudgingPRM``), and ``score_traces`` scores many traces in one batch (``BatchPRM``). Callers go
+through ``judge_traces`` / ``score_traces`` here, which use a hook when the PRM has it.
 
 Example:
     >>> class Constant:
@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -27,9 +28,9 @@ from llenvs.rewards.step_judgement import StepJudgement
 __all__ = [
     "NEUTRAL_SCORE",
     "PRM",
-    "StepScore",
     "BatchPRM",
     "JudgingPRM",
+    "StepScore",
     "Trace",
     "judge_traces",
     "score_traces",
@@ -60,7 +61,7 @@ class PRM(Protocol):
 
     """
 
-    def score_steps(self, question: str, steps: Sequence[str]) -> list[StepScore]:
+    def score_steps(self, question: str, steps: Sequence[str]) -> Sequence[StepScore]:
         """One score per step, each in [0, 1], or None for a step the PRM does not rate."""
         ...
 
@@ -76,7 +77,7 @@ class JudgingPRM(PRM, Protocol):
 
     """
 
-    def judge_steps(self, question: str, steps: Sequence[str]) -> list[StepJudgement]:
+    def judge_steps(self, question: str, steps: Sequence[str]) -> Sequence[StepJudgement]:
         """One judgement per step; its scores are ``score_steps``'s."""
         ...
 
@@ -96,7 +97,7 @@ class BatchPRM(PRM, Protocol):
 
     """
 
-    def score_traces(self, traces: Sequence[Trace]) -> list[list[StepScore]]:
+    def score_traces(self, traces: Sequence[Trace]) -> Sequence[Sequence[StepScore]]:
         """``score_steps`` of every trace, in order."""
         ...
 
@@ -138,13 +139,13 @@ def judge_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[StepJudgement]]
         return [[StepJudgement(s) for s in scores] for scores in score_traces(prm, traces)]
     judged: list[list[StepJudgement]] = []
     for question, steps in traces:
-        judgements = prm.judge_steps(question, steps)
+        judgements = list(prm.judge_steps(question, steps))
         _checked(prm, [j.score for j in judgements], steps)
         judged.append(judgements)
     return judged
 
 
-def _checked(prm: PRM, scores: Sequence[StepScore], steps: Sequence[str]) -> list[StepScore]:
+def _checked(prm: PRM, scores: Sequence[object], steps: Sequence[str]) -> list[StepScore]:
     """``scores`` as floats (None kept: unrated); refuses a miscount, a non-number and NaN."""
     name = type(prm).__name__
     if len(scores) != len(steps):
@@ -154,12 +155,12 @@ def _checked(prm: PRM, scores: Sequence[StepScore], steps: Sequence[str]) -> lis
         if score is None:
             checked.append(None)
             continue
-        if isinstance(score, bool) or not isinstance(score, int | float):
+        if isinstance(score, bool) or not isinstance(score, numbers.Real):
             raise TypeError(
                 f"{name} returned {score!r} for step {index}: a score must be a number, or None "
                 "for an unrated step"
             )
-        if math.isnan(score):
+        if math.isnan(float(score)):
             raise ValueError(
                 f"{name} returned NaN for step {index}: an unrated step scores None, not NaN"
             )

@@ -7,12 +7,15 @@ prompt (``state.observation.prompt``). ``compute_batch`` is invariant 5's batch 
 ``SegmentedEnvironment.replay`` hands it every step of a trace and the PRM reads the trace once,
 instead of once per prefix.
 
-Blank steps (empty or whitespace-only, such as ``finalize``'s empty action) carry no reasoning:
-they score ``NEUTRAL_SCORE`` with ``"blank": True`` in the metadata and are not shown to the PRM
-as steps; their whitespace joins the next step's text, so a text scorer still sees the response
-exactly (trailing blanks are left out). Unlike the guide's sample class, which returns 0.0 on the
-terminal step without asking its PRM, this one scores the terminal step too: it is a step
-(invariant 5 runs PROCESS rewards on every step).
+Blank steps (empty or whitespace-only, such as ``finalize``'s empty action) carry no reasoning: they
+score ``NEUTRAL_SCORE`` with ``"blank": True`` in the metadata and are not shown to the PRM as
+steps; their whitespace joins the next step's text, so a text scorer still sees the response exactly
+(trailing blanks are left out). A step the PRM does not rate (score None, such as a ``JudgePRM``
+step with no verdict) gets a placeholder signal that adds nothing: reward 0.0, its metadata's
+``UNRATED_KEY`` set to True, which the trace writer reads as "no score": the segment stores no
+``rewards`` / ``prm_scores`` entry for it (the workbench shows "–"). Unlike the guide's sample
+class, which returns 0.0 on the terminal step without asking its PRM, this one scores the terminal
+step too: it is a step (invariant 5 runs PROCESS rewards on every step).
 
 Example:
     >>> from llenvs.core import SegmentedEnvironment
@@ -29,7 +32,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from llenvs.core.action import Action
@@ -41,12 +44,17 @@ from llenvs.rewards.prm import NEUTRAL_SCORE, PRM, judge_traces
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
 
-__all__ = ["PRM_REWARD_NAME", "PRMRewardFunction"]
+__all__ = ["PRM_REWARD_NAME", "UNRATED_KEY", "PRMRewardFunction"]
 
 PRM_REWARD_NAME = "prm"
 """The name a PRM's step score goes by, everywhere: a ``PRMRewardFunction``'s default name,
 and the key of ``rewards`` and ``prm_scores`` in traces that ``llenvs evaluate``, ``intervene``,
 ``replay`` and ``import --prm`` write."""
+
+UNRATED_KEY = "unrated"
+"""The metadata key (set to True) of a signal for a step the PRM did not rate: the signal's
+reward (0.0) is a placeholder and traces store nothing for it (``llenvs.traces.from_steps``
+reads the same key)."""
 
 
 class PRMRewardFunction:
@@ -172,7 +180,10 @@ class PRMRewardFunction:
         ]
 
     def _signal(self, judgement: StepJudgement, step: int) -> Signal:
-        metadata: Mapping[str, Any] = {"step": step, **judgement.notes}
+        metadata: dict[str, Any] = {"step": step, **judgement.notes}
+        if judgement.score is None:
+            metadata[UNRATED_KEY] = True
+            return Signal(self._name, RewardType.PROCESS, 0.0, metadata)
         return Signal(self._name, RewardType.PROCESS, float(judgement.score), metadata)
 
     def __repr__(self) -> str:

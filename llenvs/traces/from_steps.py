@@ -27,6 +27,10 @@ __all__ = ["segment_from_transition", "trace_from_steps"]
 WHOLE_RESPONSE = (RewardType.OUTCOME, RewardType.FORMAT)
 """The reward types judged once, on the whole response: a trace's ``final_rewards``."""
 
+UNRATED_KEY = "unrated"
+"""A signal whose metadata sets this key to True carries no score (a PRM that did not rate the
+step: ``llenvs.rewards.prm_reward_function.UNRATED_KEY``); its segment stores nothing for it."""
+
 
 def segment_from_transition(
     transition: Transition, index: int, start: int, *, feedback_after: bool = False
@@ -35,7 +39,8 @@ def segment_from_transition(
 
     Flags come from ``info``: ``replayed`` and ``forced`` as the runner sets them; a step whose
     info carries ``token_ids`` (the runner's generated steps) is generated; any other step was
-    stepped as given (a replay), so it is replayed. ``one_shot`` is copied.
+    stepped as given (a replay), so it is replayed. ``one_shot`` is copied. A signal marked
+    unrated (``UNRATED_KEY``) is left out of ``rewards`` and ``prm_scores``.
 
     Example:
         >>> from llenvs.core.action import Action
@@ -67,7 +72,7 @@ def segment_from_transition(
     token_ids = info.get("token_ids")
     logprobs = info.get("logprobs")
     text = transition.action.text
-    rewards = transition.rewards
+    rewards = [s for s in transition.rewards if s.metadata.get(UNRATED_KEY) is not True]
     return SegmentRecord(
         index=index,
         start=start,
@@ -76,7 +81,9 @@ def segment_from_transition(
         token_ids=None if token_ids is None else tuple(int(t) for t in token_ids),
         logprobs=None if logprobs is None else tuple(float(p) for p in logprobs),
         rewards={s.name: float(s.reward) for s in rewards},
-        prm_scores={s.name: float(s.reward) for s in rewards.of_type(RewardType.PROCESS)},
+        prm_scores={
+            s.name: float(s.reward) for s in rewards if s.reward_type is RewardType.PROCESS
+        },
         flags=frozenset(flags),
         terminal=transition.result.terminated,
     )

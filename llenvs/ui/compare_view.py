@@ -86,8 +86,9 @@ def show_comparison(text: str, question: str, specs: list[str]) -> None:
     runs = compare_segmenters(text, question, specs)
     columns = st.columns(len(runs))
     for column, run in zip(columns, runs, strict=True):
-        mean = sum(run.scores) / len(run.scores) if run.scores else float("nan")
-        low = min(run.scores) if run.scores else float("nan")
+        rated = [s for s in run.scores if s is not None]
+        mean = sum(rated) / len(rated) if rated else float("nan")
+        low = min(rated) if rated else float("nan")
         column.metric(f"`{run.spec}`", count(run.count, "segment"))
         column.caption(f"ArithmeticPRM: mean {mean:.2f}, lowest {low:.2f}")
     left, right = st.columns([3, 1])

@@ -49,8 +49,8 @@ class SegmenterRun:
     """The segmenter's spec as typed."""
     spans: tuple[tuple[int, int], ...]
     """Its lossless spans of the text."""
-    scores: tuple[float, ...]
-    """The PRM's score of each span's text, in order."""
+    scores: tuple[float | None, ...]
+    """The PRM's score of each span's text, in order (None: the PRM did not rate it)."""
 
     @property
     def count(self) -> int:
@@ -86,7 +86,9 @@ def compare_segmenters(
     for spec in specs:
         spans = tuple(segmenter_from_spec(spec).spans(text))
         scores = scorer.score_steps(question, [text[a:b] for a, b in spans])
-        runs.append(SegmenterRun(spec, spans, tuple(float(s) for s in scores)))
+        runs.append(
+            SegmenterRun(spec, spans, tuple(None if s is None else float(s) for s in scores))
+        )
     return runs
 
 
@@ -112,7 +114,7 @@ def aligned_table(text: str, runs: Sequence[SegmenterRun]) -> pd.DataFrame:
         row = [one_line(stripped + "·" * (len(piece) - len(stripped)), 300)]
         for run, found in zip(runs, starts, strict=True):
             number = found.get(begin)
-            row.append("" if number is None else f"▶ {number} ({run.scores[number]:.2f})")
+            row.append("" if number is None else f"▶ {number} ({_score(run.scores[number])})")
         rows.append(row)
     return pd.DataFrame(rows, columns=["text", *_names(runs)])
 
@@ -168,3 +170,7 @@ def _names(runs: Sequence[SegmenterRun]) -> list[str]:
     for number, run in enumerate(runs, start=1):
         names.append(run.spec if run.spec not in names else f"{run.spec} ({number})")
     return names
+
+
+def _score(score: float | None) -> str:
+    return "–" if score is None else f"{score:.2f}"

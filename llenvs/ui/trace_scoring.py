@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from llenvs.rewards import PRM
-from llenvs.traces import Trace
+from llenvs.rewards import PRM, score_traces
+from llenvs.traces import SegmentRecord, Trace
 
 __all__ = ["with_prm_scores"]
 
@@ -25,8 +25,9 @@ def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
     """``trace`` with ``prm``'s score of every segment added under ``name``.
 
     Each score goes into ``rewards[name]`` and ``prm_scores[name]``, as a ``PRMRewardFunction``
-    called ``name`` records it. The PRM sees the task's prompt as the question and the segment
-    texts as the steps.
+    called ``name`` records it; a segment the PRM does not rate (None) has no ``name`` entry
+    (any earlier one is dropped), so the workbench shows "–". The PRM sees the task's prompt as
+    the question and the segment texts as the steps.
 
     Example:
         >>> from llenvs.rewards import ArithmeticPRM
@@ -38,13 +39,19 @@ def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
     """
     if not trace.segments:
         return trace
-    scores = prm.score_steps(trace.task.prompt, [s.text for s in trace.segments])
+    [scores] = score_traces(prm, [(trace.task.prompt, [s.text for s in trace.segments])])
     segments = tuple(
-        dataclasses.replace(
-            s,
-            rewards={**s.rewards, name: float(score)},
-            prm_scores={**s.prm_scores, name: float(score)},
-        )
-        for s, score in zip(trace.segments, scores, strict=True)
+        _scored(s, name, score) for s, score in zip(trace.segments, scores, strict=True)
     )
     return dataclasses.replace(trace, segments=segments)
+
+
+def _scored(segment: SegmentRecord, name: str, score: float | None) -> SegmentRecord:
+    """``segment`` with ``score`` under ``name``; without any ``name`` entry when unrated."""
+    if score is not None:
+        rewards = {**segment.rewards, name: float(score)}
+        prm_scores = {**segment.prm_scores, name: float(score)}
+    else:
+        rewards = {k: v for k, v in segment.rewards.items() if k != name}
+        prm_scores = {k: v for k, v in segment.prm_scores.items() if k != name}
+    return dataclasses.replace(segment, rewards=rewards, prm_scores=prm_scores)

@@ -134,6 +134,22 @@ def test_home_shows_where_traces_come_from(browser):
         page.close()
 
 
+def test_step_values_of_a_sample_trace(browser):
+    """The stored step values of the products sample: bars, intervals and the caption."""
+    with served_app(REPO / "sample_traces") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1300})
+        path = REPO / "sample_traces" / "products-smollm2.jsonl"
+        page.goto(f"{url}/browse?file={path}&trace=1&segment=3")
+        caption = page.get_by_text("most important steps:", exact=False).filter(visible=True)
+        caption.first.wait_for(timeout=60_000)
+        panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values")
+        panel.first.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(1500)
+        panel.first.scroll_into_view_if_needed()
+        panel.first.screenshot(path=str(SCREENSHOTS / "step-values.png"))
+        page.close()
+
+
 def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path):
     """Select a segment, edit and force it, then the branch beside the original."""
     from llenvs.core import SegmentedEnvironment

@@ -11,7 +11,7 @@ import pytest
 from llenvs.core.backend import FinishReason, Generation
 from llenvs.core.errors import BackendError
 from llenvs.inference import get_backend
-from llenvs.rewards import NEUTRAL_SCORE, PRM, BatchPRM, JudgingPRM, get_prm, score_traces
+from llenvs.rewards import PRM, BatchPRM, JudgingPRM, get_prm, score_traces
 from llenvs.rewards.judge_prm import JudgePRM
 from llenvs.rewards.judge_verdict import read_verdict
 from llenvs.rewards.prm_reward_function import PRMRewardFunction
@@ -86,14 +86,19 @@ def test_batches_hold_at_most_batch_size_questions_across_traces():
     assert calls == [2, 2, 1]
 
 
-def test_unrated_steps_are_neutral_under_the_prm_contract_and_say_so():
+def test_unrated_steps_score_none_under_the_prm_contract_and_say_so():
     judge = scripted_judge("Yes", "Perhaps.")
     judgements = judge.judge_steps(QUESTION, [STEPS[0], "   ", STEPS[1]])
-    assert [j.score for j in judgements] == [1.0, NEUTRAL_SCORE, NEUTRAL_SCORE]
+    assert [j.score for j in judgements] == [1.0, None, None]
+    assert [j.rated for j in judgements] == [True, False, False]
     assert [j.notes["verdict"] for j in judgements] == ["correct", "unrated", "unrated"]
     assert judgements[1].notes["why"] == "blank step"  # not even asked
     assert judgements[2].notes["why"] == "no verdict"
     assert len(judge.backend.requests) == 2
+    again = scripted_judge("Yes", "Perhaps.", "Yes", "Perhaps.")
+    steps = [STEPS[0], "   ", STEPS[1]]
+    assert again.score_steps(QUESTION, steps) == [1.0, None, None]
+    assert again.score_traces([(QUESTION, steps)]) == [[1.0, None, None]]
 
 
 def test_a_backend_error_leaves_that_step_unrated():
@@ -109,7 +114,7 @@ def test_a_backend_error_leaves_that_step_unrated():
     judge = JudgePRM(backend)
     [first, second, third] = judge.judge_steps(QUESTION, STEPS)
     assert (first.score, second.score) == (1.0, 0.0)  # resent one by one, kept
-    assert third.score == NEUTRAL_SCORE
+    assert third.score is None
     assert third.notes == {
         "verdict": "unrated",
         "why": "error",
@@ -198,8 +203,10 @@ def test_the_embedded_model_gives_probabilities_reproducibly(embedded_backend):
     again = judge.judge_steps(QUESTION, STEPS)
     assert [j.score for j in first] == [j.score for j in again]
     for judgement in first:
-        assert 0.0 <= judgement.score <= 1.0
-        if judgement.notes["verdict"] != "unrated":
+        if judgement.notes["verdict"] == "unrated":
+            assert judgement.score is None
+        else:
+            assert 0.0 <= judgement.score <= 1.0
             assert judgement.notes["source"] == "logprobs"
     rated = [j for j in first if j.notes["verdict"] != "unrated"]
     assert rated, [j.notes for j in first]

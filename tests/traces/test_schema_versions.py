@@ -49,9 +49,15 @@ def test_a_stored_v1_file_round_trips_through_the_v2_reader_and_is_written_as_v2
 
 def test_the_new_run_fields_round_trip():
     prm = {"spec": "transformers/m", "name": "TransformersPRM", "convention": "math-shepherd"}
-    trace = make_trace(run=RunRecord(model="scripted", prm=prm, answer_opening="<answer>"))
+    trace = make_trace(
+        run=RunRecord(
+            model="scripted",
+            prm=prm,
+            answer_opening={"text": "<answer>", "max_tokens": 16, "marker": "<answer>"},
+        )
+    )
     data = json.loads(json.dumps(trace.to_dict()))
-    assert data["run"]["prm"] == prm and data["run"]["answer_opening"] == "<answer>"
+    assert data["run"]["prm"] == prm and data["run"]["answer_opening"]["text"] == "<answer>"
     assert Trace.from_dict(data) == trace
 
 
