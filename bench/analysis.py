@@ -49,10 +49,10 @@ MIN_SEGMENTS = 5
 """Traces with fewer segments are left out."""
 
 
-def sample_traces(count: int) -> list[tuple[str, Trace]]:
-    """The first ``count`` long enough traces of ``sample_traces/*.jsonl`` (no sidecars)."""
+def sample_traces(count: int, pattern: str = "*.jsonl") -> list[tuple[str, Trace]]:
+    """The first ``count`` long enough traces of ``sample_traces/<pattern>`` (no sidecars)."""
     found: list[tuple[str, Trace]] = []
-    for path in sorted((ROOT / "sample_traces").glob("*.jsonl")):
+    for path in sorted((ROOT / "sample_traces").glob(pattern)):
         if path.name.endswith((".branches.jsonl", ".analysis.jsonl")):
             continue
         for number, trace in enumerate(read_traces(path), start=1):
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> str:
 
     backend = build_backend(args.backend, None, options=server_options(args, args.backend, None))
     rows = []
-    for name, trace in sample_traces(args.traces):
+    for name, trace in sample_traces(args.traces, args.files):
         environment = trace_environment(trace, backend)
         boundaries = len(sampled_boundaries(trace))
         full = args.k * boundaries
@@ -180,6 +180,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="transformers", help="backend name")
     parser.add_argument("--traces", type=int, default=5, help="how many sample traces")
+    parser.add_argument(
+        "--files", default="*.jsonl", help="which sample files (a glob in sample_traces/)"
+    )
     parser.add_argument("--k", type=int, default=32, help="rollouts per boundary (fixed)")
     parser.add_argument("--width", type=float, default=0.2, help="adaptive target width")
     parser.add_argument("--temperature", type=float, default=0.7)

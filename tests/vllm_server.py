@@ -52,9 +52,15 @@ class RunningServer:
 
 @dataclass
 class VLLMServer:
-    """One vLLM OpenAI-compatible server process serving ``model_folder`` on loopback."""
+    """One vLLM OpenAI-compatible server process serving ``model_folder`` on loopback.
+
+    ``served_name`` is the model's name in requests; ``extra_args`` go to the server as they are
+    (a pooling model: ``("--runner", "pooling")``).
+    """
 
     model_folder: Path
+    served_name: str = SERVED_NAME
+    extra_args: tuple[str, ...] = ()
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
     log_path: Path = field(
@@ -79,7 +85,7 @@ class VLLMServer:
             "--model",
             str(self.model_folder),
             "--served-model-name",
-            SERVED_NAME,
+            self.served_name,
             "--host",
             "127.0.0.1",
             "--port",
@@ -89,6 +95,7 @@ class VLLMServer:
             "--max-model-len",
             "2048",
             "--enforce-eager",
+            *self.extra_args,
         ]
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(

@@ -47,6 +47,7 @@ from llenvs.cli.options import (
     positive_int,
     read_responses,
     sampling_params,
+    use_prm_base_url,
 )
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
@@ -139,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     """
     check_backend_options(args.backend, args.responses)
     args.prm = judge_prm_name(args.prm, args.backend)  # --prm judge: --backend judges
+    use_prm_base_url(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
     server = server_options(args, args.backend)
     responses = None if args.responses is None else responses_by_task(args.responses)
     params = sampling_params(args)

@@ -41,10 +41,12 @@ from typing import Any
 from rich.console import Console
 
 from llenvs.cli.options import (
+    PRM_BASE_URL_HELP,
     add_backend_options,
     add_sampling_options,
     build_backend,
     judge_prm_name,
+    use_prm_base_url,
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, server_options
@@ -101,9 +103,11 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--prm",
-        help="a PRM scoring every step of the branch: arithmetic, transformers/<path>, or none "
-        "(default: the PRM that scored the trace, as it records it; none if none did)",
+        help="a PRM scoring every step of the branch: arithmetic, transformers/<path>, "
+        "vllm/<model>, or none (default: the PRM that scored the trace, as it records it, "
+        "server URL included; none if none did)",
     )
+    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
     add_backend_options(parser, None)
     add_server_options(parser)
     add_sampling_options(parser)
@@ -120,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
     args.prm = judge_prm_name(args.prm, name)  # --prm judge: the branch's model judges
+    if args.prm_base_url is not None and args.prm in (None, recorded_prm_spec(parent.run.prm)):
+        raise ValueError(
+            "--prm-base-url is for another --prm vllm/<model>: the trace's own PRM is rescored "
+            "as it records it, server URL included"
+        )
+    use_prm_base_url(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
     recorded = parent.run.backend_options if name == parent.run.model else None
     backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
     params = sampling_from_args(args, trace_sampling_params(parent))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "positive_int",
     "read_responses",
     "sampling_params",
+    "use_prm_base_url",
 ]
 
 DEFAULT_BACKEND = "transformers"
@@ -117,8 +119,10 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         "--prm",
         help="a PRM scoring every step: arithmetic, transformers/<path>, mc (evaluate: "
         "Monte-Carlo step values, rollouts of --backend), judge (--backend judges each step), "
-        "judge:<backend> (e.g. judge:transformers, the embedded model)",
+        "judge:<backend> (e.g. judge:transformers, the embedded model), vllm/<model> (a PRM "
+        "a vLLM server serves: see --prm-base-url)",
     )
+    group.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
 
 
 class _ListEnvironments(argparse.Action):
@@ -165,6 +169,33 @@ def environment_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return kwargs
 
 
+PRM_BASE_URL_HELP = (
+    "the vLLM server of --prm vllm/<model>, e.g. http://127.0.0.1:8000/v1 (default: "
+    "$LLENVS_PRM_BASE_URL, else that URL)"
+)
+"""``--prm-base-url``'s help (evaluate, replay and intervene)."""
+
+
+def use_prm_base_url(prm: str | None, url: str | None) -> None:
+    """``--prm-base-url``: the server ``--prm vllm/<model>`` reaches (``$LLENVS_PRM_BASE_URL``).
+
+    Example:
+        >>> use_prm_base_url("arithmetic", None)
+        >>> use_prm_base_url("arithmetic", "http://h:8000/v1")
+        Traceback (most recent call last):
+        ...
+        ValueError: --prm-base-url is for --prm vllm/<model>, not 'arithmetic'
+
+    """
+    if url is None:
+        return
+    if prm is None or not prm.startswith("vllm/"):
+        raise ValueError(f"--prm-base-url is for --prm vllm/<model>, not {prm!r}")
+    from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
+
+    os.environ[PRM_BASE_URL_ENV] = url
+
+
 def build_environment(
     args: argparse.Namespace, backend: ModelBackend | None = None
 ) -> SegmentedEnvironment:
@@ -180,6 +211,7 @@ def build_environment(
         (5, 'line', ['prm', 'correctness', 'format'])
 
     """
+    use_prm_base_url(args.prm, getattr(args, "prm_base_url", None))
     base = build_base_environment(args)
     return scored_environment(base, segmenter_from_spec(args.segmenter, backend=backend), args.prm)
 

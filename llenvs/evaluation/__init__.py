@@ -7,6 +7,7 @@ Example:
 
 """
 
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.branch import (
     SegmentObserver,
@@ -53,6 +54,7 @@ from llenvs.evaluation.trajectory_result import TrajectoryResult
 __all__ = [
     "COMPLETE",
     "NO_RETRY",
+    "AnswerOpening",
     "BoundaryContinuationStrategy",
     "Complete",
     "ContinuationStrategy",

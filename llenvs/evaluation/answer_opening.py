@@ -14,10 +14,11 @@ right), after ``\n\nFinal answer: <answer>`` in 5 of 6 (three right); the rest r
 sentence it had been writing.
 
 Example:
-    >>> AnswerOpening()
-    AnswerOpening(text='\n\nFinal answer: <answer>', max_tokens=16, marker='<answer>')
-    >>> AnswerOpening.from_dict(AnswerOpening("Answer:", 8, "Answer:").to_dict())
-    AnswerOpening(text='Answer:', max_tokens=8, marker='Answer:')
+    >>> opening = AnswerOpening()
+    >>> opening.text, opening.max_tokens, opening.marker, opening.stop
+    ('\n\nFinal answer: <answer>', 16, '<answer>', ('\n\n',))
+    >>> AnswerOpening.from_dict(AnswerOpening("Answer:", 8, "Answer:", ("\n",)).to_dict())
+    AnswerOpening(text='Answer:', max_tokens=8, marker='Answer:', stop=('\n',))
     >>> AnswerOpening("")
     Traceback (most recent call last):
     ...
@@ -49,6 +50,10 @@ class AnswerOpening:
     """Tokens the model may generate after the opening (its answer and the closing tag)."""
     marker: str = ANSWER_OPEN
     """What shows a response has begun its answer (then nothing is forced)."""
+    stop: tuple[str, ...] = ("\n\n",)
+    """More stop sequences for the answer after the opening: a small model that does not close
+    the tag goes on to restate it (``12\n\nThe answer is: 12``), and the environment would read
+    all of it as the answer."""
 
     def __post_init__(self) -> None:
         if not self.text:
@@ -58,7 +63,12 @@ class AnswerOpening:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object recorded in a trace's run."""
-        return {"text": self.text, "max_tokens": self.max_tokens, "marker": self.marker}
+        return {
+            "text": self.text,
+            "max_tokens": self.max_tokens,
+            "marker": self.marker,
+            "stop": list(self.stop),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnswerOpening:
@@ -72,7 +82,8 @@ class AnswerOpening:
 
         """
         try:
-            return cls(str(data["text"]), int(data["max_tokens"]), str(data["marker"]))
+            stop = tuple(str(text) for text in data.get("stop", ()))
+            return cls(str(data["text"]), int(data["max_tokens"]), str(data["marker"]), stop)
         except KeyError:
             raise ValueError(
                 "run.answer_opening: expected text, max_tokens and marker, got "

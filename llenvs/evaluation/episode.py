@@ -258,10 +258,13 @@ class Episode:
 
     def _open_answer(self) -> None:
         """Force the answer opening; the model gets ``max_tokens`` more to complete it."""
-        assert self.answer_opening is not None
+        opening = self.answer_opening
+        assert opening is not None
         self.answer_opened = True
-        self._apply(ForceAction(self.answer_opening.text))
-        self.budget = max(self.budget, 0) + self.answer_opening.max_tokens
+        self._apply(ForceAction(opening.text))
+        self.budget = max(self.budget, 0) + opening.max_tokens
+        stop = tuple(dict.fromkeys((*self.params.stop, *opening.stop)))
+        self.params = replace(self.params, stop=stop)
 
     def _answer_tokens(self) -> int:
         """Tokens added to the budget for the answer after a forced opening."""

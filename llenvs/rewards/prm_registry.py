@@ -34,9 +34,11 @@ PRM_NAMES: tuple[str, ...] = (
     "judge",
     "judge:<backend>",
     "transformers/<local path>",
+    "vllm/<model>",
 )
 """The names ``get_prm`` knows (``<local path>``: a checkpoint folder; ``<backend>``: a name
-``get_backend`` knows, such as ``transformers``, the embedded model)."""
+``get_backend`` knows, such as ``transformers``, the embedded model; ``<model>``: a model a
+vLLM server serves)."""
 
 _LAZY: dict[str, str] = {
     "mc": "llenvs.analysis.monte_carlo_prm:make_prm",
@@ -51,6 +53,8 @@ def get_prm(name: str, **options: Any) -> PRM:
     ``"transformers/<local path>"`` needs ``convention=`` (``"qwen2.5-math-prm"`` or
     ``"math-shepherd"``, or a convention object) and loads the folder with
     ``TransformersPRM.from_pretrained`` (torch and transformers are imported then, not before).
+    ``"vllm/<model>"`` is ``VllmPRM(model, base_url=...)``: a process reward model served by
+    vLLM (``base_url`` defaults to ``DEFAULT_BASE_URL``, the local ``vllm serve``).
     ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``). ``"judge"`` needs
     ``backend=`` (``JudgePRM``); ``"judge:<backend name>"`` makes that backend with
     ``get_backend`` (``"judge:transformers"``: the embedded model judges).
@@ -89,6 +93,10 @@ def get_prm(name: str, **options: Any) -> PRM:
         from llenvs.rewards.transformers_prm import TransformersPRM
 
         return TransformersPRM.from_pretrained(path, **options)
+    if kind == "vllm" and path:
+        from llenvs.rewards.vllm_prm import VllmPRM
+
+        return VllmPRM(path, **options)
     raise UnknownName("prm", name, PRM_NAMES)
 
 

@@ -272,3 +272,25 @@ def test_text_prompts_when_the_server_is_not_asked_for_ids(vllm_server, completi
     assert [g.text for g in from_text] == [g.text for g in from_ids]
     assert all(g.token_ids for g in from_text)
     text.close()
+
+
+def test_max_tokens_is_capped_to_the_servers_context_window(completions):
+    # The test server runs with --max-model-len 2048: a prompt of ~2000 tokens asking for 256
+    # more would be refused (400); capped, the call generates what fits and ends at LENGTH.
+    completions.generate([_request(QUESTIONS[0], max_tokens=1)])  # the first call probes
+    assert completions.context_length == 2048
+
+    def prompt(repeats):
+        return Prompt((Message("user", "one two three four five six seven eight " * repeats),))
+
+    repeats = 1
+    while 2048 - len(completions.chat.prompt_ids(prompt(repeats))) >= 256:
+        repeats += 8
+    room = 2048 - len(completions.chat.prompt_ids(prompt(repeats)))
+    assert 0 < room < 256
+    request = GenerationRequest(prompt(repeats), SamplingParams(temperature=0.0), 256)
+    [generation] = completions.generate([request])
+    assert len(generation.token_ids) <= room
+    full = prompt(2 * repeats)  # past the window: nothing to generate, and no error
+    [empty] = completions.generate([GenerationRequest(full, SamplingParams(), 16)])
+    assert empty.token_ids == () and empty.finish_reason is FinishReason.LENGTH

@@ -133,6 +133,9 @@ class OpenAIBackend(GenerateUntil):
         self.base_url = str(self._client.base_url).rstrip("/")
         """The server's URL (recorded in traces; the key never is)."""
         self._token_ids = token_ids
+        self.context_length: int | None = None
+        """The server's context window for this model (vLLM's ``max_model_len``), once probed;
+        None when unknown (then ``max_tokens`` goes to the server as asked)."""
         self._chat: ChatTokenizer | None = None
         self._lock = threading.Lock()
         self._probe_lock = threading.Lock()
@@ -254,11 +257,31 @@ class OpenAIBackend(GenerateUntil):
             return
         choices = response.choices
         self._token_ids = bool(choices) and _choice_ids(choices[0]) is not None
+        self.context_length = self._served_context_length()
+
+    def _served_context_length(self) -> int | None:
+        """The model's context window from vLLM's ``/models`` (``max_model_len``), or None."""
+        try:
+            served = self._client.models.list().data
+        except Exception:  # an optional extra: a server without /models still generates
+            return None
+        for entry in served:
+            if entry.id == self.model:
+                length = (entry.model_extra or {}).get("max_model_len")
+                return length if isinstance(length, int) and length > 0 else None
+        return None
 
     def _complete(self, request: GenerationRequest) -> Generation:
         """Completions mode: stream one request and read it token by token."""
         chat = self.chat
         ids = chat.prompt_ids(request.prompt)
+        reader = GenerationReader(request, chat.tokenizer, context=ids, end_ids=chat.end_ids)
+        max_tokens = request.max_tokens
+        if self.context_length is not None:  # the server refuses (400) a request past its window
+            max_tokens = min(max_tokens, self.context_length - len(ids))
+            if max_tokens <= 0:
+                reader.end("length")  # the context is full: nothing more can be generated
+                return reader.generation()
         arguments, extra = self._sampling(request)
         if request.params.logprobs:
             arguments["logprobs"] = 0
@@ -267,12 +290,11 @@ class OpenAIBackend(GenerateUntil):
         stream = self._client.completions.create(
             model=self.model,
             prompt=ids if self._token_ids else chat.decode(ids),
-            max_tokens=request.max_tokens,
+            max_tokens=max_tokens,
             stream=True,
             extra_body=extra,
             **arguments,
         )
-        reader = GenerationReader(request, chat.tokenizer, context=ids, end_ids=chat.end_ids)
         try:
             for chunk in stream:
                 for choice in chunk.choices:
