@@ -6,7 +6,7 @@
 # - products, number_format and letter_counting with easy options, where a response that ends
 #   without an answer gets the answer opening (--answer-opening forces
 #   "\n\nFinal answer: <answer>" as a segment flagged forced, and the model completes it):
-#   there the model succeeds on 12 of 42 tasks (2/14, 6/14, 4/14);
+#   there the model succeeds on 16 of 42 tasks (4/14, 6/14, 6/14);
 # then interventions on them, appended to the branches sidecars, and step values of one trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,3 +67,6 @@ rm -f "$OUT"/*.jsonl
 # Line 2 (2 * 7): eight samples from its first segment at temperature 0.8 (a resample set).
 "$LLENVS" intervene "$OUT/products-smollm2.jsonl" --trace 2 --at 0 \
     --resample --samples 8 --temperature 0.8 --sampling-seed 0
+# Step values of products line 1 (the workbench's Step values panel reads them): 48 rollouts at
+# temperature 0.7 from before every segment, and the forced-answer curve.
+"$LLENVS" analyze "$OUT/products-smollm2.jsonl" --trace 1 --budget 48 --forced-answer

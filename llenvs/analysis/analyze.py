@@ -51,6 +51,7 @@ from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
 from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
@@ -118,7 +119,8 @@ def analyze_trace(
         boundaries: the boundaries to sample (default: all, ``sampled_boundaries``).
         forced_answer: also read the forced-answer curve (stored too).
         opening: the answer opening forced for that curve (default: the one the trace's run
-            forced where an answer was missing, ``run.answer_opening``, else ``<answer>``).
+            forced where an answer was missing, ``run.answer_opening``, with its stop
+            sequences, else ``<answer>``).
         on_progress: called as rollouts finish.
         on_round: called after each round is stored (raising there stops the run; what was
             stored stays).
@@ -168,10 +170,15 @@ def analyze_trace(
     values = boundary_values(rollouts, chosen)
     if ended and (boundaries is None or count in boundaries):
         values.append(exact_value(count, *exact_outcome(trace, env)))
+    stop: tuple[str, ...] = ()
     if opening is None:
         recorded = trace.run.answer_opening
-        opening = ANSWER_OPEN if recorded is None else str(recorded["text"])
-    forced = _forced(trace, backend, env, params, store, opening) if forced_answer else None
+        if recorded is None:
+            opening = ANSWER_OPEN
+        else:
+            answer_opening = AnswerOpening.from_dict(recorded)
+            opening, stop = answer_opening.text, answer_opening.stop
+    forced = _forced(trace, backend, env, params, store, opening, stop) if forced_answer else None
     return StepAnalysis(
         trace.trace_id,
         key,
@@ -191,6 +198,7 @@ def _forced(
     params: AnalysisParams,
     store: str | os.PathLike[str] | None,
     opening: str,
+    stop: tuple[str, ...],
 ) -> tuple[ForcedAnswer, ...]:
     """The forced-answer curve: stored, else generated (and stored)."""
     key = forced_answer_key(backend.name, params, opening)
@@ -198,7 +206,7 @@ def _forced(
         stored = read_analysis(store, trace.trace_id, key).forced_answers
         if stored is not None:
             return stored
-    answers = forced_answers(trace, backend, env, params=params, opening=opening)
+    answers = forced_answers(trace, backend, env, params=params, opening=opening, stop=stop)
     if store is not None:
         append_forced_answers(store, trace.trace_id, key, answers)
     return tuple(answers)

@@ -108,19 +108,21 @@ def forced_answers(
     *,
     params: AnalysisParams | None = None,
     opening: str = ANSWER_OPEN,
+    stop: tuple[str, ...] = (),
 ) -> list[ForcedAnswer]:
     """The forced answer at every boundary of ``trace`` (0..n), generated in one batch.
 
-    Greedy, with ``params.forced_answer_tokens`` tokens each. After the last segment of an
-    ended trace nothing can be forced: that point carries the trace's own answer and verdict
-    (``replayed``).
+    Greedy, with ``params.forced_answer_tokens`` tokens each, ending at the environment's stop
+    sequences and ``stop`` (an ``AnswerOpening``'s, such as a blank line). After the last
+    segment of an ended trace nothing can be forced: that point carries the trace's own answer
+    and verdict (``replayed``).
 
     """
     params = params or AnalysisParams()
     count = len(trace.segments)
     boundaries = sampled_boundaries(trace)
     ended = len(boundaries) == count
-    greedy = SamplingParams(max_tokens=params.forced_answer_tokens, temperature=0.0)
+    greedy = SamplingParams(max_tokens=params.forced_answer_tokens, temperature=0.0, stop=stop)
     runner = SegmentedTrajectoryRunner(environment, backend, greedy)
     results = runner.run_batch(
         [trace.task.task_index] * len(boundaries),

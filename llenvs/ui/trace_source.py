@@ -58,14 +58,23 @@ def shown_path(path: str | os.PathLike[str]) -> Path:
     return full
 
 
+SIDECAR_SUFFIXES = (".branches.jsonl", ".analysis.jsonl", ".skipped.jsonl")
+"""Files beside a trace file that hold no traces of their own: branches (shown with their
+parent), step analyses, and the unreadable lines an evaluation set aside."""
+
+
 def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
-    """The trace files (``*.jsonl``, branch sidecars excluded) in ``folder``, by name.
+    """The trace files (``*.jsonl``, sidecars excluded) in ``folder``, by name.
 
     A symlink that leads out of ``folder`` is left out: the app would refuse to open it.
 
     Example:
-        >>> trace_files("/no/such/folder")
-        []
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> for name in ("a.jsonl", "a.branches.jsonl", "a.analysis.jsonl", "a.skipped.jsonl"):
+        ...     _ = (folder / name).write_text("")
+        >>> [p.name for p in trace_files(folder)], trace_files("/no/such/folder")
+        (['a.jsonl'], [])
 
     """
     path = Path(folder)
@@ -74,7 +83,7 @@ def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     return sorted(
         p
         for p in path.glob("*.jsonl")
-        if p.is_file() and not p.name.endswith(".branches.jsonl") and _inside(p, path)
+        if p.is_file() and not p.name.endswith(SIDECAR_SUFFIXES) and _inside(p, path)
     )
 
 
