@@ -40,16 +40,6 @@ from typing import Any
 from bench_common import ROOT
 
 COMMAND = ".venv/bin/python bench/walkthrough.py"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 """The browser tests' launch flags (``tests/app/test_browser.py``)."""
 DATASET = "products"
 OPTIONS = '{"min_terms": 2, "max_terms": 2, "min_digits": 1, "max_digits": 1}'
@@ -313,6 +303,9 @@ def walk(page: Any, url: str, timeout: float, rows: list[Row]) -> None:
 def run(timeout: float, keep: bool) -> list[Row]:
     """Serve the app on a copy of the samples, walk through it, and stop it; the rows."""
     from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    from tests.app.served_app import CHROMIUM_ARGS
 
     executable = shutil.which("chromium")
     if not executable:

@@ -15,6 +15,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""How the tests and ``bench/walkthrough.py`` start Debian's chromium (never a downloaded one)."""
+
 
 def free_port() -> int:
     with socket.socket() as sock:

@@ -12,19 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import REPO, served_app
+from tests.app.served_app import CHROMIUM_ARGS, REPO, served_app
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOWN_LINE = 20
 """A real response (aime24) whose ArithmeticPRM scores vary: a good picture of a trace."""
 

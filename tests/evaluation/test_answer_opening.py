@@ -34,6 +34,22 @@ def _runner(env, script, opening=OPENING, max_tokens=10):
     return SegmentedTrajectoryRunner(env, backend, params, answer_opening=opening)
 
 
+def _evaluated(env, tmp_path, script, max_tokens):
+    """The trace of task 0 from ``run_segmented_evaluation`` with ``OPENING``, read back."""
+    output = tmp_path / "run.jsonl"
+    run_segmented_evaluation(
+        env,
+        get_backend("scripted", outputs=[script]),
+        num_tasks=1,
+        sampling_params=SamplingParams(max_tokens=max_tokens),
+        log=LogConfig(targets=()),
+        results_file=output,
+        answer_opening=OPENING,
+    )
+    (trace,) = list(TraceReader(output))
+    return trace
+
+
 def test_a_response_cut_by_its_budget_gets_the_opening_and_answers_after_it(env):
     # 10 pseudo-tokens end the budget right after "= 100.": no answer, so "<answer>" is forced.
     result = _runner(env, SCRIPT).run_trajectory(0)
@@ -79,17 +95,7 @@ def test_without_an_opening_nothing_is_forced(env):
 
 
 def test_the_evaluation_records_the_opening_in_every_trace(env, tmp_path):
-    output = tmp_path / "run.jsonl"
-    run_segmented_evaluation(
-        env,
-        get_backend("scripted", outputs=[SCRIPT]),
-        num_tasks=1,
-        sampling_params=SamplingParams(max_tokens=10),
-        log=LogConfig(targets=()),
-        results_file=output,
-        answer_opening=OPENING,
-    )
-    (trace,) = list(TraceReader(output))
+    trace = _evaluated(env, tmp_path, SCRIPT, 10)
     assert trace.success
     assert AnswerOpening.from_dict(dict(trace.run.answer_opening)) == OPENING
     assert [s.text for s in trace.segments][-2:] == ["<answer>", "100</answer>"]
@@ -121,17 +127,7 @@ def test_the_cli_forces_the_default_opening(tmp_path):
 
 
 def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
-    output = tmp_path / "run.jsonl"
-    run_segmented_evaluation(
-        env,
-        get_backend("scripted", outputs=[REASONING]),
-        num_tasks=1,
-        sampling_params=SamplingParams(max_tokens=100),
-        log=LogConfig(targets=()),
-        results_file=output,
-        answer_opening=OPENING,
-    )
-    (parent,) = list(TraceReader(output))
+    parent = _evaluated(env, tmp_path, REASONING, 100)
     # Force the first segment; the model then stops without an answer, so the opening comes.
     backend = get_backend("scripted", outputs=["Count the legs."])
     child = branch(parent, 0, InterventionKind.FORCE, "Count the legs.", backend)
@@ -141,17 +137,7 @@ def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
 
 
 def test_rollouts_open_a_missing_answer_as_the_trace_did(env, tmp_path):
-    output = tmp_path / "run.jsonl"
-    run_segmented_evaluation(
-        env,
-        get_backend("scripted", outputs=[REASONING]),
-        num_tasks=1,
-        sampling_params=SamplingParams(max_tokens=100),
-        log=LogConfig(targets=()),
-        results_file=output,
-        answer_opening=OPENING,
-    )
-    (trace,) = list(TraceReader(output))
+    trace = _evaluated(env, tmp_path, REASONING, 100)
     # From before segment 0 the model says the reasoning again and stops; the opening follows,
     # and the rest of the script (after the 8 skipped characters) is its answer.
     backend = get_backend("scripted", outputs=[SCRIPT])
