@@ -51,7 +51,7 @@ from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
 from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import AnswerOpening
+from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
@@ -172,12 +172,8 @@ def analyze_trace(
         values.append(exact_value(count, *exact_outcome(trace, env)))
     stop: tuple[str, ...] = ()
     if opening is None:
-        recorded = trace.run.answer_opening
-        if recorded is None:
-            opening = ANSWER_OPEN
-        else:
-            answer_opening = AnswerOpening.from_dict(recorded)
-            opening, stop = answer_opening.text, answer_opening.stop
+        recorded = recorded_answer_opening(trace)
+        opening, stop = (ANSWER_OPEN, ()) if recorded is None else (recorded.text, recorded.stop)
     forced = _forced(trace, backend, env, params, store, opening, stop) if forced_answer else None
     return StepAnalysis(
         trace.trace_id,

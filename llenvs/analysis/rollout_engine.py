@@ -36,7 +36,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
-from llenvs.evaluation.answer_opening import AnswerOpening
+from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.intervention import COMPLETE, Intervention
 from llenvs.evaluation.retry_policy import RetryPolicy
@@ -122,13 +122,12 @@ def run_rollouts(
 
     """
     sampling = params.sampling_params()
-    recorded = trace.run.answer_opening
     runner = SegmentedTrajectoryRunner(
         environment,
         backend,
         sampling,
         RetryPolicy() if retry is None else retry,
-        answer_opening=None if recorded is None else AnswerOpening.from_dict(recorded),
+        answer_opening=recorded_answer_opening(trace),
     )
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]

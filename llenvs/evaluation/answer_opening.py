@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.traces.trace import Trace
 
-__all__ = ["DEFAULT_TEXT", "AnswerOpening"]
+__all__ = ["DEFAULT_TEXT", "AnswerOpening", "recorded_answer_opening"]
 
 DEFAULT_TEXT = "\n\nFinal answer: " + ANSWER_OPEN
 """The opening forced by default (measured: see the module docstring)."""
@@ -89,3 +90,20 @@ class AnswerOpening:
                 "run.answer_opening: expected text, max_tokens and marker, got "
                 + ", ".join(map(str, data))
             ) from None
+
+
+def recorded_answer_opening(trace: Trace) -> AnswerOpening | None:
+    r"""The opening ``trace``'s run forced where an answer was missing (``run.answer_opening``).
+
+    Branches, rollouts and forced answers of a trace open missing answers as its run did.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> run = SimpleNamespace(answer_opening=AnswerOpening("A:", 4, "A:").to_dict())
+        >>> recorded_answer_opening(SimpleNamespace(run=run))
+        AnswerOpening(text='A:', max_tokens=4, marker='A:', stop=('\n\n',))
+        >>> recorded_answer_opening(SimpleNamespace(run=SimpleNamespace(answer_opening=None)))
+
+    """
+    recorded = trace.run.answer_opening
+    return None if recorded is None else AnswerOpening.from_dict(recorded)

@@ -34,7 +34,7 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import AnswerOpening
+from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.intervention import COMPLETE, ForceAction, Intervention
 from llenvs.evaluation.result_trace import result_trace
@@ -222,8 +222,7 @@ def _branches(
     else:
         env = environment
         _check_same_task(trace, env)
-    recorded = trace.run.answer_opening  # branches open a missing answer as the parent did
-    opening = None if recorded is None else AnswerOpening.from_dict(recorded)
+    opening = recorded_answer_opening(trace)  # branches open a missing answer as the parent did
     runner = SegmentedTrajectoryRunner(env, backend, params, answer_opening=opening)
     seeds = [runner.sampling_params.seed] if seeds is None else seeds
     prefix = trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK)
@@ -256,7 +255,7 @@ def _branches(
             chat_template=template,
             parent=record,
             backend_options=backend_options(backend),
-            answer_opening=recorded,
+            answer_opening=trace.run.answer_opening,
         )
         for result, seed in zip(results, seeds, strict=True)
     ]
