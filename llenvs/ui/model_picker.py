@@ -19,7 +19,7 @@ from llenvs.ui.model_choice import ModelChoice, ModelKind, own_model
 from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.trace_source import traces_dir
 
-__all__ = ["model_picker", "saved_settings"]
+__all__ = ["current_choice", "model_picker", "saved_settings"]
 
 
 def model_picker(trace: Trace) -> ModelChoice | None:
@@ -97,9 +97,60 @@ def _server_choice(model: str, recorded: Mapping[str, Any]) -> ModelChoice | Non
         help="The environment variable of the app's process holding the key (vLLM needs "
         "none); the key itself is never shown nor written.",
     )
+    return _openai_choice(url, served, str(mode), variable, tokenizer)
+
+
+def current_choice(trace: Trace) -> ModelChoice | None:
+    """The model the picker holds (its widgets' values), else the one it starts from.
+
+    For panels drawn before the picker (Step values): the same model the intervention panel
+    generates with. The start is the trace's own model when it is reachable here, else the
+    Settings one; None when a choice lacks its folder, file or server.
+    """
+    state = st.session_state
+    kind = state.get("iv-model")
+    if not isinstance(kind, ModelKind):
+        return _starting_choice(trace)
+    if kind is ModelKind.EMBEDDED:
+        return ModelChoice(kind)
+    if kind is not ModelKind.OPENAI:
+        location = str(state.get(f"iv-{kind.name}", "")).strip()
+        return ModelChoice(kind, location) if location else None
+    return _openai_choice(
+        str(state.get("iv-openai-url", "")),
+        str(state.get("iv-openai-model", "")),
+        str(state.get("iv-openai-mode", "completions")),
+        str(state.get("iv-openai-key", "")),
+        str(state.get("iv-openai-tokenizer", "")),
+    )
+
+
+def _starting_choice(trace: Trace) -> ModelChoice | None:
+    """What the picker starts from: the trace's own model if reachable, else Settings'."""
+    recorded = trace.run.backend_options
+    own = own_model(trace.run.model, recorded)
+    if own is None:
+        return saved_settings().choice()
+    family, _, name = own.partition("/")
+    if family == "openai":
+        mode = recorded.get("mode")
+        return _openai_choice(
+            str(recorded["base_url"]),
+            name,
+            mode if mode in ("completions", "chat") else "completions",
+            str(recorded.get("api_key_env", "OPENAI_API_KEY")),
+            str(recorded.get("tokenizer") or ""),
+        )
+    return ModelChoice(ModelKind.FOLDER, name) if name else ModelChoice(ModelKind.EMBEDDED)
+
+
+def _openai_choice(
+    url: str, served: str, mode: str, variable: str, tokenizer: str
+) -> ModelChoice | None:
+    """A server choice from the picker's fields (None without a URL or a model name)."""
     if not url.strip() or not served.strip():
         return None
-    options = {"base_url": url.strip(), "mode": str(mode), "api_key_env": variable.strip()}
+    options = {"base_url": url.strip(), "mode": mode, "api_key_env": variable.strip()}
     if tokenizer.strip():
         options["tokenizer"] = tokenizer.strip()
     return ModelChoice(ModelKind.OPENAI, served.strip(), tuple(sorted(options.items())))

@@ -38,8 +38,8 @@ from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
 from llenvs.traces import Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.cached import stamp
-from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend, own_model
-from llenvs.ui.model_picker import saved_settings
+from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend
+from llenvs.ui.model_picker import current_choice
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.segment_chart import selected_segment
 from llenvs.ui.settings_view import session_key
@@ -52,7 +52,7 @@ from llenvs.ui.step_values_job import (
 )
 from llenvs.ui.wording import count
 
-__all__ = ["POLL_SECONDS", "chosen_model", "step_values_panel"]
+__all__ = ["POLL_SECONDS", "step_values_panel"]
 
 POLL_SECONDS = 0.5
 """How often the panel redraws its progress while a run goes on."""
@@ -201,7 +201,7 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     forced_answer = forced.checkbox(
         "forced answers", key="sv-forced", help="Also force the answer at every boundary"
     )
-    choice = chosen_model(trace)
+    choice = current_choice(trace)
     if choice is None:
         st.warning(
             "No model to run the rollouts: the trace's own model cannot be reached here and "
@@ -232,50 +232,6 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
         )
     if not running and run.button("Run", type="primary", key="sv-run"):
         _start(path, trace, choice, params, forced_answer)
-
-
-def chosen_model(trace: Trace) -> ModelChoice | None:
-    """The intervention panel's model: what its widgets hold, else the default it starts from.
-
-    The default is the trace's own model when it is reachable here, else the Settings one;
-    None when a choice lacks its folder, file, or server.
-    """
-    state = st.session_state
-    kind = state.get("iv-model")
-    if not isinstance(kind, ModelKind):
-        recorded = trace.run.backend_options
-        own = own_model(trace.run.model, recorded)
-        if own is None:
-            return saved_settings().choice()
-        family, _, name = own.partition("/")
-        if family == "openai":
-            mode = recorded.get("mode")
-            options = {
-                "base_url": str(recorded["base_url"]),
-                "mode": mode if mode in ("completions", "chat") else "completions",
-                "api_key_env": str(recorded.get("api_key_env", "OPENAI_API_KEY")),
-            }
-            if recorded.get("tokenizer"):
-                options["tokenizer"] = str(recorded["tokenizer"])
-            return ModelChoice(ModelKind.OPENAI, name, tuple(sorted(options.items())))
-        return ModelChoice(ModelKind.FOLDER, name) if name else ModelChoice(ModelKind.EMBEDDED)
-    if kind is ModelKind.EMBEDDED:
-        return ModelChoice(kind)
-    if kind is not ModelKind.OPENAI:
-        location = str(state.get(f"iv-{kind.name}", "")).strip()
-        return ModelChoice(kind, location) if location else None
-    url, served = (str(state.get(k, "")).strip() for k in ("iv-openai-url", "iv-openai-model"))
-    if not url or not served:
-        return None
-    options = {
-        "base_url": url,
-        "mode": str(state.get("iv-openai-mode", "completions")),
-        "api_key_env": str(state.get("iv-openai-key", "")).strip(),
-    }
-    tokenizer = str(state.get("iv-openai-tokenizer", "")).strip()
-    if tokenizer:
-        options["tokenizer"] = tokenizer
-    return ModelChoice(kind, served, tuple(sorted(options.items())))
 
 
 def _model_name(choice: ModelChoice) -> str:
