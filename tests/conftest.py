@@ -73,18 +73,14 @@ def vllm_server() -> Any:
     import os
 
     from llenvs.inference.backends.embedded_model import embedded_model_path
-    from tests.vllm_server import VLLM_PYTHON, RunningServer, VLLMServer, under_ci
+    from tests.vllm_server import RunningServer, VLLMServer, require_vllm_python
 
     url = os.environ.get("LLENVS_TEST_VLLM_URL")
     if url:
         yield RunningServer(url)
         return
 
-    if not VLLM_PYTHON.exists():
-        message = f"the vLLM server's environment is missing ({VLLM_PYTHON}): make vllm-server"
-        if under_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_vllm_python()
     server = VLLMServer(embedded_model_path(progress=False))
     try:
         server.start()

@@ -42,6 +42,17 @@ def under_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def require_vllm_python() -> None:
+    """Skip the test when the server's environment is missing; under CI that is a failure."""
+    import pytest
+
+    if not VLLM_PYTHON.exists():
+        message = f"the vLLM server's environment is missing ({VLLM_PYTHON}): make vllm-server"
+        if under_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 @dataclass
 class RunningServer:
     """A server started outside the tests (``LLENVS_TEST_VLLM_URL``): used, never restarted."""

@@ -286,13 +286,9 @@ def tiny_prm_folder(tmp_path_factory) -> tuple[Path, int]:
 @pytest.mark.vllm
 def test_served_tiny_prm_scores_as_transformers_prm(tiny_prm_folder):
     from llenvs.rewards.transformers_prm import TransformersPRM
-    from tests.vllm_server import VLLM_PYTHON, under_ci
+    from tests.vllm_server import require_vllm_python
 
-    if not VLLM_PYTHON.exists():
-        message = f"the vLLM server's environment is missing ({VLLM_PYTHON}): make vllm-server"
-        if under_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_vllm_python()
     folder, separator = tiny_prm_folder
     traces = sample_traces(20)
     local = TransformersPRM.from_pretrained(
