@@ -112,7 +112,7 @@ def test_16_token_segments_from_ids_equal_one_shot(completions):
 
 
 @pytest.mark.parametrize("kind", ["sentence", "token"])
-def test_segmented_runs_equal_one_shot(completions, smollm2_tokenizer, kind):
+def test_segmented_runs_equal_one_shot(completions, smollm2_tokenizer, kind, monkeypatch):
     if kind == "sentence":
         segmenter = SentenceSegmenter()
     else:
@@ -120,6 +120,11 @@ def test_segmented_runs_equal_one_shot(completions, smollm2_tokenizer, kind):
     runner = _runner(completions, segmenter)
     if kind == "token":
         assert isinstance(runner._new_strategy(), TokenContinuationStrategy)
+    create = completions._client.completions.create
+    requests = []
+    monkeypatch.setattr(
+        completions._client.completions, "create", lambda **a: requests.append(a) or create(**a)
+    )
     segments = 0
     for task_index in (0, 1, 2):
         result = runner.run_trajectory(task_index)
@@ -127,6 +132,8 @@ def test_segmented_runs_equal_one_shot(completions, smollm2_tokenizer, kind):
         assert result.text == _one_shot_text(completions, runner, task_index), task_index
         segments += len(result.trajectory)
     assert segments > 3
+    if kind == "sentence":  # each trajectory's sentences are read from one streamed request
+        assert len(requests) == 3 * 2, len(requests)  # and one for each one-shot reference
 
 
 def test_stop_sequences_and_logprobs(completions):
@@ -294,3 +301,17 @@ def test_max_tokens_is_capped_to_the_servers_context_window(completions):
     full = prompt(2 * repeats)  # past the window: nothing to generate, and no error
     [empty] = completions.generate([GenerationRequest(full, SamplingParams(), 16)])
     assert empty.token_ids == () and empty.finish_reason is FinishReason.LENGTH
+
+
+def test_chat_mode_without_the_models_tokenizer(vllm_server, chat):
+    """A hosted model's tokenizer is not at hand: chat mode counts tokens with tiktoken."""
+    from llenvs.inference.backends.chat_tokenizer import CountingTokens
+
+    hosted = get_backend("openai/smollm2", base_url=vllm_server.base_url, mode="chat")
+    assert isinstance(hosted.counter, CountingTokens)  # "smollm2" names no tokenizer here
+    result = _runner(hosted).run_trajectory(0)
+    reference = _runner(chat).run_trajectory(0)
+    texts = [t.action.text for t in result.trajectory]
+    assert result.error is None and len(texts) > 1
+    assert texts[0] == reference.trajectory[0].action.text  # the server's text, as read with it
+    hosted.close()

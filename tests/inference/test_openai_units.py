@@ -157,3 +157,115 @@ def test_first_calls_made_at_once_probe_the_server_once(monkeypatch):
         answers = list(pool.map(lambda r: backend.generate([r]), requests))
     backend.close()
     assert answers == [[1], [2], [3], [4]] and len(probes) == 1
+
+
+class _Script:
+    """A fake completions server: every prompt continues ``text`` (one token per character,
+    two per chunk) from where the prompt's generated part ends; it counts its requests."""
+
+    def __init__(self, text, head=(113,)):
+        self.text, self.head, self.requests, self.closed = text, list(head), [], 0
+
+    def create(self, *, prompt, max_tokens, **arguments):
+        from types import SimpleNamespace
+
+        self.requests.append((list(prompt), max_tokens))
+        done = len(prompt) - len(self.head)
+        rest = [ord(c) for c in self.text[done:]][:max_tokens]
+        reason = "length" if len(self.text) - done > max_tokens else "stop"
+        chunks = [
+            SimpleNamespace(
+                choices=[
+                    SimpleNamespace(
+                        token_ids=rest[i : i + 2],
+                        text="",
+                        logprobs=None,
+                        finish_reason=reason if i + 2 >= len(rest) else None,
+                    )
+                ]
+            )
+            for i in range(0, len(rest), 2)
+        ]
+        script = self
+
+        class Response:
+            def __iter__(self):
+                return iter(chunks)
+
+            def close(self):
+                script.closed += 1
+
+        return Response()
+
+
+def _scripted_completions(monkeypatch, text):
+    from types import SimpleNamespace
+
+    from llenvs.inference.backends.openai_backend import OpenAIBackend
+
+    backend = OpenAIBackend("m", base_url=URL, tokenizer="unused", token_ids=True)
+    backend._chat = SimpleNamespace(
+        tokenizer=Chars(),
+        end_ids=frozenset(),
+        encode=lambda text: [ord(c) for c in text],
+        decode=lambda ids: "".join(map(chr, ids)),
+        prompt_ids=lambda prompt: [113, *(prompt.continuation_token_ids or ())],
+    )
+    server = _Script(text)
+    monkeypatch.setattr(backend._client.completions, "create", server.create)
+    return backend, server
+
+
+def _until_sentence(ids, budget):
+    from llenvs.core.segmenters import SentenceSegmenter
+
+    prompt = Prompt((Message("user", "q"),), "".join(map(chr, ids)), tuple(ids))
+    return GenerationRequest(prompt, SamplingParams(), budget, SentenceSegmenter().find_boundary)
+
+
+def test_completions_read_one_stream_across_segments(monkeypatch):
+    """Segments continued from the ids read so far come from one request, none lost between
+    chunks; a call that continues other ids opens a new one."""
+    backend, server = _scripted_completions(monkeypatch, "One. Two. Three. Four.")
+    ids: list[int] = []
+    texts = []
+    while True:
+        generation = backend.generate([_until_sentence(ids, 40 - len(ids))])[0]
+        ids += generation.token_ids
+        texts.append(generation.text)
+        if generation.finish_reason is not FinishReason.BOUNDARY:
+            break
+    assert "".join(texts) == "One. Two. Three. Four." and len(texts) == 4
+    assert server.requests == [([113], 40)] and server.closed == 1
+    first = backend.generate([_until_sentence([], 40)])[0]  # a branch from the start
+    forced = [ord(c) for c in "One. "]
+    after_force = backend.generate([_until_sentence(forced, 35)])[0]
+    assert first.text == "One. T" and after_force.text == "Two. T"
+    assert [r for r, _ in server.requests] == [[113], [113], [113, *forced]]
+    # a kept stream that would end before the call's budget is not read on: a new request
+    backend.generate([_until_sentence([*forced, *after_force.token_ids], 99)])
+    assert server.requests[-1][1] == 99 and server.closed == 2
+    backend.close()
+
+
+def test_chat_mode_counts_with_tiktoken_when_the_models_tokenizer_is_not_at_hand():
+    from llenvs.inference.backends.chat_tokenizer import CountingTokens
+
+    hosted = get_backend("openai/gpt-4o-mini", base_url=URL, mode="chat")
+    assert isinstance(hosted.counter, CountingTokens) and hosted.tokenizer is None
+    assert hosted.counter.encode("Hello world") == [9906, 1917]
+    named = get_backend("openai/gpt-4o-mini", base_url=URL, mode="chat", tokenizer="no/such")
+    with pytest.raises(PermanentBackendError, match="cannot load the tokenizer 'no/such'"):
+        named.generate([_request(4)])  # a tokenizer asked for by name must load
+
+
+def test_a_kept_stream_serves_only_calls_with_its_sampling(monkeypatch):
+    backend, server = _scripted_completions(monkeypatch, "One. Two. Three.")
+    first = backend.generate([_until_sentence([], 30)])[0]
+    request = _until_sentence(list(first.token_ids), 30 - len(first.token_ids))
+    seeded = GenerationRequest(
+        request.prompt, SamplingParams(seed=3), request.max_tokens, request.stop_at
+    )
+    backend.generate([seeded])
+    assert len(server.requests) == 2 and server.requests[1][0] == [113, *first.token_ids]
+    backend.close()

@@ -23,7 +23,7 @@ from typing import Any
 from llenvs.core.backend import Message, Prompt
 from llenvs.core.errors import PermanentBackendError
 
-__all__ = ["ChatTokenizer"]
+__all__ = ["ChatTokenizer", "CountingTokens", "counting_tokenizer"]
 
 
 class ChatTokenizer:
@@ -130,3 +130,43 @@ class ChatTokenizer:
                     text = text[len(spelled) :]
                     break
         return head + reused + self.encode(text)
+
+
+class CountingTokens:
+    """Token counts for a chat-mode server whose model's tokenizer is not at hand (a hosted API).
+
+    tiktoken's ``cl100k_base`` (shipped offline): the ids it gives are approximate counts for
+    ``max_tokens`` and the trace, not the server's tokens (chat mode never sends ids).
+
+    Example:
+        >>> CountingTokens().encode("Hello world")
+        [9906, 1917]
+
+    """
+
+    name = "cl100k_base"
+    """The tiktoken encoding that counts."""
+
+    def __init__(self) -> None:
+        from llenvs.core.segmenters.tokenizers import get_tiktoken_encoding
+
+        self._encoding = get_tiktoken_encoding(self.name)
+
+    def encode(self, text: str) -> list[int]:
+        """Approximate token ids of ``text`` (special-token text counted as plain text)."""
+        ids: list[int] = self._encoding.encode(text, disallowed_special=())
+        return ids
+
+
+def counting_tokenizer(where: str) -> ChatTokenizer | CountingTokens:
+    """The tokenizer ``where`` names when it can be loaded, else ``CountingTokens``.
+
+    Example:
+        >>> type(counting_tokenizer("gpt-4o-mini")).__name__  # not a local folder or cached id
+        'CountingTokens'
+
+    """
+    try:
+        return ChatTokenizer.load(where)
+    except PermanentBackendError:
+        return CountingTokens()

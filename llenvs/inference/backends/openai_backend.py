@@ -13,8 +13,11 @@ sent as text (rendered here) and the ids are the tokenizer's encoding of the tex
 be the server's tokens. Measured on vLLM with SmolLM2, greedy, 16-token segments on 20 prompts:
 continued from ids, 20 identical to one call; continued from text, 19. Responses are streamed
 and read token by token: stop sequences, ``stop_at`` and ``max_tokens`` apply as in the
-transformers backend, and the stream is closed as soon as the call is finished (the server then
-drops the request).
+transformers backend. A call that stops at a boundary keeps its stream open (``completion_stream``)
+and the next call that continues exactly the ids read so far reads on from it, so a trajectory
+without interventions is one request however many segments it has. A stream that ended or
+stopped is closed (the server then drops the request); one an intervention left behind is closed
+when more than ``2 * max_in_flight`` streams are kept, or by ``close()``.
 
 **Chat mode** (hosted APIs): the conversation goes as chat messages (feedback turns are real user
 turns); each live stretch of segments is one streamed request, read until the boundary. The
@@ -45,12 +48,22 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol, TypeVar
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.core.backend import Generation, GenerationRequest
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.inference.backends.chat_tokenizer import ChatTokenizer
+from llenvs.inference.backends.chat_tokenizer import (
+    ChatTokenizer,
+    CountingTokens,
+    counting_tokenizer,
+)
+from llenvs.inference.backends.completion_stream import (
+    CompletionStream,
+    choice_ids,
+    read_kept,
+    sampling_key,
+)
 from llenvs.inference.backends.generation_reader import GenerationReader
 from llenvs.inference.backends.open_streams import OpenStreams
-from llenvs.inference.backends.openai_errors import backend_error
+from llenvs.inference.backends.openai_errors import backend_error, is_transport_error
 from llenvs.inference.generate_until import GenerateUntil
 
 __all__ = ["Mode", "OpenAIBackend", "make_backend"]
@@ -80,7 +93,9 @@ class OpenAIBackend(GenerateUntil):
             variable's; kept for the requests only, never in a repr, a trace or an error.
         mode: ``"completions"`` (token ids; vLLM) or ``"chat"`` (hosted APIs).
         tokenizer: the model's tokenizer (folder or cached hub id) for the chat template and
-            token ids; by default the model name. Loaded on first use.
+            token ids; by default the model name. Loaded on first use. Chat mode needs it only to
+            count tokens: without one given, and none loadable by the model's name (a hosted
+            model), it counts with tiktoken's cl100k (``CountingTokens``).
         max_in_flight: most requests in flight at once.
         max_retries: the SDK's own retries of a failed request (backoff with jitter).
         retry: retries each request with this policy instead (then ``max_retries`` is 0).
@@ -121,6 +136,7 @@ class OpenAIBackend(GenerateUntil):
         self.mode: Mode = mode
         self.api_key_env = api_key_env
         self.tokenizer_name = tokenizer or model
+        self._counting_only = mode == "chat" and tokenizer is None
         self.max_in_flight = max_in_flight
         self.retry = retry
         self._key = api_key or os.environ.get(api_key_env) or "EMPTY"
@@ -137,6 +153,7 @@ class OpenAIBackend(GenerateUntil):
         """The server's context window for this model (vLLM's ``max_model_len``), once probed;
         None when unknown (then ``max_tokens`` goes to the server as asked)."""
         self._chat: ChatTokenizer | None = None
+        self._counter: ChatTokenizer | CountingTokens | None = None
         self._lock = threading.Lock()
         self._probe_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_in_flight, thread_name_prefix="llenvs-openai")
@@ -175,6 +192,16 @@ class OpenAIBackend(GenerateUntil):
             return self._chat
 
     @property
+    def counter(self) -> ChatTokenizer | CountingTokens:
+        """What counts generated tokens: the model's tokenizer, else (chat mode) tiktoken's."""
+        if not self._counting_only:
+            return self.chat
+        with self._lock:
+            if self._counter is None:
+                self._counter = counting_tokenizer(self.tokenizer_name)
+            return self._counter
+
+    @property
     def tokenizer(self) -> Any:
         """The tokenizer the server generates with in completions mode; None in chat mode.
 
@@ -193,11 +220,11 @@ class OpenAIBackend(GenerateUntil):
         """One generation per request, up to ``max_in_flight`` requests in flight at once."""
         if not requests:
             return []
-        chat = self.chat  # a tokenizer that cannot load fails once, before any request
+        self.counter  # noqa: B018 - a tokenizer that cannot load fails once, before any request
         if self.mode == "completions" and self._token_ids is None:
             with self._probe_lock:  # first calls made at once (the runner's threads) probe once
                 if self._token_ids is None:
-                    self._probe(chat)
+                    self._probe(self.chat)
         futures = [self._pool.submit(self._one, request) for request in requests]
         errors = [f.exception() for f in futures]
         for error in errors:
@@ -220,7 +247,7 @@ class OpenAIBackend(GenerateUntil):
         except BackendError:
             raise
         except Exception as error:
-            if not _is_transport_error(error):
+            if not is_transport_error(error):
                 raise
             raise backend_error(error, self.name, self.base_url, self._key) from None
 
@@ -247,7 +274,7 @@ class OpenAIBackend(GenerateUntil):
                 extra_body={"return_token_ids": True},
             )
         except Exception as error:
-            if not _is_transport_error(error):
+            if not is_transport_error(error):
                 raise
             translated = backend_error(error, self.name, self.base_url, self._key)
             status = getattr(error, "status_code", None)
@@ -256,7 +283,7 @@ class OpenAIBackend(GenerateUntil):
             self._token_ids = False  # a 400 or 422: the server wants text prompts
             return
         choices = response.choices
-        self._token_ids = bool(choices) and _choice_ids(choices[0]) is not None
+        self._token_ids = bool(choices) and choice_ids(choices[0]) is not None
         self.context_length = self._served_context_length()
 
     def _served_context_length(self) -> int | None:
@@ -272,7 +299,7 @@ class OpenAIBackend(GenerateUntil):
         return None
 
     def _complete(self, request: GenerationRequest) -> Generation:
-        """Completions mode: stream one request and read it token by token."""
+        """Completions mode: read the open stream this request continues, or open one."""
         chat = self.chat
         ids = chat.prompt_ids(request.prompt)
         reader = GenerationReader(request, chat.tokenizer, context=ids, end_ids=chat.end_ids)
@@ -282,12 +309,27 @@ class OpenAIBackend(GenerateUntil):
             if max_tokens <= 0:
                 reader.end("length")  # the context is full: nothing more can be generated
                 return reader.generation()
+        sampling = sampling_key(request)
+        return read_kept(
+            self._streams,
+            (tuple(ids), sampling),
+            lambda generation: (tuple(ids) + generation.token_ids, sampling),
+            reader,
+            lambda: self._open_completion(request, ids, max_tokens),
+            max_tokens,
+        )
+
+    def _open_completion(
+        self, request: GenerationRequest, ids: list[int], max_tokens: int
+    ) -> CompletionStream:
+        """A new streamed completion of ``ids``, for up to ``max_tokens`` tokens."""
+        chat = self.chat
         arguments, extra = self._sampling(request)
         if request.params.logprobs:
             arguments["logprobs"] = 0
         if self._token_ids:
             extra["return_token_ids"] = True
-        stream = self._client.completions.create(
+        response = self._client.completions.create(
             model=self.model,
             prompt=ids if self._token_ids else chat.decode(ids),
             max_tokens=max_tokens,
@@ -295,64 +337,25 @@ class OpenAIBackend(GenerateUntil):
             extra_body=extra,
             **arguments,
         )
-        try:
-            for chunk in stream:
-                for choice in chunk.choices:
-                    self._read_choice(reader, choice, chat)
-                    if choice.finish_reason is not None:
-                        reader.end(choice.finish_reason)
-                if reader.finished:
-                    break
-            reader.end(None)
-        finally:
-            stream.close()
-        return reader.generation()
-
-    def _read_choice(self, reader: GenerationReader, choice: Any, chat: ChatTokenizer) -> None:
-        """Feed one streamed completion choice to ``reader``."""
-        ids = _choice_ids(choice) if self._token_ids else None
-        logprobs = getattr(getattr(choice, "logprobs", None), "token_logprobs", None) or []
-        if ids is not None:
-            for position, token in enumerate(ids):
-                logprob = logprobs[position] if position < len(logprobs) else None
-                if reader.add_token(token, logprob):
-                    return
-        elif choice.text:
-            reader.add_text(choice.text, chat.encode(choice.text))
+        return CompletionStream(
+            response, allowance=max_tokens, encode=chat.encode, token_ids=bool(self._token_ids)
+        )
 
     def _chat_call(self, request: GenerationRequest) -> Generation:
         """Chat mode: read the open stream this request continues, or open one."""
         prompt = request.prompt
-        key = (prompt.messages, prompt.continuation)
-        stream = self._streams.take(key)
-        if stream is None:
-            stream = self._open_chat(request)
         reader = GenerationReader(request, None, context=(), end_ids=frozenset())
-        chat = self.chat
-        exhausted = True
-        try:
-            for chunk in stream:
-                for choice in chunk.choices:
-                    piece = choice.delta.content or ""
-                    if piece:
-                        reader.add_text(piece, chat.encode(piece))
-                    if choice.finish_reason is not None:
-                        reader.end(choice.finish_reason)
-                if reader.finished:
-                    exhausted = any(c.finish_reason is not None for c in chunk.choices)
-                    break
-            reader.end(None)
-        except BaseException:
-            stream.close()
-            raise
-        generation = reader.generation()
-        if exhausted or generation.finish_reason is FinishReason.STOP:
-            stream.close()
-        else:
-            self._streams.put((prompt.messages, prompt.continuation + generation.text), stream)
-        return generation
+        sampling = sampling_key(request)
+        return read_kept(
+            self._streams,
+            (prompt.messages, prompt.continuation, sampling),
+            lambda generation: (prompt.messages, prompt.continuation + generation.text, sampling),
+            reader,
+            lambda: self._open_chat(request),
+            request.max_tokens,
+        )
 
-    def _open_chat(self, request: GenerationRequest) -> Any:
+    def _open_chat(self, request: GenerationRequest) -> CompletionStream:
         """A new streamed chat request for ``request`` (the open assistant turn continued)."""
         prompt = request.prompt
         messages: list[dict[str, str]] = [
@@ -364,7 +367,7 @@ class OpenAIBackend(GenerateUntil):
             extra.update(continue_final_message=True, add_generation_prompt=False)
         if request.params.logprobs:
             arguments.update(logprobs=True, top_logprobs=0)
-        return self._client.chat.completions.create(
+        response = self._client.chat.completions.create(
             model=self.model,
             messages=messages,  # type: ignore[arg-type]
             max_tokens=request.max_tokens,
@@ -372,22 +375,9 @@ class OpenAIBackend(GenerateUntil):
             extra_body=extra or None,
             **arguments,
         )
-
-
-def _choice_ids(choice: Any) -> list[int] | None:
-    """The generated ids a vLLM choice carries (``token_ids``), or None."""
-    ids = getattr(choice, "token_ids", None)
-    if ids is None:
-        ids = (getattr(choice, "model_extra", None) or {}).get("token_ids")
-    return None if ids is None else [int(i) for i in ids]
-
-
-def _is_transport_error(error: BaseException) -> bool:
-    """An error of the SDK or the network below it (not a bug of ours)."""
-    module = type(error).__module__.partition(".")[0]
-    return module in ("openai", "httpx", "httpx2", "httpcore", "h11") or isinstance(
-        error, OSError | TimeoutError
-    )
+        return CompletionStream(
+            response, allowance=request.max_tokens, encode=self.counter.encode, chat=True
+        )
 
 
 def make_backend(model: str | None = None, **options: Any) -> OpenAIBackend:

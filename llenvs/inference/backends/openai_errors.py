@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from llenvs.core.errors import BackendError, PermanentBackendError
 
-__all__ = ["TRANSIENT_STATUSES", "backend_error", "scrub"]
+__all__ = ["TRANSIENT_STATUSES", "backend_error", "is_transport_error", "scrub"]
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 """HTTP statuses worth another try (any other 5xx is too)."""
@@ -74,3 +74,17 @@ def _status_detail(error: BaseException) -> str:
         if message:
             return str(message)[:500]
     return str(getattr(error, "message", error))[:500]
+
+
+def is_transport_error(error: BaseException) -> bool:
+    """An error of the SDK or the network below it (not a bug of ours).
+
+    Example:
+        >>> is_transport_error(TimeoutError()), is_transport_error(KeyError("x"))
+        (True, False)
+
+    """
+    module = type(error).__module__.partition(".")[0]
+    return module in ("openai", "httpx", "httpx2", "httpcore", "h11") or isinstance(
+        error, OSError | TimeoutError
+    )
