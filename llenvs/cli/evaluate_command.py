@@ -43,11 +43,10 @@ from llenvs.cli.options import (
     build_backend,
     build_base_environment,
     check_backend_options,
-    judge_prm_name,
     positive_int,
+    prm_options,
     read_responses,
     sampling_params,
-    use_prm_base_url,
 )
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
@@ -139,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
     Everything that can be checked is checked before the backend is built.
     """
     check_backend_options(args.backend, args.responses)
-    args.prm = judge_prm_name(args.prm, args.backend)  # --prm judge: --backend judges
-    use_prm_base_url(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
+    prm = prm_options(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
     server = server_options(args, args.backend)
     responses = None if args.responses is None else responses_by_task(args.responses)
     params = sampling_params(args)
@@ -169,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
             if responses is None
             else scripted_backend(responses, base, tasks)
         )
-        environment = scored_environment(base, segmenter, args.prm, backend)
+        # --prm judge: the model being evaluated judges its own steps (no second copy)
+        environment = scored_environment(base, segmenter, args.prm, backend, prm)
         targets: tuple[LogTarget, ...] = (
             *(() if args.no_progress else ("console",)),
             *(() if args.no_log else ("file",)),

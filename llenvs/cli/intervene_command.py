@@ -4,7 +4,10 @@ The first k segments are replayed as they are; then the next segment is forced, 
 injected, the rest is completed in one call, or generation simply resumes (resample). The new
 trace goes to the trace file's branches sidecar (``<name>.branches.jsonl``), naming its parent.
 Without ``--prm`` the branch is scored by the PRM that scored the trace (``run.prm``), if one
-did; ``--prm none`` scores it with none.
+did; ``--prm none`` scores it with none. ``--prm judge`` makes the branch's own model the judge,
+except on a trace a judge scored: naming the trace's own PRM rescores with it as recorded (the
+judge that scored the parent, so parent and branch compare); name another with
+``--prm judge:<backend>``.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -45,8 +48,7 @@ from llenvs.cli.options import (
     add_backend_options,
     add_sampling_options,
     build_backend,
-    judge_prm_name,
-    use_prm_base_url,
+    prm_options,
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, server_options
@@ -104,8 +106,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--prm",
         help="a PRM scoring every step of the branch: arithmetic, transformers/<path>, "
-        "vllm/<model>, or none (default: the PRM that scored the trace, as it records it, "
-        "server URL included; none if none did)",
+        "vllm/<model>, judge (the branch's model judges), judge:<backend>, or none (default: "
+        "the PRM that scored the trace, as it records it, server URL included; none if none "
+        "did)",
     )
     parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
     add_backend_options(parser, None)
@@ -123,13 +126,12 @@ def run(args: argparse.Namespace) -> int:
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
-    args.prm = judge_prm_name(args.prm, name)  # --prm judge: the branch's model judges
     if args.prm_base_url is not None and args.prm in (None, recorded_prm_spec(parent.run.prm)):
         raise ValueError(
             "--prm-base-url is for another --prm vllm/<model>: the trace's own PRM is rescored "
             "as it records it, server URL included"
         )
-    use_prm_base_url(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
+    options = prm_options(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
     recorded = parent.run.backend_options if name == parent.run.model else None
     backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
     params = sampling_from_args(args, trace_sampling_params(parent))
@@ -143,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
             kind,
             text,
             backend,
-            prm=prm,
+            prm=prm,  # judge: the branch's own model (backend) judges
+            prm_options=options,
             sampling_params=params,
             samples=args.samples,
         )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,11 +39,10 @@ __all__ = [
     "build_environment",
     "check_backend_options",
     "environment_kwargs",
-    "judge_prm_name",
     "positive_int",
+    "prm_options",
     "read_responses",
     "sampling_params",
-    "use_prm_base_url",
 ]
 
 DEFAULT_BACKEND = "transformers"
@@ -171,29 +169,31 @@ def environment_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 PRM_BASE_URL_HELP = (
     "the vLLM server of --prm vllm/<model>, e.g. http://127.0.0.1:8000/v1 (default: "
-    "$LLENVS_PRM_BASE_URL, else that URL)"
+    "$LLENVS_PRM_BASE_URL if you set it, else that URL)"
 )
 """``--prm-base-url``'s help (evaluate, replay and intervene)."""
 
 
-def use_prm_base_url(prm: str | None, url: str | None) -> None:
-    """``--prm-base-url``: the server ``--prm vllm/<model>`` reaches (``$LLENVS_PRM_BASE_URL``).
+def prm_options(prm: str | None, url: str | None) -> dict[str, Any]:
+    """``get_prm``'s options from ``--prm-base-url``: the server ``--prm vllm/<model>`` reaches.
+
+    They travel with the PRM's name (``scored_environment``, ``intervene``); nothing is put in
+    the process's environment.
 
     Example:
-        >>> use_prm_base_url("arithmetic", None)
-        >>> use_prm_base_url("arithmetic", "http://h:8000/v1")
+        >>> prm_options("vllm/m", "http://h:8000/v1"), prm_options("arithmetic", None)
+        ({'base_url': 'http://h:8000/v1'}, {})
+        >>> prm_options("arithmetic", "http://h:8000/v1")
         Traceback (most recent call last):
         ...
         ValueError: --prm-base-url is for --prm vllm/<model>, not 'arithmetic'
 
     """
     if url is None:
-        return
+        return {}
     if prm is None or not prm.startswith("vllm/"):
         raise ValueError(f"--prm-base-url is for --prm vllm/<model>, not {prm!r}")
-    from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
-
-    os.environ[PRM_BASE_URL_ENV] = url
+    return {"base_url": url}
 
 
 def build_environment(
@@ -201,7 +201,8 @@ def build_environment(
 ) -> SegmentedEnvironment:
     """The segmented environment the options describe (with the PRM's reward when asked).
 
-    ``backend`` is the model an ``llm`` segmenter asks.
+    ``backend`` is the model an ``llm`` segmenter asks (and that ``--prm judge`` and ``mc``
+    use); ``--prm-base-url`` goes to the PRM (``prm_options``).
 
     Example:
         >>> args = argparse.Namespace(env="leg_counting", adapter="reasoning_gym", size=5,
@@ -211,9 +212,10 @@ def build_environment(
         (5, 'line', ['prm', 'correctness', 'format'])
 
     """
-    use_prm_base_url(args.prm, getattr(args, "prm_base_url", None))
+    options = prm_options(args.prm, getattr(args, "prm_base_url", None))
     base = build_base_environment(args)
-    return scored_environment(base, segmenter_from_spec(args.segmenter, backend=backend), args.prm)
+    segmenter = segmenter_from_spec(args.segmenter, backend=backend)
+    return scored_environment(base, segmenter, args.prm, backend, options)
 
 
 def build_base_environment(args: argparse.Namespace) -> Environment:
@@ -322,31 +324,6 @@ def build_backend(
     if name.partition("/")[0] == "transformers":
         return get_backend(name, progress=progress)
     return get_backend(name, **dict(options or {}))
-
-
-def judge_prm_name(prm: str | None, backend: str) -> str | None:
-    """``--prm judge``: the command's own model judges (``judge:<backend>``); others as given.
-
-    Only a local model can be named again here (an openai server needs its options, the scripted
-    backend its responses): with another, name the judge (``--prm judge:transformers``).
-
-    Example:
-        >>> judge_prm_name("judge", "transformers"), judge_prm_name("arithmetic", "scripted")
-        ('judge:transformers', 'arithmetic')
-        >>> judge_prm_name("judge", "scripted")
-        Traceback (most recent call last):
-        ...
-        ValueError: --prm judge asks --backend scripted to judge, which only a local model can do here: name the judge, e.g. --prm judge:transformers
-
-    """  # noqa: E501
-    if prm != "judge":
-        return prm
-    if backend.partition("/")[0] != "transformers":
-        raise ValueError(
-            f"--prm judge asks --backend {backend} to judge, which only a local model can do "
-            "here: name the judge, e.g. --prm judge:transformers"
-        )
-    return f"judge:{backend}"
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

@@ -6,6 +6,7 @@ caller's observers, and every branch appended to ``<name>.branches.jsonl`` (each
 atomic line), so a stopped branch is kept and a failed one writes nothing. Each branch records
 the PRM that scored it (``run.prm``); the PRM the parent records is made again as recorded
 (its convention, its server), so naming it rescores a branch exactly as the parent was scored.
+``prm="judge"`` makes the branch's own model (``backend``) the judge.
 
 Example:
     >>> import tempfile, pathlib
@@ -33,7 +34,9 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.reward_function import RewardFunction
@@ -58,6 +61,7 @@ def intervene(
     backend: ModelBackend,
     *,
     prm: str | None = None,
+    prm_options: Mapping[str, Any] | None = None,
     sampling_params: SamplingParams | None = None,
     samples: int = 1,
     on_segment: SegmentObserver | None = None,
@@ -74,7 +78,11 @@ def intervene(
         backend: the model that generates.
         prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward; the
             name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
-            that PRM again, as recorded. None: no PRM.
+            that PRM again, as recorded (a recorded ``"judge"`` of the branch's model judges
+            with ``backend``: see ``recorded_prm_rewards``). ``"judge"``: ``backend`` judges.
+            None: no PRM.
+        prm_options: options for ``get_prm`` of another PRM than the recorded one (e.g.
+            ``{"base_url": ...}`` for ``"vllm/<model>"``).
         sampling_params: how to sample (default: the parent's own).
         samples: how many resamples (``branch_samples``, one batch); 1 for one branch.
         on_segment: called with ``(sample, segment)`` as each new segment is generated.
@@ -84,7 +92,7 @@ def intervene(
 
     """
     check_branch(trace, at, kind, text, samples=samples)  # before the environment is made
-    rewards = _prm_rewards(trace, prm)
+    rewards = _prm_rewards(trace, prm, backend, prm_options or {})
     environment = trace_environment(trace, backend, rewards)
     if samples == 1:
         children = [
@@ -118,9 +126,16 @@ def intervene(
     return children
 
 
-def _prm_rewards(trace: Trace, prm: str | None) -> tuple[RewardFunction, ...]:
+def _prm_rewards(
+    trace: Trace, prm: str | None, backend: ModelBackend, options: Mapping[str, Any]
+) -> tuple[RewardFunction, ...]:
     """The PRM reward called ``prm``: the parent's recorded PRM when it is that one."""
     recorded = trace.run.prm
     if recorded is not None and prm is not None and prm == recorded_prm_spec(recorded):
-        return recorded_prm_rewards(recorded)
-    return prm_rewards(prm)
+        if options:
+            raise ValueError(
+                f"the trace's own PRM {prm!r} is made again as it records it; prm_options "
+                f"{sorted(options)} are for another PRM"
+            )
+        return recorded_prm_rewards(recorded, backend)
+    return prm_rewards(prm, **({**options, "backend": backend} if prm == "judge" else options))

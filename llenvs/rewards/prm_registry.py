@@ -54,7 +54,8 @@ def get_prm(name: str, **options: Any) -> PRM:
     ``"math-shepherd"``, or a convention object) and loads the folder with
     ``TransformersPRM.from_pretrained`` (torch and transformers are imported then, not before).
     ``"vllm/<model>"`` is ``VllmPRM(model, base_url=...)``: a process reward model served by
-    vLLM (``base_url`` defaults to ``DEFAULT_BASE_URL``, the local ``vllm serve``).
+    vLLM (``base_url`` defaults to ``$LLENVS_PRM_BASE_URL`` when the user set it, else
+    ``DEFAULT_BASE_URL``, the local ``vllm serve``).
     ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``). ``"judge"`` needs
     ``backend=`` (``JudgePRM``); ``"judge:<backend name>"`` makes that backend with
     ``get_backend`` (``"judge:transformers"``: the embedded model judges).

@@ -41,8 +41,9 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 """Where ``vllm serve`` listens unless told otherwise."""
 
 PRM_BASE_URL_ENV = "LLENVS_PRM_BASE_URL"
-"""The environment variable naming the server when no ``base_url`` is given (the CLI's
-``--prm-base-url`` sets it); ``DEFAULT_BASE_URL`` without it."""
+"""An environment variable a user may set to name the server when no ``base_url`` is given
+(``DEFAULT_BASE_URL`` without it). llenvs only reads it: ``--prm-base-url`` and the workbench
+pass ``base_url`` to the PRM itself."""
 
 
 class VllmPRM:

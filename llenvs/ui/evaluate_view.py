@@ -36,7 +36,8 @@ from llenvs.traces import Trace, read_traces
 from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
 from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.settings_store import PRM_CHOICES, Settings, load_settings
+from llenvs.ui.prm_picker import prm_picker
+from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.trace_roots import resolve_trace_path
 from llenvs.ui.trace_source import traces_dir
@@ -130,7 +131,7 @@ def evaluate_page() -> None:
 
 def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | None:
     """The form; the plan it sets, or None while something in it is wrong (said on screen)."""
-    spec, prm = settings.segmenter, settings.prm
+    spec = settings.segmenter
     st.caption(f"Model: {choice.backend_name if choice else 'not set'} — change it in Settings.")
     source = st.radio("Tasks from", _SOURCES, horizontal=True, key="ev-source")
     options: dict[str, Any] = {}
@@ -163,14 +164,7 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             help='e.g. {"question_column": "problem", "answer_column": "solution"}',
         )
     spec = st.text_input("Segmenter spec", value=spec, key="ev-segmenter")
-    prms = list(PRM_CHOICES)
-    chosen_prm = st.selectbox(
-        "PRM scoring every step",
-        prms,
-        index=prms.index(prm),
-        format_func=lambda p: p or "none",
-        key="ev-prm",
-    )
+    chosen_prm = prm_picker("PRM scoring every step", "ev-prm", settings.prm_choice())
     tasks_text = st.text_input(
         "Tasks (a count, a list or ranges)", value="10", key="ev-tasks", help="10, or 0-9, or 0,3,5"
     )
@@ -203,6 +197,8 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
         tasks = task_list(tasks_text)
         if not name:
             raise ValueError("give the data file")
+        if chosen_prm is None:  # the picker said what is wrong
+            return None
         if adapter == "huggingface":  # only files inside the traces folders (as for traces)
             name = str(resolve_trace_path(name))
     except Exception as error:  # every problem in the form is said, with its valid choices
@@ -213,7 +209,8 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
         name=str(name),
         options=options,
         segmenter=spec,
-        prm=chosen_prm,
+        prm=chosen_prm.spec,
+        prm_options=chosen_prm.options(),
         tasks=tasks,
         model=choice.backend_name if choice else "",
         max_tokens=max_tokens,
@@ -228,8 +225,9 @@ def _start(plan: EvaluationPlan, choice: ModelChoice, folder: Path) -> Evaluatio
     """Build the plan's environment, load the model, and start the run."""
     job = None
     with shows_errors("Nothing was started"):
-        environment = plan.environment()  # a bad dataset option fails here, with its message
+        base = plan.base_environment()  # a bad dataset option fails here, before a model loads
         backend = load_backend(choice, session_key())
+        environment = plan.environment(backend, base=base)  # judge: this model judges
         path = folder / plan.results_name()
         job = st.session_state[_JOB] = EvaluationJob(plan, environment, backend, path)
         st.session_state.pop(_OUTCOME, None)

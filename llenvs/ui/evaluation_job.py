@@ -28,11 +28,12 @@ import hashlib
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.environment import Environment
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.spec import segmenter_from_spec
@@ -76,11 +77,37 @@ class EvaluationPlan:
     """Trajectories generated together."""
     answer_opening: bool = False
     """Force the default ``AnswerOpening`` when a response ends without an answer."""
+    prm_options: dict[str, Any] = field(default_factory=dict)
+    """The PRM's options for ``get_prm`` (a served PRM's ``base_url``); not part of the results
+    file's name, so the same served PRM at another address resumes the same file."""
 
-    def environment(self) -> SegmentedEnvironment:
-        """The segmented environment to run (raises with the valid choices on a bad name)."""
-        base = environment_registry.get(name=self.name, adapter=self.adapter, **self.options)
-        return scored_environment(base, segmenter_from_spec(self.segmenter), self.prm)
+    def base_environment(self) -> Environment:
+        """The dataset's environment (raises with the valid choices on a bad name or option)."""
+        return environment_registry.get(name=self.name, adapter=self.adapter, **self.options)
+
+    def environment(
+        self, backend: ModelBackend | None = None, *, base: Environment | None = None
+    ) -> SegmentedEnvironment:
+        """The segmented environment to run, its PRM made with ``prm_options``.
+
+        ``backend`` is the run's model: the ``judge`` PRM asks it (no second copy is loaded).
+        ``base`` is ``base_environment()`` when already made.
+
+        Example:
+            >>> plan = EvaluationPlan("reasoning_gym", "leg_counting", {"size": 2}, "sentence",
+            ...                       "vllm/m", (0,), "scripted",
+            ...                       prm_options={"base_url": "http://h:8000/v1"})
+            >>> plan.environment().reward_functions[0].prm.base_url
+            'http://h:8000/v1'
+
+        """
+        return scored_environment(
+            self.base_environment() if base is None else base,
+            segmenter_from_spec(self.segmenter),
+            self.prm,
+            backend,
+            self.prm_options,
+        )
 
     def sampling(self) -> SamplingParams:
         """How to sample."""
@@ -141,7 +168,7 @@ class EvaluationJob(BackgroundJob):
         self.plan = plan
         """What runs."""
         self.environment = environment
-        """The plan's environment (``plan.environment()``, built once by the caller)."""
+        """The plan's environment (``plan.environment(backend)``, built once by the caller)."""
         self.backend = backend
         """The model."""
         self.path = path

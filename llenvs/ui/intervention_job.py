@@ -34,6 +34,8 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.evaluation import intervene
@@ -60,6 +62,7 @@ class InterventionJob(BackgroundJob):
         backend: ModelBackend,
         *,
         prm: str | None = None,
+        prm_options: Mapping[str, Any] | None = None,
         sampling_params: SamplingParams | None = None,
         samples: int = 1,
     ) -> None:
@@ -76,7 +79,7 @@ class InterventionJob(BackgroundJob):
         """When the first new segment arrived, or None yet."""
         self.children: list[Trace] = []
         """The branches written, once finished without error (on error nothing was)."""
-        self._call = (path, at, text, backend, prm, sampling_params)
+        self._call = (path, at, text, backend, prm, dict(prm_options or {}), sampling_params)
         self._segments: list[tuple[int, SegmentRecord]] = []
         self._lock = threading.Lock()
         self.start()
@@ -94,7 +97,7 @@ class InterventionJob(BackgroundJob):
 
     def work(self) -> None:
         """Branch, appending to the sidecar; the segments are seen as they come."""
-        path, at, text, backend, prm, sampling_params = self._call
+        path, at, text, backend, prm, prm_options, sampling_params = self._call
         self.children = intervene(
             path,
             self.trace,
@@ -103,6 +106,7 @@ class InterventionJob(BackgroundJob):
             text,
             backend,
             prm=prm,
+            prm_options=prm_options,
             sampling_params=sampling_params,
             samples=self.samples,
             on_segment=self._seen,

@@ -34,7 +34,8 @@ from llenvs.ui.intervention_job import InterventionJob
 from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.model_picker import model_picker, saved_settings
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.settings_store import PRM_CHOICES
+from llenvs.ui.prm_choice import PRMChoice
+from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.whitespace import one_line
 from llenvs.ui.wording import count
@@ -95,17 +96,17 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     if note is not None:
         st.info(f"This trace's task: {note}.")
     choice = model_picker(trace)
-    prms, default = _prm_choices(trace)
-    prm = st.selectbox(
+    recorded = recorded_prm_spec(trace.run.prm)
+    prm = prm_picker(
         "PRM scoring each new step",
-        prms,
-        index=prms.index(default),
-        format_func=lambda name: name or "none",
-        key="iv-prm",
+        "iv-prm",
+        _default_prm(trace),
+        () if recorded is None else (recorded,),
     )
     job: InterventionJob | None = st.session_state.get(_JOB)
-    if job is None and st.button("Generate", type="primary", key="iv-run", disabled=choice is None):
-        assert choice is not None
+    ready = choice is not None and prm is not None
+    if job is None and st.button("Generate", type="primary", key="iv-run", disabled=not ready):
+        assert choice is not None and prm is not None
         job = _start(path, trace, kind, segment, text, choice, prm, samples, params)
     if job is not None:
         st.fragment(_live, run_every=POLL_SECONDS)(job)
@@ -170,15 +171,15 @@ def _has_prm(trace: Trace) -> bool:
     return any(PRM_REWARD_NAME in s.prm_scores for s in trace.segments)
 
 
-def _prm_choices(trace: Trace) -> tuple[list[str | None], str | None]:
-    """The PRMs to choose from and the default: the PRM the trace records as its scorer."""
+def _default_prm(trace: Trace) -> PRMChoice:
+    """The PRM chosen first: the trace's own (made again as recorded), else one from Settings.
+
+    A trace with PRM scores but no record of its PRM gets ``arithmetic``.
+    """
     recorded = recorded_prm_spec(trace.run.prm)
-    prms = list(PRM_CHOICES)
-    if recorded is not None and recorded not in prms:
-        prms.append(recorded)
     if recorded is not None:
-        return prms, recorded
-    return prms, "arithmetic" if _has_prm(trace) else saved_settings().prm
+        return PRMChoice(recorded)
+    return PRMChoice("arithmetic") if _has_prm(trace) else saved_settings().prm_choice()
 
 
 def _start(
@@ -188,7 +189,7 @@ def _start(
     segment: int,
     text: str | None,
     choice: ModelChoice,
-    prm: str | None,
+    prm: PRMChoice,
     samples: int,
     params: SamplingParams | None,
 ) -> InterventionJob | None:
@@ -206,7 +207,8 @@ def _start(
             kind,
             text,
             backend,
-            prm=prm,
+            prm=prm.spec,  # judge: the branch's model judges
+            prm_options=prm.options(),
             sampling_params=params,
             samples=samples,
         )

@@ -29,15 +29,13 @@ from typing import Any
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.traces.trace_writer import write_lines_atomically
 from llenvs.ui.model_choice import ModelChoice, ModelKind
+from llenvs.ui.prm_choice import PRM_CHOICES, PRMChoice
 
 __all__ = ["PRM_CHOICES", "SETTINGS_FILE", "Settings", "load_settings", "save_settings"]
 
 SETTINGS_FILE = "llenvs-settings.json"
 """The settings' file name, in the traces folder."""
 
-PRM_CHOICES: tuple[str | None, ...] = (None, "arithmetic", "judge:transformers")
-"""The PRMs the workbench offers for new steps (None: no PRM; ``judge:transformers``: the
-embedded model judges each step)."""
 
 _SERVER_OPTIONS = ("base_url", "mode", "tokenizer", "api_key_env")
 """What a server choice keeps: never a key."""
@@ -61,7 +59,9 @@ class Settings:
     server: dict[str, str] = field(default_factory=dict)
     """``base_url``, ``mode``, ``tokenizer``, ``api_key_env`` for ``openai``; never a key."""
     prm: str | None = None
-    """The PRM scoring new steps (one of ``PRM_CHOICES``)."""
+    """The PRM scoring new steps (one of ``PRM_CHOICES``, or a served ``vllm/<model>``)."""
+    prm_base_url: str = ""
+    """The server of a served PRM (``vllm/<model>``); "" for the others."""
     segmenter: str = "sentence"
     """The segmenter spec for new runs."""
 
@@ -69,14 +69,26 @@ class Settings:
         kinds = [k.name.lower() for k in ModelKind if k is not ModelKind.SCRIPTED]
         if self.model not in kinds:
             raise ValueError(f"model must be one of {', '.join(kinds)}, got {self.model!r}")
-        if self.prm not in PRM_CHOICES:
+        served = isinstance(self.prm, str) and self.prm.startswith("vllm/")
+        if self.prm not in PRM_CHOICES and not served:
             names = ", ".join(str(p) for p in PRM_CHOICES)
-            raise ValueError(f"prm must be one of {names}, got {self.prm!r}")
+            raise ValueError(f"prm must be one of {names}, or vllm/<model>, got {self.prm!r}")
+        self.prm_choice()  # a served PRM needs its model's name; its URL must be http(s)
         unknown = set(self.server) - set(_SERVER_OPTIONS)
         if unknown:
             choices = ", ".join(_SERVER_OPTIONS)
             raise ValueError(f"unknown server settings {sorted(unknown)}: choose from {choices}")
         segmenter_from_spec(self.segmenter)  # a bad spec says why, with the valid names
+
+    def prm_choice(self) -> PRMChoice:
+        """The PRM these settings name, with a served PRM's server.
+
+        Example:
+            >>> Settings(prm="vllm/m", prm_base_url="http://h:8000/v1").prm_choice().options()
+            {'base_url': 'http://h:8000/v1'}
+
+        """
+        return PRMChoice(self.prm, self.prm_base_url or None)
 
     def choice(self) -> ModelChoice | None:
         """The model these settings name, or None when a server lacks its URL or model.

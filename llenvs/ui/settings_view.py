@@ -13,7 +13,8 @@ import streamlit as st
 
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.ui.model_choice import ModelKind
-from llenvs.ui.settings_store import PRM_CHOICES, Settings, load_settings, save_settings
+from llenvs.ui.prm_picker import prm_picker
+from llenvs.ui.settings_store import Settings, load_settings, save_settings
 
 __all__ = ["SESSION_KEY", "session_key", "settings_form"]
 
@@ -56,23 +57,20 @@ def settings_form(folder: Path) -> None:
     elif kind is ModelKind.OPENAI:
         location, server = _server(saved)
     st.subheader("Scoring and segments")
-    prm = st.selectbox(
-        "PRM scoring new steps",
-        PRM_CHOICES,
-        index=PRM_CHOICES.index(saved.prm),
-        format_func=lambda name: name or "none",
-        key="settings-prm",
-    )
+    prm = prm_picker("PRM scoring new steps", "settings-prm", saved.prm_choice())
     spec = st.text_input("Segmenter spec", value=saved.segmenter, key="settings-segmenter")
     problem = _spec_problem(spec)
     if problem:
         st.error(problem, icon=":material/error:")
-    if st.button("Save settings", type="primary", key="settings-save", disabled=bool(problem)):
+    wrong = bool(problem) or prm is None
+    if st.button("Save settings", type="primary", key="settings-save", disabled=wrong):
+        assert prm is not None
         chosen = Settings(
             model=kind.name.lower(),
             location=location.strip(),
             server=server,
-            prm=prm,
+            prm=prm.spec,
+            prm_base_url=prm.base_url or "",
             segmenter=spec,
         )
         save_settings(folder, chosen)

@@ -80,3 +80,31 @@ def test_the_description_is_one_line():
     )
     assert describe_prm({"spec": "x"}) == "x"
     assert describe_prm(None) == "none recorded"
+
+
+class Named:
+    """A stand-in for the branch's model: only its name and ``generate`` matter here."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def generate(self, requests):
+        raise AssertionError("not asked in these tests")
+
+
+def test_a_recorded_judge_of_the_branchs_model_judges_with_that_model():
+    branch_model = Named("openai/m")
+    record = {"spec": "judge", "name": "JudgePRM", "model": "openai/m", "base_url": "http://h/v1"}
+    [reward] = recorded_prm_rewards(record, branch_model)
+    assert reward.prm.backend is branch_model  # no second copy of the model
+
+
+def test_a_recorded_judge_of_another_model_is_made_again_by_name_or_named_in_the_error():
+    [reward] = recorded_prm_rewards({"spec": "judge", "model": "scripted"}, Named("other"))
+    assert reward.prm.backend.name == "scripted"  # the parent's judge scores its branch
+    with pytest.raises(
+        ValueError, match=r"the PRM 'judge' \(JudgePRM, model nope/x\), .*unknown backend 'nope'"
+    ):
+        recorded_prm_rewards({"spec": "judge", "name": "JudgePRM", "model": "nope/x"}, Named("m"))
+    with pytest.raises(ValueError, match=r"cannot be made here.*needs backend="):
+        recorded_prm_rewards({"spec": "judge", "name": "JudgePRM"})

@@ -1,0 +1,61 @@
+"""``intervene`` with a PRM: ``"judge"`` is the branch's own model, options reach the PRM."""
+
+from __future__ import annotations
+
+import pytest
+
+from llenvs.core import SegmentedEnvironment
+from llenvs.core.errors import BackendError
+from llenvs.evaluation import intervene
+from llenvs.evaluation.replay_trace import replay_trace
+from llenvs.inference import get_backend
+from llenvs.rewards.judge_prm import JUDGE_SYSTEM_PROMPT
+from llenvs.traces import InterventionKind, write_traces
+
+
+class Recording:
+    """The scripted branch model, recording whether the judge's questions came to it."""
+
+    def __init__(self, inner):
+        self.inner, self.judged = inner, 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def generate(self, requests):
+        asked = [r for r in requests if r.prompt.messages[0].content == JUDGE_SYSTEM_PROMPT]
+        self.judged += len(asked)
+        return self.inner.generate(requests)
+
+
+@pytest.fixture
+def parent_file(leg_counting, tmp_path):
+    parent = replay_trace(SegmentedEnvironment(leg_counting, "sentence"), 0,
+                          "Count. So 8. <answer>8</answer>", model="scripted")  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    write_traces(path, [parent])
+    return path, parent
+
+
+def test_the_judge_is_the_branchs_own_model(parent_file):
+    path, parent = parent_file
+    prompt = parent.task.prompt
+    model = Recording(get_backend("scripted", by_prompt={prompt: "So 100. <answer>100</answer>"}))
+    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model, prm="judge")
+    assert model.judged > 0  # its unscripted verdicts leave the steps unrated, never guessed
+    assert child.run.prm == {"spec": "judge", "name": "JudgePRM", "model": "scripted"}
+
+
+def test_prm_options_reach_the_prm_and_never_the_recorded_one(parent_file):
+    path, parent = parent_file
+    model = get_backend("scripted", outputs=["So 100. <answer>100</answer>"] * 2)
+    url = "http://127.0.0.1:9/v1"  # nothing serves there: the PRM's error names it
+    with pytest.raises(BackendError, match=r"the PRM 'm' at http://127.0.0.1:9/pooling"):
+        intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+                  prm="vllm/m", prm_options={"base_url": url})  # fmt: skip
+    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+                        prm="arithmetic", prm_options={"neutral": 1.0})  # fmt: skip
+    assert child.segments[0].prm_scores == {"prm": 1.0}  # "Count." checks nothing: neutral
+    with pytest.raises(ValueError, match=r"prm_options \['neutral'\] are for another PRM"):
+        intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
+                  prm="arithmetic", prm_options={"neutral": 1.0})  # fmt: skip
