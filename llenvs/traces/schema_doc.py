@@ -74,9 +74,10 @@ The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) numbers segments as t
 `step` event's `segment_index` is the segment's `index` here, 0-based.
 
 `run.prm` records which PRM scored the steps: the spec it was named by (`arithmetic`,
-`transformers/<folder>`, `vllm/<model>`, `judge:<backend>`), its name, and its convention,
-aggregation, model and server URL where it has them, never a key. `llenvs intervene` without
-`--prm` and the app's intervention panel score a branch with that PRM, made again as recorded.
+`transformers/<folder>`, `vllm/<model>`, `judge`: the run's own model, `judge:<backend>`), its
+name, and its convention, aggregation, model and server URL where it has them, never a key.
+`llenvs intervene` without `--prm` and the app's intervention panel score a branch with that
+PRM, made again as recorded.
 
 Schema version: **{version}**. Version 1 (before `run.prm` and `run.answer_opening`) is still
 read, both fields reading as null; a trace read from it is written back as version {version}.
