@@ -5,8 +5,9 @@ batches, and scored by the environment's own verifier. Three readings come of th
 a 95% interval: the step value ``v_i`` (success rate from before segment i), the resampling
 importance of step i (``v_{i+1} - v_i``, and how far the answers move), and, on request, the
 forced-answer curve (what the model answers when made to answer at each point). An adaptive
-schedule spends the budget where the estimates are least certain; ``plan`` says the cost
-first; results go to a ``*.analysis.jsonl`` sidecar and are resumed, not recomputed.
+schedule spends the budget where it is least certain which steps matter most (then where the
+estimates are least certain); ``plan`` says the cost first; results go to a
+``*.analysis.jsonl`` sidecar and are resumed, not recomputed.
 ``MonteCarloPRM`` offers ``v_{i+1}`` as the PRM score of step i (``get_prm("mc", ...)``).
 
 Example:
@@ -48,6 +49,7 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, Tally
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
+from llenvs.analysis.top_steps import rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
     "AdaptiveSchedule",
@@ -78,10 +80,13 @@ __all__ = [
     "forced_answers",
     "js_divergence",
     "plan",
+    "rank_chances",
     "read_analysis",
     "rollout_seed",
     "run_rollouts",
     "sampled_boundaries",
+    "top_k_membership",
+    "top_steps_round",
     "total_variation",
     "wilson_interval",
 ]

@@ -2,8 +2,10 @@
 
 ``FixedSchedule`` spreads the budget evenly (the same k at every boundary, as Thought Anchors
 does); ``AdaptiveSchedule`` first gives every boundary a few rollouts, then gives each round to
-the boundaries whose step value is least certain (the widest Wilson interval), until every
-interval is narrower than the target width or the budget is spent.
+the boundaries of the steps whose place among the ``top_k`` most important is in doubt
+(``top_steps_round``), and once those are separated to the boundaries whose step value is least
+certain (the widest Wilson interval), until every interval is narrower than the target width or
+the budget is spent.
 
 Example:
     >>> tallies = {0: Tally(0, 0), 1: Tally(0, 0)}
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from llenvs.analysis.interval import Z_95
+from llenvs.analysis.top_steps import top_steps_round
 
 __all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "wilson_width"]
 
@@ -105,18 +108,28 @@ class FixedSchedule:
 
 @dataclass(frozen=True)
 class AdaptiveSchedule:
-    """A first round of ``initial`` rollouts per boundary, then rounds to the widest intervals.
+    """A first round of ``initial`` rollouts per boundary, then rounds to where doubt remains.
 
-    Each later round has ``round_size`` rollouts (default: one per boundary), handed out one
-    at a time to the boundary whose interval would be widest, counting the rollouts already
-    handed out this round at its current rate; boundaries already narrower than the target
-    get none. An empty round means every interval is narrow enough or the budget is spent.
+    Later rounds first go to settling which ``top_k`` steps have the largest
+    ``|v_{i+1} - v_i|``, and in which order (``top_steps_round``: the boundaries of the steps
+    whose place among the top 1, ..., top k is in doubt, racing style), the question users ask
+    ("which steps mattered most?"). Once those are settled, rounds go to the boundaries whose
+    Wilson interval would be widest, counting the rollouts already handed out this round at
+    their current rate; boundaries already narrower than the target get none. ``top_k=0``
+    skips the first part: only widths count (the schedule's behaviour before ``top_k``). Each
+    later round has ``round_size`` rollouts (default: one per boundary). An empty round means
+    the top k is settled and every interval is narrow enough, or the budget is spent.
 
     Example:
         >>> AdaptiveSchedule(initial=2).next_round({0: Tally(0, 0), 1: Tally(1, 1)}, 9, 0.3)
         [0, 0, 1]
         >>> AdaptiveSchedule().next_round({0: Tally(0, 60), 1: Tally(60, 60)}, 9, 0.3)
         []
+        >>> wide = {0: Tally(1, 4), 1: Tally(3, 4), 2: Tally(3, 4), 3: Tally(2, 4)}
+        >>> AdaptiveSchedule(top_k=1).next_round(wide, 9, 0.3)
+        [1, 1, 2, 2]
+        >>> AdaptiveSchedule(top_k=0).next_round(wide, 9, 0.3)
+        [0, 1, 3, 3]
 
     """
 
@@ -124,12 +137,16 @@ class AdaptiveSchedule:
     """Rollouts every boundary gets before any gets more."""
     round_size: int | None = None
     """Rollouts per later round (None: as many as there are boundaries)."""
+    top_k: int = 3
+    """How many of the most important steps to settle first, in order (0: none, widths only)."""
 
     def __post_init__(self) -> None:
         if self.initial < 1:
             raise ValueError(f"initial must be >= 1, got {self.initial}")
         if self.round_size is not None and self.round_size < 1:
             raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
+        if self.top_k < 0:
+            raise ValueError(f"top_k must be >= 0, got {self.top_k}")
 
     def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
         """The boundaries of the next round (see the class docstring)."""
@@ -139,6 +156,9 @@ class AdaptiveSchedule:
         if first:
             return first
         size = min(budget_left, self.round_size or len(tallies))
+        racing = top_steps_round(tallies, self.top_k, size)
+        if racing:
+            return racing
         extra = dict.fromkeys(tallies, 0)
         chosen: list[int] = []
         for _ in range(size):

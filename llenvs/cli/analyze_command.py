@@ -84,7 +84,15 @@ def add_parser(subparsers: Any) -> None:
         "--schedule",
         choices=("adaptive", "fixed"),
         default="adaptive",
-        help="adaptive: rounds to the widest intervals; fixed: the same k everywhere",
+        help="adaptive: rounds to the steps whose rank among the top --top-k is unsettled, "
+        "then to the widest intervals; fixed: the same k everywhere",
+    )
+    parser.add_argument(
+        "--top-k",
+        type=_count,
+        default=3,
+        help="the adaptive schedule settles which steps are the k most important first "
+        "(0: by interval width only)",
     )
     parser.add_argument(
         "--forced-answer", action="store_true", help="also force the answer at every boundary"
@@ -149,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
         speed_source=source,
     )
     print(cost.summary(), flush=True)
-    schedule = AdaptiveSchedule() if args.schedule == "adaptive" else FixedSchedule()
+    schedule = (
+        AdaptiveSchedule(top_k=args.top_k) if args.schedule == "adaptive" else FixedSchedule()
+    )
     with _progress(args.no_progress, cost.rollouts) as advance:
         analysis = analyze_trace(
             trace,
@@ -251,3 +261,24 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
             f"{verdict:<10} {text}"
         )
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _count(text: str) -> int:
+    """An ``int >= 0`` option value (argparse names the option when this raises).
+
+    Example:
+        >>> _count("3")
+        3
+        >>> _count("-1")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
+
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value

@@ -1,0 +1,206 @@
+"""Which steps mattered most: rounds that settle the top k steps by |importance|, in order.
+
+The question users ask of a trace is "which steps mattered most?": the k steps with the
+largest ``|v_{i+1} - v_i|``, most important first. To answer it on a budget, the rollouts go
+where that answer is still in doubt (top-k identification, racing style). Each boundary's value
+gets a posterior (Beta, from its tally and a uniform prior); drawing all values together gives,
+for every step, its chance of being among the top 1, the top 2, ... the top k (``rank_chances``;
+the last is ``top_k_membership``). A step is settled at a threshold once that chance is below
+``1 - confidence`` or above ``confidence``; the steps unsettled at some threshold are the
+contenders (the steps near the j-th/(j+1)-th place, for j up to k). Each rollout of a round
+goes to the boundary whose next rollout narrows the contenders it borders most, weighted by
+how much each is in doubt (``p (1 - p)``, summed over its unsettled thresholds): a boundary
+shared by two contenders counts for both, and a boundary whose rate is more uncertain counts
+more. The draws are seeded by the tallies: the same tallies give the same round.
+
+Example:
+    >>> from llenvs.analysis.schedule import Tally
+    >>> flat, jump = Tally(4, 8), Tally(8, 8)
+    >>> tallies = {0: flat, 1: flat, 2: jump, 3: jump, 4: Tally(1, 8)}
+    >>> {step: round(p, 1) for step, p in top_k_membership(tallies, top_k=2).items()}
+    {0: 0.1, 1: 0.9, 2: 0.0, 3: 1.0}
+    >>> top_steps_round(tallies, top_k=2, size=4)
+    [1, 1, 1, 1]
+    >>> top_steps_round({0: Tally(0, 40), 1: Tally(40, 40), 2: Tally(40, 40)}, 1, 4)
+    []
+
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llenvs.analysis.schedule import Tally
+
+__all__ = [
+    "CONFIDENCE",
+    "DRAWS",
+    "TOLERANCE",
+    "rank_chances",
+    "top_k_membership",
+    "top_steps_round",
+]
+
+DRAWS = 200
+"""Joint posterior draws per round (each draws every boundary's value once)."""
+
+CONFIDENCE = 0.95
+"""A step is settled when its chance of being in the top k is above this, or below 1 - this."""
+
+TOLERANCE = 0.0
+"""Steps whose sizes differ by less than this count as tied: which ranks first is no doubt.
+
+0 by default: in the simulation of ``bench/analysis_simulated.py``, 0.05 and 0.1 found the
+true top steps no more often (with few steps that matter, a positive tolerance stops the
+spending on the order of the flat ones, which no budget settles).
+"""
+
+
+def top_k_membership(
+    tallies: Mapping[int, Tally], top_k: int, draws: int = DRAWS
+) -> dict[int, float]:
+    """The chance that each step is among the ``top_k`` largest ``|v_{i+1} - v_i|``.
+
+    Only steps whose two boundaries are both tallied count. Each boundary's value is drawn
+    from ``Beta(successes + 1, failures + 1)``; a step's chance is the share of draws in which
+    it is among the top k (ties to the earlier step). Every step is in when there are k or
+    fewer; seeded by the tallies.
+
+    Example:
+        >>> from llenvs.analysis.schedule import Tally
+        >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 1)
+        {0: 1.0, 1: 0.0}
+        >>> top_k_membership({5: Tally(0, 0), 7: Tally(0, 0)}, 1)
+        {}
+
+    """
+    return {step: chances[-1] for step, chances in rank_chances(tallies, top_k, draws).items()}
+
+
+def rank_chances(
+    tallies: Mapping[int, Tally], top_k: int, draws: int = DRAWS
+) -> dict[int, list[float]]:
+    """For each step, its chance of being among the top 1, the top 2, ... the top ``top_k``.
+
+    As ``top_k_membership`` (the last of each list), for every threshold up to ``top_k``.
+
+    Example:
+        >>> from llenvs.analysis.schedule import Tally
+        >>> chances = rank_chances({b: Tally(0 if b == 0 else 30, 30) for b in range(4)}, 2)
+        >>> {step: [round(p, 1) for p in row] for step, row in chances.items()}
+        {0: [1.0, 1.0], 1: [0.0, 0.5], 2: [0.0, 0.5]}
+
+    """
+    places = _places(tallies, top_k, draws, tolerance=0.0)
+    return {step: [inside / draws for inside, _ in row] for step, row in places.items()}
+
+
+def _places(
+    tallies: Mapping[int, Tally], top_k: int, draws: int, tolerance: float
+) -> dict[int, list[tuple[int, int]]]:
+    """Per step and threshold j: the draws where it is in the top j, and out of it.
+
+    A draw in which the j-th and (j+1)-th sizes are less than ``tolerance`` apart counts as
+    neither at threshold j: either answer is right enough there. With k steps or fewer,
+    every step is in.
+    """
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    boundaries = sorted(tallies)
+    steps = [b for b in boundaries if b + 1 in tallies]
+    if len(steps) <= top_k:
+        return {step: [(draws, 0)] * top_k for step in steps}
+    rng = random.Random(repr(sorted((b, t.successes, t.trials) for b, t in tallies.items())))
+    inside = {step: [0] * top_k for step in steps}
+    outside = {step: [0] * top_k for step in steps}
+    for _ in range(draws):
+        value = {
+            b: rng.betavariate(
+                tallies[b].successes + 1, tallies[b].trials - tallies[b].successes + 1
+            )
+            for b in boundaries
+        }
+        size = {s: abs(value[s + 1] - value[s]) for s in steps}
+        ranked = sorted(steps, key=lambda s: (-size[s], s))
+        for threshold in range(top_k):
+            if size[ranked[threshold]] - size[ranked[threshold + 1]] < tolerance:
+                continue
+            for place, step in enumerate(ranked):
+                if place <= threshold:
+                    inside[step][threshold] += 1
+                else:
+                    outside[step][threshold] += 1
+    return {step: list(zip(inside[step], outside[step], strict=True)) for step in steps}
+
+
+def top_steps_round(
+    tallies: Mapping[int, Tally],
+    top_k: int,
+    size: int,
+    *,
+    confidence: float = CONFIDENCE,
+    tolerance: float = TOLERANCE,
+    draws: int = DRAWS,
+) -> list[int]:
+    """The boundaries of a round of ``size`` rollouts spent on settling the top ``top_k``.
+
+    Each rollout goes, one at a time, to the boundary with the largest gain: for each unsettled
+    step it borders, the step's doubt (``p (1 - p)`` summed over the thresholds j <= k where
+    ``p``, its chance of being in the top j, is within ``(1 - confidence, confidence)``; draws
+    where the j-th and (j+1)-th sizes are within ``tolerance`` count neither way) times how
+    much one more rollout there shrinks the step's standard error (the round's earlier
+    rollouts counted, at the boundary's current rate). Empty when every step is settled, when
+    ``top_k`` is 0, or when ``size`` is 0.
+
+    Example:
+        >>> from llenvs.analysis.schedule import Tally
+        >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4), 2: Tally(3, 4)}, 1, 3)
+        [0, 1, 2]
+        >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4)}, 1, 3)
+        []
+
+    """
+    if not 0.5 < confidence < 1:
+        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
+    if top_k <= 0 or size <= 0:
+        return []
+    doubt = {}
+    for step, row in _places(tallies, top_k, draws, tolerance).items():
+        unsettled = [
+            inside * outside / (draws * draws)
+            for inside, outside in row
+            if min(inside, outside) > (1 - confidence) * draws
+        ]
+        if unsettled:
+            doubt[step] = sum(unsettled)
+    if not doubt:
+        return []
+    extra = dict.fromkeys(tallies, 0)
+
+    def variance(boundary: int, more: int = 0) -> float:
+        tally = tallies[boundary]
+        rate = (tally.successes + 1) / (tally.trials + 2)
+        return rate * (1 - rate) / (tally.trials + extra[boundary] + more + 2)
+
+    def gain(boundary: int) -> float:
+        total = 0.0
+        for step in (boundary - 1, boundary):
+            if step in doubt:
+                other = step + 1 if boundary == step else step
+                now = math.sqrt(variance(boundary) + variance(other))
+                total += doubt[step] * (now - math.sqrt(variance(boundary, 1) + variance(other)))
+        return total
+
+    bordering = sorted({b for s in doubt for b in (s, s + 1)})
+    chosen = []
+    for _ in range(size):
+        boundary = max(bordering, key=lambda b: (gain(b), -b))
+        extra[boundary] += 1
+        chosen.append(boundary)
+    return sorted(chosen)
