@@ -17,7 +17,7 @@ transformers backend. A call that stops at a boundary keeps its stream open (``c
 and the next call that continues exactly the ids read so far reads on from it, so a trajectory
 without interventions is one request however many segments it has. A stream that ended or
 stopped is closed (the server then drops the request); one an intervention left behind is closed
-when more than ``2 * max_in_flight`` streams are kept, or by ``close()``.
+after a minute unread, when more than ``2 * max_in_flight`` streams are kept, or by ``close()``.
 
 **Chat mode** (hosted APIs): the conversation goes as chat messages (feedback turns are real user
 turns); each live stretch of segments is one streamed request, read until the boundary. The
