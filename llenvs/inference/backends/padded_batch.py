@@ -5,6 +5,12 @@ session so that all rows feed the same number of tokens, stacks the caches with 
 (an attention mask hides it; each row keeps its own rotary positions, given explicitly), feeds
 them together, drops rows as they finish and hands each finished row its own cache back.
 
+Rows with the same token ids (k rollouts from one prefix) are prefilled once (``PaddedBatch.
+prefill``): only one row of each group (the one whose session keeps the most) is fed, then every
+row of the group gets its own copy of that row's cache and logits (``fan_out``: indexing along
+the batch dimension copies, so no row's cache aliases another's, and each row goes on with its
+own session and random generator).
+
 Example:
     >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
@@ -28,7 +34,25 @@ from llenvs.inference.backends.batched_cache import crop_cache, row_cache, stack
 from llenvs.inference.backends.kv_sessions import KVSession
 from llenvs.inference.backends.text_decoding import TextDecoder
 
-__all__ = ["PaddedBatch", "Row"]
+__all__ = ["PaddedBatch", "Row", "fork_sources"]
+
+
+def fork_sources(rows: list[Row]) -> list[int]:
+    """For each row, the row fed in its place: of the rows with its ids, the one keeping most.
+
+    Example:
+        >>> from types import SimpleNamespace as Rowlike
+        >>> fork_sources([Rowlike(ids=[1, 2], keep=0), Rowlike(ids=[3], keep=0),
+        ...               Rowlike(ids=[1, 2], keep=1)])
+        [2, 1, 2]
+
+    """
+    best: dict[tuple[int, ...], int] = {}
+    for index, row in enumerate(rows):
+        key = tuple(row.ids)
+        if key not in best or row.keep > rows[best[key]].keep:
+            best[key] = index
+    return [best[tuple(row.ids)] for row in rows]
 
 
 @dataclass(eq=False)
@@ -92,6 +116,38 @@ class PaddedBatch:
         self.lengths = list(keeps)  # real positions per row so far
 
     @classmethod
+    def prefill(cls, model: Any, rows: list[Row], *, fork: bool = True) -> tuple[PaddedBatch, Any]:
+        """A batch of ``rows`` with their ids fed, and each row's next-token logits.
+
+        With ``fork``, rows with the same ids are fed once (see the module docstring). When
+        every row fed keeps its whole ids (the same first prompt as its session's), nothing is
+        fed: the sessions' stored logits are used.
+
+        Example:
+            >>> from llenvs.core.backend import Message, Prompt, SamplingParams
+            >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
+            >>> backend = get_embedded_backend()
+            >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)
+            >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
+            ...             TextDecoder(backend.tokenizer, ids)) for ids in ([1, 2], [3], [1, 2])]
+            >>> batch, logits = PaddedBatch.prefill(backend.model, rows)
+            >>> batch.padding, tuple(logits.shape), bool((logits[0] == logits[2]).all())
+            ([0, 1, 0], (3, 49152), True)
+
+        """
+        sources = fork_sources(rows) if fork else list(range(len(rows)))
+        fed = sorted(set(sources))
+        batch = cls.from_rows(model, [rows[i] for i in fed])
+        if batch.keeps == [len(r.ids) for r in batch.rows]:  # first prompts seen before
+            logits = torch.stack([torch.as_tensor(r.session.prompt_logits) for r in batch.rows])
+        else:
+            feeds = [r.ids[k:] for r, k in zip(batch.rows, batch.keeps, strict=True)]
+            logits = batch.forward(feeds)
+        if len(fed) == len(rows):
+            return batch, logits
+        return batch, batch.fan_out(rows, [fed.index(s) for s in sources], logits)
+
+    @classmethod
     def from_rows(cls, model: Any, rows: list[Row]) -> PaddedBatch:
         """Crop every row's session so that all rows feed the same number of tokens."""
         width = max(len(r.ids) - r.keep for r in rows)
@@ -136,6 +192,31 @@ class PaddedBatch:
             if len(row.session.ids) < len(row.ids):
                 row.session.ids = list(row.ids)
         return logits
+
+    def fan_out(self, rows: list[Row], sources: list[int], logits: torch.Tensor) -> torch.Tensor:
+        """Make the batch ``rows``, row ``i`` a copy of current row ``sources[i]``; its logits.
+
+        Every row's session is left as if the row had been fed itself (its cache comes back
+        on ``release``).
+        """
+        index = torch.tensor(sources, device=self.device)
+        layers: list[Any] = list(self.cache.layers)
+        for layer in layers:  # indexing copies: each row owns its keys and values
+            layer.keys = layer.keys[index]
+            layer.values = layer.values[index]
+        self.mask = self.mask[index]
+        self.padding = [self.padding[s] for s in sources]
+        self.lengths = [self.lengths[s] for s in sources]
+        for row, source in zip(rows, sources, strict=True):
+            session = row.session
+            if session is self.rows[source].session:
+                continue
+            if session.prompt_logits is None and not session.ids:
+                session.prompt_logits = logits[source].clone()
+            session.cache, session.ids, session.pending = None, list(row.ids), []
+        self.rows = list(rows)
+        self.keeps = [self.keeps[s] for s in sources]
+        return logits[index]
 
     def release(self, row: Row, position: int) -> None:
         """A finished row takes its own cache back into its session."""

@@ -21,9 +21,12 @@ end-of-turn token gives ``STOP`` (it is not returned), ``max_tokens`` gives ``LE
 Several requests are decoded together: each is matched to its session as above, the sessions
 are cropped so that every row feeds the same number of tokens, their caches are stacked with left
 padding (an attention mask hides it; each row keeps its own positions) and split back into the
-sessions as rows finish. A padded batch computes the same sums in other shapes, so it may differ
-from batch size 1 near ties (``bench/generation.py`` measures how often); a session touched by a
-batch is never used to start a new trajectory at batch size 1, which is prefilled afresh.
+sessions as rows finish. Requests with the same token ids (k rollouts from one prefix) are fed
+once and each row gets its own copy of that cache (``PaddedBatch.prefill``); a first prompt seen
+before reuses its stored logits and is not fed again. A padded batch computes the same sums in
+other shapes, so it may differ from batch size 1 near ties (``bench/generation.py`` measures how
+often); a session touched by a batch is never used to start a new trajectory at batch size 1,
+which is prefilled afresh.
 
 Loading (the embedded model's conversion, precision, the registry's factory) is in
 ``transformers_loading``.
@@ -48,9 +51,7 @@ from typing import Any
 import torch
 
 from llenvs.core.backend import FinishReason, Generation, GenerationRequest, Message, Prompt
-from llenvs.inference.backends.batched_cache import (
-    crop_cache,
-)
+from llenvs.inference.backends.batched_cache import crop_cache
 from llenvs.inference.backends.kv_sessions import KVSession, KVSessionStore
 from llenvs.inference.backends.padded_batch import PaddedBatch, Row
 from llenvs.inference.backends.sampling import choose_tokens, new_generator, token_logprobs
@@ -71,6 +72,8 @@ class TransformersBackend(GenerateUntil):
         max_sessions: KV-cache sessions kept (LRU); during a batch the store holds twice the
             batch's size, so its trajectories keep their caches between rounds.
         session_limit: the most sessions ever kept, whatever the batch size.
+        fork_prefixes: in a batch, feed requests with the same token ids once and give each a
+            copy of that cache (False: each is fed, as ``bench/prefix_fork.py`` compares).
 
     One backend can be shared by threads (the workbench shares one model between browser
     sessions): calls are served one at a time, and each thread's ``generate_until`` continues
@@ -92,6 +95,7 @@ class TransformersBackend(GenerateUntil):
         name: str,
         max_sessions: int = 8,
         session_limit: int = 64,
+        fork_prefixes: bool = True,
     ) -> None:
         if not 0 < max_sessions <= session_limit:
             raise ValueError(
@@ -105,6 +109,8 @@ class TransformersBackend(GenerateUntil):
         """Sessions kept between calls at batch size 1."""
         self.session_limit = session_limit
         """Most sessions ever kept: a batch keeps two per row, up to this bound."""
+        self.fork_prefixes = fork_prefixes
+        """Whether a batch's requests with the same token ids are prefilled once."""
         self._lock = threading.RLock()
         self.device = next(model.parameters()).device
         ends = getattr(model.generation_config, "eos_token_id", None)
@@ -235,28 +241,36 @@ class TransformersBackend(GenerateUntil):
             return []
         with self._lock, torch.inference_mode():
             rows = self._prepare(requests)
-            logits = self._first_logits(rows)
-            active = list(range(len(rows)))
-            batch = PaddedBatch.from_rows(self.model, rows) if len(rows) > 1 else None
-            if batch is not None:
-                logits = batch.forward([r.ids[k:] for r, k in zip(rows, batch.keeps, strict=True)])
-            while True:
-                still = []
-                chosen = self._choose(rows, active, logits)
-                for position, index in enumerate(active):
-                    if not self._append(rows[index], chosen[position], logits[position]):
-                        still.append(position)
-                    elif batch is not None:
-                        batch.release(rows[index], position)
-                if not still:
-                    break
-                active = [active[p] for p in still]
-                if batch is not None:
-                    batch.select(still)
-                    logits = batch.forward([[rows[i].tokens[-1]] for i in active])
-                else:
-                    logits = self._forward(rows[0].session.cache, [rows[0].tokens[-1]])
+            try:
+                self._decode(rows)
+            except BaseException:  # a session caught mid-batch holds ids its cache lacks
+                for row in rows:
+                    self.sessions.discard(row.session)
+                raise
         return [self._finish(row) for row in rows]
+
+    def _decode(self, rows: list[Row]) -> None:
+        """Generate every row's tokens (until each finishes), keeping the sessions up to date."""
+        logits = self._first_logits(rows)
+        active, batch = list(range(len(rows))), None
+        if len(rows) > 1:
+            batch, logits = PaddedBatch.prefill(self.model, rows, fork=self.fork_prefixes)
+        while True:
+            still = []
+            chosen = self._choose(rows, active, logits)
+            for position, index in enumerate(active):
+                if not self._append(rows[index], chosen[position], logits[position]):
+                    still.append(position)
+                elif batch is not None:
+                    batch.release(rows[index], position)
+            if not still:
+                break
+            active = [active[p] for p in still]
+            if batch is not None:
+                batch.select(still)
+                logits = batch.forward([[rows[i].tokens[-1]] for i in active])
+            else:
+                logits = self._forward(rows[0].session.cache, [rows[0].tokens[-1]])
 
     def _prepare(self, requests: Sequence[GenerationRequest]) -> list[Row]:
         """Match each request to a session (a new one when none fits or it is claimed)."""
@@ -276,11 +290,7 @@ class TransformersBackend(GenerateUntil):
             if session is None:
                 session = self.sessions.add(KVSession([], None, prompt_length=len(ids)))
                 keep = 0
-            elif (
-                shared == len(ids) == session.prompt_length
-                and len(requests) == 1
-                and session.prompt_logits is not None
-            ):
+            elif shared == len(ids) == session.prompt_length and session.prompt_logits is not None:
                 keep = shared  # the same first prompt again: its logits are stored
             else:
                 keep = min(shared, len(ids) - 1)
@@ -291,19 +301,9 @@ class TransformersBackend(GenerateUntil):
                 or (keep <= session.prompt_length and request.params.seed is not None)
             ):
                 session.generator = new_generator(request.params.seed, self.device)
-            decoder = TextDecoder(self._tokenizer, ids)
-            rows.append(
-                Row(
-                    request,
-                    ids,
-                    session,
-                    keep,
-                    decoder,
-                    heal=heal,
-                    healed=len(heal),
-                    generated=generated,
-                )
-            )
+            row = Row(request, ids, session, keep, TextDecoder(self._tokenizer, ids), heal=heal)
+            row.healed, row.generated = len(heal), generated
+            rows.append(row)
         return rows
 
     def _first_logits(self, rows: list[Row]) -> torch.Tensor:
