@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))  # tests.analysis.coin_backend
 from llenvs.analysis import AdaptiveSchedule, AnalysisParams, FixedSchedule, Schedule, analyze_trace
 from llenvs.evaluation import trace_environment
 from llenvs.traces import SegmentRecord, Trace, read_traces
-from tests.analysis.coin_backend import CoinBackend
+from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 K = 32
 """Rollouts per boundary of the fixed references."""
@@ -46,19 +46,8 @@ JUMP = 0.1
 
 
 def value_curve(rng: random.Random) -> list[float]:
-    """A true value curve: 8-20 boundaries, flat but for drift and 1-3 jumps, in [0.01, 0.99]."""
-    count = rng.randint(8, 20)
-    values = [rng.uniform(0.15, 0.85)]
-    jumps = set(rng.sample(range(count - 1), rng.randint(1, 3)))
-    for step in range(count - 1):
-        if step in jumps:
-            size = rng.uniform(0.1, 0.6)
-            up = values[-1] + size <= 0.98 if rng.random() < 0.5 else values[-1] - size < 0.02
-            following = values[-1] + size if up else values[-1] - size
-        else:
-            following = values[-1] + rng.gauss(0, 0.02)
-        values.append(min(0.99, max(0.01, following)))
-    return values
+    """A true value curve: 8-20 boundaries, flat but for drift and 1-3 jumps (``jumpy_values``)."""
+    return jumpy_values(rng, rng.randint(8, 20))
 
 
 def simulated_trace(base: Trace, segments: int) -> Trace:

@@ -181,15 +181,8 @@ def run(judge: str = "none") -> str:
         f"({n_positive} first errors). Threshold {THRESHOLD}: the first step scored below it is "
         "the predicted first error (-1 if none).",
         "",
-        "| scorer | localisation accuracy | on traces with an error | on traces without | "
-        "F1 | step AUROC |",
-        "| --- | --- | --- | --- | --- | --- |",
+        *result_table(results),
     ]
-    for r in results:
-        lines.append(
-            f"| {r.name} | {fmt(r.accuracy)} | {fmt(r.accuracy_error)} | "
-            f"{fmt(r.accuracy_correct)} | {fmt(r.f1)} | {fmt(r.auroc)} |"
-        )
     lines += ["", "ArithmeticPRM by source:", "", *dataset_rows(rows, arithmetic, judged)]
     lines += [
         "",
@@ -214,6 +207,20 @@ def run(judge: str = "none") -> str:
 
 JUDGED_DATASET = "processbench/gsm8k"
 """The traces the judge scores (the issue's 63 GSM8K rows: a 135M judge is slow)."""
+
+
+def result_table(results: Sequence[Result]) -> list[str]:
+    """The scorers' table: localisation accuracies, F1 and step AUROC, one row each."""
+    return [
+        "| scorer | localisation accuracy | on traces with an error | on traces without | "
+        "F1 | step AUROC |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *(
+            f"| {r.name} | {fmt(r.accuracy)} | {fmt(r.accuracy_error)} | "
+            f"{fmt(r.accuracy_correct)} | {fmt(r.f1)} | {fmt(r.auroc)} |"
+            for r in results
+        ),
+    ]
 
 
 def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
@@ -266,15 +273,8 @@ def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
         f"JudgePRM on the {len(picked)} `{JUDGED_DATASET}` traces ({steps} steps), the embedded "
         f"model judging {how}; unrated steps (None) are skipped, never guessed:",
         "",
-        "| scorer | localisation accuracy | on traces with an error | on traces without | "
-        "F1 | step AUROC |",
-        "| --- | --- | --- | --- | --- | --- |",
+        *result_table(results),
     ]
-    for r in results:
-        lines.append(
-            f"| {r.name} | {fmt(r.accuracy)} | {fmt(r.accuracy_error)} | "
-            f"{fmt(r.accuracy_correct)} | {fmt(r.f1)} | {fmt(r.auroc)} |"
-        )
     lines += [
         "",
         f"The judge rated {len(rated)} of {steps} steps ({from_logprobs} from the logprob of "

@@ -60,3 +60,19 @@ class CoinBackend:
             reply = f" So the answer is {answer}. <answer>{answer}</answer>"
             out.append(Generation(reply, FinishReason.STOP, tuple(range(8))))
         return out
+
+
+def jumpy_values(rng: random.Random, boundaries: int) -> list[float]:
+    """True values at ``boundaries`` boundaries: flat but for drift and 1-3 jumps of 0.1-0.6, up
+    or down, in [0.01, 0.99] (the simulated traces of the schedule tests and benchmark)."""
+    values = [rng.uniform(0.15, 0.85)]
+    jumps = set(rng.sample(range(boundaries - 1), rng.randint(1, 3)))
+    for step in range(boundaries - 1):
+        if step in jumps:
+            size = rng.uniform(0.1, 0.6)
+            up = values[-1] + size <= 0.98 if rng.random() < 0.5 else values[-1] - size < 0.02
+            following = values[-1] + size if up else values[-1] - size
+        else:
+            following = values[-1] + rng.gauss(0, 0.02)
+        values.append(min(0.99, max(0.01, following)))
+    return values

@@ -9,7 +9,7 @@ import pytest
 
 from llenvs.analysis import AdaptiveSchedule, AnalysisParams, FixedSchedule, Tally, analyze_trace
 from llenvs.analysis.top_steps import rank_chances, top_k_membership, top_steps_round
-from tests.analysis.coin_backend import CoinBackend
+from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 SETTLED = Tally(60, 120)
 """A well-sampled flat boundary (rate 0.5)."""
@@ -82,18 +82,8 @@ BUDGET = 8 * 11
 
 
 def value_curve(rng: random.Random) -> list[float]:
-    """11 values: flat but for drift and 1-3 jumps of 0.1-0.6, up or down, in [0.01, 0.99]."""
-    values = [rng.uniform(0.15, 0.85)]
-    jumps = set(rng.sample(range(10), rng.randint(1, 3)))
-    for step in range(10):
-        if step in jumps:
-            size = rng.uniform(0.1, 0.6)
-            up = values[-1] + size <= 0.98 if rng.random() < 0.5 else values[-1] - size < 0.02
-            following = values[-1] + size if up else values[-1] - size
-        else:
-            following = values[-1] + rng.gauss(0, 0.02)
-        values.append(min(0.99, max(0.01, following)))
-    return values
+    """11 values (the sample trace's boundaries): see ``jumpy_values``."""
+    return jumpy_values(rng, 11)
 
 
 def test_the_top_k_schedule_finds_the_true_top_step_more_often_than_fixed(trace, environment):

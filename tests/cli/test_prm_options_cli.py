@@ -13,20 +13,15 @@ import llenvs.inference
 from llenvs.cli.main import main
 from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
 from llenvs.traces import read_branches, read_traces
-from tests.rewards.test_vllm_prm import FakePooling
+from tests.rewards.test_vllm_prm import FakePooling, running_fake_pooling
 
 ENV = ["--env", "leg_counting", "--size", "100", "--seed", "42", "--segmenter", "sentence"]
 
 
 @pytest.fixture
 def served() -> Iterator[FakePooling]:
-    server = FakePooling()
-    server.thread.start()
-    try:
+    with running_fake_pooling() as server:
         yield server
-    finally:
-        server.server.shutdown()
-        server.server.server_close()
 
 
 @pytest.fixture

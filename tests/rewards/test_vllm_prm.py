@@ -7,6 +7,7 @@ import json
 import random
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -176,8 +177,9 @@ class FakePooling:
         return 200, {"object": "list", "model": "m", "data": [{"index": 0, "data": rows}]}
 
 
-@pytest.fixture
-def fake() -> Iterator[FakePooling]:
+@contextmanager
+def running_fake_pooling() -> Iterator[FakePooling]:
+    """A ``FakePooling`` server, serving until the block ends."""
     server = FakePooling()
     server.thread.start()
     try:
@@ -185,6 +187,12 @@ def fake() -> Iterator[FakePooling]:
     finally:
         server.server.shutdown()
         server.server.server_close()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakePooling]:
+    with running_fake_pooling() as server:
+        yield server
 
 
 def test_one_request_per_trace_in_the_qwen_convention(fake):
