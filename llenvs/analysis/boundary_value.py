@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from llenvs.analysis.interval import Interval, wilson_interval
 from llenvs.analysis.rollout import Rollout
-from llenvs.analysis.schedule import Tally
+from llenvs.analysis.tally import Tally
 
 __all__ = ["BoundaryValue", "boundary_values", "exact_value", "tallies"]
 

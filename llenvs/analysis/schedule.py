@@ -24,30 +24,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from llenvs.analysis.interval import Z_95
+from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
 
 __all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "wilson_width"]
-
-
-@dataclass(frozen=True)
-class Tally:
-    """The rollouts counted at one boundary so far.
-
-    Example:
-        >>> Tally(3, 4).rate
-        0.75
-
-    """
-
-    successes: int
-    """Rollouts that succeeded."""
-    trials: int
-    """Rollouts counted."""
-
-    @property
-    def rate(self) -> float:
-        """The success rate (0.5 with no trials: nothing known)."""
-        return self.successes / self.trials if self.trials else 0.5
 
 
 def wilson_width(rate: float, trials: float, z: float = Z_95) -> float:

@@ -14,7 +14,7 @@ shared by two contenders counts for both, and a boundary whose rate is more unce
 more. The draws are seeded by the tallies: the same tallies give the same round.
 
 Example:
-    >>> from llenvs.analysis.schedule import Tally
+    >>> from llenvs.analysis.tally import Tally
     >>> flat, jump = Tally(4, 8), Tally(8, 8)
     >>> tallies = {0: flat, 1: flat, 2: jump, 3: jump, 4: Tally(1, 8)}
     >>> {step: round(p, 1) for step, p in top_k_membership(tallies, top_k=2).items()}
@@ -31,10 +31,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from llenvs.analysis.schedule import Tally
+from llenvs.analysis.tally import Tally
 
 __all__ = [
     "CONFIDENCE",
@@ -71,7 +69,7 @@ def top_k_membership(
     fewer; seeded by the tallies.
 
     Example:
-        >>> from llenvs.analysis.schedule import Tally
+        >>> from llenvs.analysis.tally import Tally
         >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 1)
         {0: 1.0, 1: 0.0}
         >>> top_k_membership({5: Tally(0, 0), 7: Tally(0, 0)}, 1)
@@ -89,7 +87,7 @@ def rank_chances(
     As ``top_k_membership`` (the last of each list), for every threshold up to ``top_k``.
 
     Example:
-        >>> from llenvs.analysis.schedule import Tally
+        >>> from llenvs.analysis.tally import Tally
         >>> chances = rank_chances({b: Tally(0 if b == 0 else 30, 30) for b in range(4)}, 2)
         >>> {step: [round(p, 1) for p in row] for step, row in chances.items()}
         {0: [1.0, 1.0], 1: [0.0, 0.5], 2: [0.0, 0.5]}
@@ -159,7 +157,7 @@ def top_steps_round(
     ``top_k`` is 0, or when ``size`` is 0.
 
     Example:
-        >>> from llenvs.analysis.schedule import Tally
+        >>> from llenvs.analysis.tally import Tally
         >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4), 2: Tally(3, 4)}, 1, 3)
         [0, 1, 2]
         >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4)}, 1, 3)
