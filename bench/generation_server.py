@@ -12,7 +12,8 @@ Starts the real vLLM server the tests use (``tests/vllm_server.py``: PyPI's ``vl
   one call's output, for the openai backend's completions mode continued from token ids, from
   re-tokenised text, and for chat mode (one kept-open stream);
 * ``run_segmented_evaluation`` throughput (generated tokens/s) with 1, 8 and 32 trajectories in
-  flight, beside the transformers backend's ``run_batch`` at the same sizes (after the server
+  flight, beside the server alone (the same prompts as plain completions, as many at once: the
+  ceiling) and the transformers backend's ``run_batch`` at the same sizes (after the server
   has stopped, so the two never share the CPU).
 
 Goals (never asserted): 100% identical from ids; at least 8x the throughput at 32 than at 1.
@@ -26,6 +27,8 @@ import datetime
 import platform
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from bench_common import DOC, ROOT, write_section
 
@@ -34,7 +37,7 @@ from llenvs.core.backend import FinishReason, GenerationRequest, ModelBackend
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, SegmentedTrajectoryRunner, run_segmented_evaluation
 from llenvs.inference.backends.embedded_model import embedded_model_path
-from llenvs.inference.backends.openai_backend import OpenAIBackend
+from llenvs.inference.backends.openai_backend import Mode, OpenAIBackend
 
 sys.path.insert(0, str(ROOT))
 from tests.vllm_server import SERVED_NAME, VLLM_PYTHON, VLLMServer
@@ -95,9 +98,36 @@ def agreement_row(
     return f"| {label} | {same}/{len(items)} ({same / len(items):.0%}) |"
 
 
+def task_count(in_flight: int) -> int:
+    """Tasks run at ``in_flight`` at once: twice as many, so the rate is mostly steady state."""
+    return max(2 * in_flight, 4)
+
+
+def raw_rate(backend: OpenAIBackend, in_flight: int, max_tokens: int) -> tuple[float, float]:
+    """The server alone, ``in_flight`` requests at once: tokens/s, seconds.
+
+    The same tasks' prompts as plain greedy completions (token ids, one request each, not
+    streamed): the peer that says what this server and machine can do at each concurrency.
+    """
+    chat = backend.chat
+    ids = [chat.prompt_ids(prompt) for prompt in prompts(task_count(in_flight))]
+
+    def one(prompt_ids: list[int]) -> int:
+        response = backend._client.completions.create(
+            model=backend.model, prompt=prompt_ids, max_tokens=max_tokens, temperature=0.0
+        )
+        return response.usage.completion_tokens if response.usage else 0
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(in_flight) as pool:
+        tokens = sum(pool.map(one, ids))
+    seconds = time.perf_counter() - started
+    return tokens / seconds, seconds
+
+
 def evaluation_rate(backend: ModelBackend, in_flight: int, max_tokens: int) -> tuple[float, float]:
     """``run_segmented_evaluation`` with ``in_flight`` trajectories at once: tokens/s, seconds."""
-    tasks = max(in_flight, 2)
+    tasks = task_count(in_flight)
     base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=tasks)
     env = SegmentedEnvironment(base, SentenceSegmenter())
     started = time.perf_counter()
@@ -143,10 +173,14 @@ def run(args: argparse.Namespace) -> str | None:
     server.start()
     print(f"server ready ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     items = prompts(args.prompts)
-    options = {"base_url": server.base_url, "tokenizer": str(folder), "max_retries": 0}
-    agreement_lines, vllm_rates = [], {}
+    options: dict[str, Any] = {
+        "base_url": server.base_url,
+        "tokenizer": str(folder),
+        "max_retries": 0,
+    }
+    agreement_lines, vllm_rates, raw_rates = [], {}, {}
     try:
-        variants = [
+        variants: list[tuple[str, Mode, bool | None, bool]] = [
             ("completions, continued from token ids", "completions", None, True),
             ("completions, continued from re-tokenised text", "completions", False, False),
             ("chat, one streamed request read segment by segment", "chat", None, False),
@@ -161,6 +195,7 @@ def run(args: argparse.Namespace) -> str | None:
         backend = OpenAIBackend(SERVED_NAME, **options)
         try:
             for size in args.in_flight:
+                raw_rates[size] = raw_rate(backend, size, args.eval_max_tokens)
                 vllm_rates[size] = evaluation_rate(backend, size, args.eval_max_tokens)
                 print(
                     f"vLLM {size} in flight done ({time.perf_counter() - started:.0f} s)",
@@ -177,9 +212,13 @@ def run(args: argparse.Namespace) -> str | None:
     for size in args.in_flight:
         local_rates[size] = batch_rate(local, size, args.local_max_tokens)
         print(f"transformers {size} done ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    first = args.in_flight[0]
     throughput_lines = [
         f"| {size} | {vllm_rates[size][0]:.1f} ({vllm_rates[size][1]:.0f} s) | "
-        f"{vllm_rates[size][0] / vllm_rates[args.in_flight[0]][0]:.1f}× | "
+        f"{vllm_rates[size][0] / vllm_rates[first][0]:.1f}× | "
+        f"{raw_rates[size][0]:.1f} ({raw_rates[size][1]:.0f} s) | "
+        f"{raw_rates[size][0] / raw_rates[first][0]:.1f}× | "
+        f"{vllm_rates[size][0] / raw_rates[size][0]:.0%} | "
         f"{local_rates[size][0]:.1f} ({local_rates[size][1]:.0f} s) |"
         for size in args.in_flight
     ]
@@ -204,15 +243,19 @@ def run(args: argparse.Namespace) -> str | None:
             *agreement_lines,
             "",
             "Evaluation throughput (generated tokens/s; Sentence segmenter; leg_counting tasks "
-            "0..n-1 with n the trajectories in flight, 2 at 1): vLLM through "
+            "0..2n-1 with n the trajectories in flight, 4 at 1): vLLM through "
             f"`run_segmented_evaluation(batch_size=n)`, at most {args.eval_max_tokens} tokens "
-            "per trajectory, continuous scheduling, one request per call; the transformers "
-            f"backend's `run_batch` (embedded model, one padded batch per round), at most "
-            f"{args.local_max_tokens} tokens per trajectory to keep it to minutes on 2 cores:",
+            "per trajectory, continuous scheduling, each trajectory one streamed request read "
+            "segment by segment; beside it the server alone (the same prompts as plain greedy "
+            "completions from token ids, n requests at once: what this server and machine can "
+            "do) and the transformers backend's `run_batch` of n tasks (embedded model, one "
+            f"padded batch per round, at most {args.local_max_tokens} tokens per trajectory to "
+            "keep it to minutes on 2 cores):",
             "",
-            "| trajectories in flight | vLLM tokens/s (seconds) | vs 1 "
+            "| trajectories in flight | llenvs on vLLM tokens/s (seconds) | vs 1 "
+            "| server alone tokens/s (seconds) | vs 1 | llenvs / server alone "
             "| transformers tokens/s (seconds) |",
-            "| --- | --- | --- | --- |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
             *throughput_lines,
             "",
             "Goals: 100% identical from token ids (invariant 3); ≥ 8× the throughput at 32 in "

@@ -49,6 +49,7 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, Schedule
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
+from llenvs.analysis.tally import Tally
 from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
@@ -139,6 +140,10 @@ def analyze_trace(
     wanted = set(chosen)
     rollouts = [r for r in stored.rollouts if r.boundary in wanted]
     resumed, rounds = len(rollouts), stored.rounds
+    final = (
+        exact_outcome(trace, env) if ended and (boundaries is None or count in boundaries) else None
+    )
+    known = {} if final is None else {count: Tally(int(final[0]), 1, exact=True)}
     planned = max(0, params.budget - len(rollouts))
     done = 0
 
@@ -150,7 +155,10 @@ def analyze_trace(
 
     while True:
         left = params.budget - len(rollouts)
-        boundaries_next = schedule.next_round(tallies(rollouts, chosen), left, params.width)
+        counted = {**tallies(rollouts, chosen), **known}  # the schedule weighs the known end
+        boundaries_next = [
+            b for b in schedule.next_round(counted, left, params.width) if b in wanted
+        ]
         if not boundaries_next:
             break
         numbers = Counter(r.boundary for r in rollouts)
@@ -168,8 +176,8 @@ def analyze_trace(
         if on_round is not None:
             on_round(rounds, new)
     values = boundary_values(rollouts, chosen)
-    if ended and (boundaries is None or count in boundaries):
-        values.append(exact_value(count, *exact_outcome(trace, env)))
+    if final is not None:
+        values.append(exact_value(count, *final))
     stop: tuple[str, ...] = ()
     if opening is None:
         recorded = recorded_answer_opening(trace)

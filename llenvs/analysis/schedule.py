@@ -27,7 +27,7 @@ from llenvs.analysis.interval import Z_95
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
 
-__all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "wilson_width"]
+__all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "sampled", "wilson_width"]
 
 
 def wilson_width(rate: float, trials: float, z: float = Z_95) -> float:
@@ -53,12 +53,24 @@ class Schedule(Protocol):
         ...
 
 
+def sampled(tallies: Mapping[int, Tally]) -> dict[int, Tally]:
+    """The tallies a schedule may give rollouts to: all but the ``exact`` ones.
+
+    Example:
+        >>> sampled({0: Tally(1, 2), 1: Tally(1, 1, exact=True)})
+        {0: Tally(successes=1, trials=2)}
+
+    """
+    return {b: t for b, t in tallies.items() if not t.exact}
+
+
 def _level_up(tallies: Mapping[int, Tally], level: int, budget_left: int) -> list[int]:
-    """Rollouts that bring every boundary to ``level`` trials, the least sampled first."""
+    """Rollouts that bring every sampled boundary to ``level`` trials, the least sampled first."""
     wanted: list[int] = []
-    lowest = min((t.trials for t in tallies.values()), default=level)
+    open_ = sampled(tallies)
+    lowest = min((t.trials for t in open_.values()), default=level)
     for step in range(lowest, level):
-        wanted.extend(b for b, t in tallies.items() if t.trials <= step)
+        wanted.extend(b for b, t in open_.items() if t.trials <= step)
     return wanted[: max(0, budget_left)]
 
 
@@ -80,9 +92,9 @@ class FixedSchedule:
 
     def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
         """Bring every boundary ``per_round`` above the least sampled one."""
-        if not tallies or budget_left <= 0:
+        if not sampled(tallies) or budget_left <= 0:
             return []
-        lowest = min(t.trials for t in tallies.values())
+        lowest = min(t.trials for t in sampled(tallies).values())
         return _level_up(tallies, lowest + self.per_round, budget_left)
 
 
@@ -130,19 +142,20 @@ class AdaptiveSchedule:
 
     def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
         """The boundaries of the next round (see the class docstring)."""
-        if not tallies or budget_left <= 0:
+        open_ = sampled(tallies)
+        if not open_ or budget_left <= 0:
             return []
         first = _level_up(tallies, self.initial, budget_left)
         if first:
             return first
-        size = min(budget_left, self.round_size or len(tallies))
+        size = min(budget_left, self.round_size or len(open_))
         racing = top_steps_round(tallies, self.top_k, size)
         if racing:
             return racing
-        extra = dict.fromkeys(tallies, 0)
+        extra = dict.fromkeys(open_, 0)
         chosen: list[int] = []
         for _ in range(size):
-            widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in tallies.items()}
+            widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in open_.items()}
             boundary = max(widths, key=lambda b: (widths[b], -b))
             if widths[boundary] < width:
                 break

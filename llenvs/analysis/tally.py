@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Tally"]
 
@@ -11,9 +11,12 @@ __all__ = ["Tally"]
 class Tally:
     """The rollouts counted at one boundary so far.
 
+    An ``exact`` tally is a value known without sampling (after an ended trace's last segment:
+    its own outcome); schedules weigh it but never give it rollouts.
+
     Example:
-        >>> Tally(3, 4).rate
-        0.75
+        >>> Tally(3, 4).rate, Tally(1, 1, exact=True).rate
+        (0.75, 1.0)
 
     """
 
@@ -21,6 +24,8 @@ class Tally:
     """Rollouts that succeeded."""
     trials: int
     """Rollouts counted."""
+    exact: bool = field(default=False, repr=False)
+    """Whether ``rate`` is known exactly (not estimated): never sampled."""
 
     @property
     def rate(self) -> float:

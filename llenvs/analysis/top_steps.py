@@ -64,9 +64,9 @@ def top_k_membership(
     """The chance that each step is among the ``top_k`` largest ``|v_{i+1} - v_i|``.
 
     Only steps whose two boundaries are both tallied count. Each boundary's value is drawn
-    from ``Beta(successes + 1, failures + 1)``; a step's chance is the share of draws in which
-    it is among the top k (ties to the earlier step). Every step is in when there are k or
-    fewer; seeded by the tallies.
+    from ``Beta(successes + 1, failures + 1)`` (an ``exact`` tally's is its rate); a step's
+    chance is the share of draws in which it is among the top k (ties to the earlier step).
+    Every step is in when there are k or fewer; seeded by the tallies.
 
     Example:
         >>> from llenvs.analysis.tally import Tally
@@ -119,7 +119,9 @@ def _places(
     outside = {step: [0] * top_k for step in steps}
     for _ in range(draws):
         value = {
-            b: rng.betavariate(
+            b: tallies[b].rate
+            if tallies[b].exact
+            else rng.betavariate(
                 tallies[b].successes + 1, tallies[b].trials - tallies[b].successes + 1
             )
             for b in boundaries
@@ -153,8 +155,9 @@ def top_steps_round(
     ``p``, its chance of being in the top j, is within ``(1 - confidence, confidence)``; draws
     where the j-th and (j+1)-th sizes are within ``tolerance`` count neither way) times how
     much one more rollout there shrinks the step's standard error (the round's earlier
-    rollouts counted, at the boundary's current rate). Empty when every step is settled, when
-    ``top_k`` is 0, or when ``size`` is 0.
+    rollouts counted, at the boundary's current rate); an ``exact`` boundary (a known value)
+    is never given one. Empty when every step is settled, when ``top_k`` is 0, or when
+    ``size`` is 0.
 
     Example:
         >>> from llenvs.analysis.tally import Tally
@@ -162,6 +165,9 @@ def top_steps_round(
         [0, 1, 2]
         >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4)}, 1, 3)
         []
+        >>> known = {0: Tally(2, 4), 1: Tally(2, 4), 2: Tally(0, 1, exact=True)}
+        >>> top_steps_round(known, 1, 3)  # boundary 1 borders both steps; 2 is never sampled
+        [1, 1, 1]
 
     """
     if not 0.5 < confidence < 1:
@@ -183,6 +189,8 @@ def top_steps_round(
 
     def variance(boundary: int, more: int = 0) -> float:
         tally = tallies[boundary]
+        if tally.exact:
+            return 0.0
         rate = (tally.successes + 1) / (tally.trials + 2)
         return rate * (1 - rate) / (tally.trials + extra[boundary] + more + 2)
 
@@ -195,7 +203,9 @@ def top_steps_round(
                 total += doubt[step] * (now - math.sqrt(variance(boundary, 1) + variance(other)))
         return total
 
-    bordering = sorted({b for s in doubt for b in (s, s + 1)})
+    bordering = sorted({b for s in doubt for b in (s, s + 1) if not tallies[b].exact})
+    if not bordering:
+        return []
     chosen = []
     for _ in range(size):
         boundary = max(bordering, key=lambda b: (gain(b), -b))
