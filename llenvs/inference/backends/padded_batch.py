@@ -199,14 +199,7 @@ class PaddedBatch:
         Every row's session is left as if the row had been fed itself (its cache comes back
         on ``release``).
         """
-        index = torch.tensor(sources, device=self.device)
-        layers: list[Any] = list(self.cache.layers)
-        for layer in layers:  # indexing copies: each row owns its keys and values
-            layer.keys = layer.keys[index]
-            layer.values = layer.values[index]
-        self.mask = self.mask[index]
-        self.padding = [self.padding[s] for s in sources]
-        self.lengths = [self.lengths[s] for s in sources]
+        self._gather(sources)  # indexing copies: each row owns its keys and values
         for row, source in zip(rows, sources, strict=True):
             session = row.session
             if session is self.rows[source].session:
@@ -216,7 +209,7 @@ class PaddedBatch:
             session.cache, session.ids, session.pending = None, list(row.ids), []
         self.rows = list(rows)
         self.keeps = [self.keeps[s] for s in sources]
-        return logits[index]
+        return logits[torch.tensor(sources, device=logits.device)]
 
     def release(self, row: Row, position: int) -> None:
         """A finished row takes its own cache back into its session."""
@@ -224,12 +217,16 @@ class PaddedBatch:
 
     def select(self, positions: list[int]) -> None:
         """Keep only the rows at ``positions`` (the others finished)."""
+        self._gather(positions)
+        self.rows = [self.rows[p] for p in positions]
+
+    def _gather(self, positions: list[int]) -> None:
+        """Make row ``i`` of the cache, mask, padding and lengths current row ``positions[i]``."""
         index = torch.tensor(positions, device=self.device)
         layers: list[Any] = list(self.cache.layers)
         for layer in layers:
             layer.keys = layer.keys[index]
             layer.values = layer.values[index]
         self.mask = self.mask[index]
-        self.rows = [self.rows[p] for p in positions]
         self.padding = [self.padding[p] for p in positions]
         self.lengths = [self.lengths[p] for p in positions]

@@ -251,10 +251,11 @@ class TransformersBackend(GenerateUntil):
 
     def _decode(self, rows: list[Row]) -> None:
         """Generate every row's tokens (until each finishes), keeping the sessions up to date."""
-        logits = self._first_logits(rows)
         active, batch = list(range(len(rows))), None
         if len(rows) > 1:
             batch, logits = PaddedBatch.prefill(self.model, rows, fork=self.fork_prefixes)
+        else:
+            logits = self._first_logits(rows[0])
         while True:
             still = []
             chosen = self._choose(rows, active, logits)
@@ -306,11 +307,8 @@ class TransformersBackend(GenerateUntil):
             rows.append(row)
         return rows
 
-    def _first_logits(self, rows: list[Row]) -> torch.Tensor:
+    def _first_logits(self, row: Row) -> torch.Tensor:
         """Batch size 1: crop the session and feed the rest (or reuse the prompt's logits)."""
-        if len(rows) > 1:
-            return torch.empty(0)
-        row = rows[0]
         session = row.session
         if session.cache is None:
             session.cache = _new_cache(self.model)
