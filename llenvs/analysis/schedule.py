@@ -92,9 +92,10 @@ class FixedSchedule:
 
     def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
         """Bring every boundary ``per_round`` above the least sampled one."""
-        if not sampled(tallies) or budget_left <= 0:
+        open_ = sampled(tallies)
+        if not open_ or budget_left <= 0:
             return []
-        lowest = min(t.trials for t in sampled(tallies).values())
+        lowest = min(t.trials for t in open_.values())
         return _level_up(tallies, lowest + self.per_round, budget_left)
 
 
