@@ -42,9 +42,9 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.reward_function import RewardFunction
 from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples, check_branch
 from llenvs.evaluation.episode import StopCheck
+from llenvs.evaluation.scored_environment import run_prm_rewards
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards, recorded_prm_spec
-from llenvs.rewards.prm_registry import prm_rewards
 from llenvs.traces.branches import append_branch
 from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.trace import Trace
@@ -138,4 +138,4 @@ def _prm_rewards(
                 f"{sorted(options)} are for another PRM"
             )
         return recorded_prm_rewards(recorded, backend)
-    return prm_rewards(prm, **({**options, "backend": backend} if prm == "judge" else options))
+    return run_prm_rewards(prm, options, backend)

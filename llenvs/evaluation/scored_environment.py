@@ -21,11 +21,12 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend
 from llenvs.core.environment import Environment
+from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.base import Segmenter
 from llenvs.rewards.prm_registry import prm_rewards
 
-__all__ = ["scored_environment"]
+__all__ = ["run_prm_rewards", "scored_environment"]
 
 
 def scored_environment(
@@ -63,10 +64,31 @@ def scored_environment(
     """
     if prm is None:
         return SegmentedEnvironment(base, segmenter)
-    options = dict(prm_options or {})
-    if prm == "mc":
-        options.update(backend=backend, environment=base)
-    elif prm == "judge":
-        options.update(backend=backend)
-    rewards = (*prm_rewards(prm, **options), *base.reward_functions)
+    rewards = (*run_prm_rewards(prm, prm_options, backend, base), *base.reward_functions)
     return SegmentedEnvironment(base, segmenter, reward_functions=rewards)
+
+
+def run_prm_rewards(
+    prm: str | None,
+    options: Mapping[str, Any] | None,
+    backend: ModelBackend | None,
+    environment: Environment | None = None,
+) -> tuple[RewardFunction, ...]:
+    """The PROCESS reward of the PRM called ``prm`` (none for None) in a run of ``backend``.
+
+    ``"mc"`` continues with the run's model and judges with ``environment``'s verifier;
+    ``"judge"`` asks the run's model; ``options`` go to ``get_prm`` as they are.
+
+    Example:
+        >>> [f.name for f in run_prm_rewards("arithmetic", None, None)]
+        ['prm']
+        >>> run_prm_rewards(None, {}, None)
+        ()
+
+    """
+    arguments = dict(options or {})
+    if prm == "mc":
+        arguments.update(backend=backend, environment=environment)
+    elif prm == "judge":
+        arguments.update(backend=backend)
+    return prm_rewards(prm, **arguments)
