@@ -26,6 +26,7 @@ from typing import Any
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from llenvs.cli.options import PRM_BASE_URL_HELP, prm_options
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.trace_writer import append_traces
 
@@ -77,8 +78,9 @@ def add_parser(subparsers: Any) -> None:
         "--prm",
         default=None,
         help="add this PRM's step scores as the 'prm' reward, as evaluate does (a name get_prm "
-        "knows: arithmetic)",
+        "knows: arithmetic, vllm/<model>, ...)",
     )
+    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
     parser.set_defaults(func=run)
 
 
@@ -94,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         >>> path = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
         >>> _ = open(path, "w").write("oops\n")
         >>> run(argparse.Namespace(format="openai_chat", input=path, output=path + ".out",
-        ...                        segmenter="steps", prm=None, overwrite=False))
+        ...                        segmenter="steps", prm=None, prm_base_url=None,
+        ...                        overwrite=False))
         ... # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -114,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
             disable=not sys.stderr.isatty(),
         ) as progress:
             task = progress.add_task("import", name=args.input, total=None)
-            traces = _counted(_scored(source, args.prm), counts, lambda: progress.advance(task))
+            scored = _scored(source, args.prm, args.prm_base_url)
+            traces = _counted(scored, counts, lambda: progress.advance(task))
             written = write(args.output, _at_least_one(traces, counts, source))
     finally:
         _report_skips(source)
@@ -149,14 +153,15 @@ def _report_skips(source: TraceImport) -> None:
         print(f"... and {rest} more rows skipped", file=sys.stderr)
 
 
-def _scored(traces: TraceImport, prm: str | None) -> Iterator[Trace]:
+def _scored(traces: TraceImport, prm: str | None, url: str | None) -> Iterator[Trace]:
+    options = prm_options(prm, url)  # before the first trace is read: a wrong one fails first
     if prm is None:
         yield from traces
         return
     from llenvs.rewards import PRM_REWARD_NAME, get_prm
     from llenvs.ui.trace_scoring import with_prm_scores
 
-    model = get_prm(prm)
+    model = get_prm(prm, **options)
     for trace in traces:
         yield with_prm_scores(trace, model, PRM_REWARD_NAME)  # the name evaluate gives it
 

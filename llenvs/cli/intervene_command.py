@@ -110,7 +110,11 @@ def add_parser(subparsers: Any) -> None:
         "the PRM that scored the trace, as it records it, server URL included; none if none "
         "did)",
     )
-    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
+    parser.add_argument(
+        "--prm-base-url",
+        metavar="URL",
+        help=PRM_BASE_URL_HELP + "; without --prm, the trace's own vllm/<model> at this server",
+    )
     add_backend_options(parser, None)
     add_server_options(parser)
     add_sampling_options(parser)
@@ -126,16 +130,11 @@ def run(args: argparse.Namespace) -> int:
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
-    if args.prm_base_url is not None and args.prm in (None, recorded_prm_spec(parent.run.prm)):
-        raise ValueError(
-            "--prm-base-url is for another --prm vllm/<model>: the trace's own PRM is rescored "
-            "as it records it, server URL included"
-        )
-    options = prm_options(args.prm, args.prm_base_url)  # --prm vllm/<model>: its server
+    prm = _prm(args.prm, parent)
+    options = prm_options(prm, args.prm_base_url)  # vllm/<model> (given or recorded): its server
     recorded = parent.run.backend_options if name == parent.run.model else None
     backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
     params = sampling_from_args(args, trace_sampling_params(parent))
-    prm = _prm(args.prm, parent)
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
         children = intervene(

@@ -80,9 +80,10 @@ def intervene(
             name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
             that PRM again, as recorded (a recorded ``"judge"`` of the branch's model judges
             with ``backend``: see ``recorded_prm_rewards``). ``"judge"``: ``backend`` judges.
+            ``"mc"``: rollouts of ``backend`` from every step, judged by the trace's task.
             None: no PRM.
-        prm_options: options for ``get_prm`` of another PRM than the recorded one (e.g.
-            ``{"base_url": ...}`` for ``"vllm/<model>"``).
+        prm_options: options for ``get_prm`` (e.g. ``{"base_url": ...}`` for
+            ``"vllm/<model>"``); with the recorded PRM's name they make it anew with them.
         sampling_params: how to sample (default: the parent's own).
         samples: how many resamples (``branch_samples``, one batch); 1 for one branch.
         on_segment: called with ``(sample, segment)`` as each new segment is generated.
@@ -129,13 +130,15 @@ def intervene(
 def _prm_rewards(
     trace: Trace, prm: str | None, backend: ModelBackend, options: Mapping[str, Any]
 ) -> tuple[RewardFunction, ...]:
-    """The PRM reward called ``prm``: the parent's recorded PRM when it is that one."""
+    """The PRM reward called ``prm``: the parent's recorded PRM when it is that one.
+
+    ``"mc"`` continues with ``backend`` and judges with the trace's own environment. Options
+    make the PRM anew even when it has the recorded name (e.g. the recorded ``vllm/<model>``
+    at another server): they say how, and a record is made again only as it records itself.
+    """
+    if prm == "mc":
+        return run_prm_rewards(prm, options, backend, trace_environment(trace, backend))
     recorded = trace.run.prm
-    if recorded is not None and prm is not None and prm == recorded_prm_spec(recorded):
-        if options:
-            raise ValueError(
-                f"the trace's own PRM {prm!r} is made again as it records it; prm_options "
-                f"{sorted(options)} are for another PRM"
-            )
+    if recorded is not None and prm == recorded_prm_spec(recorded) and not options:
         return recorded_prm_rewards(recorded, backend)
     return run_prm_rewards(prm, options, backend)

@@ -46,7 +46,7 @@ def test_the_judge_is_the_branchs_own_model(parent_file):
     assert child.run.prm == {"spec": "judge", "name": "JudgePRM", "model": "scripted"}
 
 
-def test_prm_options_reach_the_prm_and_never_the_recorded_one(parent_file):
+def test_prm_options_reach_the_prm_even_under_the_recorded_name(parent_file):
     path, parent = parent_file
     model = get_backend("scripted", outputs=["So 100. <answer>100</answer>"] * 2)
     url = "http://127.0.0.1:9/v1"  # nothing serves there: the PRM's error names it
@@ -56,6 +56,25 @@ def test_prm_options_reach_the_prm_and_never_the_recorded_one(parent_file):
     [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
                         prm="arithmetic", prm_options={"neutral": 1.0})  # fmt: skip
     assert child.segments[0].prm_scores == {"prm": 1.0}  # "Count." checks nothing: neutral
-    with pytest.raises(ValueError, match=r"prm_options \['neutral'\] are for another PRM"):
-        intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
-                  prm="arithmetic", prm_options={"neutral": 1.0})  # fmt: skip
+    model = get_backend("scripted", outputs=["So 100. <answer>100</answer>"] * 2)
+    [grandchild] = intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
+                             prm="arithmetic", prm_options={"neutral": 0.25})  # fmt: skip
+    assert grandchild.segments[0].prm_scores == {"prm": 0.25}  # made anew, with the option
+    [plain] = intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
+                        prm="arithmetic")  # fmt: skip
+    assert plain.segments[0].prm_scores == {"prm": 0.5}  # the recorded one: its own default
+
+
+def test_the_mc_prm_continues_with_the_branchs_model_and_the_traces_task(parent_file):
+    path, parent = parent_file
+    prompt = parent.task.prompt
+    # every continuation reads the rest of this script: from any step it answers 100 (right)
+    model = get_backend("scripted", by_prompt={prompt: "Count. So 100. <answer>100</answer>"})
+    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+                        prm="mc", prm_options={"rollouts": 2})  # fmt: skip
+    assert child.run.prm is not None and child.run.prm["spec"] == "mc"
+    assert child.success and [s.text for s in child.segments][1:] == [
+        "So 100. ",
+        "<answer>100</answer>",
+    ]
+    assert [s.prm_scores.get("prm") for s in child.segments] == [1.0, 1.0, 1.0]

@@ -336,6 +336,33 @@ def test_the_cli_scores_with_a_served_prm_and_a_branch_reuses_its_url(fake, tmp_
     [child] = read_branches(out)
     assert child.run.prm["base_url"] == fake.base_url and len(fake.requests) > asked
 
+    elsewhere = "http://127.0.0.1:9/v1"  # the trace's own PRM at another server: not served
+    moved = llenvs("intervene", out, "--at", "1", "--resample", "--responses", rest,
+                   "--prm-base-url", elsewhere, cwd=tmp_path, check=False)  # fmt: skip
+    assert moved.returncode != 0 and "127.0.0.1:9/pooling" in moved.stderr  # the URL given
     refused = llenvs("intervene", out, "--at", "1", "--resample", "--responses", rest,
-                     "--prm-base-url", fake.base_url, cwd=tmp_path, check=False)  # fmt: skip
-    assert refused.returncode != 0 and "--prm-base-url is for another --prm vllm" in refused.stderr
+                     "--prm", "arithmetic", "--prm-base-url", fake.base_url,
+                     cwd=tmp_path, check=False)  # fmt: skip
+    assert refused.returncode != 0 and "--prm-base-url is for --prm vllm" in refused.stderr
+
+
+def test_import_scores_with_a_served_prm_at_the_url_given(fake, tmp_path):
+    from tests.cli.test_commands import llenvs
+
+    chat = [
+        {"role": "user", "content": "2 + 2?"},
+        {"role": "assistant", "content": "2 + 2 = 4. So 4."},
+    ]
+    source = tmp_path / "chat.jsonl"
+    source.write_text(json.dumps({"messages": chat}) + "\n")
+    out = tmp_path / "imported.jsonl"
+    llenvs("import", "openai_chat", source, "-o", out, "--segmenter", "sentence",
+           "--prm", "vllm/m", "--prm-base-url", fake.base_url, cwd=tmp_path)  # fmt: skip
+    [trace] = read_traces(out)
+    assert len(fake.requests) == 1 and fake.requests[0][1]["model"] == "m"
+    assert [s.prm_scores["prm"] for s in trace.segments] == [0.1, 0.05]  # the fake's scores
+    refused = llenvs("import", "openai_chat", source, "-o", tmp_path / "no.jsonl",
+                     "--prm", "arithmetic", "--prm-base-url", fake.base_url,
+                     cwd=tmp_path, check=False)  # fmt: skip
+    assert refused.returncode != 0 and "--prm-base-url is for --prm vllm" in refused.stderr
+    assert not (tmp_path / "no.jsonl").exists()
