@@ -49,7 +49,7 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, Tally
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
-from llenvs.analysis.top_steps import rank_chances, top_k_membership, top_steps_round
+from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
     "AdaptiveSchedule",
@@ -70,6 +70,7 @@ __all__ = [
     "StepImportance",
     "StoredAnalysis",
     "Tally",
+    "TopSteps",
     "analysis_key",
     "analysis_path",
     "analyze_trace",

@@ -23,8 +23,13 @@ from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
+from llenvs.analysis.tally import Tally
+from llenvs.analysis.top_steps import CONFIDENCE, TopSteps, top_k_membership
 
-__all__ = ["StepAnalysis"]
+__all__ = ["VERDICT_DRAWS", "StepAnalysis"]
+
+VERDICT_DRAWS = 2000
+"""Joint posterior draws behind ``StepAnalysis.top_steps``."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,38 @@ class StepAnalysis:
             if (s.importance or 0.0) != 0 or (s.divergence or 0.0) > 0
         }
         return [step for step in self.ranking() if step in moved]
+
+    def top_steps(self, top_k: int = 3, confidence: float = CONFIDENCE) -> TopSteps:
+        """The ``top_k`` most important steps and how sure these rollouts are of each.
+
+        The steps are ``moving_steps()``'s first ``top_k`` (fewer when fewer steps moved).
+
+        Each step's chance of being among the top k comes from 2,000 joint draws of the
+        boundary values' posteriors (``top_k_membership``; an ended trace's last value is
+        exact): ten times a schedule's round, as a verdict shown once is worth the steadier
+        chance (200 draws put a chance of 0.98 at 0.935 in this example).
+
+        Example:
+            >>> from llenvs.analysis.boundary_value import BoundaryValue
+            >>> from llenvs.analysis.interval import Interval
+            >>> from llenvs.analysis.step_importance import step_importances
+            >>> def v(b, s, n):
+            ...     return BoundaryValue(b, n, s, s / n, Interval(0.0, 1.0))
+            >>> values = (v(0, 15, 30), v(1, 16, 30), v(2, 30, 30), v(3, 29, 30))
+            >>> a = StepAnalysis("t", {}, values, tuple(step_importances(values)), None, ())
+            >>> verdict = a.top_steps(top_k=1)
+            >>> verdict.steps, verdict.sure, verdict.ruled_out
+            ((1,), (1,), (0, 2))
+
+        """
+        counted = {
+            v.boundary: Tally(int(v.value or 0), 1, exact=True)
+            if v.exact
+            else Tally(v.successes, v.trials)
+            for v in self.values
+        }
+        chances = top_k_membership(counted, top_k, VERDICT_DRAWS) if top_k > 0 else {}
+        return TopSteps(tuple(self.moving_steps()[:top_k]), chances, confidence)
 
     def prm_scores(self) -> dict[int, float | None]:
         """The Monte-Carlo PRM score of each step i whose end was analysed: ``v_{i+1}``."""

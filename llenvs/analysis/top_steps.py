@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 from llenvs.analysis.tally import Tally
 
@@ -38,6 +39,7 @@ __all__ = [
     "CONFIDENCE",
     "DRAWS",
     "TOLERANCE",
+    "TopSteps",
     "rank_chances",
     "top_k_membership",
     "top_steps_round",
@@ -77,6 +79,83 @@ def top_k_membership(
 
     """
     return {step: chances[-1] for step, chances in rank_chances(tallies, top_k, draws).items()}
+
+
+@dataclass(frozen=True)
+class TopSteps:
+    """The top k steps of a trace, and how sure its rollouts are of each.
+
+    ``steps`` are the k largest ``|v_{i+1} - v_i|`` as estimated (what a table shows);
+    ``chances`` give each step's chance of truly being among the top k (``top_k_membership``).
+    A step is *sure* when that chance is at least ``confidence``, *ruled out* when it is at most
+    ``1 - confidence``, and *in doubt* otherwise: with one or two steps that move the value,
+    third place is often a near-tie among flat steps that no budget settles, and saying so is
+    the honest answer to "which steps mattered most?".
+
+    Example:
+        >>> verdict = TopSteps((2, 0), {0: 0.5, 1: 0.5, 2: 1.0, 3: 0.0})
+        >>> verdict.sure, verdict.doubtful, verdict.ruled_out
+        ((2,), (0, 1), (3,))
+        >>> verdict.agrees([2, 1]), verdict.agrees([0, 3])
+        (True, False)
+        >>> verdict.describe()
+        '2 (sure), 0 (in doubt: or 1)'
+
+    """
+
+    steps: tuple[int, ...]
+    """The top k steps by estimated ``|importance|``, largest first."""
+    chances: Mapping[int, float]
+    """Each step's chance of being among the top k."""
+    confidence: float = CONFIDENCE
+    """The chance at which a step counts as sure (and ``1 - confidence``: ruled out)."""
+
+    @property
+    def sure(self) -> tuple[int, ...]:
+        """The steps surely among the top k: ``steps`` order first, then by step."""
+        return self._ordered([p >= self.confidence for p in self.chances.values()])
+
+    @property
+    def ruled_out(self) -> tuple[int, ...]:
+        """The steps surely not among the top k, by step."""
+        return self._ordered([p <= 1 - self.confidence for p in self.chances.values()])
+
+    @property
+    def doubtful(self) -> tuple[int, ...]:
+        """The steps neither sure nor ruled out: ``steps`` order first, then by step."""
+        low, high = 1 - self.confidence, self.confidence
+        return self._ordered([low < p < high for p in self.chances.values()])
+
+    def agrees(self, steps: Collection[int]) -> bool:
+        """Whether ``steps`` (another top k) hold every sure step and no ruled-out one.
+
+        The test of another estimate that these rollouts can make: where they cannot tell
+        which steps are in the top k, either answer agrees.
+        """
+        chosen = set(steps)
+        return set(self.sure) <= chosen and not chosen & set(self.ruled_out)
+
+    def describe(self) -> str:
+        """``steps`` with their standing, for a caption: ``3 (sure), 5 (in doubt: or 1)``."""
+        doubtful = self.doubtful
+        parts = []
+        for step in self.steps:
+            if step in self.sure:
+                parts.append(f"{step} (sure)")
+            elif step in doubtful:
+                others = [str(s) for s in doubtful if s not in self.steps]
+                if len(others) > 3:
+                    others[3:] = ["…"]
+                alternatives = f": or {', '.join(others)}" if others else ""
+                parts.append(f"{step} (in doubt{alternatives})")
+            else:
+                parts.append(f"{step} (unlikely)")
+        return ", ".join(parts)
+
+    def _ordered(self, keep: list[bool]) -> tuple[int, ...]:
+        chosen = {s for s, k in zip(self.chances, keep, strict=True) if k}
+        first = [s for s in self.steps if s in chosen]
+        return (*first, *sorted(chosen - set(first)))
 
 
 def rank_chances(

@@ -176,9 +176,8 @@ def run(args: argparse.Namespace) -> int:
         f"{len(analysis.rollouts)} rollouts ({generated} generated now, {analysis.resumed} read "
         f"back) in {analysis.rounds} rounds; stored in {store}"
     )
-    moving = analysis.moving_steps()[:3]
-    if moving:
-        print("most important steps: " + ", ".join(str(step) for step in moving))
+    if analysis.moving_steps():
+        print("most important steps: " + analysis.top_steps(3).describe())
     elif analysis.importances:
         print("no step moved the value or the answers (every v_i and answer mix the same)")
     return 0

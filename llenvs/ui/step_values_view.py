@@ -110,7 +110,7 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
         analysis,
         forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
     )
-    moving = ", ".join(str(step) for step in analysis.moving_steps()[:3]) or "none"
+    moving = analysis.top_steps(3).describe() if analysis.moving_steps() else "none"
     st.caption(
         f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
         f"({describe_key(key)}), stored in {store.name} · most important steps: {moving}"
