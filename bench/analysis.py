@@ -7,7 +7,8 @@ Run from the repository root::
     .venv/bin/python bench/analysis.py --backend openai/<model> --base-url http://127.0.0.1:8000/v1
 
 On the first ``--traces`` sample traces with at least ``MIN_SEGMENTS`` segments (a top-3 of
-three steps or fewer says nothing; ``sample_traces/*.jsonl``, in file order), in one run: a
+three steps or fewer says nothing; ``sample_traces/products-*.jsonl`` by default, in file
+order: on the basic_arithmetic ones every v is 0 for SmolLM2), in one run: a
 fixed pass of k rollouts at every boundary (``FixedSchedule``, Thought Anchors style: the
 reference) and the adaptive schedule (``AdaptiveSchedule``: it settles the top-3 steps first)
 with 25% of that budget, each with
@@ -240,7 +241,10 @@ def main() -> None:
     parser.add_argument("--backend", default="transformers", help="backend name")
     parser.add_argument("--traces", type=int, default=5, help="how many sample traces")
     parser.add_argument(
-        "--files", default="*.jsonl", help="which sample files (a glob in sample_traces/)"
+        "--files",
+        default="products-*.jsonl",
+        help="which sample files (a glob in sample_traces/; the default: SmolLM2 solves some "
+        "products tasks, where the other files' long traces have every v equal)",
     )
     parser.add_argument("--k", type=int, default=32, help="rollouts per boundary (fixed)")
     parser.add_argument("--width", type=float, default=0.2, help="adaptive target width")

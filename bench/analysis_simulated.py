@@ -82,6 +82,12 @@ PASSES: dict[str, tuple[Callable[[], Schedule], float, int]] = {
     "fixed, 25%": (lambda: FixedSchedule(per_round=K // 4), 0.25, 1),
     "adaptive, widths (top_k=0), 25%": (lambda: AdaptiveSchedule(top_k=0), 0.25, 1),
     "adaptive, top-1 (top_k=1), 25%": (lambda: AdaptiveSchedule(top_k=1), 0.25, 1),
+    "adaptive, top-3, each value alone, 25%": (
+        lambda: AdaptiveSchedule(change_prior=None),
+        0.25,
+        1,
+    ),
+    "adaptive, top-3, warm-up 2, 25%": (lambda: AdaptiveSchedule(initial=2), 0.25, 1),
     "adaptive, top-3 (default), 25%": (AdaptiveSchedule, 0.25, 1),
 }
 """Label: (schedule, share of the reference budget, run seed)."""

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from llenvs.analysis.changepoints import CHANGE_PRIOR
 from llenvs.analysis.interval import Z_95
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
@@ -120,7 +121,7 @@ class AdaptiveSchedule:
         []
         >>> wide = {0: Tally(1, 4), 1: Tally(3, 4), 2: Tally(3, 4), 3: Tally(2, 4)}
         >>> AdaptiveSchedule(top_k=1).next_round(wide, 9, 0.3)
-        [1, 1, 2, 2]
+        [0, 1, 1, 2]
         >>> AdaptiveSchedule(top_k=0).next_round(wide, 9, 0.3)
         [0, 1, 3, 3]
 
@@ -132,6 +133,9 @@ class AdaptiveSchedule:
     """Rollouts per later round (None: as many as there are boundaries)."""
     top_k: int = 3
     """How many of the most important steps to settle first, in order (0: none, widths only)."""
+    change_prior: float | None = CHANGE_PRIOR
+    """The model of the value curve the top k is settled under: a step moves the value with
+    this prior chance (``llenvs.analysis.changepoints``); None: each value on its own."""
 
     def __post_init__(self) -> None:
         if self.initial < 1:
@@ -150,7 +154,7 @@ class AdaptiveSchedule:
         if first:
             return first
         size = min(budget_left, self.round_size or len(open_))
-        racing = top_steps_round(tallies, self.top_k, size)
+        racing = top_steps_round(tallies, self.top_k, size, change_prior=self.change_prior)
         if racing:
             return racing
         extra = dict.fromkeys(open_, 0)

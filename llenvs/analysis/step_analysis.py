@@ -15,16 +15,19 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from llenvs.analysis.boundary_value import BoundaryValue
+from llenvs.analysis.changepoints import change_chances
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.tally import Tally
-from llenvs.analysis.top_steps import CONFIDENCE, TopSteps, top_k_membership
+from llenvs.analysis.top_steps import CONFIDENCE, TopSteps, top_k_membership, value_draws
 
 __all__ = ["VERDICT_DRAWS", "StepAnalysis"]
 
@@ -74,14 +77,55 @@ class StepAnalysis:
                 return value
         raise KeyError(f"boundary {boundary} was not analysed")
 
+    @functools.cached_property
+    def sizes(self) -> dict[int, float]:
+        """Each step's posterior mean ``|v_{i+1} - v_i|``, where the value moves at few steps.
+
+        From 2,000 joint draws of the changepoint model (``llenvs.analysis.changepoints``): a
+        flat step's size shrinks towards 0 and a jump keeps its size, where the raw difference
+        of two estimates gives every flat step its sampling noise.
+
+        Example:
+            >>> StepAnalysis("t", {}, (), (), None, ()).sizes
+            {}
+
+        """
+        steps = [s.step for s in self.importances]
+        if not steps:
+            return {}
+        draws = value_draws(self._tallies(), VERDICT_DRAWS)
+        return {step: statistics.fmean(abs(d[step + 1] - d[step]) for d in draws) for step in steps}
+
+    @functools.cached_property
+    def moved(self) -> dict[int, float]:
+        """Each step's chance of having moved the value at all (``change_chances``).
+
+        Example:
+            >>> StepAnalysis("t", {}, (), (), None, ()).moved
+            {}
+
+        """
+        steps = {s.step for s in self.importances}
+        chances = change_chances(self._tallies())
+        return {step: chance for step, chance in chances.items() if step in steps}
+
     def ranking(self) -> list[int]:
-        """The steps, most important first: by the size of ``v_{i+1} - v_i``, unknown ones last.
+        """The steps, most important first: by their size (``sizes``), unknown ones last.
 
         A step that lowers the value (where the reasoning went wrong) counts as much as one
-        that raises it; ties go to the larger answer shift, then to the earlier step.
+        that raises it; ties go to the larger raw ``|v_{i+1} - v_i|``, the larger answer shift,
+        then to the earlier step.
         """
         known = [s for s in self.importances if s.importance is not None]
-        known.sort(key=lambda s: (-abs(s.importance or 0.0), -(s.divergence or 0.0), s.step))
+        sizes = self.sizes
+        known.sort(
+            key=lambda s: (
+                -sizes.get(s.step, 0.0),
+                -abs(s.importance or 0.0),
+                -(s.divergence or 0.0),
+                s.step,
+            )
+        )
         unknown = [s.step for s in self.importances if s.importance is None]
         return [s.step for s in known] + unknown
 
@@ -123,14 +167,17 @@ class StepAnalysis:
             ((1,), (1,), (0, 2))
 
         """
-        counted = {
+        chances = top_k_membership(self._tallies(), top_k, VERDICT_DRAWS) if top_k > 0 else {}
+        return TopSteps(tuple(self.moving_steps()[:top_k]), chances, confidence)
+
+    def _tallies(self) -> dict[int, Tally]:
+        """The tally of every analysed boundary (an ended trace's last value exact)."""
+        return {
             v.boundary: Tally(int(v.value or 0), 1, exact=True)
             if v.exact
             else Tally(v.successes, v.trials)
             for v in self.values
         }
-        chances = top_k_membership(counted, top_k, VERDICT_DRAWS) if top_k > 0 else {}
-        return TopSteps(tuple(self.moving_steps()[:top_k]), chances, confidence)
 
     def prm_scores(self) -> dict[int, float | None]:
         """The Monte-Carlo PRM score of each step i whose end was analysed: ``v_{i+1}``."""

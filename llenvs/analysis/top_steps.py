@@ -1,24 +1,25 @@
 """Which steps mattered most: rounds that settle the top k steps by |importance|, in order.
 
-The question users ask of a trace is "which steps mattered most?": the k steps with the
-largest ``|v_{i+1} - v_i|``, most important first. To answer it on a budget, the rollouts go
-where that answer is still in doubt (top-k identification, racing style). Each boundary's value
-gets a posterior (Beta, from its tally and a uniform prior); drawing all values together gives,
-for every step, its chance of being among the top 1, the top 2, ... the top k (``rank_chances``;
-the last is ``top_k_membership``). A step is settled at a threshold once that chance is below
-``1 - confidence`` or above ``confidence``; the steps unsettled at some threshold are the
-contenders (the steps near the j-th/(j+1)-th place, for j up to k). Each rollout of a round
-goes to the boundary whose next rollout narrows the contenders it borders most, weighted by
-how much each is in doubt (``p (1 - p)``, summed over its unsettled thresholds): a boundary
-shared by two contenders counts for both, and a boundary whose rate is more uncertain counts
-more. The draws are seeded by the tallies: the same tallies give the same round.
+The question users ask of a trace is "which steps mattered most?": the k steps with the largest
+``|v_{i+1} - v_i|``, most important first. To answer it on a budget, the rollouts go where that
+answer is still in doubt (top-k identification, racing style). The boundary values are drawn
+together from their posterior (``value_draws``: by default a curve that moves at few steps,
+``llenvs.analysis.changepoints``; or each value alone from its Beta posterior), which gives, for
+every step, its chance of being among the top 1, the top 2, ... the top k (``rank_chances``; the
+last is ``top_k_membership``). A step is settled at a threshold once that chance is below ``1 -
+confidence`` or above ``confidence``; the steps unsettled at some threshold are the contenders
+(the steps near the j-th/(j+1)-th place, for j up to k). Each rollout of a round goes to the
+boundary whose next rollout narrows the contenders it borders most, weighted by how much each is
+in doubt (``p (1 - p)``, summed over its unsettled thresholds): a boundary shared by two
+contenders counts for both, and a boundary whose rate is more uncertain counts more. The draws
+are seeded by the tallies: the same tallies give the same round.
 
 Example:
     >>> from llenvs.analysis.tally import Tally
     >>> flat, jump = Tally(4, 8), Tally(8, 8)
     >>> tallies = {0: flat, 1: flat, 2: jump, 3: jump, 4: Tally(1, 8)}
     >>> {step: round(p, 1) for step, p in top_k_membership(tallies, top_k=2).items()}
-    {0: 0.1, 1: 0.9, 2: 0.0, 3: 1.0}
+    {0: 0.0, 1: 0.9, 2: 0.0, 3: 1.0}
     >>> top_steps_round(tallies, top_k=2, size=4)
     [1, 1, 1, 1]
     >>> top_steps_round({0: Tally(0, 40), 1: Tally(40, 40), 2: Tally(40, 40)}, 1, 4)
@@ -33,6 +34,7 @@ import random
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from llenvs.analysis.changepoints import CHANGE_PRIOR, curve_draws
 from llenvs.analysis.tally import Tally
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "rank_chances",
     "top_k_membership",
     "top_steps_round",
+    "value_draws",
 ]
 
 DRAWS = 200
@@ -61,14 +64,18 @@ spending on the order of the flat ones, which no budget settles).
 
 
 def top_k_membership(
-    tallies: Mapping[int, Tally], top_k: int, draws: int = DRAWS
+    tallies: Mapping[int, Tally],
+    top_k: int,
+    draws: int = DRAWS,
+    change_prior: float | None = CHANGE_PRIOR,
 ) -> dict[int, float]:
     """The chance that each step is among the ``top_k`` largest ``|v_{i+1} - v_i|``.
 
-    Only steps whose two boundaries are both tallied count. Each boundary's value is drawn
-    from ``Beta(successes + 1, failures + 1)`` (an ``exact`` tally's is its rate); a step's
-    chance is the share of draws in which it is among the top k (ties to the earlier step).
-    Every step is in when there are k or fewer; seeded by the tallies.
+    Only steps whose two boundaries are both tallied count. The values are drawn together
+    (``value_draws`` with ``change_prior``); a step's chance is the share of draws in which
+    it is strictly among the top k (a step tied with the first one out is not in: flat steps
+    of one stretch all have size 0). Every step is in when there are k or fewer; seeded by
+    the tallies.
 
     Example:
         >>> from llenvs.analysis.tally import Tally
@@ -78,7 +85,8 @@ def top_k_membership(
         {}
 
     """
-    return {step: chances[-1] for step, chances in rank_chances(tallies, top_k, draws).items()}
+    chances = rank_chances(tallies, top_k, draws, change_prior)
+    return {step: row[-1] for step, row in chances.items()}
 
 
 @dataclass(frozen=True)
@@ -159,7 +167,10 @@ class TopSteps:
 
 
 def rank_chances(
-    tallies: Mapping[int, Tally], top_k: int, draws: int = DRAWS
+    tallies: Mapping[int, Tally],
+    top_k: int,
+    draws: int = DRAWS,
+    change_prior: float | None = CHANGE_PRIOR,
 ) -> dict[int, list[float]]:
     """For each step, its chance of being among the top 1, the top 2, ... the top ``top_k``.
 
@@ -169,21 +180,30 @@ def rank_chances(
         >>> from llenvs.analysis.tally import Tally
         >>> chances = rank_chances({b: Tally(0 if b == 0 else 30, 30) for b in range(4)}, 2)
         >>> {step: [round(p, 1) for p in row] for step, row in chances.items()}
+        {0: [1.0, 1.0], 1: [0.0, 0.0], 2: [0.0, 0.0]}
+        >>> chances = rank_chances({b: Tally(0 if b == 0 else 30, 30) for b in range(4)}, 2,
+        ...                        change_prior=None)  # each value alone: flat steps never tie
+        >>> {step: [round(p, 1) for p in row] for step, row in chances.items()}
         {0: [1.0, 1.0], 1: [0.0, 0.5], 2: [0.0, 0.5]}
 
     """
-    places = _places(tallies, top_k, draws, tolerance=0.0)
+    places = _places(tallies, top_k, draws, 0.0, change_prior)
     return {step: [inside / draws for inside, _ in row] for step, row in places.items()}
 
 
 def _places(
-    tallies: Mapping[int, Tally], top_k: int, draws: int, tolerance: float
+    tallies: Mapping[int, Tally],
+    top_k: int,
+    draws: int,
+    tolerance: float,
+    change_prior: float | None,
 ) -> dict[int, list[tuple[int, int]]]:
     """Per step and threshold j: the draws where it is in the top j, and out of it.
 
     A draw in which the j-th and (j+1)-th sizes are less than ``tolerance`` apart counts as
-    neither at threshold j: either answer is right enough there. With k steps or fewer,
-    every step is in.
+    neither at threshold j: either answer is right enough there. Steps whose size equals the
+    cut's (flat steps in one stretch of the changepoint model: all 0) count as neither too: a
+    tie for last place is not a place. With k steps or fewer, every step is in.
     """
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws}")
@@ -193,29 +213,52 @@ def _places(
     steps = [b for b in boundaries if b + 1 in tallies]
     if len(steps) <= top_k:
         return {step: [(draws, 0)] * top_k for step in steps}
-    rng = random.Random(repr(sorted((b, t.successes, t.trials) for b, t in tallies.items())))
     inside = {step: [0] * top_k for step in steps}
     outside = {step: [0] * top_k for step in steps}
-    for _ in range(draws):
-        value = {
-            b: tallies[b].rate
-            if tallies[b].exact
-            else rng.betavariate(
-                tallies[b].successes + 1, tallies[b].trials - tallies[b].successes + 1
-            )
-            for b in boundaries
-        }
+    for value in value_draws(tallies, draws, change_prior):
         size = {s: abs(value[s + 1] - value[s]) for s in steps}
-        ranked = sorted(steps, key=lambda s: (-size[s], s))
+        ranked = sorted(size.values(), reverse=True)
         for threshold in range(top_k):
-            if size[ranked[threshold]] - size[ranked[threshold + 1]] < tolerance:
+            last_in, first_out = ranked[threshold], ranked[threshold + 1]
+            if last_in - first_out < tolerance:
                 continue
-            for place, step in enumerate(ranked):
-                if place <= threshold:
+            for step, own in size.items():
+                if own > first_out:
                     inside[step][threshold] += 1
-                else:
+                elif own < last_in:
                     outside[step][threshold] += 1
     return {step: list(zip(inside[step], outside[step], strict=True)) for step in steps}
+
+
+def value_draws(
+    tallies: Mapping[int, Tally], draws: int, change_prior: float | None = CHANGE_PRIOR
+) -> list[dict[int, float]]:
+    """Joint posterior draws of every boundary's value, seeded by the tallies.
+
+    With ``change_prior``, the curve moves at few steps (``curve_draws``: a step is a change
+    with that prior chance); None draws each value alone from ``Beta(successes + 1,
+    failures + 1)``. An ``exact`` tally's value is its rate either way.
+
+    Example:
+        >>> from llenvs.analysis.tally import Tally
+        >>> tallies = {0: Tally(5, 10), 1: Tally(5, 10)}
+        >>> alike = value_draws(tallies, 100)
+        >>> sum(d[0] == d[1] for d in alike) > 50, value_draws(tallies, 100) == alike
+        (True, True)
+        >>> any(d[0] == d[1] for d in value_draws(tallies, 100, None))
+        False
+
+    """
+    rng = random.Random(repr(sorted((b, t.successes, t.trials) for b, t in tallies.items())))
+    if change_prior is not None:
+        return curve_draws(tallies, draws, rng, change_prior)
+    return [
+        {
+            b: t.rate if t.exact else rng.betavariate(t.successes + 1, t.trials - t.successes + 1)
+            for b, t in tallies.items()
+        }
+        for _ in range(draws)
+    ]
 
 
 def top_steps_round(
@@ -226,6 +269,7 @@ def top_steps_round(
     confidence: float = CONFIDENCE,
     tolerance: float = TOLERANCE,
     draws: int = DRAWS,
+    change_prior: float | None = CHANGE_PRIOR,
 ) -> list[int]:
     """The boundaries of a round of ``size`` rollouts spent on settling the top ``top_k``.
 
@@ -244,7 +288,7 @@ def top_steps_round(
         [0, 1, 2]
         >>> top_steps_round({0: Tally(2, 4), 1: Tally(4, 4)}, 1, 3)
         []
-        >>> known = {0: Tally(2, 4), 1: Tally(2, 4), 2: Tally(0, 1, exact=True)}
+        >>> known = {0: Tally(0, 4), 1: Tally(2, 4), 2: Tally(1, 1, exact=True)}
         >>> top_steps_round(known, 1, 3)  # boundary 1 borders both steps; 2 is never sampled
         [1, 1, 1]
 
@@ -254,7 +298,7 @@ def top_steps_round(
     if top_k <= 0 or size <= 0:
         return []
     doubt = {}
-    for step, row in _places(tallies, top_k, draws, tolerance).items():
+    for step, row in _places(tallies, top_k, draws, tolerance, change_prior).items():
         unsettled = [
             inside * outside / (draws * draws)
             for inside, outside in row

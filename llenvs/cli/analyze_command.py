@@ -221,13 +221,14 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
         >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> print(analysis_table(t, StepAnalysis("t", {}, (), (), None, ())))
-        seg  v_i [95% CI]             n  importance [95% CI]      JS    forced     text
+        seg  v_i [95% CI]             n  importance [95% CI]      moved JS    forced     text
 
     """
     forced = {a.boundary: a for a in analysis.forced_answers or ()}
     importances = {s.step: s for s in analysis.importances}
     lines = [
-        f"{'seg':<4} {'v_i [95% CI]':<22} {'n':>3}  {'importance [95% CI]':<24} {'JS':<5} "
+        f"{'seg':<4} {'v_i [95% CI]':<22} {'n':>3}  {'importance [95% CI]':<24} {'moved':<5} "
+        f"{'JS':<5} "
         f"{'forced':<10} text"
     ]
     for value in analysis.values:
@@ -245,6 +246,8 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
                 f"{step.importance:+.2f} [{step.interval.low:+.2f}, {step.interval.high:+.2f}]"
             )
         divergence = "" if step is None or step.divergence is None else f"{step.divergence:.2f}"
+        moved = analysis.moved.get(boundary)
+        chance = "" if moved is None else f"{moved:.2f}"
         answer = forced.get(boundary)
         verdict = (
             ""
@@ -256,8 +259,8 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
         else:
             label, text = "end", "(after the last segment)"
         lines.append(
-            f"{label:<4} {shown:<22} {value.trials:>3}  {importance:<24} {divergence:<5} "
-            f"{verdict:<10} {text}"
+            f"{label:<4} {shown:<22} {value.trials:>3}  {importance:<24} {chance:<5} "
+            f"{divergence:<5} {verdict:<10} {text}"
         )
     return "\n".join(line.rstrip() for line in lines)
 

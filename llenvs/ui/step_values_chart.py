@@ -64,6 +64,7 @@ COLUMNS = [
     "importance",
     "importance low",
     "importance high",
+    "moved",
     "divergence",
     "forced answer",
     "forced right",
@@ -76,7 +77,8 @@ def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
     Row i holds ``v_i`` (``value``, NaN when unknown) with its interval (``low``, ``high``),
     the rollouts counted (``trials``), whether it is the trace's own verdict (``exact``), the
     importance of segment i (``importance``: ``v_{i+1} - v_i``, NaN when unknown or past the
-    last segment) with its interval and answer shift (``divergence``), and the answer forced
+    last segment) with its interval, its chance of having moved the value at all (``moved``)
+    and its answer shift (``divergence``), and the answer forced
     before segment i with its verdict (``forced answer``, ``forced right``: None when none).
 
     Example:
@@ -104,6 +106,7 @@ def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
                 "importance": _number(step.importance if step is not None else None),
                 "importance low": math.nan if interval is None else interval.low,
                 "importance high": math.nan if interval is None else interval.high,
+                "moved": _number(analysis.moved.get(boundary)),
                 "divergence": _number(step.divergence if step is not None else None),
                 "forced answer": None if answer is None else answer.answer,
                 "forced right": None if answer is None else answer.correct,

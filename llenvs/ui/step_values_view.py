@@ -162,6 +162,11 @@ def _value_table(rows: pd.DataFrame) -> None:
             "importance": number("v_i+1 − v_i", format="%+.3f"),
             "importance low": number("low", format="%+.3f", help="95% interval (bootstrap)"),
             "importance high": number("high", format="%+.3f"),
+            "moved": number(
+                "moved",
+                format="%.2f",
+                help="the chance the step moved v at all (a curve that moves at few steps)",
+            ),
             "divergence": number("JS (bits)", help="how far the step moves the answers"),
         },
     )

@@ -32,7 +32,8 @@ def test_analyze_prints_the_plan_then_a_row_per_segment(coin_cli, capsys):
     rows = [line.split()[0] for line in out[2:13]]
     assert rows == [*map(str, range(10)), "end"]
     assert "0.00 (exact)" in out[12]  # the trace's own verdict: it gave no answer
-    assert out[2].split()[9:11] == ["98", "✗"] and out[5].split()[9:11] == ["100", "✓"]
+    assert out[2].split()[10:12] == ["98", "✗"] and out[5].split()[10:12] == ["100", "✓"]
+    assert all(0 <= float(line.split()[8]) <= 1 for line in out[2:12])  # moved: a chance
     assert out[12].split()[4:6] == ["—", "✗"]
     assert out[13].startswith("40 rollouts (40 generated now, 0 read back) in")
     assert out[-1].startswith("most important steps: 9")  # v_9 ≈ 1, then the trace failed

@@ -53,7 +53,10 @@ def test_rank_chances_grow_with_the_threshold_and_the_round_is_reproducible():
     tallies = {b: Tally(s, 6) for b, s in enumerate((1, 5, 2, 4, 3))}
     for chances in rank_chances(tallies, 3).values():
         assert chances == sorted(chances)
-    assert sum(c[0] for c in rank_chances(tallies, 3).values()) == pytest.approx(1.0)
+    # a draw whose largest steps tie (one stretch: all 0) has no strict leader
+    assert 0 < sum(c[0] for c in rank_chances(tallies, 3).values()) <= 1
+    alone = rank_chances(tallies, 3, change_prior=None)  # continuous draws never tie
+    assert sum(c[0] for c in alone.values()) == pytest.approx(1.0)
     assert top_steps_round(tallies, 3, 5) == top_steps_round(dict(tallies), 3, 5)
 
 
