@@ -12,9 +12,9 @@ stretches, O(n^2)); ``change_chances`` gives each step's chance of being a chang
 its rank and its chance of being among the top k follow. An exact tally (an ended trace's own
 outcome) fixes its stretch's value.
 
-On simulated curves with 1-3 jumps (``bench/analysis_simulated.py``) ranking steps by the
-posterior mean size found the true top step in 62% of traces at 8 rollouts per boundary,
-against 46% by the raw differences.
+On 200 simulated curves with 1-3 jumps (``bench/analysis_simulated.py``, 8 rollouts per
+boundary) ranking steps by the posterior mean size found the true top step in 68.5% of traces,
+against 49.5% by the raw differences (``docs/benchmarks.md``).
 
 Example:
     >>> from llenvs.analysis.tally import Tally
