@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+import torch
 
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import Generation, GenerationRequest
@@ -117,3 +118,109 @@ def test_forked_rows_own_their_caches_and_continue_independently(embedded_backen
     assert _texts(together) == _texts(reference.generate(follow))
     for session in backend.sessions:
         assert session.cache.get_seq_length() == len(session.ids)
+
+
+# Rows whose ids are prefixes of one another (rollouts from every boundary of one response).
+
+CUTS = (0, 5, 11, 17)
+
+
+@pytest.fixture(scope="module")
+def response_ids(embedded_backend) -> tuple[int, ...]:
+    """A greedy response to ``QUESTION``, cut below at ``CUTS``."""
+    generation = _fresh(embedded_backend).generate(_requests([QUESTION], max_tokens=20))[0]
+    assert len(generation.token_ids) >= max(CUTS)
+    return generation.token_ids
+
+
+def _boundaries(backend, ids: tuple[int, ...], cuts=CUTS) -> list[Prompt]:
+    """``QUESTION`` with the response kept up to each cut (the model's own token ids)."""
+    decode = backend.tokenizer.decode
+    return [Prompt(QUESTION.messages, decode(ids[:cut]), ids[:cut]) for cut in cuts]
+
+
+def test_nested_prefixes_feed_only_the_longest_once(embedded_backend, response_ids):
+    prompts = _boundaries(embedded_backend, response_ids)
+    longest = len(embedded_backend.prompt_ids(prompts[-1]))
+    forked, unforked = _fresh(embedded_backend), _fresh(embedded_backend, fork=False)
+    with _fed(forked) as once:
+        forked.generate(_requests(prompts, max_tokens=3))
+    with _fed(unforked) as each:
+        unforked.generate(_requests(prompts, max_tokens=3))
+    assert once == [longest]
+    assert sum(each) == len(prompts) * longest
+
+
+def test_nested_rows_decode_as_each_request_alone(embedded_backend, response_ids):
+    prompts = _boundaries(embedded_backend, response_ids)
+    got = _fresh(embedded_backend).generate(_requests(prompts, logprobs=True))
+    unforked = _fresh(embedded_backend, fork=False).generate(_requests(prompts, logprobs=True))
+    for generation, prompt, other in zip(got, prompts, unforked, strict=True):
+        alone = _fresh(embedded_backend).generate(_requests([prompt], logprobs=True))[0]
+        assert generation.token_ids == alone.token_ids == other.token_ids
+        # a padded batch computes other sums than batch size 1 (bfloat16 on some CPUs), so
+        # the numbers are compared with the unforked batch, the tokens with both
+        assert generation.logprobs == pytest.approx(other.logprobs, abs=1e-4)
+
+
+def test_nested_rows_keep_sessions_as_if_fed_themselves(embedded_backend, response_ids):
+    prompts = _boundaries(embedded_backend, response_ids)
+    forked, unforked = _fresh(embedded_backend), _fresh(embedded_backend, fork=False)
+    forked.generate(_requests(prompts, max_tokens=4))
+    unforked.generate(_requests(prompts, max_tokens=4))
+    sessions = {s.prompt_length: s for s in forked.sessions}
+    references = {s.prompt_length: s for s in unforked.sessions}
+    assert sorted(sessions) == sorted(references) and len(sessions) == len(prompts)
+    for length, session in sessions.items():
+        reference = references[length]
+        assert session.tokens == reference.tokens
+        assert session.cache.get_seq_length() == len(session.ids)
+        assert torch.allclose(session.prompt_logits, reference.prompt_logits, atol=1e-4)
+        for layer, other in zip(session.cache.layers, reference.cache.layers, strict=True):
+            assert torch.allclose(layer.keys, other.keys, atol=1e-4)
+            assert torch.allclose(layer.values, other.values, atol=1e-4)
+    tensors = [t for s in forked.sessions for x in s.cache.layers for t in (x.keys, x.values)]
+    assert len({t.untyped_storage().data_ptr() for t in tensors}) == len(tensors)
+
+
+def test_seeded_rollouts_from_nested_prefixes_match_unforked_ones(embedded_backend, response_ids):
+    prompts = [p for p in _boundaries(embedded_backend, response_ids) for _ in range(2)]
+    requests = [
+        GenerationRequest(p, SamplingParams(temperature=1.0, seed=seed), 10)
+        for seed, p in enumerate(prompts)
+    ]
+    forked = _fresh(embedded_backend)
+    with _fed(forked) as fed:
+        got = forked.generate(requests)
+    assert fed == [len(embedded_backend.prompt_ids(prompts[-1]))]
+    assert len({g.token_ids for g in got}) > len(CUTS)
+    want = _fresh(embedded_backend, fork=False).generate(requests)
+    assert [g.token_ids for g in got] == [g.token_ids for g in want]
+
+
+def test_a_batch_of_nested_identical_and_unrelated_prompts(embedded_backend, response_ids):
+    chain = _boundaries(embedded_backend, response_ids, cuts=(0, 9, 17))
+    prompts = [chain[1], OTHER, chain[0], chain[2], UNIQUE, chain[1], OTHER, chain[0]]
+    widest = max(len(embedded_backend.prompt_ids(p)) for p in (chain[2], OTHER, UNIQUE))
+    forked = _fresh(embedded_backend)
+    with _fed(forked) as fed:
+        got = forked.generate(_requests(prompts))
+    assert fed == [3 * widest]  # the chain's longest, OTHER and UNIQUE
+    want = _fresh(embedded_backend, fork=False).generate(_requests(prompts))
+    assert [g.token_ids for g in got] == [g.token_ids for g in want]
+    assert got[0] == got[5] and got[2] == got[7] and got[1] == got[6]
+    follow = [
+        GenerationRequest(Prompt(p.messages, p.continuation + g.text), SamplingParams(), 4)
+        for p, g in zip(prompts, got, strict=True)
+    ]
+    reference = _fresh(embedded_backend, fork=False)
+    reference.generate(_requests(prompts))
+    assert _texts(forked.generate(follow)) == _texts(reference.generate(follow))
+
+
+def test_get_backend_passes_fork_prefixes_on():
+    from llenvs.inference import get_backend
+
+    backend = get_backend("transformers", fork_prefixes=False, progress=False)
+    assert isinstance(backend, TransformersBackend) and backend.fork_prefixes is False
+    assert get_backend("transformers", progress=False).fork_prefixes is True

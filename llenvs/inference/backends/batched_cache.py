@@ -3,7 +3,9 @@
 Rows of a batch have cached prefixes of different lengths. ``stack_caches`` left-pads each row's
 cached keys and values to a common length (the padding is masked out by the attention mask, and
 rotary positions are already applied to cached keys, so each row keeps its own positions);
-``row_cache`` takes a row back out without its padding. Only caches made of plain
+``row_cache`` takes a row back out without its padding; ``gather_rows`` makes a batch's rows
+copies of some of its rows, each cut to a shorter prefix where asked (left-padded again). Only
+caches made of plain
 ``DynamicLayer`` layers can be stacked (``stackable``); the backend re-prefills other ones.
 
 Example:
@@ -28,7 +30,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
-__all__ = ["crop_cache", "row_cache", "stack_caches", "stackable"]
+__all__ = ["crop_cache", "gather_rows", "row_cache", "stack_caches", "stackable"]
 
 
 def crop_cache(cache: Any, length: int) -> None:
@@ -93,3 +95,37 @@ def row_cache(cache: Any, row: int, padding: int) -> DynamicCache:
         values = layer.values[row : row + 1, :, padding:].clone()
         single.update(keys, values, index)
     return single
+
+
+def gather_rows(cache: Any, rows: Sequence[int], drops: Sequence[int]) -> None:
+    """Make row ``i`` of a batch ``cache`` row ``rows[i]`` without its last ``drops[i]`` positions.
+
+    In place. Rows are left-padded: a cut row's positions move right by what it drops, and the
+    columns freed before them are zeros (the caller's attention mask must hide them). Indexing
+    copies, so no new row shares memory with another.
+
+    Example:
+        >>> import torch
+        >>> from transformers import DynamicCache
+        >>> cache = DynamicCache()
+        >>> keys = torch.arange(3.0).reshape(1, 1, 3, 1)
+        >>> _ = cache.update(keys, keys.clone(), 0)
+        >>> gather_rows(cache, [0, 0], [0, 1])
+        >>> cache.layers[0].keys[:, 0, :, 0].tolist()
+        [[0.0, 1.0, 2.0], [0.0, 0.0, 1.0]]
+
+    """
+    index = torch.tensor(list(rows))
+    for layer in cache.layers:
+        index = index.to(layer.keys.device)
+        layer.keys = _shift_right(layer.keys[index], drops)
+        layer.values = _shift_right(layer.values[index], drops)
+
+
+def _shift_right(tensor: torch.Tensor, drops: Sequence[int]) -> torch.Tensor:
+    """Row ``i`` of ``tensor`` (batch, heads, positions, dim) moved ``drops[i]`` positions right."""
+    for row, drop in enumerate(drops):
+        if drop > 0:
+            tensor[row, :, drop:] = tensor[row, :, :-drop].clone()
+            tensor[row, :, :drop] = 0
+    return tensor

@@ -9,7 +9,12 @@ Rows with the same token ids (k rollouts from one prefix) are prefilled once (``
 prefill``): only one row of each group (the one whose session keeps the most) is fed, then every
 row of the group gets its own copy of that row's cache and logits (``fan_out``: indexing along
 the batch dimension copies, so no row's cache aliases another's, and each row goes on with its
-own session and random generator).
+own session and random generator). Rows fed from scratch whose ids are a strict prefix of
+another such row's (rollouts from every boundary of one response) are not fed either
+(``nest_sources``): the longest row of the chain is, its logits are also read at each shorter
+row's last position, and each shorter row gets that cache cut to its own length, moved right to
+the batch's left padding (``gather_rows``). Positions are given explicitly and attention is
+causal, so a cut cache is what the shorter row would have computed.
 
 Example:
     >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
@@ -24,17 +29,24 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from llenvs.core.backend import FinishReason, GenerationRequest
-from llenvs.inference.backends.batched_cache import crop_cache, row_cache, stack_caches, stackable
+from llenvs.inference.backends.batched_cache import (
+    crop_cache,
+    gather_rows,
+    row_cache,
+    stack_caches,
+    stackable,
+)
 from llenvs.inference.backends.kv_sessions import KVSession
 from llenvs.inference.backends.text_decoding import TextDecoder
 
-__all__ = ["PaddedBatch", "Row", "fork_sources"]
+__all__ = ["PaddedBatch", "Row", "fork_sources", "nest_sources"]
 
 
 def fork_sources(rows: list[Row]) -> list[int]:
@@ -53,6 +65,57 @@ def fork_sources(rows: list[Row]) -> list[int]:
         if key not in best or row.keep > rows[best[key]].keep:
             best[key] = index
     return [best[tuple(row.ids)] for row in rows]
+
+
+def nest_sources(rows: list[Row], sources: list[int]) -> list[int]:
+    """``sources``, with rows fed from scratch that prefix a longer one fed by the longest one.
+
+    A row whose ids are a strict prefix of another row's is fed in its place by the longest
+    such row. A row takes part only when its source keeps nothing (then every row with its ids
+    keeps nothing); a longest row is never itself replaced.
+
+    Example:
+        >>> from types import SimpleNamespace as Rowlike
+        >>> rows = [Rowlike(ids=[1], keep=0), Rowlike(ids=[1, 2, 3], keep=0),
+        ...         Rowlike(ids=[1, 2], keep=0), Rowlike(ids=[1, 2], keep=1),
+        ...         Rowlike(ids=[1, 2, 3, 4], keep=2), Rowlike(ids=[5], keep=0)]
+        >>> nest_sources(rows, [0, 1, 3, 3, 4, 5])
+        [1, 1, 3, 3, 4, 5]
+
+    """
+    fresh = sorted({s for s in sources if rows[s].keep == 0}, key=lambda i: -len(rows[i].ids))
+    longest: dict[int, int] = {}
+    for position, index in enumerate(fresh):
+        ids = rows[index].ids
+        longer = (j for j in fresh[:position] if len(rows[j].ids) > len(ids))
+        longest[index] = next((j for j in longer if rows[j].ids[: len(ids)] == ids), index)
+    return [longest.get(s, s) for s in sources]
+
+
+def _cut_reads(
+    rows: list[Row], picks: list[int], fed: list[Row]
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """What the fed rows must also read for rows cut shorter, and where each row's logits are.
+
+    Row ``i`` is fed as ``fed[picks[i]]``; when shorter, it needs the logits after its own
+    length (a read: fed row, length). Each row's logits are at its fed row's position, or, for
+    a cut row, after the fed rows' own, at its read's position.
+
+    Example:
+        >>> from types import SimpleNamespace as Rowlike
+        >>> a, b, c = Rowlike(ids=[1, 2, 3]), Rowlike(ids=[1]), Rowlike(ids=[7])
+        >>> _cut_reads([a, b, c, b], [0, 0, 1, 0], [a, c])
+        ([(0, 1)], [0, 2, 1, 2])
+
+    """
+    reads = sorted(
+        {(p, len(r.ids)) for r, p in zip(rows, picks, strict=True) if len(r.ids) < len(fed[p].ids)}
+    )
+    where = [
+        p if len(r.ids) == len(fed[p].ids) else len(fed) + reads.index((p, len(r.ids)))
+        for r, p in zip(rows, picks, strict=True)
+    ]
+    return reads, where
 
 
 @dataclass(eq=False)
@@ -119,9 +182,10 @@ class PaddedBatch:
     def prefill(cls, model: Any, rows: list[Row], *, fork: bool = True) -> tuple[PaddedBatch, Any]:
         """A batch of ``rows`` with their ids fed, and each row's next-token logits.
 
-        With ``fork``, rows with the same ids are fed once (see the module docstring). When
-        every row fed keeps its whole ids (the same first prompt as its session's), nothing is
-        fed: the sessions' stored logits are used.
+        With ``fork``, rows with the same ids are fed once, and so are rows whose ids are
+        prefixes of one another (see the module docstring). When every row fed keeps its whole
+        ids (the same first prompt as its session's), nothing is fed: the sessions' stored
+        logits are used.
 
         Example:
             >>> from llenvs.core.backend import Message, Prompt, SamplingParams
@@ -133,19 +197,26 @@ class PaddedBatch:
             >>> batch, logits = PaddedBatch.prefill(backend.model, rows)
             >>> batch.padding, tuple(logits.shape), bool((logits[0] == logits[2]).all())
             ([0, 1, 0], (3, 49152), True)
+            >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
+            ...             TextDecoder(backend.tokenizer, ids)) for ids in ([1, 2, 3], [1])]
+            >>> batch, logits = PaddedBatch.prefill(backend.model, rows)  # [1, 2, 3] fed alone
+            >>> batch.padding, batch.lengths, [r.session.ids for r in rows]
+            ([0, 2], [3, 1], [[1, 2, 3], [1]])
 
         """
-        sources = fork_sources(rows) if fork else list(range(len(rows)))
+        sources = nest_sources(rows, fork_sources(rows)) if fork else list(range(len(rows)))
         fed = sorted(set(sources))
         batch = cls.from_rows(model, [rows[i] for i in fed])
+        picks = [fed.index(s) for s in sources]
+        reads, where = _cut_reads(rows, picks, batch.rows)
         if batch.keeps == [len(r.ids) for r in batch.rows]:  # first prompts seen before
             logits = torch.stack([torch.as_tensor(r.session.prompt_logits) for r in batch.rows])
         else:
             feeds = [r.ids[k:] for r, k in zip(batch.rows, batch.keeps, strict=True)]
-            logits = batch.forward(feeds)
+            logits = batch.forward(feeds, reads)
         if len(fed) == len(rows):
             return batch, logits
-        return batch, batch.fan_out(rows, [fed.index(s) for s in sources], logits)
+        return batch, batch.fan_out(rows, picks, logits[torch.tensor(where, device=logits.device)])
 
     @classmethod
     def from_rows(cls, model: Any, rows: list[Row]) -> PaddedBatch:
@@ -162,12 +233,22 @@ class PaddedBatch:
             session.ids, session.pending = row.ids[:keep], []
         return cls(model, rows, keeps)
 
-    def forward(self, feeds: list[list[int]]) -> torch.Tensor:
-        """Feed each row its tokens (left-padded to the longest); next-token logits per row."""
+    def forward(
+        self, feeds: list[list[int]], reads: Sequence[tuple[int, int]] = ()
+    ) -> torch.Tensor:
+        """Feed each row its tokens (left-padded to the longest); next-token logits per row.
+
+        Each of ``reads`` (row, length) asks also for the logits after that row's first
+        ``length`` positions (one fed in this call); they follow the rows' own, in order.
+        """
         width = max(len(f) for f in feeds)
         device = self.device
         ids = torch.zeros((len(feeds), width), dtype=torch.long)
         positions = torch.zeros((len(feeds), width), dtype=torch.long)
+        for read, length in reads:
+            if not self.lengths[read] < length <= self.lengths[read] + len(feeds[read]):
+                raise ValueError(f"a read must end among the positions fed, got {(read, length)}")
+        columns = [width - len(feeds[r]) - self.lengths[r] + n - 1 for r, n in reads]
         for index, feed in enumerate(feeds):
             start = width - len(feed)
             ids[index, start:] = torch.tensor(feed)
@@ -177,15 +258,21 @@ class PaddedBatch:
         if self.mask.shape[1] < self.cache.get_seq_length() + width:
             extra = torch.ones((len(feeds), width), dtype=torch.long, device=device)
             self.mask = torch.cat([self.mask, extra], dim=1)
+        kept = sorted({*columns, width - 1})
         output = self.model(
             input_ids=ids.to(device),
             attention_mask=self.mask,
             position_ids=positions.to(device),
             cache=self.cache,
             use_cache=True,
-            logits_to_keep=1,
+            logits_to_keep=torch.tensor(kept, device=device) if reads else 1,
         )
         logits: torch.Tensor = output.logits[:, -1, :]
+        if reads:
+            more = [
+                output.logits[r, kept.index(c)] for (r, _), c in zip(reads, columns, strict=True)
+            ]
+            logits = torch.cat([logits, torch.stack(more)])
         for index, row in enumerate(self.rows):
             if row.session.prompt_logits is None and not row.session.ids:
                 row.session.prompt_logits = logits[index].clone()
@@ -194,22 +281,24 @@ class PaddedBatch:
         return logits
 
     def fan_out(self, rows: list[Row], sources: list[int], logits: torch.Tensor) -> torch.Tensor:
-        """Make the batch ``rows``, row ``i`` a copy of current row ``sources[i]``; its logits.
+        """Make the batch ``rows``: row ``i`` a copy of current row ``sources[i]`` cut to its ids.
 
-        Every row's session is left as if the row had been fed itself (its cache comes back
-        on ``release``).
+        ``logits`` are the new rows' next-token logits, returned as they are. Every row's
+        session is left as if the row had been fed itself (its cache comes back on
+        ``release``).
         """
-        self._gather(sources)  # indexing copies: each row owns its keys and values
-        for row, source in zip(rows, sources, strict=True):
+        drops = [self.lengths[s] - len(r.ids) for r, s in zip(rows, sources, strict=True)]
+        self._gather(sources, drops)  # indexing copies: each row owns its keys and values
+        for row, source, row_logits in zip(rows, sources, logits, strict=True):
             session = row.session
             if session is self.rows[source].session:
                 continue
             if session.prompt_logits is None and not session.ids:
-                session.prompt_logits = logits[source].clone()
+                session.prompt_logits = row_logits.clone()
             session.cache, session.ids, session.pending = None, list(row.ids), []
         self.rows = list(rows)
         self.keeps = [self.keeps[s] for s in sources]
-        return logits[torch.tensor(sources, device=logits.device)]
+        return logits
 
     def release(self, row: Row, position: int) -> None:
         """A finished row takes its own cache back into its session."""
@@ -220,13 +309,16 @@ class PaddedBatch:
         self._gather(positions)
         self.rows = [self.rows[p] for p in positions]
 
-    def _gather(self, positions: list[int]) -> None:
-        """Make row ``i`` of the cache, mask, padding and lengths current row ``positions[i]``."""
-        index = torch.tensor(positions, device=self.device)
-        layers: list[Any] = list(self.cache.layers)
-        for layer in layers:
-            layer.keys = layer.keys[index]
-            layer.values = layer.values[index]
-        self.mask = self.mask[index]
-        self.padding = [self.padding[p] for p in positions]
-        self.lengths = [self.lengths[p] for p in positions]
+    def _gather(self, positions: list[int], drops: Sequence[int] | None = None) -> None:
+        """Make row ``i`` of the cache, mask, padding and lengths current row ``positions[i]``.
+
+        With ``drops``, row ``i`` is cut by its last ``drops[i]`` positions (left-padded again).
+        """
+        drops = [0] * len(positions) if drops is None else list(drops)
+        gather_rows(self.cache, positions, drops)
+        self.mask = self.mask[torch.tensor(positions, device=self.device)]
+        self.padding = [self.padding[p] + d for p, d in zip(positions, drops, strict=True)]
+        self.lengths = [self.lengths[p] - d for p, d in zip(positions, drops, strict=True)]
+        for index, (pad, drop) in enumerate(zip(self.padding, drops, strict=True)):
+            if drop > 0:
+                self.mask[index, :pad] = 0

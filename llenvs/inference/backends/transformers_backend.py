@@ -22,11 +22,12 @@ Several requests are decoded together: each is matched to its session as above, 
 are cropped so that every row feeds the same number of tokens, their caches are stacked with left
 padding (an attention mask hides it; each row keeps its own positions) and split back into the
 sessions as rows finish. Requests with the same token ids (k rollouts from one prefix) are fed
-once and each row gets its own copy of that cache (``PaddedBatch.prefill``); a first prompt seen
-before reuses its stored logits and is not fed again. A padded batch computes the same sums in
-other shapes, so it may differ from batch size 1 near ties (``bench/generation.py`` measures how
-often); a session touched by a batch is never used to start a new trajectory at batch size 1,
-which is prefilled afresh.
+once and each row gets its own copy of that cache (``PaddedBatch.prefill``); new requests whose
+ids prefix one another (rollouts from each boundary of a response) are fed as the longest, the
+others get its cache cut to their length; a first prompt seen before reuses its stored logits.
+A padded batch computes the same sums in other shapes, so it may differ from batch size 1 near
+ties (``bench/generation.py`` measures how often); a session touched by a batch is never used
+to start a new trajectory at batch size 1, which is prefilled afresh.
 
 Loading (the embedded model's conversion, precision, the registry's factory) is in
 ``transformers_loading``.
@@ -72,8 +73,9 @@ class TransformersBackend(GenerateUntil):
         max_sessions: KV-cache sessions kept (LRU); during a batch the store holds twice the
             batch's size, so its trajectories keep their caches between rounds.
         session_limit: the most sessions ever kept, whatever the batch size.
-        fork_prefixes: in a batch, feed requests with the same token ids once and give each a
-            copy of that cache (False: each is fed, as ``bench/prefix_fork.py`` compares).
+        fork_prefixes: in a batch, feed requests with the same (or nested) token ids once and
+            give each a copy of that cache, cut to its length (False: each is fed, as
+            ``bench/prefix_fork.py`` compares).
 
     One backend can be shared by threads (the workbench shares one model between browser
     sessions): calls are served one at a time, and each thread's ``generate_until`` continues
@@ -110,7 +112,7 @@ class TransformersBackend(GenerateUntil):
         self.session_limit = session_limit
         """Most sessions ever kept: a batch keeps two per row, up to this bound."""
         self.fork_prefixes = fork_prefixes
-        """Whether a batch's requests with the same token ids are prefilled once."""
+        """Whether a batch's requests with the same (or nested) token ids are prefilled once."""
         self._lock = threading.RLock()
         self.device = next(model.parameters()).device
         ends = getattr(model.generation_config, "eos_token_id", None)

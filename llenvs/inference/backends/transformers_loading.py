@@ -76,11 +76,12 @@ def load_backend(
     device: str | None = None,
     max_sessions: int = 8,
     progress: bool = True,
+    fork_prefixes: bool = True,
 ) -> TransformersBackend:
     """Load a causal LM and its tokenizer from a folder (or a hub id already cached).
 
     ``progress=False`` silences transformers' progress bars ("Loading weights") and its
-    informational logging while loading.
+    informational logging while loading. ``fork_prefixes`` goes to ``TransformersBackend``.
 
     Example:
         >>> load_backend("/no/such/model", name="transformers/x")  # doctest: +ELLIPSIS
@@ -111,7 +112,9 @@ def load_backend(
     except OSError as err:
         raise BackendError(f"cannot load the model {where!r} offline: {err}") from err
     model = model.to(target).eval()
-    return TransformersBackend(model, tokenizer, name=name, max_sessions=max_sessions)
+    return TransformersBackend(
+        model, tokenizer, name=name, max_sessions=max_sessions, fork_prefixes=fork_prefixes
+    )
 
 
 def make_backend(
@@ -121,11 +124,13 @@ def make_backend(
     device: str | None = None,
     max_sessions: int = 8,
     progress: bool = True,
+    fork_prefixes: bool = True,
 ) -> TransformersBackend:
     """The registry's factory: ``get_backend("transformers")`` or ``"transformers/<model>"``.
 
     ``progress=False`` draws no progress bar, neither converting the embedded model nor loading
-    the weights. Without a model name, or with the embedded model's own name (as a trace records it:
+    the weights. ``fork_prefixes=False`` feeds every row of a batch (``TransformersBackend``).
+    Without a model name, or with the embedded model's own name (as a trace records it:
     ``"transformers/SmolLM2-135M-Instruct"``): the embedded SmolLM2-135M-Instruct (converted
     once, then cached).
 
@@ -144,7 +149,13 @@ def make_backend(
     else:
         path, name = model, f"transformers/{model}"
     return load_backend(
-        path, name=name, dtype=dtype, device=device, max_sessions=max_sessions, progress=progress
+        path,
+        name=name,
+        dtype=dtype,
+        device=device,
+        max_sessions=max_sessions,
+        progress=progress,
+        fork_prefixes=fork_prefixes,
     )
 
 
