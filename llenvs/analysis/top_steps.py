@@ -107,7 +107,7 @@ class TopSteps:
         >>> verdict.agrees([2, 1]), verdict.agrees([0, 3])
         (True, False)
         >>> verdict.describe()
-        '2 (sure), 0 (in doubt: or 1)'
+        '2 (sure), 0 (in doubt); also in doubt: 1'
 
     """
 
@@ -144,21 +144,22 @@ class TopSteps:
         return set(self.sure) <= chosen and not chosen & set(self.ruled_out)
 
     def describe(self) -> str:
-        """``steps`` with their standing, for a caption: ``3 (sure), 5 (in doubt: or 1)``."""
-        doubtful = self.doubtful
+        """A caption of ``steps`` and their standing: ``3 (sure), 5 (in doubt); also in doubt: 1``.
+
+        The steps in doubt that are not among ``steps`` are named once, at the end (the first
+        three, then ``…``).
+        """
         parts = []
         for step in self.steps:
-            if step in self.sure:
-                parts.append(f"{step} (sure)")
-            elif step in doubtful:
-                others = [str(s) for s in doubtful if s not in self.steps]
-                if len(others) > 3:
-                    others[3:] = ["…"]
-                alternatives = f": or {', '.join(others)}" if others else ""
-                parts.append(f"{step} (in doubt{alternatives})")
-            else:
-                parts.append(f"{step} (unlikely)")
-        return ", ".join(parts)
+            standing = (
+                "sure" if step in self.sure else "in doubt" if step in self.doubtful else "unlikely"
+            )
+            parts.append(f"{step} ({standing})")
+        others = [str(s) for s in self.doubtful if s not in self.steps]
+        if len(others) > 3:
+            others[3:] = ["…"]
+        text = ", ".join(parts)
+        return f"{text}; also in doubt: {', '.join(others)}" if others and parts else text
 
     def _ordered(self, keep: list[bool]) -> tuple[int, ...]:
         chosen = {s for s, k in zip(self.chances, keep, strict=True) if k}
