@@ -40,6 +40,7 @@ from llenvs.cli.options import (
     add_backend_options,
     add_environment_options,
     add_sampling_options,
+    bounded,
     build_backend,
     build_base_environment,
     check_backend_options,
@@ -50,10 +51,11 @@ from llenvs.cli.options import (
 )
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
+from llenvs.core.bounds import BATCH_SIZE, MAX_TOKENS
 from llenvs.core.environment import Environment
-from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.spec_fields import unescape_field
+from llenvs.core.task_spec import task_count, task_indices
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
 from llenvs.evaluation.answer_opening import DEFAULT_TEXT, AnswerOpening
 from llenvs.evaluation.evaluation import settle_results_file
@@ -97,11 +99,19 @@ def add_parser(subparsers: Any) -> None:
         type=positive_int,
         help=f"run tasks 0..N-1 (default: {DEFAULT_NUM_TASKS}, or every task when there are fewer)",
     )
-    tasks.add_argument("--tasks", type=_indices, help="comma-separated task indices, e.g. 0,3,7")
+    tasks.add_argument(
+        "--tasks",
+        help="task indices and ranges, e.g. 0,3,7 or 0-9 or 0-4,9 (checked against the size)",
+    )
     parser.add_argument(
         "-o", "--output", type=Path, required=True, help="trace file to write (and resume)"
     )
-    parser.add_argument("--batch-size", type=positive_int, default=8, help="trajectories per batch")
+    parser.add_argument(
+        "--batch-size",
+        type=bounded(BATCH_SIZE),
+        default=8,
+        help=f"trajectories per batch, 1..{BATCH_SIZE.high}",
+    )
     parser.add_argument(
         "--max-steps", type=positive_int, help="most live steps per trajectory (default: no limit)"
     )
@@ -118,7 +128,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--answer-tokens",
-        type=positive_int,
+        type=bounded(MAX_TOKENS),
         default=AnswerOpening().max_tokens,
         help="tokens the model may add after a forced --answer-opening",
     )
@@ -268,18 +278,9 @@ def scripted_backend(
 def _task_list(args: argparse.Namespace, size: int) -> list[int]:
     """The tasks ``--num-tasks`` / ``--tasks`` name, checked against the environment's size."""
     if args.tasks is not None:
-        tasks: list[int] = args.tasks
-        for index in tasks:
-            if not 0 <= index < size:
-                raise TaskIndexError(index, size)
-        twice = sorted({i for i in tasks if tasks.count(i) > 1})
-        if twice:
-            raise ValueError(f"--tasks names task {twice[0]} twice")
-        return tasks
+        return list(task_indices(args.tasks, size, "--tasks"))
     count = min(DEFAULT_NUM_TASKS, size) if args.num_tasks is None else args.num_tasks
-    if count > size:
-        raise TaskIndexError(count - 1, size)
-    return list(range(count))
+    return list(task_count(count, size, "--num-tasks"))
 
 
 def _finished(
@@ -313,19 +314,3 @@ def _summary(traces: Sequence[Trace], output: Path, extra: str = "") -> str:
     rate = done / len(traces) if traces else 0.0
     noun = "trace" if len(traces) == 1 else "traces"
     return f"success {rate:.1%} ({done}/{len(traces)}){extra}; {len(traces)} {noun} in {output}"
-
-
-def _indices(text: str) -> list[int]:
-    """Task indices from ``"0,3,7"``.
-
-    Example:
-        >>> _indices("0, 3,7")
-        [0, 3, 7]
-
-    """
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--tasks must be comma-separated integers, got {text!r}"
-        ) from None

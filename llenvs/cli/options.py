@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.bounds import DATASET_SIZE, MAX_TOKENS, SEED, Bound
 from llenvs.core.environment import Environment
-from llenvs.core.errors import LlenvsError, UnknownName
+from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import segmenter_from_spec
@@ -34,6 +35,7 @@ __all__ = [
     "add_backend_options",
     "add_environment_options",
     "add_sampling_options",
+    "bounded",
     "build_backend",
     "build_base_environment",
     "build_environment",
@@ -76,6 +78,35 @@ def positive_int(text: str) -> int:
     return value
 
 
+def bounded(bound: Bound) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``bound``, refused while the arguments are parsed.
+
+    The message is the bound's own (``llenvs.core.bounds``): the workbench says the same.
+
+    Example:
+        >>> bounded(MAX_TOKENS)("64")
+        64
+        >>> bounded(MAX_TOKENS)("99999999")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 1..131072 (the longest context of the models llenvs runs), got 99999999
+
+    """  # noqa: E501
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        try:
+            return bound.check(value)
+        except OutOfBoundsError as error:
+            raise argparse.ArgumentTypeError(f"{error.bound}, got {value}") from None
+
+    parse.__name__ = bound.name  # argparse names the type in some messages
+    return parse
+
+
 def add_environment_options(parser: argparse.ArgumentParser) -> None:
     """``--env``, ``--adapter``, ``--size``, ``--seed``, ``--option``, ``--segmenter``, ``--prm``.
 
@@ -100,9 +131,11 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         help="print the environment names of --adapter (given before it) and exit",
     )
     group.add_argument(
-        "--size", type=positive_int, help="number of tasks to make (reasoning_gym default: 500)"
+        "--size",
+        type=bounded(DATASET_SIZE),
+        help=f"number of tasks to make, 1..{DATASET_SIZE.high} (reasoning_gym default: 500)",
     )
-    group.add_argument("--seed", type=int, help="seed of the tasks (reasoning_gym)")
+    group.add_argument("--seed", type=bounded(SEED), help="seed of the tasks (reasoning_gym)")
     group.add_argument(
         "--option",
         action="append",
@@ -339,12 +372,13 @@ def add_sampling_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sampling")
     group.add_argument(
         "--max-tokens",
-        type=positive_int,
-        help="token budget per trajectory (default: 256; intervene: the trace's own)",
+        type=bounded(MAX_TOKENS),
+        help=f"token budget per trajectory, 1..{MAX_TOKENS.high} (default: 256; intervene: the "
+        "trace's own)",
     )
     group.add_argument("--temperature", type=float, help="0 for greedy (the default)")
     group.add_argument("--top-p", type=float, help="nucleus sampling mass")
-    group.add_argument("--sampling-seed", type=int, help="seed of the sampler")
+    group.add_argument("--sampling-seed", type=bounded(SEED), help="seed of the sampler")
 
 
 def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None) -> SamplingParams:

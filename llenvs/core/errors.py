@@ -21,6 +21,7 @@ __all__ = [
     "BackendError",
     "EnvironmentCheckError",
     "LlenvsError",
+    "OutOfBoundsError",
     "PermanentBackendError",
     "SegmenterSpecError",
     "TaskIndexError",
@@ -95,6 +96,32 @@ class TaskIndexError(LlenvsError, IndexError):
             f"task_index {self.index!r} is out of range: this environment has "
             f"{self.size} tasks (0..{self.size - 1})"
         )
+
+
+class OutOfBoundsError(LlenvsError, ValueError):
+    """A number a user gave that is outside its bound; the message names the bound and why.
+
+    Example:
+        >>> str(OutOfBoundsError("max_tokens", 0, "must be 1..131072"))
+        'max_tokens must be 1..131072, got 0'
+        >>> str(OutOfBoundsError("tasks 0-99", "0-99", "the dataset has 10 tasks (0-9)"))
+        'tasks 0-99: the dataset has 10 tasks (0-9)'
+
+    """
+
+    def __init__(self, name: str, value: object, bound: str) -> None:
+        self.name = name
+        """What was given: an option's or a box's name (with the text typed, for task specs)."""
+        self.value = value
+        """The value given."""
+        self.bound = bound
+        """The bound it breaks, in words (``must be 1..16``, ``the dataset has 100 tasks``)."""
+        super().__init__(name, value, bound)
+
+    def __str__(self) -> str:
+        if self.bound.startswith("must "):
+            return f"{self.name} {self.bound}, got {self.value!r}"
+        return f"{self.name}: {self.bound}"
 
 
 class TerminalStateError(LlenvsError, ValueError):

@@ -244,6 +244,8 @@ def _task_list(
     if num_tasks is not None:
         if num_tasks <= 0:
             raise ValueError(f"num_tasks must be > 0, got {num_tasks}")
+        if num_tasks > size:  # refused before the range is made, however large
+            raise TaskIndexError(num_tasks - 1, size)
         tasks = list(range(num_tasks))
     elif task_indices is not None:
         tasks = list(task_indices)

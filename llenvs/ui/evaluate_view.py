@@ -6,17 +6,22 @@ tasks; the sampling); the model is the one in Settings. Run starts an ``Evaluati
 fragment redraws the tasks' status while it runs, with Stop. The traces land in the traces
 folder, in a file named after the settings, so running them again resumes it.
 
+Every number in the form is checked against its real bound before anything is built: the
+boxes' limits are the library's (``llenvs.core.bounds``), and the tasks are read by
+``llenvs.core.task_spec`` against the dataset's size, so ``0-99999999`` on a dataset of 100
+tasks is refused at once, as the CLI refuses it.
+
 Example:
-    >>> task_list("0-2, 5")
+    >>> task_list("0-2, 5", size=100)
     (0, 1, 2, 5)
-    >>> task_list("3")
+    >>> task_list("3", size=100)
     (0, 1, 2)
-    >>> task_list("two")
+    >>> task_list("0-99999999", size=100)
     Traceback (most recent call last):
     ...
-    ValueError: tasks: 'two' is not a count, a list or a range (e.g. 10, or 0-9, or 0,3,5)
+    llenvs.core.errors.OutOfBoundsError: tasks 0-99999999: the dataset has 100 tasks (0-99); 99999999 is out of range
 
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -30,13 +35,17 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.adapters.reasoning_gym import dataset_names
+from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
+from llenvs.core.registry import environment_registry
 from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.core.task_spec import parse_tasks
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
 from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
 from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
+from llenvs.ui.run_outcome import RunOutcome, run_outcome
 from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.trace_roots import resolve_trace_path
@@ -53,34 +62,34 @@ _OUTCOME = "ev-outcome"
 _SOURCES = ("a reasoning-gym dataset", "a local data file (jsonl, csv, parquet)")
 
 
-def task_list(text: str) -> tuple[int, ...]:
-    """Tasks from a count (``10``: tasks 0-9), a list (``0,3,5``) or ranges (``0-9``)."""
-    text = text.strip()
-    try:
-        if text.isdigit():
-            return tuple(range(int(text)))
-        tasks: list[int] = []
-        for part in text.split(","):
-            first, dash, last = part.strip().partition("-")
-            tasks += range(int(first), int(last) + 1) if dash else [int(first)]
-    except ValueError:
-        raise ValueError(
-            f"tasks: {text!r} is not a count, a list or a range (e.g. 10, or 0-9, or 0,3,5)"
-        ) from None
-    if not tasks:
-        raise ValueError("tasks: give at least one")
-    return tuple(dict.fromkeys(tasks))
+def task_list(text: str, size: int) -> tuple[int, ...]:
+    """Tasks from a count (``10``: tasks 0-9), a list (``0,3,5``) or ranges (``0-9``).
+
+    Checked against ``size``, the dataset's number of tasks, before any range is made
+    (``llenvs.core.task_spec.parse_tasks``).
+    """
+    return parse_tasks(text, size)
+
+
+@st.cache_data(show_spinner="Reading the data file…", max_entries=16)
+def _data_file_size(path: str, options: str, modified: float) -> int:
+    """The number of tasks of a local data file with its options (cached per version)."""
+    del modified  # part of the cache key: an edited file is read again
+    return len(environment_registry.get(name=path, adapter="huggingface", **json.loads(options)))
 
 
 def results_table(traces: Sequence[Trace]) -> pd.DataFrame:
     """The run at a glance: success with its 95% interval, rewards, PRM, tokens, errors.
+
+    A task that errored (no answer from the model) is no verdict: it counts in ``errors``, not
+    in the success rate.
 
     Example:
         >>> results_table([]).iloc[0]["success (95% interval)"]
         'no verdict'
 
     """
-    judged = [t.success for t in traces if t.success is not None]
+    judged = [t.success for t in traces if t.success is not None and not t.error]
     rate = success_rate(sum(bool(s) for s in judged), len(judged))
     prm = [
         [s.prm_scores[PRM_REWARD_NAME] for s in t.segments if PRM_REWARD_NAME in s.prm_scores]
@@ -145,8 +154,10 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             key="ev-dataset",
         )
         left, middle = st.columns(2)
-        options["size"] = int(left.number_input("size", 1, 100_000, 100, key="ev-size"))
-        options["seed"] = int(middle.number_input("seed", 0, 2**31 - 1, 42, key="ev-seed"))
+        options["size"] = int(
+            left.number_input("size", DATASET_SIZE.low, DATASET_SIZE.high, 100, key="ev-size")
+        )
+        options["seed"] = int(middle.number_input("seed", SEED.low, SEED.high, 42, key="ev-seed"))
         extra = st.text_input(
             "Dataset options (JSON)",
             value="{}",
@@ -169,14 +180,21 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
         "Tasks (a count, a list or ranges)", value="10", key="ev-tasks", help="10, or 0-9, or 0,3,5"
     )
     left, middle, right, last = st.columns(4)
-    max_tokens = int(left.number_input("max tokens", 1, 32_768, 256, key="ev-max-tokens"))
+    max_tokens = int(
+        left.number_input("max tokens", MAX_TOKENS.low, MAX_TOKENS.high, 256, key="ev-max-tokens")
+    )
     temperature = float(
         middle.number_input("temperature", 0.0, 2.0, 0.0, 0.1, key="ev-temperature")
     )
-    seed = int(right.number_input("sampling seed", 0, 2**31 - 1, 0, key="ev-sampling-seed"))
+    seed = int(right.number_input("sampling seed", SEED.low, SEED.high, 0, key="ev-sampling-seed"))
     batch = int(
         last.number_input(
-            "at once", 1, 256, 8, key="ev-batch", help="Trajectories generated together"
+            "at once",
+            BATCH_SIZE.low,
+            BATCH_SIZE.high,
+            8,
+            key="ev-batch",
+            help="Trajectories generated together",
         )
     )
     opening = st.checkbox(
@@ -194,13 +212,16 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             raise ValueError("the options must be a JSON object")
         options.update(loaded)
         segmenter_from_spec(spec)
-        tasks = task_list(tasks_text)
         if not name:
             raise ValueError("give the data file")
-        if chosen_prm is None:  # the picker said what is wrong
-            return None
         if adapter == "huggingface":  # only files inside the traces folders (as for traces)
             name = str(resolve_trace_path(name))
+            size = _data_file_size(name, json.dumps(options), Path(name).stat().st_mtime)
+        else:
+            size = DATASET_SIZE.check(options["size"])  # a reasoning-gym dataset makes `size`
+        tasks = task_list(tasks_text, size)  # checked against the size, no range built first
+        if chosen_prm is None:  # the picker said what is wrong
+            return None
     except Exception as error:  # every problem in the form is said, with its valid choices
         st.error(f"{type(error).__name__}: {error}", icon=":material/error:")
         return None
@@ -264,10 +285,8 @@ def _live(job: EvaluationJob) -> None:
             st.caption("Stopping after the segments being generated; finished tasks are kept.")
         return
     del st.session_state[_JOB]
-    st.session_state[_OUTCOME] = job.error or (
-        f"Stopped: {done} of {len(statuses)} tasks kept in {job.path.name}; run again to resume."
-        if job.stop_requested and done < len(statuses)
-        else f"Done: {count(len(statuses), 'task')} in {job.path.name}."
+    st.session_state[_OUTCOME] = job.error or run_outcome(
+        statuses, job.path.name, stopped=job.stop_requested
     )
     st.rerun()
 
@@ -277,8 +296,10 @@ def _last_outcome() -> None:
     if isinstance(outcome, Exception):
         with shows_errors("The run failed (finished tasks are kept; run again to resume)"):
             raise outcome
-    elif outcome:
-        st.success(outcome)
+    elif isinstance(outcome, RunOutcome) and outcome.failed:
+        st.error(outcome.message, icon=":material/error:")
+    elif isinstance(outcome, RunOutcome):
+        st.success(outcome.message)
 
 
 def _results(path: Path) -> None:
@@ -289,7 +310,7 @@ def _results(path: Path) -> None:
     rows = [
         {
             "task": t.task.task_index,
-            "success": {True: "yes", False: "no", None: "—"}[t.success],
+            "success": "error" if t.error else {True: "yes", False: "no", None: "—"}[t.success],
             "final reward": sum(t.final_rewards.values()),
             "segments": len(t.segments),
             "error": t.error or "",

@@ -8,7 +8,7 @@ of its own.
 Example:
     >>> import os, tempfile
     >>> folder = tempfile.mkdtemp()
-    >>> _ = save_upload(folder, "../runs.jsonl", b"")
+    >>> _ = save_upload(folder, "../runs.jsonl", TRACE_LINE)
     >>> [p.name for p in trace_files(folder)]
     ['runs.jsonl']
 
@@ -19,12 +19,22 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.rewards import PRM_REWARD_NAME, ArithmeticPRM
-from llenvs.traces import SkippedLine, TraceFormatError, TraceImport, write_traces
+from llenvs.traces import (
+    SkippedLine,
+    TaskRecord,
+    Trace,
+    TraceFormatError,
+    TraceImport,
+    TraceReader,
+    write_traces,
+)
+from llenvs.traces.trace_writer import trace_line
 from llenvs.ui.trace_roots import DEFAULT_DIR, TRACES_DIR_ENV, inside_roots, traces_dir
 from llenvs.ui.trace_scoring import with_prm_scores
 
@@ -88,19 +98,23 @@ def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
 
 
 def save_upload(folder: str | os.PathLike[str], name: str, data: bytes) -> Path:
-    """Save an uploaded file into ``folder`` under a safe version of its name; its path.
+    r"""Save an uploaded trace file into ``folder`` under a safe version of its name; its path.
 
-    A file already there is never replaced: the same bytes uploaded again give the same file
-    back (Streamlit hands the upload over on every rerun), other bytes get a free name
-    (``runs-2.jsonl``, ``runs-3.jsonl``, ...).
+    An upload with no readable trace (random bytes, another format) is refused with a
+    ``TraceFormatError`` saying what a trace file is and what its first bad line is, and
+    nothing is saved. A file already there is never replaced: the same bytes uploaded again give
+    the same file back (Streamlit hands the upload over on every rerun), other bytes get a free
+    name (``runs-2.jsonl``, ``runs-3.jsonl``, ...).
 
     Example:
         >>> import tempfile
         >>> folder = tempfile.mkdtemp()
-        >>> save_upload(folder, "my run?.txt", b"{}").name
+        >>> save_upload(folder, "my run?.txt", TRACE_LINE).name
         'my_run_.txt.jsonl'
-        >>> save_upload(folder, "my run?.txt", b"{}").name, save_upload(folder, "my run?.txt", b"[]").name
-        ('my_run_.txt.jsonl', 'my_run_.txt-2.jsonl')
+        >>> save_upload(folder, "garbage.jsonl", b"\x8f\x00 not a trace\n")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: garbage.jsonl holds no readable trace, so it was not saved: expected a llenvs trace file ...; line 1: ...
 
     """  # noqa: E501
     safe = _safe_name(Path(name).name) or "upload"
@@ -110,11 +124,42 @@ def save_upload(folder: str | os.PathLike[str], name: str, data: bytes) -> Path:
         if not target.exists():
             temporary = target.with_name(f".{target.name}.tmp")
             temporary.write_bytes(data)
+            try:
+                _check_traces(temporary, name)
+            except TraceFormatError:
+                temporary.unlink()
+                raise
             temporary.replace(target)
             return target
         if _holds(target, data):
             return target
     raise AssertionError("unreachable: the names never run out")  # pragma: no cover
+
+
+TRACE_LINE = trace_line(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
+"""One line of a trace file: the smallest upload that holds a trace (for examples and tests)."""
+
+EXPECTED_TRACES = (
+    "expected a llenvs trace file (JSON Lines, one trace object per line with schema_version, "
+    "task, response and segments, as llenvs evaluate writes it); to bring in another format "
+    "use Import an outside file"
+)
+"""What an upload must be, said when it is not."""
+
+
+def _check_traces(path: Path, name: str) -> None:
+    """Refuse a file of ``name`` in which no line reads as a trace (its first bad line said)."""
+    reader = TraceReader(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said in the error, when no trace is readable
+        if next(iter(reader), None) is not None:
+            return
+    first = reader.skipped[0] if reader.skipped else None
+    bad = f"line {first.line}: {first.reason}" if first else "the file holds no line"
+    shown = Path(name).name
+    raise TraceFormatError(
+        f"{shown} holds no readable trace, so it was not saved: {EXPECTED_TRACES}; {bad}"
+    )
 
 
 @dataclass(frozen=True)

@@ -153,3 +153,83 @@ def test_the_answer_opening_checkbox_forces_it_where_an_answer_is_missing(folder
     assert [s.text for s in trace.segments][-2:] == [opening.text, "100</answer>"]
     assert trace.success
     assert trace.run.answer_opening == opening.to_dict()
+
+
+# ---- issue 24 -----------------------------------------------------------------------------------
+
+
+def test_a_task_range_beyond_the_dataset_is_refused_and_a_corrected_box_clears_its_error(folder):
+    """Item 1: ``0-99999999`` on 100 tasks is refused at once, naming the size (it used to build
+    the whole range and hang the server); an error goes away, and Run comes back, once the box
+    is corrected."""
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("0-99999999").run(timeout=10)
+    at.text_input(key="ev-segmenter").input("sentance").run(timeout=10)
+    assert [e.value for e in at.error] == [
+        "UnknownName: unknown segmenter 'sentance': choose one of: composite, line, llm, "
+        "pattern, sentence, steps, token"
+    ]
+    assert at.button(key="ev-run").disabled
+    at.text_input(key="ev-segmenter").input("sentence").run(timeout=10)
+    [error] = [e.value for e in at.error]
+    assert "tasks 0-99999999: the dataset has 100 tasks (0-99)" in error
+    assert at.button(key="ev-run").disabled
+    at.number_input(key="ev-size").set_value(5).run(timeout=10)
+    at.text_input(key="ev-tasks").input("6").run(timeout=10)
+    assert "tasks 6: the dataset has 5 tasks (0-4); 6 is more than that" in at.error[0].value
+    at.text_input(key="ev-tasks").input("0-4").run(timeout=10)
+    assert not at.error
+    assert not at.button(key="ev-run").disabled
+
+
+def test_the_boxes_take_the_library_bounds(folder):
+    """Item 1: the boxes' limits are the bounds the CLI checks (``llenvs.core.bounds``)."""
+    from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
+
+    at = open_page("evaluate")
+    for key, bound in [
+        ("ev-size", DATASET_SIZE),
+        ("ev-seed", SEED),
+        ("ev-max-tokens", MAX_TOKENS),
+        ("ev-sampling-seed", SEED),
+        ("ev-batch", BATCH_SIZE),
+    ]:
+        box = at.number_input(key=key)
+        assert (box.min, box.max) == (bound.low, bound.high), key
+
+
+def test_a_run_whose_tasks_errored_says_so_in_the_headline(folder, monkeypatch):
+    """Item 9: Settings on an unreachable server (a closed port on 127.0.0.1): the headline is
+    an error with the count and the first error in full, not a green "Done"; the summary counts
+    the task as an error, not as a failure."""
+    import functools
+    import socket
+
+    from llenvs.evaluation.retry_policy import RetryPolicy
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.ui import evaluation_job
+    from llenvs.ui.settings_store import Settings, save_settings
+
+    run = functools.partial(evaluation_job.run_segmented_evaluation, retry=RetryPolicy(1))
+    monkeypatch.setattr(evaluation_job, "run_segmented_evaluation", run)  # no runner retries
+
+    with socket.socket() as closed:  # a port nothing listens on once it is closed
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    server = {"base_url": url, "tokenizer": str(embedded_model_path(progress=False))}
+    save_settings(folder, Settings(model="openai", location="smollm2", server=server))
+    at = open_page("evaluate")
+    at.text_input(key="ev-tasks").input("1").run()
+    job = _run(at, timeout=120)
+    assert job is not None and not at.exception
+    assert not at.success, [s.value for s in at.success]
+    [headline] = [e.value for e in at.error if "errored" in e.value]
+    assert headline.startswith("1 of 1 task errored")
+    [trace] = list(read_traces(next(folder.glob("eval-leg_counting-*.jsonl"))))
+    assert trace.error and "cannot connect" in trace.error
+    assert headline.endswith(f"The first, task 0: {trace.error}")
+    assert url in headline
+    summary = next(d.value for d in at.dataframe if "success (95% interval)" in d.value.columns)
+    assert summary.iloc[0]["success (95% interval)"] == "no verdict"
+    assert summary.iloc[0]["errors"] == "task 0"

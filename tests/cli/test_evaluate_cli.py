@@ -133,7 +133,7 @@ def test_an_empty_responses_file_is_refused_before_anything_runs(tmp_path, capsy
         ([*ENV, "--num-tasks", "0"], "--num-tasks: must be > 0, got 0"),
         ([*ENV, "--tasks", "0,100"], "out of range"),
         ([*ENV, "--tasks", "1,1"], "task 1 twice"),
-        ([*ENV, "--batch-size", "0"], "--batch-size: must be > 0, got 0"),
+        ([*ENV, "--batch-size", "0"], "--batch-size: must be 1..256 (trajectories held in"),
     ],
 )
 def test_bad_arguments_fail_before_the_backend_is_built(

@@ -24,7 +24,7 @@ from llenvs.ui.trace_roots import (
     inside_roots,
     resolve_trace_path,
 )
-from llenvs.ui.trace_source import import_into, save_upload, trace_files
+from llenvs.ui.trace_source import TRACE_LINE, import_into, save_upload, trace_files
 
 MB = 2**20
 
@@ -175,11 +175,12 @@ def test_the_line_limit_is_set_in_megabytes_by_the_environment(monkeypatch):
 
 
 def test_uploads_never_replace_a_file(tmp_path):
-    first = save_upload(tmp_path, "runs.jsonl", b"one\n")
-    assert save_upload(tmp_path, "runs.jsonl", b"one\n") == first  # a rerun: the same file
-    second = save_upload(tmp_path, "runs.jsonl", b"two\n")
-    assert second.name == "runs-2.jsonl" and first.read_bytes() == b"one\n"
-    assert save_upload(tmp_path, "runs.jsonl", b"two\n") == second
+    one, two = TRACE_LINE, TRACE_LINE + TRACE_LINE
+    first = save_upload(tmp_path, "runs.jsonl", one)
+    assert save_upload(tmp_path, "runs.jsonl", one) == first  # a rerun: the same file
+    second = save_upload(tmp_path, "runs.jsonl", two)
+    assert second.name == "runs-2.jsonl" and first.read_bytes() == one
+    assert save_upload(tmp_path, "runs.jsonl", two) == second
 
 
 def chat_file(path: Path, rows: int) -> Path:

@@ -13,7 +13,7 @@ from llenvs.ui.segment_table import segment_table
 from llenvs.ui.segmenter_comparison import agreement_matrix, aligned_table, compare_segmenters
 from llenvs.ui.trace_filter import Success, TraceFilter
 from llenvs.ui.trace_index import TraceIndex, lines_containing
-from llenvs.ui.trace_source import save_upload, trace_files
+from llenvs.ui.trace_source import TRACE_LINE, save_upload, trace_files
 from tests.conftest import EXTERNAL, read_jsonl
 
 
@@ -112,7 +112,7 @@ def test_comparison_agrees_with_the_boundary_benchmark_on_the_step_traces():
 
 
 def test_uploads_get_safe_names_inside_the_folder(tmp_path):
-    saved = save_upload(tmp_path, "../../etc/evil name.jsonl", b"{}\n")
+    saved = save_upload(tmp_path, "../../etc/evil name.jsonl", TRACE_LINE)
     assert saved.parent == tmp_path and saved.name == "evil_name.jsonl"
     (tmp_path / "runs.branches.jsonl").write_text("")
     assert trace_files(tmp_path) == [saved]
