@@ -21,13 +21,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from llenvs.cli.options import PRM_BASE_URL_HELP, prm_options
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
+from llenvs.traces.json_line import JsonLineError, parse_json_line
 from llenvs.traces.trace_writer import append_traces
 
 __all__ = ["add_parser", "run"]
@@ -53,8 +54,10 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Read an outside file and write its traces (one JSON line each) for the app and "
             "the other commands. Step files keep their own steps; other responses are cut by "
-            "--segmenter. Rows that cannot be read are listed and skipped. An existing "
-            "output file is kept: the new traces are appended to it, unless --overwrite. "
+            "--segmenter. Rows that cannot be read are listed and skipped; a file whose rows "
+            "are in another format is refused. An existing output file is kept: the new "
+            "traces are appended to it, unless --overwrite; traces already in it (the same "
+            "trace ids: importing a file again gives the same ids) are skipped and counted. "
             "When no trace can be read, it is an error and nothing is written."
         ),
     )
@@ -89,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
     The traces are appended to an existing output (``args.overwrite``: it is replaced), all at
     once and atomically: when no trace can be read, or anything fails, the output is left
-    exactly as it was.
+    exactly as it was. A trace whose id the output already holds (or this import gave
+    already) is skipped and counted; when every trace is, nothing is written.
 
     Example:
         >>> import tempfile, os
@@ -107,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     source = TraceImport(args.format, args.input, segmenter=args.segmenter)
     existing = os.path.exists(args.output) and os.path.getsize(args.output) > 0
     write = write_traces if args.overwrite else append_traces
-    counts = {"traces": 0, "segments": 0}
+    counts = {"traces": 0, "segments": 0, "known": 0}
+    seen = set() if args.overwrite or not existing else _trace_ids(args.output)
     try:
         with Progress(
             SpinnerColumn(),
@@ -117,12 +122,23 @@ def run(args: argparse.Namespace) -> int:
             disable=not sys.stderr.isatty(),
         ) as progress:
             task = progress.add_task("import", name=args.input, total=None)
-            scored = _scored(source, args.prm, args.prm_base_url)
+            new = _new(source, seen, counts)
+            scored = _scored(new, args.prm, args.prm_base_url)
             traces = _counted(scored, counts, lambda: progress.advance(task))
             written = write(args.output, _at_least_one(traces, counts, source))
+    except _NothingNew:
+        known = counts["known"]
+        print(
+            f"imported nothing: {_traces(known)} of {args.input} "
+            f"{'is' if known == 1 else 'are all'} in {args.output} already (the same trace "
+            "ids); it was left as it was"
+        )
+        return 0
     finally:
         _report_skips(source)
     note = f", {_rows(len(source.skipped))} skipped" if source.skipped else ""
+    if counts["known"]:
+        note += f", {_traces(counts['known'])} already there skipped (the same trace ids)"
     plural = "" if written == 1 else "s"
     how = " to" if not existing else ", replacing" if args.overwrite else ", appended to"
     print(
@@ -138,10 +154,41 @@ def _at_least_one(
     yield from traces
     if counts["traces"] > 0:
         return
+    if counts["known"] > 0:
+        raise _NothingNew
     if source.skipped:
         skips = _rows(len(source.skipped))
         raise ValueError(f"no trace could be read from {source.path}: {skips} skipped (see above)")
     raise ValueError(f"no trace in {source.path}: it holds no rows; nothing was written")
+
+
+class _NothingNew(Exception):
+    """Every trace read is in the output already: nothing is written."""
+
+
+def _trace_ids(path: str) -> set[str]:
+    """The trace ids of a trace file's readable lines (the others hold no id to match)."""
+    ids = set()
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                data = parse_json_line(raw, first=number == 1)
+            except JsonLineError:
+                continue
+            found = data.get("trace_id") if isinstance(data, dict) else None
+            if isinstance(found, str):
+                ids.add(found)
+    return ids
+
+
+def _new(traces: Iterable[Trace], seen: set[str], counts: dict[str, int]) -> Iterator[Trace]:
+    """``traces`` whose ids are not in ``seen`` (which grows); the others are counted."""
+    for trace in traces:
+        if trace.trace_id in seen:
+            counts["known"] += 1
+            continue
+        seen.add(trace.trace_id)
+        yield trace
 
 
 def _report_skips(source: TraceImport) -> None:
@@ -153,7 +200,7 @@ def _report_skips(source: TraceImport) -> None:
         print(f"... and {rest} more rows skipped", file=sys.stderr)
 
 
-def _scored(traces: TraceImport, prm: str | None, url: str | None) -> Iterator[Trace]:
+def _scored(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
     options = prm_options(prm, url)  # before the first trace is read: a wrong one fails first
     if prm is None:
         yield from traces
@@ -176,3 +223,7 @@ def _counted(traces: Iterator[Trace], counts: dict[str, int], tick: Any) -> Iter
 
 def _rows(count: int) -> str:
     return f"{count} row" if count == 1 else f"{count} rows"
+
+
+def _traces(count: int) -> str:
+    return f"{count} trace" if count == 1 else f"{count} traces"

@@ -3,10 +3,11 @@
 A PRM scores the steps of a question, one score in [0, 1] per step (``PRM``); ``PRMRewardFunction``
 plugs any PRM, or any object with ``score(text)``, into a ``SegmentedEnvironment`` as a PROCESS
 reward, scoring a replayed trace in one PRM call. ``ArithmeticPRM`` checks each step's arithmetic
-exactly; ``TransformersPRM`` (``llenvs.rewards.transformers_prm``, which imports torch) reads a
-local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd convention. ``get_prm`` finds them by
-name; ``aggregate`` turns step scores into one (min, last, product, mean). Importing this package
-imports neither torch nor transformers.
+exactly; ``JudgePRM`` asks a chat model for a verdict on each step; ``VllmPRM`` asks a PRM that
+a vLLM server serves (over HTTP); ``TransformersPRM`` (``llenvs.rewards.transformers_prm``, which
+imports torch) reads a local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd convention.
+``get_prm`` finds them by name; ``aggregate`` turns step scores into one (min, last, product,
+mean). Importing this package imports neither torch nor transformers.
 
 Example:
     >>> from llenvs.rewards import ArithmeticPRM, Aggregation, aggregate
@@ -19,6 +20,7 @@ Example:
 from llenvs.rewards.aggregation import Aggregation, aggregate
 from llenvs.rewards.arithmetic import ArithmeticVerdict, EquationCheck, check_equations
 from llenvs.rewards.arithmetic_prm import ArithmeticPRM
+from llenvs.rewards.judge_prm import JudgePRM
 from llenvs.rewards.prm import (
     NEUTRAL_SCORE,
     PRM,
@@ -39,6 +41,7 @@ from llenvs.rewards.prm_registry import PRM_NAMES, get_prm, prm_rewards
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
+from llenvs.rewards.vllm_prm import VllmPRM
 
 __all__ = [
     "CONVENTIONS",
@@ -51,6 +54,7 @@ __all__ = [
     "ArithmeticVerdict",
     "BatchPRM",
     "EquationCheck",
+    "JudgePRM",
     "JudgingPRM",
     "MathShepherd",
     "PRMConvention",
@@ -60,6 +64,7 @@ __all__ = [
     "TextScorer",
     "TextScorerPRM",
     "Trace",
+    "VllmPRM",
     "aggregate",
     "check_equations",
     "convention_from_name",

@@ -9,13 +9,13 @@ Example:
     >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q"),
     ...           response="", segments=())
     >>> Trace.from_dict(t.to_dict()) == t, SCHEMA_VERSION
-    (True, 2)
+    (True, 3)
 
 """
 
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
-from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.find_trace import find_trace
 from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
 from llenvs.traces.importers import (
@@ -29,6 +29,7 @@ from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.task_identity import TaskIdentity
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
 from llenvs.traces.trace_reader import TraceReader, read_traces
@@ -44,11 +45,13 @@ __all__ = [
     "SegmentFlag",
     "SegmentRecord",
     "SkippedLine",
+    "TaskIdentity",
     "TaskRecord",
     "Trace",
     "TraceFormatError",
     "TraceImport",
     "TraceReader",
+    "WrongFormatError",
     "append_branch",
     "append_trace",
     "branches_path",

@@ -1,4 +1,4 @@
-"""The error a trace file or a trace record raises when it cannot be read.
+"""The errors a trace file, a trace record or an import raises when it cannot be read.
 
 It lives here rather than in ``llenvs.core.errors`` because traces sit above core; it derives
 from :class:`~llenvs.core.errors.LlenvsError`, so one clause still catches every llenvs error.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from llenvs.core.errors import LlenvsError
 
-__all__ = ["TraceFormatError"]
+__all__ = ["TraceFormatError", "WrongFormatError"]
 
 
 class TraceFormatError(LlenvsError, ValueError):
@@ -23,5 +23,15 @@ class TraceFormatError(LlenvsError, ValueError):
     Example:
         >>> str(TraceFormatError("trace.success: expected bool or null, got 'yes'"))
         "trace.success: expected bool or null, got 'yes'"
+
+    """
+
+
+class WrongFormatError(TraceFormatError):
+    """A file imported under one format whose rows are in another: the import is refused.
+
+    Example:
+        >>> str(WrongFormatError("x.jsonl, line 1: a PRM800K record, not a processbench row"))
+        'x.jsonl, line 1: a PRM800K record, not a processbench row'
 
     """

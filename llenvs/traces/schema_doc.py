@@ -68,7 +68,13 @@ among them.
 traces; `llenvs export prm800k` writes traces back as a step file that keeps the two kinds of
 score apart: `labels` are human labels only (null where a step has none), `prm_scores` are the
 model scores by name, one object per step. Importing that file gives each back as it was: a
-0.5 `prm` score comes back as `prm` 0.5, never as a `human_label`.
+0.5 `prm` score comes back as `prm` 0.5, never as a `human_label`. Each exported row also holds
+an `llenvs` object (the trace id, the task and run records, the text after each step, the other
+step rewards, the final rewards, the verdict, the error, the metadata), so `llenvs import
+prm800k` gives the trace back, its response byte for byte; the export names what a step file
+cannot hold (token ids and logprobs, where each step came from, other conversation turns, a
+branch's parent). An import gives each trace a stable id (an exported row, its own), skips those
+already in its output, and refuses a file whose rows are in another format, naming file and line.
 
 The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) numbers segments as traces do: a
 `step` event's `segment_index` is the segment's `index` here, 0-based.
@@ -79,8 +85,13 @@ name, and its convention, aggregation, model and server URL where it has them, n
 `llenvs intervene` without `--prm` and the app's intervention panel score a branch with that
 PRM, made again as recorded.
 
+`task.prompt_hash` is the task's identity across runs, with `task.environment`: the Compare runs
+page pairs two runs' traces by it, never by `task_index` alone (an imported file numbers its
+rows its own way), and says how many tasks it paired and why the others were not.
+
 Schema version: **{version}**. Version 1 (before `run.prm` and `run.answer_opening`) is still
-read, both fields reading as null; a trace read from it is written back as version {version}.
+read, both fields reading as null, and so is version 2 (before `task.prompt_hash`, which is
+computed from the prompt); a trace read from either is written back as version {version}.
 """
 
 

@@ -9,13 +9,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from llenvs.core.environment import EnvSpec
 from llenvs.core.state import State
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader, check_json_safe
+from llenvs.traces.task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
 
 __all__ = ["TaskRecord"]
 
@@ -44,6 +45,9 @@ class TaskRecord:
     """The environment's system message, or None for none."""
     expected_answer: str | None = None
     """The expected answer, when the task has one."""
+    prompt_hash: str = field(init=False)
+    """The first 16 hex digits of the SHA-256 of ``prompt``, always computed from it (new in
+    version 3): with ``environment``, the task's identity, by which runs are paired."""
 
     def __post_init__(self) -> None:
         if isinstance(self.task_index, bool) or not isinstance(self.task_index, int):
@@ -51,6 +55,21 @@ class TaskRecord:
         if self.task_index < 0:
             raise TraceFormatError(f"task.task_index must be >= 0, got {self.task_index}")
         check_json_safe(dict(self.adapter_kwargs), "task.adapter_kwargs")
+        object.__setattr__(self, "prompt_hash", prompt_hash_of(self.prompt))
+
+    @property
+    def identity(self) -> TaskIdentity:
+        """The task's identity across runs: its environment and the hash of its prompt.
+
+        Example:
+            >>> a = TaskRecord("products", "reasoning_gym", {}, 0, "Solve 4 * 3.")
+            >>> b = TaskRecord("products", "prm800k", {}, 9, "Solve 4 * 3.")
+            >>> c = TaskRecord("products", "reasoning_gym", {}, 0, "Solve 3 * 3.")
+            >>> a.identity == b.identity, a.identity == c.identity
+            (True, False)
+
+        """
+        return TaskIdentity(self.environment, self.prompt_hash)
 
     @classmethod
     def from_state(cls, spec: EnvSpec, state: State[Any]) -> TaskRecord:
@@ -94,19 +113,27 @@ class TaskRecord:
             "prompt": self.prompt,
             "system_prompt": self.system_prompt,
             "expected_answer": self.expected_answer,
+            "prompt_hash": self.prompt_hash,
         }
 
     @classmethod
     def from_dict(cls, data: object, where: str = "trace.task") -> TaskRecord:
         """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
+        ``prompt_hash`` is new in schema version 3: an older record, which lacks it, gets it
+        from its prompt; a recorded one that is not the prompt's hash is refused.
+
         Example:
             >>> r = TaskRecord("e", "a", {"size": 1}, 0, "q")
             >>> TaskRecord.from_dict(r.to_dict()) == r
             True
+            >>> old = {k: v for k, v in r.to_dict().items() if k != "prompt_hash"}
+            >>> TaskRecord.from_dict(old).prompt_hash == r.prompt_hash
+            True
 
         """
         reader = RecordReader(data, where)
+        recorded = reader.text("prompt_hash") if "prompt_hash" in reader.data else None
         record = cls(
             environment=reader.text("environment"),
             adapter=reader.text("adapter"),
@@ -117,4 +144,10 @@ class TaskRecord:
             expected_answer=reader.opt_text("expected_answer"),
         )
         reader.done()
+        if recorded is not None and recorded != record.prompt_hash:
+            shown = recorded if is_prompt_hash(recorded) else f"{recorded!r:.40}"
+            raise TraceFormatError(
+                f"{reader.path('prompt_hash')}: {shown} is not the hash of the prompt "
+                f"({record.prompt_hash}); was the prompt edited?"
+            )
         return record

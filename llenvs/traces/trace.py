@@ -2,15 +2,17 @@
 
 One trace is one JSON object (one line of a ``.jsonl`` file); ``docs/traces.md`` documents every
 field. ``to_dict`` and ``from_dict`` round-trip exactly. Version 2 added ``run.prm`` (which PRM
-scored the steps) and ``run.answer_opening``; ``from_dict`` still reads version 1 (both None)
-and the trace it gives is version 2, so writing always writes the current version.
+scored the steps) and ``run.answer_opening``; version 3 added ``task.prompt_hash`` (the task's
+identity across runs). ``from_dict`` still reads versions 1 (both None) and 2 (the hash
+computed from the prompt), and the trace it gives is version 3, so writing always writes the
+current version.
 
 Example:
     >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
     ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
     >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
-    (True, 2)
+    (True, 3)
 
 """
 
@@ -32,13 +34,13 @@ from llenvs.traces.task_record import TaskRecord
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this library writes (always: a trace read from an older version is
 upgraded)."""
 
-SUPPORTED_SCHEMA_VERSIONS = (1, 2)
-"""The schema versions this library reads: 1 (without ``run.prm`` and ``run.answer_opening``)
-and 2."""
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3)
+"""The schema versions this library reads: 1 (without ``run.prm`` and ``run.answer_opening``),
+2 (without ``task.prompt_hash``) and 3."""
 
 
 def _new_id() -> str:
@@ -151,9 +153,10 @@ class Trace:
     def from_dict(cls, data: object) -> Trace:
         """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
-        An unknown ``schema_version`` is refused first, naming the supported ones. A
-        version-1 object reads as a version-2 trace (its run record has no PRM, no answer
-        opening), so writing it back writes version 2.
+        An unknown ``schema_version`` is refused first, naming the supported ones. An older
+        object reads as a version-3 trace (version 1: its run record has no PRM, no answer
+        opening; versions 1 and 2: its task's ``prompt_hash`` comes from its prompt), so
+        writing it back writes version 3.
 
         Example:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS

@@ -1,20 +1,21 @@
 """Compare runs: two or more trace files of the same tasks, task by task.
 
 Each file is a run (a model, a segmenter, with or without an intervention). Tasks are matched by
-environment and task index; a task a file holds twice counts once, by its first line. The page
-shows each run's success rate with a 95% interval, mean final reward and lowest PRM; the first
-run against each other one on the tasks they share (the paired difference with its
-paired-bootstrap interval and McNemar's exact p-value); and the tasks where the runs disagree,
-each openable in Browse.
+identity, the environment and the question (the hash of the prompt), never by task index alone
+(``llenvs.analysis.run_pairing``); a task a file holds twice counts once, by its first line. The
+page shows each run's success rate with a 95% interval, mean final reward and lowest PRM; the
+first run against each other one on the tasks they pair (the paired difference with its
+paired-bootstrap interval and McNemar's exact p-value, then how many tasks were paired and why
+the others were not); and the tasks where the runs disagree, each openable in Browse.
 
 Example:
     >>> import pandas as pd
     >>> index = pd.DataFrame({"line": [1, 2, 3], "environment": ["e", "e", "e"],
-    ...                       "task": [0, 1, 0], "success": [True, None, False],
-    ...                       "reward": [1.0, 0.0, 0.0], "prm_min": [0.5, 0.2, 0.1],
-    ...                       "model": ["m", "m", "m"]})
-    >>> by_task(index)[["line", "success"]].values.tolist()
-    [[1, True], [2, None]]
+    ...                       "task": [0, 1, 0], "prompt_hash": ["a", "b", "a"],
+    ...                       "success": [True, None, False], "reward": [1.0, 0.0, 0.0],
+    ...                       "prm_min": [0.5, 0.2, 0.1], "model": ["m", "m", "m"]})
+    >>> by_task(index)[["line", "task", "success"]].values.tolist()
+    [[1, 0, True], [2, 1, None]]
 
 """
 
@@ -26,27 +27,62 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis.paired_runs import compare_paired
+from llenvs.analysis.run_pairing import RunPairing, RunTask, pair_runs
+from llenvs.traces.task_identity import TaskIdentity
 from llenvs.ui.cached import cached_index
 from llenvs.ui.wording import count, success_rate
 
-__all__ = ["by_task", "disagreements", "paired_table", "run_summary", "show_runs"]
+__all__ = [
+    "by_task",
+    "disagreements",
+    "paired_table",
+    "pairing",
+    "run_summary",
+    "show_runs",
+]
 
-TASK = ["environment", "task"]
-"""The columns that name a task."""
+TASK = ["environment", "prompt_hash"]
+"""The columns that name a task: its identity (never its index alone)."""
 
 
 def by_task(index: pd.DataFrame) -> pd.DataFrame:
-    """A run's index table with one row per task (its first line), indexed by task.
+    """A run's index table with one row per task (its first line), indexed by task identity.
 
     Example:
-        >>> by_task(pd.DataFrame({"line": [], "environment": [], "task": [], "success": []}))
+        >>> by_task(pd.DataFrame({"line": [], "environment": [], "prompt_hash": [],
+        ...                       "task": [], "success": []}))
         Empty DataFrame
-        Columns: [line, success]
+        Columns: [line, task, success]
         Index: []
 
     """
     first = index.drop_duplicates(TASK, keep="first")
     return first.set_index(TASK).sort_index()
+
+
+def pairing(first: pd.DataFrame, second: pd.DataFrame) -> RunPairing:
+    """The pairing of two runs' ``by_task`` tables (see ``llenvs.analysis.run_pairing``).
+
+    Example:
+        >>> a = by_task(pd.DataFrame({"environment": ["e"], "prompt_hash": ["x"], "task": [0],
+        ...                           "success": [True]}))
+        >>> b = by_task(pd.DataFrame({"environment": ["e"], "prompt_hash": ["y"], "task": [0],
+        ...                           "success": [True]}))
+        >>> pairing(a, b).index_clashes
+        1
+
+    """
+    return pair_runs(_run_tasks(first), _run_tasks(second))
+
+
+def _run_tasks(table: pd.DataFrame) -> list[RunTask]:
+    tasks = []
+    for (environment, prompt_hash), task, success in zip(
+        table.index, table["task"], table["success"], strict=True
+    ):
+        verdict = None if success is None or pd.isna(success) else bool(success)
+        tasks.append(RunTask(TaskIdentity(str(environment), str(prompt_hash)), int(task), verdict))
+    return tasks
 
 
 def run_summary(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -83,53 +119,57 @@ def _mean(values: pd.Series) -> str:
 
 
 def paired_table(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The first run against each other run, on the tasks both judged (see the module).
+    """The first run against each other run, on the tasks they pair (see the module).
+
+    The difference, its interval and McNemar's p come first (the columns a reader looks for),
+    then the counts, then how many tasks were paired and why the others were not.
 
     Example:
-        >>> a = pd.DataFrame({"success": [True, False, False]}, index=[0, 1, 2])
-        >>> b = pd.DataFrame({"success": [True, True, True]}, index=[0, 1, 2])
+        >>> a = pd.DataFrame({"success": [True, False, False], "task": [0, 1, 2]},
+        ...                  index=pd.MultiIndex.from_product([["e"], ["h0", "h1", "h2"]]))
+        >>> b = a.assign(success=[True, True, True])
         >>> row = paired_table({"a": a, "b": b}).iloc[0]
-        >>> [str(row[k]) for k in ("against", "shared tasks", "difference", "McNemar p")]
-        ['b', '3', '+66.7 points', '0.5']
+        >>> [str(row[k]) for k in ("against", "difference", "McNemar p", "paired")]
+        ['b', '+66.7 points', '0.5', '3 tasks paired by question; every task is in both runs']
 
     """
     names = list(runs)
-    base = runs[names[0]]["success"]
+    base = runs[names[0]]
     rows = []
     for name in names[1:]:
-        both = pd.concat([base, runs[name]["success"]], axis=1, join="inner").dropna()
-        if both.empty:
-            rows.append({"against": name, "shared tasks": 0})
-            continue
-        result = compare_paired(
-            both.iloc[:, 0].astype(bool).tolist(), both.iloc[:, 1].astype(bool).tolist()
-        )
-        rows.append(
-            {
-                "against": name,
-                "shared tasks": result.tasks,
-                f"{names[0]} solved": result.first_successes,
-                "it solved": result.second_successes,
+        paired = pairing(base, runs[name])
+        row: dict[str, object] = {"against": name}
+        if paired.pairs:
+            result = compare_paired(
+                [one.success is True for one, _ in paired.pairs],
+                [two.success is True for _, two in paired.pairs],
+            )
+            low, high = result.interval.low, result.interval.high
+            row |= {
+                "difference": f"{100 * result.difference:+.1f} points",
+                "95% interval": f"[{100 * low:+.1f}, {100 * high:+.1f}]",
+                "McNemar p": round(result.p_value, 4),
                 f"only {names[0]}": result.only_first,
                 "only it": result.only_second,
-                "difference": f"{100 * result.difference:+.1f} points",
-                "95% interval (paired bootstrap)": (
-                    f"[{100 * result.interval.low:+.1f}, {100 * result.interval.high:+.1f}]"
-                ),
-                "McNemar p": round(result.p_value, 4),
+                f"{names[0]} solved": result.first_successes,
+                "it solved": result.second_successes,
             }
-        )
+        row["paired"] = paired.describe(names[0], name)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def disagreements(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The tasks every run judged but not all the same way: each run's verdict and line.
+    """The tasks every run judged but not all the same way: the task, each run's verdict and line.
+
+    ``task`` is the first run's index of the task; the rows are in its order.
 
     Example:
-        >>> a = pd.DataFrame({"success": [True, False], "line": [1, 2]}, index=[0, 1])
-        >>> b = pd.DataFrame({"success": [True, True], "line": [4, 3]}, index=[0, 1])
+        >>> keys = pd.MultiIndex.from_tuples([("e", "h0"), ("e", "h1")])
+        >>> a = pd.DataFrame({"success": [True, False], "line": [1, 2], "task": [0, 1]}, index=keys)
+        >>> b = pd.DataFrame({"success": [True, True], "line": [4, 3], "task": [5, 6]}, index=keys)
         >>> disagreements({"a": a, "b": b}).values.tolist()
-        [[1, False, 2, True, 3]]
+        [['e', 1, False, 2, True, 3]]
 
     """
     verdicts = pd.concat(
@@ -138,21 +178,37 @@ def disagreements(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     successes = verdicts.xs("success", axis=1, level=1).astype(bool)
     split = verdicts[successes.nunique(axis=1) > 1]
     split.columns = [f"{name} {what}" for name, what in split.columns]
-    return split.reset_index()
+    first = next(iter(runs.values()))
+    tasks = first["task"].reindex(split.index)
+    environments = [environment for environment, _ in split.index]
+    split = split.reset_index(drop=True)
+    split.insert(0, "task", tasks.to_numpy())
+    split.insert(0, "environment", environments)
+    return split.sort_values(["environment", "task"], kind="stable").reset_index(drop=True)
 
 
 def show_runs(paths: list[Path]) -> None:
     """Draw the comparison of the trace files ``paths`` (two or more)."""
     runs = {path.stem: by_task(cached_index(str(path)).table) for path in paths}
     shared = set.intersection(*(set(t.index) for t in runs.values()))
-    st.caption(f"{count(len(shared), 'task')} in every run, matched by environment and task index.")
+    st.caption(
+        f"{count(len(shared), 'task')} in every run, matched by environment and question (the "
+        "hash of the prompt), never by task index alone."
+    )
     st.dataframe(run_summary(runs), hide_index=True)
     st.subheader(f"{paths[0].stem} against the others")
     st.dataframe(paired_table(runs), hide_index=True)
     split = disagreements(runs)
     st.subheader(f"Tasks where they disagree ({len(split)})")
+    judged = _judged_in_every_run(runs)
     if split.empty:
-        st.caption("The runs agree on every shared task.")
+        if judged:
+            st.caption(f"The runs agree on every task they share ({count(judged, 'task')}).")
+        else:
+            st.caption(
+                "No task is in every run with a verdict, so there is nothing to compare (see "
+                "why above)."
+            )
         return
     st.dataframe(split, hide_index=True)
     for environment, task, *verdicts in split.itertuples(index=False, name=None):
@@ -165,3 +221,9 @@ def show_runs(paths: list[Path]) -> None:
                 label=f"{path.stem}: {'solved' if solved else 'failed'} (line {line})",
                 query_params={"file": str(path), "trace": str(line)},
             )
+
+
+def _judged_in_every_run(runs: dict[str, pd.DataFrame]) -> int:
+    """How many tasks every run holds with a verdict."""
+    verdicts = pd.concat({name: t["success"] for name, t in runs.items()}, axis=1, join="inner")
+    return len(verdicts.dropna())

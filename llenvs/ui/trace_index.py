@@ -36,6 +36,7 @@ import pandas as pd
 
 from llenvs.traces import SkippedLine, Trace, TraceFormatError
 from llenvs.traces.json_line import JsonLineError, parse_json_line
+from llenvs.traces.task_identity import prompt_hash_of
 from llenvs.ui.whitespace import one_line
 
 __all__ = [
@@ -72,8 +73,9 @@ COLUMNS = (
     "preview",
     "offset",
     "trace_id",
+    "prompt_hash",
 )
-"""The columns of an index table."""
+"""The columns of an index table (``environment`` and ``prompt_hash``: the task's identity)."""
 
 
 @dataclass(frozen=True)
@@ -300,4 +302,5 @@ def _summary(data: dict[str, Any], line: int, offset: int) -> tuple[Any, ...]:
         one_line(str(data["response"]), 120),
         offset,
         str(data.get("trace_id", "")),
+        str(task.get("prompt_hash") or prompt_hash_of(str(task["prompt"]))),  # older: computed
     )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pandas as pd
 import pytest
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
-from llenvs.traces import write_traces
+from llenvs.traces import read_traces, write_traces
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.test_pages import open_page, texts
 
@@ -48,6 +51,7 @@ def test_two_runs_side_by_side_with_the_paired_difference(two_runs):
     assert summary["success (95% interval)"].str.startswith(("2/4 = 50%", "3/4 = 75%")).all()
     row = paired.iloc[0]
     assert row["only a"] == 1 and row["only it"] == 2 and row["difference"] == "+25.0 points"
+    assert row["paired"] == "4 tasks paired by question; every task is in both runs"
     assert row["McNemar p"] == 1.0
     assert split["task"].tolist() == [1, 2, 3]
     labels = [str(link.proto.label) for link in at.get("page_link")]
@@ -59,3 +63,47 @@ def test_fewer_than_two_runs_asks_for_more(two_runs):
     at.multiselect(key="runs-files").set_value(["a.jsonl"]).run()
     assert "Choose at least two trace files." in texts(at)
     assert not at.dataframe
+
+
+def _renumbered(traces, indices):
+    return [
+        dataclasses.replace(t, task=dataclasses.replace(t.task, task_index=i))
+        for t, i in zip(traces, indices, strict=True)
+    ]
+
+
+@pytest.fixture
+def renumbered_runs(two_runs):
+    """``c``: a's questions at other indices (as an import numbers them); ``d``: a's indices
+    with other questions (tasks 4-7 numbered 0-3)."""
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    env = SegmentedEnvironment(base, "sentence")
+    a = list(read_traces(two_runs / "a.jsonl"))
+    write_traces(two_runs / "c.jsonl", _renumbered(a, [9, 378, 5, 6]))
+    others = _run(env, dict.fromkeys(range(4, 8), "-1"))
+    write_traces(two_runs / "d.jsonl", _renumbered(others, [0, 1, 2, 3]))
+    return two_runs
+
+
+def test_runs_are_paired_by_question_never_by_index_alone(renumbered_runs):
+    at = open_page("compare_runs")
+    at.multiselect(key="runs-files").set_value(["a.jsonl", "c.jsonl", "d.jsonl"]).run()
+    assert not at.exception
+    assert "0 tasks in every run" in texts(at)
+    paired = at.dataframe[1].value
+    c, d = paired.iloc[0], paired.iloc[1]
+    assert c["paired"] == "4 tasks paired by question; every task is in both runs"
+    assert c["difference"] == "+0.0 points"
+    assert d["paired"] == (
+        "no task paired: 4 tasks only in a, 4 only in d (4 at an index d gives another question)"
+    )
+    assert pd.isna(d["difference"])  # no +100 points from pairing 4 * 3 with 3 * 3
+    shown = texts(at)
+    assert "The runs agree on every" not in shown
+    assert "No task is in every run with a verdict, so there is nothing to compare" in shown
+
+
+def test_the_mcnemar_column_comes_before_the_counts(two_runs):
+    at = open_page("compare_runs")
+    columns = list(at.dataframe[1].value.columns)
+    assert columns[:4] == ["against", "difference", "95% interval", "McNemar p"]

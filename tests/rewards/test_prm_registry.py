@@ -37,3 +37,18 @@ def test_importing_rewards_imports_neither_torch_nor_transformers():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_prm_get_prm_makes_is_in_the_packages_face():
+    """``from llenvs.rewards import X`` for each PRM a name makes, TransformersPRM aside (torch)."""
+    import llenvs.rewards as rewards
+    from llenvs.inference import get_backend
+
+    made = [
+        get_prm("arithmetic"),
+        get_prm("judge", backend=get_backend("scripted", outputs=["ok"])),
+        get_prm("vllm/some-prm", base_url="http://127.0.0.1:9/v1"),
+    ]
+    for prm in made:
+        name = type(prm).__name__
+        assert name in rewards.__all__ and getattr(rewards, name) is type(prm), name

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
+from llenvs.cli.main import main
+from llenvs.core.backend import Message
 from llenvs.traces import (
+    RunRecord,
+    SegmentFlag,
     TraceImport,
     read_traces,
     step_file_row,
     write_step_file,
     write_traces,
 )
+from llenvs.traces.errors import WrongFormatError
 from tests.conftest import EXTERNAL, read_jsonl
+from tests.traces.factories import make_trace
 
 
 def test_reasoning_gym_log_rows_become_traces_with_logged_scores():
@@ -167,3 +175,105 @@ def test_import_command_writes_traces_and_lists_skipped_rows(tmp_path, capsys):
     assert set(first.segments[0].prm_scores) == {"prm"}  # the name evaluate gives it
     with pytest.raises(SystemExit):
         parser.parse_args(["import", "csv", str(source), "-o", str(out)])
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_traces" / "products-smollm2.jsonl"
+
+
+def _cli_like_trace(index, question, answer_text, correctness):
+    """A trace as ``llenvs evaluate`` writes one: steps ending in newlines, two final rewards."""
+    texts = ("1. The answer is 2.\n", "  So it is 2.\n\n", f"<answer>{answer_text}</answer>\n")
+    trace = make_trace(texts)
+    segments = tuple(
+        dataclasses.replace(s, rewards={**s.rewards, **s.prm_scores}) for s in trace.segments
+    )
+    task = dataclasses.replace(trace.task, task_index=index, prompt=question)
+    return dataclasses.replace(
+        trace,
+        task=task,
+        messages=(Message("user", question), Message("assistant", trace.response)),
+        segments=segments,
+        run=RunRecord(model="scripted", segmenter="line", prm={"spec": "arithmetic"}),
+        final_rewards={"correctness": correctness, "format": 1.0},
+        success=correctness >= 1.0,
+    )
+
+
+def _without_what_a_step_file_drops(trace):
+    segments = tuple(
+        dataclasses.replace(
+            s, token_ids=None, logprobs=None, flags=frozenset({SegmentFlag.REPLAYED})
+        )
+        for s in trace.segments
+    )
+    return dataclasses.replace(trace, segments=segments)
+
+
+def test_llenvs_to_prm800k_to_llenvs_gives_the_traces_back(tmp_path, capsys):
+    real = list(read_traces(SAMPLE))[:2]  # recorded by the real CLI (SmolLM2, answer opening)
+    made = [
+        _cli_like_trace(0, "What is 4 * 3?", "12", 0.2),
+        _cli_like_trace(1, "What is 1 + 1?", "2", 1.0),
+    ]
+    write_traces(tmp_path / "cli.jsonl", real + made)
+    steps, back = tmp_path / "x.jsonl", tmp_path / "y.jsonl"
+    assert main(["export", "prm800k", str(tmp_path / "cli.jsonl"), "-o", str(steps)]) == 0
+    note = capsys.readouterr().out
+    assert "not in a step file, so not given back: token ids and logprobs (4 traces)" in note
+    row = json.loads(steps.read_text().splitlines()[2])
+    assert row["steps"][:2] == ["1. The answer is 2.", "  So it is 2."]  # a PRM800K row still
+    assert main(["import", "prm800k", str(steps), "-o", str(back)]) == 0
+    again = list(read_traces(back))
+    assert len(again) == 4
+    for before, after in zip(real + made, again, strict=True):
+        assert after.response == before.response  # byte for byte
+        assert [(s.start, s.end, s.text) for s in after.segments] == [
+            (s.start, s.end, s.text) for s in before.segments
+        ]
+        assert after.task == before.task and after.task.identity == before.task.identity
+        assert [s.rewards for s in after.segments] == [s.rewards for s in before.segments]
+        assert after == _without_what_a_step_file_drops(before)
+    assert again[2].task.task_index == 0 and again[3].task.task_index == 1
+    assert again[2].final_rewards == {"correctness": 0.2, "format": 1.0}
+    assert again[2].run.prm == {"spec": "arithmetic"} and again[2].success is False
+
+
+def test_a_file_in_another_format_is_refused_naming_file_line_and_the_format(tmp_path, capsys):
+    write_traces(tmp_path / "cli.jsonl", [_cli_like_trace(0, "What is 4 * 3?", "12", 1.0)])
+    steps, out = tmp_path / "x.jsonl", tmp_path / "y.jsonl"
+    assert main(["export", "prm800k", str(tmp_path / "cli.jsonl"), "-o", str(steps)]) == 0
+    assert main(["import", "processbench", str(steps), "-o", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"{steps}, line 1: a row of llenvs export prm800k" in error
+    assert "import the file as prm800k" in error and not out.exists()
+    record = {"question": {"problem": "1 + 1?"}, "label": {"steps": []}}
+    (tmp_path / "raw.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(WrongFormatError, match=r"raw\.jsonl, line 1: a PRM800K record"):
+        list(TraceImport("processbench", tmp_path / "raw.jsonl"))
+    bench = {"id": "gsm8k-1", "problem": "q", "steps": ["a"], "label": -1}
+    (tmp_path / "bench.jsonl").write_text(json.dumps(bench) + "\n")
+    with pytest.raises(WrongFormatError, match=r"a ProcessBench row .* import the file as proc"):
+        list(TraceImport("prm800k", tmp_path / "bench.jsonl"))
+    with pytest.raises(WrongFormatError, match=r"cli\.jsonl, line 1: an llenvs trace"):
+        list(TraceImport("openai_chat", tmp_path / "cli.jsonl"))
+    chat = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}
+    (tmp_path / "chat.jsonl").write_text(json.dumps(chat) + "\n")
+    imported = TraceImport("prm800k", tmp_path / "chat.jsonl")
+    assert list(imported) == []
+    assert "expected a PRM800K record" in imported.skipped[0].reason
+
+
+def test_importing_traces_already_in_the_output_skips_them_with_a_count(tmp_path, capsys):
+    source = tmp_path / "steps.jsonl"
+    rows = read_jsonl("step_traces.jsonl")[:3]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]))
+    out = tmp_path / "out.jsonl"
+    assert main(["import", "processbench", str(source), "-o", str(out)]) == 0
+    assert main(["import", "processbench", str(source), "-o", str(out)]) == 0
+    assert "imported nothing: 2 traces of" in capsys.readouterr().out
+    assert len(out.read_text().splitlines()) == 2  # not doubled
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["import", "processbench", str(source), "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "imported 1 trace" in said and "2 traces already there skipped" in said
+    assert len({t.trace_id for t in read_traces(out)}) == 3

@@ -1,4 +1,4 @@
-"""Schema version 2 reads version-1 files and always writes version 2 (issue 15).
+"""The current schema version reads version-1 and version-2 files and always writes itself.
 
 ``tests/data/trace_v1.jsonl`` is the first line of ``sample_traces/leg_counting-smollm2.jsonl``
 as that file stored it, in version 1: it is never regenerated.
@@ -20,31 +20,48 @@ from llenvs.traces import (
     read_traces,
     write_traces,
 )
+from llenvs.traces.task_identity import TaskIdentity, prompt_hash_of
 from tests.traces.factories import make_trace
 
 V1_FILE = Path(__file__).resolve().parents[1] / "data" / "trace_v1.jsonl"
 
 
 def test_the_versions_written_and_read():
-    assert SCHEMA_VERSION == 2 and SUPPORTED_SCHEMA_VERSIONS == (1, 2)
+    assert SCHEMA_VERSION == 3 and SUPPORTED_SCHEMA_VERSIONS == (1, 2, 3)
 
 
-def test_a_stored_v1_file_round_trips_through_the_v2_reader_and_is_written_as_v2(tmp_path):
+def test_a_stored_v1_file_round_trips_through_the_reader_and_is_written_as_the_current(tmp_path):
     stored = json.loads(V1_FILE.read_text(encoding="utf-8"))
     assert stored["schema_version"] == 1 and "prm" not in stored["run"]
     [trace] = read_traces(V1_FILE)
-    assert trace.schema_version == 2
+    assert trace.schema_version == 3
     assert trace.run.prm is None and trace.run.answer_opening is None
-    out = tmp_path / "v2.jsonl"
+    assert trace.task.prompt_hash == prompt_hash_of(stored["task"]["prompt"])
+    out = tmp_path / "v3.jsonl"
     write_traces(out, [trace])
     written = json.loads(out.read_text(encoding="utf-8"))
-    assert written["schema_version"] == 2
+    assert written["schema_version"] == 3
     assert written["run"]["prm"] is None and written["run"]["answer_opening"] is None
+    assert written["task"]["prompt_hash"] == trace.task.prompt_hash
     [again] = read_traces(out)
     assert again == trace
-    # Nothing else changed: the v2 object is the v1 object plus the two new run fields.
-    del written["run"]["prm"], written["run"]["answer_opening"]
+    # Nothing else changed: the v3 object is the v1 object plus the new run and task fields.
+    del written["run"]["prm"], written["run"]["answer_opening"], written["task"]["prompt_hash"]
     assert {**written, "schema_version": 1} == stored
+
+
+def test_a_v2_trace_gets_its_prompt_hash_and_a_wrong_recorded_one_is_refused():
+    data = make_trace().to_dict()
+    del data["task"]["prompt_hash"]
+    data["schema_version"] = 2
+    trace = Trace.from_dict(data)
+    assert trace.task.prompt_hash == prompt_hash_of(data["task"]["prompt"])
+    task = data["task"]
+    assert trace.task.identity == TaskIdentity.of(task["environment"], task["prompt"])
+    edited = trace.to_dict()
+    edited["task"]["prompt"] += " (edited)"
+    with pytest.raises(TraceFormatError, match=r"trace\.task\.prompt_hash: .* not the hash"):
+        Trace.from_dict(edited)
 
 
 def test_the_new_run_fields_round_trip():

@@ -2,7 +2,9 @@
 
 ``TraceImport(format, path)`` reads reasoning-gym evaluation logs (``reasoning_gym``),
 ProcessBench and PRM800K step files (``processbench``, ``prm800k``) and OpenAI chat-completion
-JSONL (``openai_chat``) as traces; ``write_step_file`` writes traces as a PRM800K-style step file.
+JSONL (``openai_chat``) as traces; ``write_step_file`` writes traces as a PRM800K-style step file
+that ``llenvs import prm800k`` reads back as the traces it was written from (``dropped_fields``
+names what a step file cannot hold).
 
 Example:
     >>> sorted(IMPORT_FORMATS)
@@ -10,18 +12,30 @@ Example:
 
 """
 
+from llenvs.traces.importers.exported_trace import dropped_fields
 from llenvs.traces.importers.openai_chat import openai_chat_traces
 from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
-from llenvs.traces.importers.step_file import HUMAN_LABEL, step_file_traces
+from llenvs.traces.importers.step_file import (
+    HUMAN_LABEL,
+    StepFormat,
+    prm800k_traces,
+    processbench_traces,
+    step_file_traces,
+)
 from llenvs.traces.importers.step_file_export import step_file_row, write_step_file
-from llenvs.traces.importers.trace_import import IMPORT_FORMATS, TraceImport
+from llenvs.traces.importers.trace_import import IMPORT_FORMATS, TraceImport, stable_trace_id
 
 __all__ = [
     "HUMAN_LABEL",
     "IMPORT_FORMATS",
+    "StepFormat",
     "TraceImport",
+    "dropped_fields",
     "openai_chat_traces",
+    "prm800k_traces",
+    "processbench_traces",
     "reasoning_gym_traces",
+    "stable_trace_id",
     "step_file_row",
     "step_file_traces",
     "write_step_file",

@@ -10,7 +10,13 @@ by a blank line), PRM800K steps are lines, and the joiner stays with the step be
 human label (1 right, 0 neutral, -1 wrong) is its ``human_label`` reward. A row may also carry
 ``prm_scores``, one ``{name: score}`` object (or null) per step: a model's scores, as ``llenvs
 export prm800k`` writes them; they come back as that step's ``rewards[name]`` and
-``prm_scores[name]``, never as a human label.
+``prm_scores[name]``, never as a human label. A row that ``llenvs export prm800k`` wrote also
+holds an ``"llenvs"`` object (``exported_trace``): the trace comes back as it was exported, id,
+task, run, final rewards and the exact text between steps included.
+
+Each format reads its own rows and the shared step-file rows; a row of the other format (a
+PRM800K record or an exported row read as ``processbench``, a ProcessBench row read as
+``prm800k``) is refused with a ``WrongFormatError`` saying what to do.
 
 Example:
     >>> row = {"dataset": "processbench/gsm8k", "id": "gsm8k-7", "problem": "2 + 2?",
@@ -25,23 +31,88 @@ Example:
 from __future__ import annotations
 
 import re
+from enum import Enum
 from typing import Any
 
 from llenvs.core.backend import Message
-from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.errors import TraceFormatError, WrongFormatError
+from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
 from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
 
-__all__ = ["HUMAN_LABEL", "step_file_traces"]
+__all__ = [
+    "HUMAN_LABEL",
+    "StepFormat",
+    "prm800k_traces",
+    "processbench_traces",
+    "step_file_traces",
+]
 
 HUMAN_LABEL = "human_label"
 """The step reward that holds a step's human label (1 right, 0 neutral, -1 wrong)."""
 
 
-def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> list[Trace]:
+class StepFormat(Enum):
+    """The two step-file formats, by the name ``llenvs import`` gives them.
+
+    Example:
+        >>> StepFormat("prm800k").expected  # doctest: +ELLIPSIS
+        'a PRM800K record ({"question", "label": {"steps"}}) or a step-file row ...'
+
+    """
+
+    PROCESSBENCH = "processbench"
+    """ProcessBench: steps are paragraphs, ``label`` is the earliest wrong step."""
+    PRM800K = "prm800k"
+    """PRM800K: steps are lines, each rated; also what ``llenvs export prm800k`` writes."""
+
+    @property
+    def expected(self) -> str:
+        """The rows this format reads, for messages."""
+        own = (
+            'a ProcessBench row ({"id", "problem", "steps", "label"})'
+            if self is StepFormat.PROCESSBENCH
+            else 'a PRM800K record ({"question", "label": {"steps"}})'
+        )
+        return f'{own} or a step-file row ({{"problem", "steps", "labels"}})'
+
+
+def processbench_traces(row: object, segmenter: str = "steps", number: int = 1) -> list[Trace]:
+    r"""The trace of one row of a ProcessBench file (see ``step_file_traces``).
+
+    Example:
+        >>> [t] = processbench_traces({"id": "x-2", "problem": "q", "steps": ["a", "b"],
+        ...                            "label": 1, "final_answer_correct": False})
+        >>> t.response, [s.rewards for s in t.segments]
+        ('a\n\nb', [{'human_label': 1.0}, {'human_label': -1.0}])
+
+    """
+    return step_file_traces(row, segmenter, number, format=StepFormat.PROCESSBENCH)
+
+
+def prm800k_traces(row: object, segmenter: str = "steps", number: int = 1) -> list[Trace]:
+    r"""The trace of one row of a PRM800K file, or of ``llenvs export prm800k``'s output.
+
+    Example:
+        >>> prm800k_traces({"id": "x", "problem": "q", "steps": ["a"], "label": 0})
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.WrongFormatError: a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import the file as processbench
+
+    """  # noqa: E501
+    return step_file_traces(row, segmenter, number, format=StepFormat.PRM800K)
+
+
+def step_file_traces(
+    row: object,
+    segmenter: str = "steps",
+    number: int = 1,
+    *,
+    format: StepFormat = StepFormat.PRM800K,
+) -> list[Trace]:
     r"""The trace of one row of a step file (``segmenter`` is unused: the file has its steps).
 
     Example:
@@ -59,16 +130,22 @@ def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> 
     del segmenter
     if not isinstance(row, dict):
         raise TraceFormatError(f"expected a JSON object, got {type(row).__name__}")
+    _check_format(row, format)
+    block = row.get(EXPORT_KEY)
     if isinstance(row.get("label"), dict):
         row = _from_prm800k(row)
     dataset = str(row.get("dataset") or ("prm800k" if "labeler" in row else "processbench"))
     steps = row.get("steps")
     if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
-        raise TraceFormatError("'steps' must be a list of strings")
+        raise TraceFormatError(f"'steps' must be a list of strings; expected {format.expected}")
     labels = _labels(row, len(steps))
     scores = _prm_scores(row, len(steps))
     joiner = "\n" if dataset == "prm800k" else "\n\n"
-    pieces = [step + joiner for step in steps[:-1]] + steps[-1:]
+    joiners = _joiners(block, len(steps)) if block is not None else None
+    if joiners is None:
+        pieces = [step + joiner for step in steps[:-1]] + steps[-1:]
+    else:
+        pieces = [step + after for step, after in zip(steps, joiners, strict=True)]
     problem = row.get("problem")
     if not isinstance(problem, str):
         raise TraceFormatError(f"'problem' must be a string, got {problem!r}")
@@ -79,36 +156,76 @@ def step_file_traces(row: object, segmenter: str = "steps", number: int = 1) -> 
     identifier = str(row.get("id") or "")
     expected = row.get("ground_truth_answer")
     generator = row.get("generator")
-    return [
-        Trace(
-            task=TaskRecord(
-                environment=environment or adapter,
-                adapter=adapter,
-                adapter_kwargs={},
-                task_index=_task_index(identifier, number),
-                prompt=problem,
-                expected_answer=None if expected is None else str(expected),
-            ),
-            run=RunRecord(model=generator if isinstance(generator, str) else None),
-            messages=(Message("user", problem), Message("assistant", response)),
-            response=response,
-            segments=segments_of(
-                pieces,
-                [{} if label is None else {HUMAN_LABEL: float(label)} for label in labels],
-                scores,
-            ),
-            final_rewards=final,
-            success=None if not final else bool(correct),
-            metadata={
-                "imported_from": dataset,
-                "id": identifier,
-                "source": row.get("source"),
-                "step_joiner": joiner,
-                "first_error_step": row.get("first_error_step"),
-                "final_answer": row.get("final_answer"),
-            },
+    trace = Trace(
+        task=TaskRecord(
+            environment=environment or adapter,
+            adapter=adapter,
+            adapter_kwargs={},
+            task_index=_task_index(identifier, number),
+            prompt=problem,
+            expected_answer=None if expected is None else str(expected),
+        ),
+        run=RunRecord(model=generator if isinstance(generator, str) else None),
+        messages=(Message("user", problem), Message("assistant", response)),
+        response=response,
+        segments=segments_of(
+            pieces,
+            [{} if label is None else {HUMAN_LABEL: float(label)} for label in labels],
+            scores,
+        ),
+        final_rewards=final,
+        success=None if not final else bool(correct),
+        metadata={
+            "imported_from": dataset,
+            "id": identifier,
+            "source": row.get("source"),
+            "step_joiner": joiner,
+            "first_error_step": row.get("first_error_step"),
+            "final_answer": row.get("final_answer"),
+        },
+    )
+    return [trace if block is None else restored(trace, block, problem)]
+
+
+def _check_format(row: dict[str, Any], format: StepFormat) -> None:
+    """Refuse a row of the other format with what to do instead."""
+    if format is StepFormat.PROCESSBENCH and EXPORT_KEY in row:
+        raise WrongFormatError(
+            f"a row of llenvs export prm800k (it has an {EXPORT_KEY!r} object), not a "
+            "processbench row: import the file as prm800k"
         )
-    ]
+    if format is StepFormat.PROCESSBENCH and isinstance(row.get("label"), dict):
+        raise WrongFormatError(
+            "a PRM800K record ('question', 'label.steps'), not a processbench row: import the "
+            "file as prm800k"
+        )
+    wrong = row.get("label")
+    if (
+        format is StepFormat.PRM800K
+        and "labels" not in row
+        and isinstance(wrong, int)
+        and not isinstance(wrong, bool)
+    ):
+        raise WrongFormatError(
+            "a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import "
+            "the file as processbench"
+        )
+    if "steps" not in row and not isinstance(row.get("label"), dict):
+        raise TraceFormatError(f"no 'steps': expected {format.expected}")
+
+
+def _joiners(block: object, count: int) -> list[str]:
+    """The text after each step that an exported row records (``llenvs.step_joiners``)."""
+    joiners = block.get("step_joiners") if isinstance(block, dict) else None
+    if (
+        not isinstance(joiners, list)
+        or len(joiners) != count
+        or not all(isinstance(j, str) for j in joiners)
+    ):
+        raise TraceFormatError(
+            f"{EXPORT_KEY}.step_joiners must be a list of {count} strings (one per step)"
+        )
+    return joiners
 
 
 def _labels(row: dict[str, Any], count: int) -> list[int | None]:

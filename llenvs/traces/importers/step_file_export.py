@@ -12,6 +12,12 @@ Human labels and model scores stay apart:
 * ``prm_scores`` are a model's: one ``{name: score}`` object per step, its ``prm_scores`` as
   the trace holds them. A model score never becomes a label; importing the file gives each back
   under its name.
+* ``steps`` are the segments without their trailing whitespace (PRM800K's steps are lines);
+  ``final_answer_correct`` is the trace's verdict.
+* ``llenvs`` holds the rest that a step file can hold (``exported_trace``): the trace id, the
+  task record (its identity included) and run record, the text after each step, the other step
+  rewards, the final rewards, the error and the metadata, so ``llenvs import prm800k`` gives the
+  trace back, its response byte for byte. ``dropped_fields`` names what it cannot hold.
 
 Example:
     >>> from llenvs.traces.importers.step_file import step_file_traces
@@ -30,6 +36,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
 from llenvs.traces.importers.step_file import HUMAN_LABEL
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_writer import write_lines_atomically
@@ -51,15 +58,7 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
 
     """
     joiner = trace.metadata.get("step_joiner")
-    steps = []
-    for segment in trace.segments:
-        text = segment.text
-        if isinstance(joiner, str) and joiner and text.endswith(joiner):
-            steps.append(text[: -len(joiner)])
-        elif isinstance(joiner, str) and joiner:
-            steps.append(text)
-        else:
-            steps.append(text.rstrip())
+    steps = [step_and_joiner(segment.text, joiner)[0] for segment in trace.segments]
     labels: list[int | None] = []
     wrong: int | None = None
     for segment in trace.segments:
@@ -69,7 +68,6 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
             wrong = segment.index
         labels.append(label)
     labelled = any(label is not None for label in labels)
-    correct = trace.final_rewards.get("correctness")
     dataset = trace.metadata.get("imported_from")
     return {
         "dataset": dataset if isinstance(dataset, str) else trace.task.environment,
@@ -81,7 +79,8 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
         "first_error_step": wrong if wrong is not None else -1 if labelled else None,
         "prm_scores": [dict(segment.prm_scores) for segment in trace.segments],
         "ground_truth_answer": trace.task.expected_answer,
-        "final_answer_correct": None if correct is None else correct >= 1.0,
+        "final_answer_correct": trace.success,
+        EXPORT_KEY: exported_fields(trace),
     }
 
 

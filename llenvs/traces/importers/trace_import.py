@@ -14,26 +14,31 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 from collections.abc import Callable, Iterator
 
 from llenvs.core.errors import LlenvsError, UnknownName
+from llenvs.traces.errors import WrongFormatError
+from llenvs.traces.importers.exported_trace import exported_trace_id
 from llenvs.traces.importers.openai_chat import openai_chat_traces
 from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
 from llenvs.traces.importers.rows import read_rows
-from llenvs.traces.importers.step_file import step_file_traces
+from llenvs.traces.importers.step_file import prm800k_traces, processbench_traces
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
 
-__all__ = ["IMPORT_FORMATS", "TraceImport"]
+__all__ = ["IMPORT_FORMATS", "TraceImport", "stable_trace_id"]
 
 RowConverter = Callable[[object, str, int], list[Trace]]
 """Turns one row (its JSON value, a segmenter spec, its line) into traces."""
 
 IMPORT_FORMATS: dict[str, RowConverter] = {
     "reasoning_gym": reasoning_gym_traces,
-    "processbench": step_file_traces,
-    "prm800k": step_file_traces,
+    "processbench": processbench_traces,
+    "prm800k": prm800k_traces,
     "openai_chat": openai_chat_traces,
 }
 """The formats ``llenvs import`` and the app read, by name."""
@@ -46,8 +51,15 @@ class TraceImport:
     files keep their own steps. A row that cannot be read is skipped, named by file, line and
     reason, and the rest loads: a line that breaks the JSON rules of ``read_rows`` (not UTF-8,
     NUL bytes, NaN or Infinity, a duplicate key, nested too deep, ...) or a row of the wrong
-    shape (a missing field, a wrong type). Nothing in a row's content makes iteration raise;
-    only the file itself can (a missing file: ``FileNotFoundError``).
+    shape (a missing field, a wrong type). A row of another format (a PRM800K record read as
+    ``processbench``, say, or an llenvs trace, which needs no import) refuses the whole
+    import: iteration raises ``WrongFormatError`` naming file, line and the format to use; so
+    does the file itself (missing: ``FileNotFoundError``).
+
+    Each trace gets a stable id, so that importing a file again gives the same ids (and
+    ``llenvs import`` skips those already in its output): a row of ``llenvs export`` gives its
+    trace's own id back; any other row's traces get the first 32 hex digits of the SHA-256 of
+    the format, the row's JSON and the trace's position in the row.
 
     Example:
         >>> TraceImport("csv", "x.csv")  # doctest: +ELLIPSIS
@@ -75,7 +87,10 @@ class TraceImport:
                 self.skipped.append(SkippedLine(self.path, row.line, row.error))
                 continue
             try:
+                _not_a_trace(row.data)
                 traces = convert(row.data, self.segmenter, row.line)
+            except WrongFormatError as error:
+                raise WrongFormatError(f"{self.path}, line {row.line}: {error}") from None
             except RecursionError:
                 reason = f"not {self._a_row}: nested too deeply"
                 self.skipped.append(SkippedLine(self.path, row.line, reason))
@@ -85,10 +100,40 @@ class TraceImport:
             ) as error:  # fmt: skip
                 self.skipped.append(SkippedLine(self.path, row.line, f"not {self._a_row}: {error}"))
                 continue
-            yield from traces
+            if exported_trace_id(row.data) is not None:
+                yield from traces
+                continue
+            for position, trace in enumerate(traces):
+                yield dataclasses.replace(
+                    trace, trace_id=stable_trace_id(self.format, row.data, position)
+                )
 
     @property
     def _a_row(self) -> str:
         """``a reasoning_gym row``, ``an openai_chat row``: how messages name a row."""
         article = "an" if self.format[0] in "aeiou" else "a"
         return f"{article} {self.format} row"
+
+
+def stable_trace_id(format: str, row: object, position: int) -> str:
+    """The id of the ``position``-th trace of a row of a file in ``format`` (see TraceImport).
+
+    Example:
+        >>> a = stable_trace_id("openai_chat", {"messages": []}, 0)
+        >>> len(a), a == stable_trace_id("openai_chat", {"messages": []}, 0)
+        (32, True)
+        >>> a == stable_trace_id("openai_chat", {"messages": []}, 1)
+        False
+
+    """
+    text = json.dumps([format, row, position], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _not_a_trace(row: object) -> None:
+    """Refuse a line of an llenvs trace file: it is opened as it is, not imported."""
+    if isinstance(row, dict) and "schema_version" in row and "segments" in row:
+        raise WrongFormatError(
+            "an llenvs trace, not a row to import: the file is a trace file already (open it "
+            "as it is)"
+        )

@@ -215,7 +215,7 @@ def main():
 
     # An unknown schema version: refused, naming the line; the traces before it loaded.
     newer = trace(3)
-    newer["schema_version"] = 3
+    newer["schema_version"] = 99  # a version no llenvs writes yet
     (OUT / "traces_unknown_version.jsonl").write_bytes(
         dumps(trace(1))
         + b"\n"
