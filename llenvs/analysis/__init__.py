@@ -49,6 +49,7 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, Tally
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
+from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
 from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
@@ -63,11 +64,13 @@ __all__ = [
     "MonteCarloPRM",
     "ProgressFn",
     "Rollout",
+    "RolloutsStopped",
     "RoundFn",
     "Schedule",
     "SpeedSource",
     "StepAnalysis",
     "StepImportance",
+    "StoppableBackend",
     "StoredAnalysis",
     "Tally",
     "TopSteps",

@@ -2,9 +2,11 @@
 
 Each round asks the schedule which boundaries need rollouts (``AdaptiveSchedule`` by default),
 runs them in one batch (``run_rollouts``), appends them to the sidecar, and goes on until the
-schedule has nothing left to ask (every interval narrow enough, or the budget spent). Rollouts
-already stored under the same key are read back first and counted: an interrupted run resumes
-where it stopped, and a rerun of a finished one generates nothing.
+schedule has nothing left to ask (every interval narrow enough, or the budget spent), or
+``should_stop`` says so: the calls in progress then end at the backend's next token, and the
+round's rollouts that finished before are stored as its last round. Rollouts already stored
+under the same key are read back first and counted: an interrupted run resumes where it
+stopped, and a rerun of a finished one generates nothing.
 
 Example:
     >>> import tempfile, os
@@ -29,8 +31,8 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,10 +51,12 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, Schedule
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
+from llenvs.analysis.stoppable_backend import TokenObserver
 from llenvs.analysis.tally import Tally
 from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
+from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
@@ -60,7 +64,8 @@ from llenvs.traces.trace import Trace
 __all__ = ["ProgressFn", "RoundFn", "analysis_key", "analyze_trace", "forced_answer_key"]
 
 ProgressFn = Callable[[int, int], None]
-"""Called as rollouts finish: ``(rollouts done in this run, rollouts planned at most)``."""
+"""Called once at the start (``(0, planned)``) and as each rollout finishes: ``(rollouts done
+in this run, rollouts planned at most)``."""
 
 RoundFn = Callable[[int, Sequence[Rollout]], None]
 """Called after each round is stored: ``(rounds stored in all, the round's rollouts)``."""
@@ -106,6 +111,8 @@ def analyze_trace(
     on_progress: ProgressFn | None = None,
     on_round: RoundFn | None = None,
     retry: RetryPolicy | None = None,
+    should_stop: StopCheck | None = None,
+    on_token: TokenObserver | None = None,
 ) -> StepAnalysis:
     """Step values, importances (and forced answers) of ``trace``, from rollouts in rounds.
 
@@ -122,10 +129,14 @@ def analyze_trace(
         opening: the answer opening forced for that curve (default: the one the trace's run
             forced where an answer was missing, ``run.answer_opening``, with its stop
             sequences, else ``<answer>``).
-        on_progress: called as rollouts finish.
+        on_progress: called at the start and as each rollout finishes.
         on_round: called after each round is stored (raising there stops the run; what was
             stored stays).
         retry: how failing backend calls are retried (``run_rollouts``).
+        should_stop: asked after every generated token and between rounds; once True, the
+            calls in progress end at the next token, the rollouts that finished are stored,
+            and no forced answers are read: the analysis of what is stored is returned.
+        on_token: called after every generated token (``run_rollouts``).
 
     """
     params = params or AnalysisParams()
@@ -146,6 +157,8 @@ def analyze_trace(
     known = {} if final is None else {count: Tally(int(final[0]), 1, exact=True)}
     planned = max(0, params.budget - len(rollouts))
     done = 0
+    if on_progress is not None:
+        on_progress(done, planned)
 
     def finished() -> None:
         nonlocal done
@@ -153,7 +166,10 @@ def analyze_trace(
         if on_progress is not None:
             on_progress(done, planned)
 
-    while True:
+    def stopping() -> bool:
+        return should_stop is not None and should_stop()
+
+    while not stopping():
         left = params.budget - len(rollouts)
         counted = {**tallies(rollouts, chosen), **known}  # the schedule weighs the known end
         boundaries_next = [
@@ -161,14 +177,20 @@ def analyze_trace(
         ]
         if not boundaries_next:
             break
-        numbers = Counter(r.boundary for r in rollouts)
-        jobs = []
-        for boundary in boundaries_next:
-            jobs.append((boundary, numbers[boundary]))
-            numbers[boundary] += 1
+        jobs = _numbered(boundaries_next, rollouts)
         new = run_rollouts(
-            trace, jobs, backend, params, environment=env, on_rollout=finished, retry=retry
+            trace,
+            jobs,
+            backend,
+            params,
+            environment=env,
+            on_rollout=finished,
+            retry=retry,
+            should_stop=should_stop,
+            on_token=on_token,
         )
+        if not new:
+            break  # stopped before any finished: nothing to store
         if store is not None:
             append_rollouts(store, trace.trace_id, key, rounds, new)
         rollouts.extend(new)
@@ -182,7 +204,11 @@ def analyze_trace(
     if opening is None:
         recorded = recorded_answer_opening(trace)
         opening, stop = (ANSWER_OPEN, ()) if recorded is None else (recorded.text, recorded.stop)
-    forced = _forced(trace, backend, env, params, store, opening, stop) if forced_answer else None
+    forced = (
+        _forced(trace, backend, env, params, store, opening, stop)
+        if forced_answer and not stopping()
+        else None
+    )
     return StepAnalysis(
         trace.trace_id,
         key,
@@ -193,6 +219,31 @@ def analyze_trace(
         resumed,
         rounds,
     )
+
+
+def _numbered(boundaries: Sequence[int], rollouts: Sequence[Rollout]) -> list[tuple[int, int]]:
+    """``(boundary, number)`` per rollout wanted: the lowest numbers not yet used there.
+
+    A stopped round stores only the rollouts that finished, so a boundary's numbers may have
+    gaps; filling them keeps every rollout's seed its own (``rollout_seed``).
+
+    Example:
+        >>> from llenvs.analysis.rollout import Rollout
+        >>> done = [Rollout(1, n, 0, True, None, 1) for n in (0, 2)]
+        >>> _numbered([1, 1, 0], done)
+        [(1, 1), (1, 3), (0, 0)]
+
+    """
+    used: dict[int, set[int]] = {}
+    for rollout in rollouts:
+        used.setdefault(rollout.boundary, set()).add(rollout.number)
+    jobs = []
+    for boundary in boundaries:
+        taken = used.setdefault(boundary, set())
+        number = next(n for n in itertools.count() if n not in taken)
+        taken.add(number)
+        jobs.append((boundary, number))
+    return jobs
 
 
 def _forced(

@@ -12,9 +12,9 @@ stretches, O(n^2)); ``change_chances`` gives each step's chance of being a chang
 its rank and its chance of being among the top k follow. An exact tally (an ended trace's own
 outcome) fixes its stretch's value.
 
-On 200 simulated curves with 1-3 jumps (``bench/analysis_simulated.py``, 8 rollouts per
-boundary) ranking steps by the posterior mean size found the true top step in 68.5% of traces,
-against 49.5% by the raw differences (``docs/benchmarks.md``).
+``bench/analysis_simulated.py`` measures what ranking steps by the posterior mean size gains
+over ranking them by the raw differences, on simulated curves with 1-3 jumps (its last column;
+``docs/benchmarks.md``).
 
 Example:
     >>> from llenvs.analysis.tally import Tally

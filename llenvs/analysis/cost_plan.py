@@ -1,12 +1,17 @@
 """The planned cost of an analysis, shown before it runs: rollouts, tokens and seconds.
 
 The number of rollouts is at most the budget left (the adaptive schedule may stop sooner). Two
-token figures: the upper bound (every rollout spends its whole ``max_tokens``) and an estimate
-from the trace itself (a rollout from before segment i writes about as much as the trace wrote
-after it: its segments' token ids where it has them, else 4 characters a token). Seconds come
-from a tokens-per-second figure: one the caller measured (``SpeedSource.GIVEN``), one measured
-here by a short call to the backend (``calibrate``, ``SpeedSource.CALIBRATED``: one request
-alone, so a batching backend will do better), or none (``SpeedSource.UNKNOWN``).
+token figures: the upper bound (every rollout spends its whole ``max_tokens``, and the
+answer-opening allowance where the trace's run forced one) and an estimate from real token
+counts: the rollouts already made from a boundary with these settings (``measured``: what a
+rollout from there really writes, often far more than the trace did, at a temperature the
+trace was not sampled at), else what the trace itself generated after the boundary (its
+segments' token ids; 4 characters a token only where it has none). Seconds come from a
+tokens-per-second figure over whole calls, prefill included: one the caller measured (the last
+run's own, ``SpeedSource.GIVEN``), one measured here by a short call to the backend
+(``calibrate``, ``SpeedSource.CALIBRATED``: one request alone, so a batching backend will do
+better), or none (``SpeedSource.UNKNOWN``); both the estimate and the upper bound are turned
+into seconds.
 
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
@@ -14,20 +19,27 @@ Example:
     ...           segments=(SegmentRecord(0, 0, 3, "A. ", token_ids=(1, 2)),
     ...                     SegmentRecord(1, 3, 5, "B.", token_ids=(3, 4), terminal=True)))
     >>> p = plan(t, AnalysisParams(budget=10, max_tokens=50), tokens_per_second=20.0)
-    >>> p.rollouts, p.max_tokens, p.estimated_tokens, p.seconds
-    (10, 500, 30, 1.5)
+    >>> p.rollouts, p.max_tokens, p.estimated_tokens, p.seconds, p.seconds_at_most
+    (10, 500, 30, 1.5, 25.0)
+    >>> from llenvs.analysis.rollout import Rollout
+    >>> made = [Rollout(0, 0, 1, False, None, 40), Rollout(1, 0, 2, False, None, 20)]
+    >>> plan(t, AnalysisParams(budget=10, max_tokens=50), measured=made).estimated_tokens
+    300
 
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from llenvs.analysis.analysis_params import AnalysisParams
+from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.rollout_engine import sampled_boundaries
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
+from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = ["CHARACTERS_PER_TOKEN", "CostPlan", "SpeedSource", "calibrate", "plan"]
@@ -81,6 +93,8 @@ class CostPlan:
     """The generation speed the time is estimated from (None: unknown)."""
     speed_source: SpeedSource
     """Where that speed came from."""
+    measured: int = 0
+    """Rollouts already made whose real token counts the estimate comes from (0: the trace's)."""
 
     @property
     def seconds(self) -> float | None:
@@ -95,12 +109,25 @@ class CostPlan:
             return None
         return (self.estimated_tokens + self.forced_tokens) / self.tokens_per_second
 
+    @property
+    def seconds_at_most(self) -> float | None:
+        """Seconds if every rollout ran to its limit: ``max_tokens`` over the speed.
+
+        Example:
+            >>> CostPlan(4, 0, 2, 400, 100, 0, 0, 50.0, SpeedSource.GIVEN).seconds_at_most
+            8.0
+
+        """
+        if not self.tokens_per_second:
+            return None
+        return self.max_tokens / self.tokens_per_second
+
     def summary(self) -> str:
         """The plan in one line.
 
         Example:
-            >>> CostPlan(4, 2, 2, 400, 100, 0, 0, 50.0, SpeedSource.GIVEN).summary()
-            'planned: up to 4 rollouts at 2 boundaries (2 stored), ~100 tokens (at most 400), ~2s at 50 tokens/s (given)'
+            >>> CostPlan(4, 2, 2, 400, 100, 0, 0, 50.0, SpeedSource.GIVEN, 2).summary()
+            'planned: up to 4 rollouts at 2 boundaries (2 stored), ~100 tokens from 2 rollouts made (at most 400), ~2s (at most 8s) at 50 tokens/s (given)'
 
         """  # noqa: E501
         stored = f" ({self.stored} stored)" if self.stored else ""
@@ -109,16 +136,20 @@ class CostPlan:
             if self.forced_answers
             else ""
         )
-        seconds = self.seconds
+        seconds, most = self.seconds, self.seconds_at_most
         timing = (
             "time unknown (no tokens/s measured)"
-            if seconds is None
-            else f"~{seconds:.0f}s at {self.tokens_per_second:.3g} tokens/s "
-            f"({self.speed_source.value})"
+            if seconds is None or most is None
+            else f"~{seconds:.0f}s (at most {most:.0f}s) at {self.tokens_per_second:.3g} "
+            f"tokens/s ({self.speed_source.value})"
+        )
+        source = (
+            f" from {self.measured} rollouts made" if self.measured else " from the trace's own"
         )
         return (
             f"planned: up to {self.rollouts} rollouts at {self.boundaries} boundaries{stored}, "
-            f"~{self.estimated_tokens} tokens (at most {self.max_tokens}){forced}, {timing}"
+            f"~{self.estimated_tokens} tokens{source} (at most {self.max_tokens}){forced}, "
+            f"{timing}"
         )
 
 
@@ -130,8 +161,12 @@ def plan(
     forced_answer: bool = False,
     tokens_per_second: float | None = None,
     speed_source: SpeedSource | None = None,
+    measured: Sequence[Rollout] = (),
 ) -> CostPlan:
     """The cost of analysing ``trace`` with ``params`` (``stored`` rollouts already done).
+
+    ``measured``: rollouts already made with these settings; a boundary's estimate is the mean
+    of their real token counts there, and the trace's own length after it where none was made.
 
     Example:
         >>> from llenvs.traces import TaskRecord, Trace
@@ -142,8 +177,16 @@ def plan(
     """
     boundaries = sampled_boundaries(trace)
     rollouts = max(0, params.budget - stored)
-    remaining = [_tokens_after(trace, b) for b in boundaries]
-    per_rollout = sum(min(r, params.max_tokens) for r in remaining) / max(1, len(remaining))
+    made: dict[int, list[int]] = {}
+    for rollout in measured:
+        if rollout.error is None:
+            made.setdefault(rollout.boundary, []).append(rollout.tokens)
+    opening = recorded_answer_opening(trace)
+    limit = params.max_tokens + (0 if opening is None else opening.max_tokens)
+    remaining = [
+        sum(made[b]) / len(made[b]) if made.get(b) else _tokens_after(trace, b) for b in boundaries
+    ]
+    per_rollout = sum(min(r, limit) for r in remaining) / max(1, len(remaining))
     forced = len(boundaries) if forced_answer else 0
     forced_tokens = forced * params.forced_answer_tokens
     source = speed_source or (
@@ -153,12 +196,13 @@ def plan(
         rollouts=rollouts,
         stored=stored,
         boundaries=len(boundaries),
-        max_tokens=rollouts * params.max_tokens + forced_tokens,
+        max_tokens=rollouts * limit + forced_tokens,
         estimated_tokens=round(rollouts * per_rollout),
         forced_answers=forced,
         forced_tokens=forced_tokens,
         tokens_per_second=tokens_per_second,
         speed_source=source,
+        measured=sum(len(tokens) for b, tokens in made.items() if b in boundaries),
     )
 
 
@@ -176,7 +220,8 @@ def _tokens_after(trace: Trace, boundary: int) -> int:
 def calibrate(backend: ModelBackend, trace: Trace, tokens: int = 16) -> float:
     """Tokens per second of one short greedy call answering the trace's prompt.
 
-    One request alone, prefill included: a lower bound for a backend that batches.
+    One request alone, prefill included (as every rollout pays its own): a lower bound for a
+    backend that batches, and for a model's first call, which also pays for warming up.
 
     Example:
         >>> from llenvs.inference import get_backend

@@ -6,6 +6,8 @@ feedback turns) and the rest is generated in one call (``COMPLETE``), with the r
 seed (``rollout_seed``). All of them go through one ``run_batch`` call, so the backend serves
 them together (and a server's prefix cache shares the common prefixes). Each is scored by the
 environment's own verifier; its answer is the one the environment read (``final_answer``).
+With ``should_stop``, the calls in progress end at the backend's next token once it says True
+(``StoppableBackend``): the rollouts that finished before are returned, the cut ones are not.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -32,12 +34,13 @@ from collections.abc import Callable, Sequence
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.final_answer import final_answer, step_answer
 from llenvs.analysis.rollout import Rollout, rollout_seed
+from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend, TokenObserver
 from llenvs.core.backend import ModelBackend
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
 from llenvs.evaluation.answer_opening import recorded_answer_opening
-from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.intervention import COMPLETE, Intervention
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
@@ -103,6 +106,8 @@ def run_rollouts(
     then: Intervention = COMPLETE,
     on_rollout: RolloutObserver | None = None,
     retry: RetryPolicy | None = None,
+    should_stop: StopCheck | None = None,
+    on_token: TokenObserver | None = None,
 ) -> list[Rollout]:
     """One rollout per ``(boundary, number)`` of ``jobs``, all generated in one batch.
 
@@ -116,12 +121,17 @@ def run_rollouts(
         on_rollout: called as each rollout finishes.
         retry: how failing backend calls are retried (default ``RetryPolicy()``); a rollout
             whose calls still fail is returned with ``error`` set (and not counted).
+        should_stop: asked after every generated token; once True the calls in progress end
+            there and only the rollouts that finished before are returned (in finishing order).
+        on_token: called after every generated token (progress inside a batch call).
 
     A trace whose run opened missing answers (``run.answer_opening``) has its rollouts open
     theirs the same way, so a rollout is judged as the trace was.
 
     """
     sampling = params.sampling_params()
+    if should_stop is not None or on_token is not None:
+        backend = StoppableBackend(backend, should_stop or (lambda: False), on_token)
     runner = SegmentedTrajectoryRunner(
         environment,
         backend,
@@ -131,22 +141,35 @@ def run_rollouts(
     )
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]
+    kept = {b: len("".join(s.text for s in trace.segments[:b])) for b in prefixes}
+    job_of = {seed: job for job, seed in zip(jobs, seeds, strict=True)}  # seeds are distinct
+    finished: list[Rollout] = []
 
     def observe(episode: Episode, transition: Transition) -> None:
-        if on_rollout is not None and episode.done:
+        if not episode.done:
+            return
+        seed = episode.params.seed
+        if seed in job_of:  # kept as it ends: a stop later in the batch loses none of them
+            boundary, number = job_of[seed]
+            finished.append(_rollout(boundary, number, seed, episode.result(), kept[boundary]))
+        if on_rollout is not None:
             on_rollout()
 
-    results = runner.run_batch(
-        [trace.task.task_index] * len(jobs),
-        prefixes=[prefixes[boundary] for boundary, _ in jobs],
-        thens=[then] * len(jobs),
-        seeds=seeds,
-        on_step=observe,
-    )
-    kept = {b: len("".join(s.text for s in trace.segments[:b])) for b in prefixes}
+    try:
+        results = runner.run_batch(
+            [trace.task.task_index] * len(jobs),
+            prefixes=[prefixes[boundary] for boundary, _ in jobs],
+            thens=[then] * len(jobs),
+            seeds=seeds,
+            on_step=observe,
+            should_stop=should_stop,
+        )
+    except RolloutsStopped:
+        return finished
     return [
         _rollout(boundary, number, seed, result, kept[boundary])
         for (boundary, number), seed, result in zip(jobs, seeds, results, strict=True)
+        if not result.metadata.get("stopped")
     ]
 
 

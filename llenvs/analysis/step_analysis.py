@@ -27,7 +27,13 @@ from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.tally import Tally
-from llenvs.analysis.top_steps import CONFIDENCE, TopSteps, top_k_membership, value_draws
+from llenvs.analysis.top_steps import (
+    CONFIDENCE,
+    MOVED_CHANCE,
+    TopSteps,
+    top_k_membership,
+    value_draws,
+)
 
 __all__ = ["VERDICT_DRAWS", "StepAnalysis"]
 
@@ -147,7 +153,9 @@ class StepAnalysis:
     def top_steps(self, top_k: int = 3, confidence: float = CONFIDENCE) -> TopSteps:
         """The ``top_k`` most important steps and how sure these rollouts are of each.
 
-        The steps are ``moving_steps()``'s first ``top_k`` (fewer when fewer steps moved).
+        The steps are ``moving_steps()``'s first ``top_k`` whose change chance (``moved``) is
+        above ``MOVED_CHANCE``: fewer when fewer moved the value detectably, none (and
+        ``describe`` says so) when nothing did, as with one rollout at a boundary.
 
         Each step's chance of being among the top k comes from 2,000 joint draws of the
         boundary values' posteriors (``top_k_membership``; an ended trace's last value is
@@ -165,10 +173,16 @@ class StepAnalysis:
             >>> verdict = a.top_steps(top_k=1)
             >>> verdict.steps, verdict.sure, verdict.ruled_out
             ((1,), (1,), (0, 2))
+            >>> one = (v(0, 0, 1), v(1, 1, 1), v(2, 1, 1), v(3, 0, 1))  # one rollout each
+            >>> StepAnalysis("t", {}, one, tuple(step_importances(one)), None, ()).top_steps(
+            ...     top_k=3).describe()
+            'no step moved the value detectably at this budget'
 
         """
         chances = top_k_membership(self._tallies(), top_k, VERDICT_DRAWS) if top_k > 0 else {}
-        return TopSteps(tuple(self.moving_steps()[:top_k]), chances, confidence)
+        moved = self.moved
+        detected = [s for s in self.moving_steps() if moved.get(s, 0.0) > MOVED_CHANCE]
+        return TopSteps(tuple(detected[:top_k]), chances, moved, confidence)
 
     def _tallies(self) -> dict[int, Tally]:
         """The tally of every analysed boundary (an ended trace's last value exact)."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from llenvs.analysis.changepoints import CHANGE_PRIOR, curve_draws
 from llenvs.analysis.tally import Tally
@@ -40,6 +40,8 @@ from llenvs.analysis.tally import Tally
 __all__ = [
     "CONFIDENCE",
     "DRAWS",
+    "MOVED_CHANCE",
+    "NOTHING_MOVED",
     "TOLERANCE",
     "TopSteps",
     "rank_chances",
@@ -53,6 +55,21 @@ DRAWS = 200
 
 CONFIDENCE = 0.95
 """A step is settled when its chance of being in the top k is above this, or below 1 - this."""
+
+MOVED_CHANCE = 0.5
+"""A step moved the value *detectably* when its posterior change chance is above this.
+
+The change chance is ``change_chances``' (a step moves the value with prior chance
+``CHANGE_PRIOR``, 0.2). Above 1/2 the data make "it moved" more likely than "it did not": the
+median-probability model (Barbieri and Berger, 2004, the selection of changes that predicts
+best), and a Bayes factor of at least 4 over the prior odds of 1 to 4. Fewer rollouts than
+that evidence needs (a boundary with one rollout, a flat curve) leave every step below it, and
+no step is then called important, however few steps a trace has: with k at least the number of
+steps every step is trivially in the top k, which says nothing of whether it mattered.
+"""
+
+NOTHING_MOVED = "no step moved the value detectably at this budget"
+"""What ``TopSteps.describe`` says when no step's change chance is above ``MOVED_CHANCE``."""
 
 TOLERANCE = 0.0
 """Steps whose sizes differ by less than this count as tied: which ranks first is no doubt.
@@ -74,13 +91,16 @@ def top_k_membership(
     Only steps whose two boundaries are both tallied count. The values are drawn together
     (``value_draws`` with ``change_prior``); a step's chance is the share of draws in which
     it is strictly among the top k (a step tied with the first one out is not in: flat steps
-    of one stretch all have size 0). Every step is in when there are k or fewer; seeded by
-    the tallies.
+    of one stretch all have size 0, and the places past the last step have size 0: with k
+    steps or fewer, a step is in wherever it moved the value, not trivially). Seeded by the
+    tallies.
 
     Example:
         >>> from llenvs.analysis.tally import Tally
         >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 1)
         {0: 1.0, 1: 0.0}
+        >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 3)
+        {0: 1.0, 1: 0.005}
         >>> top_k_membership({5: Tally(0, 0), 7: Tally(0, 0)}, 1)
         {}
 
@@ -94,20 +114,26 @@ class TopSteps:
     """The top k steps of a trace, and how sure its rollouts are of each.
 
     ``steps`` are the k largest ``|v_{i+1} - v_i|`` as estimated (what a table shows);
-    ``chances`` give each step's chance of truly being among the top k (``top_k_membership``).
-    A step is *sure* when that chance is at least ``confidence``, *ruled out* when it is at most
-    ``1 - confidence``, and *in doubt* otherwise: with one or two steps that move the value,
-    third place is often a near-tie among flat steps that no budget settles, and saying so is
-    the honest answer to "which steps mattered most?".
+    ``chances`` give each step's chance of truly being among the top k (``top_k_membership``:
+    a step that did not move the value is in no top k); ``moved`` each step's chance of having
+    moved the value at all (``change_chances``). A step is *detected* when that chance is above
+    ``MOVED_CHANCE`` (evidence that it moved), and only a detected step is called important:
+    *sure* when its top-k chance is also at least ``confidence``. A step is *ruled out* when its
+    top-k chance is at most ``1 - confidence``, and *in doubt* otherwise: with one or two steps
+    that move the value, third place is often a near-tie among flat steps that no budget
+    settles, and saying so is the honest answer to "which steps mattered most?".
 
     Example:
-        >>> verdict = TopSteps((2, 0), {0: 0.5, 1: 0.5, 2: 1.0, 3: 0.0})
+        >>> moved = {0: 0.9, 1: 0.6, 2: 1.0, 3: 0.0}
+        >>> verdict = TopSteps((2, 0), {0: 0.5, 1: 0.5, 2: 1.0, 3: 0.0}, moved)
         >>> verdict.sure, verdict.doubtful, verdict.ruled_out
         ((2,), (0, 1), (3,))
         >>> verdict.agrees([2, 1]), verdict.agrees([0, 3])
         (True, False)
         >>> verdict.describe()
         '2 (sure), 0 (in doubt); also in doubt: 1'
+        >>> TopSteps((0, 1), {0: 1.0, 1: 1.0}, {0: 0.06, 1: 0.04}).headline()
+        'no step moved the value detectably at this budget'
 
     """
 
@@ -115,13 +141,21 @@ class TopSteps:
     """The top k steps by estimated ``|importance|``, largest first."""
     chances: Mapping[int, float]
     """Each step's chance of being among the top k."""
+    moved: Mapping[int, float] = field(default_factory=dict)
+    """Each step's chance of having moved the value at all (absent: no evidence)."""
     confidence: float = CONFIDENCE
     """The chance at which a step counts as sure (and ``1 - confidence``: ruled out)."""
 
     @property
+    def detected(self) -> tuple[int, ...]:
+        """The steps that moved the value detectably (``MOVED_CHANCE``): ``steps`` order first."""
+        return self._ordered([self.moved.get(s, 0.0) > MOVED_CHANCE for s in self.chances])
+
+    @property
     def sure(self) -> tuple[int, ...]:
-        """The steps surely among the top k: ``steps`` order first, then by step."""
-        return self._ordered([p >= self.confidence for p in self.chances.values()])
+        """The detected steps surely among the top k: ``steps`` order first, then by step."""
+        found = set(self.detected)
+        return self._ordered([p >= self.confidence and s in found for s, p in self.chances.items()])
 
     @property
     def ruled_out(self) -> tuple[int, ...]:
@@ -131,8 +165,8 @@ class TopSteps:
     @property
     def doubtful(self) -> tuple[int, ...]:
         """The steps neither sure nor ruled out: ``steps`` order first, then by step."""
-        low, high = 1 - self.confidence, self.confidence
-        return self._ordered([low < p < high for p in self.chances.values()])
+        settled = {*self.sure, *self.ruled_out}
+        return self._ordered([s not in settled for s in self.chances])
 
     def agrees(self, steps: Collection[int]) -> bool:
         """Whether ``steps`` (another top k) hold every sure step and no ruled-out one.
@@ -144,22 +178,38 @@ class TopSteps:
         return set(self.sure) <= chosen and not chosen & set(self.ruled_out)
 
     def describe(self) -> str:
-        """A caption of ``steps`` and their standing: ``3 (sure), 5 (in doubt); also in doubt: 1``.
+        """A caption of the detected ``steps``: ``3 (sure), 5 (in doubt); also in doubt: 1``.
 
-        The steps in doubt that are not among ``steps`` are named once, at the end (the first
-        three, then ``…``).
+        A step of ``steps`` that did not move the value detectably is left out (it is not
+        called important); with none left: ``no step moved the value detectably at this
+        budget``. The steps in doubt that are not shown are named once, at the end (the
+        first three, then ``…``).
         """
+        found = set(self.detected)
         parts = []
-        for step in self.steps:
+        for step in (s for s in self.steps if s in found):
             standing = (
                 "sure" if step in self.sure else "in doubt" if step in self.doubtful else "unlikely"
             )
             parts.append(f"{step} ({standing})")
-        others = [str(s) for s in self.doubtful if s not in self.steps]
+        if not parts:
+            return NOTHING_MOVED
+        others = [str(s) for s in self.doubtful if s not in self.steps or s not in found]
         if len(others) > 3:
             others[3:] = ["…"]
         text = ", ".join(parts)
-        return f"{text}; also in doubt: {', '.join(others)}" if others and parts else text
+        return f"{text}; also in doubt: {', '.join(others)}" if others else text
+
+    def headline(self) -> str:
+        """``most important steps: <describe()>``, or ``NOTHING_MOVED`` when none moved.
+
+        Example:
+            >>> TopSteps((1,), {1: 1.0}, {1: 0.99}).headline()
+            'most important steps: 1 (sure)'
+
+        """
+        text = self.describe()
+        return text if text == NOTHING_MOVED else f"most important steps: {text}"
 
     def _ordered(self, keep: list[bool]) -> tuple[int, ...]:
         chosen = {s for s, k in zip(self.chances, keep, strict=True) if k}
@@ -204,7 +254,9 @@ def _places(
     A draw in which the j-th and (j+1)-th sizes are less than ``tolerance`` apart counts as
     neither at threshold j: either answer is right enough there. Steps whose size equals the
     cut's (flat steps in one stretch of the changepoint model: all 0) count as neither too: a
-    tie for last place is not a place. With k steps or fewer, every step is in.
+    tie for last place is not a place. With k steps or fewer, the places past the last step
+    have size 0: a step is in wherever it moved the value at all (size above 0), so a flat
+    step is not trivially in the top k of a short trace.
     """
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws}")
@@ -212,13 +264,13 @@ def _places(
         raise ValueError(f"top_k must be >= 1, got {top_k}")
     boundaries = sorted(tallies)
     steps = [b for b in boundaries if b + 1 in tallies]
-    if len(steps) <= top_k:
-        return {step: [(draws, 0)] * top_k for step in steps}
+    if not steps:
+        return {}
     inside = {step: [0] * top_k for step in steps}
     outside = {step: [0] * top_k for step in steps}
     for value in value_draws(tallies, draws, change_prior):
         size = {s: abs(value[s + 1] - value[s]) for s in steps}
-        ranked = sorted(size.values(), reverse=True)
+        ranked = [*sorted(size.values(), reverse=True), *[0.0] * (top_k + 1)]
         for threshold in range(top_k):
             last_in, first_out = ranked[threshold], ranked[threshold + 1]
             if last_in - first_out < tolerance:

@@ -41,8 +41,9 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
-from llenvs.cli.options import build_backend
+from llenvs.cli.options import bounded, build_backend
 from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace, find_trace
 
@@ -66,7 +67,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--trace", default="1", help="which trace: its trace_id, or its line number (from 1)"
     )
-    parser.add_argument("--budget", type=int, default=64, help="most rollouts in all")
+    parser.add_argument(
+        "--budget", type=bounded(ROLLOUT_BUDGET), default=64, help="most rollouts in all"
+    )
     parser.add_argument(
         "--width", type=float, default=0.3, help="target width of every 95%% interval"
     )
@@ -74,11 +77,14 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--top-p", type=float, default=1.0, help="rollout nucleus mass")
     parser.add_argument(
         "--max-tokens",
-        type=int,
+        type=bounded(MAX_TOKENS),
         help="token budget of each rollout (default: the trace's own, else 256)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="run seed: each rollout's seed derives from it"
+        "--seed",
+        type=bounded(SEED),
+        default=0,
+        help="run seed: each rollout's seed derives from it",
     )
     parser.add_argument(
         "--schedule",
@@ -98,7 +104,10 @@ def add_parser(subparsers: Any) -> None:
         "--forced-answer", action="store_true", help="also force the answer at every boundary"
     )
     parser.add_argument(
-        "--forced-tokens", type=int, default=16, help="token budget of each forced answer"
+        "--forced-tokens",
+        type=bounded(MAX_TOKENS),
+        default=16,
+        help="token budget of each forced answer",
     )
     parser.add_argument(
         "--tokens-per-second",
@@ -155,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         forced_answer=args.forced_answer,
         tokens_per_second=speed,
         speed_source=source,
+        measured=stored.rollouts,
     )
     print(cost.summary(), flush=True)
     schedule = (
@@ -176,10 +186,8 @@ def run(args: argparse.Namespace) -> int:
         f"{len(analysis.rollouts)} rollouts ({generated} generated now, {analysis.resumed} read "
         f"back) in {analysis.rounds} rounds; stored in {store}"
     )
-    if analysis.moving_steps():
-        print("most important steps: " + analysis.top_steps(3).describe())
-    elif analysis.importances:
-        print("no step moved the value or the answers (every v_i and answer mix the same)")
+    if analysis.importances:
+        print(analysis.top_steps(3).headline())
     return 0
 
 

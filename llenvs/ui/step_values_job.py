@@ -2,10 +2,13 @@
 
 ``StepValuesJob`` runs the library's ``analyze_trace`` on a worker thread (``BackgroundJob``),
 so the page stays live while rollouts are generated: the page reads how far it got
-(``progress``, ``rounds``) and asks it to stop (``stop``), which takes effect once the round
-being generated is stored: every finished round stays in the trace file's
-``*.analysis.jsonl`` sidecar, and a later run with the same model and sampling fields resumes
-from them. A failure is kept (``error``) for the page to show.
+(``progress``: planned from the start, each rollout counted as it finishes; ``tokens``: every
+token as the backend generates it, which moves inside a batch call whose rollouts all come back
+at its end; ``rounds``) and asks it to stop (``stop``), which the backend reads after its next
+token: the calls in progress end there, the rollouts that finished are stored, and every
+finished round stays in the trace file's ``*.analysis.jsonl`` sidecar, so a later run with the
+same model and sampling fields resumes from them. A failure is kept (``error``) for the page to
+show.
 
 ``stored_keys`` lists what the sidecar holds for a trace (one key per model and sampling
 fields) and ``stored_analysis`` reads one of them back as a ``StepAnalysis``, generating
@@ -24,8 +27,8 @@ Example:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
     >>> job = StepValuesJob(path, trace, backend, AnalysisParams(budget=8))
-    >>> job.wait(60), job.error, job.progress(), job.rounds()
-    (True, None, (8, 8), 1)
+    >>> job.wait(60), job.error, job.progress(), job.rounds(), job.tokens() > 0
+    (True, None, (8, 8), 1, True)
     >>> [v.value for v in job.analysis.values]
     [1.0, 1.0, 0.0]
     >>> [key["model"] for key in stored_keys(job.store, trace.trace_id)]
@@ -64,15 +67,11 @@ from llenvs.ui.background_job import BackgroundJob
 __all__ = ["StepValuesJob", "stored_analysis", "stored_forced_answers", "stored_keys"]
 
 
-class _Stopped(Exception):
-    """Raised after a round is stored, when a stop was asked for: ends ``analyze_trace``."""
-
-
 class StepValuesJob(BackgroundJob):
     """``analyze_trace(trace, backend, params, store=<sidecar of path>)`` on a worker thread.
 
-    The thread starts at once. ``stop`` ends the run once the round being generated is
-    stored; ``stopped`` then says so and ``analysis`` stays None.
+    The thread starts at once. ``stop`` ends the run at the backend's next token (the
+    rollouts that finished are stored); ``stopped`` then says so and ``analysis`` stays None.
     """
 
     def __init__(
@@ -107,6 +106,7 @@ class StepValuesJob(BackgroundJob):
         self._rounds = 0
         self._generated = 0
         self._tokens = 0
+        self._live_tokens = 0
         self._lock = threading.Lock()
         self.start()
 
@@ -114,6 +114,11 @@ class StepValuesJob(BackgroundJob):
         """``(rollouts finished in this run, rollouts planned at most)``."""
         with self._lock:
             return self._count, self._planned
+
+    def tokens(self) -> int:
+        """Tokens the backend has generated in this run so far (cut rollouts' too)."""
+        with self._lock:
+            return self._live_tokens
 
     def rounds(self) -> int:
         """Rounds of rollouts stored in all, this run's and earlier ones."""
@@ -141,31 +146,36 @@ class StepValuesJob(BackgroundJob):
         return tokens / max(self.elapsed(), 1e-6)
 
     def work(self) -> None:
-        """Analyse, appending each round to the sidecar; a stop ends it between rounds."""
-        try:
-            self.analysis = analyze_trace(
-                self.trace,
-                self._backend,
-                self.params,
-                store=self.store,
-                forced_answer=self.forced_answer,
-                on_progress=self._advance,
-                on_round=self._stored,
-            )
-        except _Stopped:
+        """Analyse, appending each round to the sidecar; a stop ends it at the next token."""
+        analysis = analyze_trace(
+            self.trace,
+            self._backend,
+            self.params,
+            store=self.store,
+            forced_answer=self.forced_answer,
+            on_progress=self._advance,
+            on_round=self._stored,
+            should_stop=lambda: self.stop_requested,
+            on_token=self._token,
+        )
+        if self.stop_requested:
             self.stopped = True
+        else:
+            self.analysis = analysis
 
     def _advance(self, done: int, planned: int) -> None:
         with self._lock:
             self._count, self._planned = done, planned
+
+    def _token(self) -> None:
+        with self._lock:
+            self._live_tokens += 1
 
     def _stored(self, rounds: int, rollouts: Sequence[Rollout]) -> None:
         with self._lock:
             self._rounds = rounds
             self._generated += len(rollouts)
             self._tokens += sum(r.tokens for r in rollouts)
-        if self.stop_requested:
-            raise _Stopped
 
 
 def stored_keys(

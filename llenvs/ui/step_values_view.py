@@ -6,8 +6,9 @@ continuations from there) and the importance of each segment (``v_{i+1} - v_i``)
 95% intervals, in the segment chart's order and colours, and the forced-answer curve when it
 is stored; a click on a bar selects that segment. Below, a run is planned (budget, target
 width, temperature, forced answers on or off) and its cost shown before it starts; it runs in
-the background (``StepValuesJob``) with progress and Stop, each finished round stored as it
-comes, so a stopped or failed run keeps its rounds and the next run resumes from them. The
+the background (``StepValuesJob``) with progress (rollouts as they finish, tokens as they are
+generated) and a Stop that ends the run at the model's next token, each finished round stored
+as it comes, so a stopped or failed run keeps its rollouts and the next run resumes from them. The
 model is the intervention panel's: the trace's own when it is reachable here, else the
 Settings one, or whatever the user picked there.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -24,6 +26,7 @@ import streamlit as st
 from llenvs.analysis import (
     AnalysisParams,
     CostPlan,
+    Rollout,
     SpeedSource,
     StepAnalysis,
     analysis_key,
@@ -110,10 +113,9 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
         analysis,
         forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
     )
-    moving = analysis.top_steps(3).describe() if analysis.moving_steps() else "none"
     st.caption(
         f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
-        f"({describe_key(key)}), stored in {store.name} · most important steps: {moving}"
+        f"({describe_key(key)}), stored in {store.name} · {analysis.top_steps(3).headline()}"
     )
     failed = [r for r in analysis.rollouts if r.error is not None]
     if failed:
@@ -231,7 +233,15 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     speed, source = st.session_state.get(_SPEEDS, {}).get(name, (None, None))
     with cost_box:
         _show_cost(
-            _plan(trace.trace_id, repr(params), trace, params, len(stored.rollouts), forced_answer),
+            _plan(
+                trace.trace_id,
+                repr(params),
+                trace,
+                params,
+                len(stored.rollouts),
+                forced_answer,
+                stored.rollouts,
+            ),
             speed,
             source,
         )
@@ -258,11 +268,20 @@ def _load(choice: ModelChoice) -> ModelBackend:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _plan(
-    trace_id: str, settings: str, _trace: Trace, _params: AnalysisParams, stored: int, forced: bool
+    trace_id: str,
+    settings: str,
+    _trace: Trace,
+    _params: AnalysisParams,
+    stored: int,
+    forced: bool,
+    _measured: Sequence[Rollout],
 ) -> CostPlan:
-    """The plan without a speed (cached: a trace of 10,000 segments takes seconds)."""
+    """The plan without a speed, from the stored rollouts' real token counts (cached).
+
+    Cached: a trace of 10,000 segments takes seconds.
+    """
     del trace_id, settings  # key the cache with ``stored`` and ``forced``
-    return plan(_trace, _params, stored=stored, forced_answer=forced)
+    return plan(_trace, _params, stored=stored, forced_answer=forced, measured=_measured)
 
 
 def _show_cost(cost: CostPlan, speed: float | None, source: SpeedSource | None) -> None:
@@ -279,9 +298,18 @@ def _show_cost(cost: CostPlan, speed: float | None, source: SpeedSource | None) 
     tokens.metric(
         "Tokens (estimate)",
         f"~{cost.estimated_tokens + cost.forced_tokens:,}",
-        help=f"From the trace's own length after each boundary; at most {cost.max_tokens:,}",
+        help=(
+            f"From {cost.measured} rollouts made with these settings"
+            if cost.measured
+            else "From what the trace generated after each boundary"
+        )
+        + f"; at most {cost.max_tokens:,}",
     )
-    seconds.metric("Time (estimate)", duration(cost.seconds))
+    seconds.metric(
+        "Time (estimate)",
+        duration(cost.seconds),
+        help=f"At most {duration(cost.seconds_at_most)}, if every rollout runs to its limit",
+    )
     st.caption(cost.summary())
     st.caption(
         {
@@ -309,13 +337,14 @@ def _live(job: StepValuesJob) -> None:
     done, planned = job.progress()
     st.progress(
         min(done / planned, 1.0) if planned else 0.0,
-        text=f"Trace {job.trace.trace_id[:8]}: {done:,} of at most {planned:,} rollouts · "
-        f"{count(job.rounds(), 'round')} stored · {job.elapsed():.1f} s",
+        text=f"Trace {job.trace.trace_id[:8]}: {done:,} of at most {planned:,} rollouts "
+        f"finished · {job.tokens():,} tokens generated · {count(job.rounds(), 'round')} stored"
+        f" · {job.elapsed():.1f} s",
     )
     if job.running:
         if job.stop_requested or st.button("Stop", key="sv-stop", icon=":material/stop:"):
             job.stop()
-            st.caption("Stopping once the round being generated is stored; finished rounds stay.")
+            st.caption("Stopping at the model's next token; the rollouts that finished are kept.")
         return
     del st.session_state[_JOB]
     st.session_state.setdefault(_SHOWN, {})[job.trace.trace_id] = job.key

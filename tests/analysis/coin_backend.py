@@ -46,7 +46,7 @@ class CoinBackend:
         for request in requests:
             self.requests.append(request)
             text = request.prompt.continuation
-            if text.endswith("<answer>"):
+            if text.endswith("<answer>") and len(text) not in self.ends:  # not a boundary
                 boundary = self.boundary(text[: -len("<answer>")])
                 answer = self.right if self.values[boundary] >= 0.5 else WRONG[0]
                 out.append(Generation(f"{answer}</answer>", FinishReason.STOP, (1, 2)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import pytest
@@ -11,7 +12,7 @@ from llenvs.cli import analyze_command
 from llenvs.cli.main import main
 from llenvs.traces import find_trace
 from tests.analysis.coin_backend import CoinBackend
-from tests.analysis.conftest import TRUE_VALUES
+from tests.analysis.conftest import REPO, TRUE_VALUES
 
 
 @pytest.fixture
@@ -71,3 +72,18 @@ def test_analyze_on_the_embedded_model(monkeypatch, sample_copy, embedded_backen
     assert lines[0].startswith("planned: up to 8 rollouts at 2 boundaries")
     assert [line.split()[0] for line in lines[2:5]] == ["0", "1", "end"]
     assert "8 rollouts (8 generated now, 0 read back)" in out
+
+
+def test_a_short_trace_where_nothing_moved_says_so(monkeypatch, tmp_path, capsys):
+    # products line 5 (3 segments), budget 8: 3, 3 and 2 rollouts, all failing, as the trace
+    path = tmp_path / "products.jsonl"
+    shutil.copy(REPO / "sample_traces" / "products-smollm2.jsonl", path)
+    trace = find_trace(path, "5")
+    backend = CoinBackend(trace, (0.0, 0.0, 0.0, 0.0), str(trace.task.expected_answer))
+    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: backend)
+    argv = ["analyze", str(path), "--trace", "5", "--budget", "8", "--tokens-per-second", "100"]
+    assert main([*argv, "--no-progress"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[4] for line in out[2:5]] == ["3", "3", "2"]
+    assert "(sure)" not in "\n".join(out)
+    assert out[-1] == "no step moved the value detectably at this budget"

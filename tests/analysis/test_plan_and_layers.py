@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 
-from llenvs.analysis import AnalysisParams, SpeedSource, plan
+from llenvs.analysis import AnalysisParams, SpeedSource, analyze_trace, plan
 
 
 def test_the_plan_counts_rollouts_tokens_and_seconds(trace):
@@ -36,3 +37,17 @@ def test_importing_analysis_imports_no_heavy_library():
 def test_no_layer_below_imports_analysis():
     for below in ("llenvs.evaluation", "llenvs.rewards", "llenvs.traces", "llenvs.inference"):
         assert not any(m.startswith("llenvs.analysis") for m in _imported(below)), below
+
+
+def test_the_estimate_comes_from_the_rollouts_real_token_counts(trace, coin, environment):
+    first = AnalysisParams(budget=22, max_tokens=96)
+    made = analyze_trace(trace, coin, first, environment=environment).rollouts
+    per_boundary = {
+        b: statistics.fmean(r.tokens for r in made if r.boundary == b) for b in range(11)
+    }
+    more = plan(trace, AnalysisParams(budget=44, max_tokens=96), stored=22, measured=made)
+    assert more.measured == 22
+    assert more.estimated_tokens == round(22 * statistics.fmean(per_boundary.values()))
+    guessed = plan(trace, AnalysisParams(budget=44, max_tokens=96), stored=22)
+    assert guessed.estimated_tokens != more.estimated_tokens  # the trace's own length differs
+    assert "from 22 rollouts made" in more.summary()

@@ -16,6 +16,7 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.boundary_value import exact_value
 from llenvs.analysis.step_importance import step_importances
+from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 
@@ -44,11 +45,10 @@ def test_a_near_tie_for_third_place_is_in_doubt_and_either_answer_agrees():
     assert set(verdict.doubtful) == {1, 2}
     assert verdict.agrees({0, 3, 1}) and verdict.agrees({0, 3, 2})
     assert not verdict.agrees({0, 1, 2})  # leaves out a sure step
-    other = ({1, 2} - {verdict.steps[2]}).pop()
-    assert (
-        verdict.describe()
-        == f"0 (sure), 3 (sure), {verdict.steps[2]} (in doubt); also in doubt: {other}"
-    )
+    # a dip of 0.2 on 40 rollouts is not evidence that either step moved v: not named first
+    assert max(analysis.moved[1], analysis.moved[2]) < MOVED_CHANCE
+    assert verdict.steps == (0, 3)
+    assert verdict.describe() == "0 (sure), 3 (sure); also in doubt: 1, 2"
 
 
 def test_flat_steps_of_one_stretch_are_ruled_out_not_in_doubt():
@@ -59,6 +59,39 @@ def test_flat_steps_of_one_stretch_are_ruled_out_not_in_doubt():
     assert set(verdict.ruled_out) == {1, 2, 3, 4}
     assert analysis.ranking()[0] == 0 and analysis.moved[0] > 0.99
     assert max(analysis.moved[s] for s in (1, 2, 3, 4)) < 0.2
+
+
+def test_a_flat_curve_names_no_step_important():
+    analysis = analysis_of((20, 40), (21, 40), (20, 40), (19, 40), (20, 40))
+    verdict = analysis.top_steps(top_k=3)
+    assert verdict.sure == () and verdict.steps == ()
+    assert verdict.describe() == NOTHING_MOVED
+    assert verdict.headline() == "no step moved the value detectably at this budget"
+
+
+def test_a_three_step_trace_is_not_sure_of_every_step_because_k_covers_them_all():
+    # products line 5 after a budget of 8: 3, 3 and 2 rollouts, all failed, the end known
+    analysis = analysis_of((0, 3), (0, 3), (0, 2), end=False)
+    verdict = analysis.top_steps(top_k=3)
+    assert verdict.sure == ()
+    assert verdict.describe() == NOTHING_MOVED
+    assert all(chance < MOVED_CHANCE for chance in analysis.moved.values())
+
+
+def test_a_step_at_a_boundary_with_one_rollout_is_not_sure():
+    # one rollout at boundary 1, a success between two boundaries at one half
+    analysis = analysis_of((10, 20), (1, 1), (10, 20))
+    verdict = analysis.top_steps(top_k=1)
+    assert verdict.sure == () and verdict.describe() == NOTHING_MOVED
+    alone = analysis_of((0, 1), (1, 1), (1, 1)).top_steps(top_k=3)  # the CLI's "0 (sure)"
+    assert alone.sure == () and alone.describe() == NOTHING_MOVED
+
+
+def test_a_clear_jump_in_a_three_step_trace_is_still_sure():
+    analysis = analysis_of((1, 30), (1, 30), (29, 30), (29, 30))
+    verdict = analysis.top_steps(top_k=3)
+    assert verdict.sure == (1,) and verdict.steps == (1,)
+    assert verdict.headline() == "most important steps: 1 (sure)"
 
 
 def test_an_ended_traces_known_last_value_is_exact():

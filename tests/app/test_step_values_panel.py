@@ -191,11 +191,11 @@ def test_stop_keeps_the_finished_rounds_and_a_rerun_resumes(folder, trace, coin,
             break
         time.sleep(0.05)
     at.run()
-    assert job.running and "40 of at most 60 rollouts · 1 round stored" in str(
-        [p.proto.text for p in at.get("progress")]
-    )
+    shown = str([p.proto.text for p in at.get("progress")])
+    assert job.running and "40 of at most 60 rollouts finished" in shown
+    assert "1 round stored" in shown
     at.button(key="sv-stop").click().run()
-    assert "Stopping once the round being generated is stored" in texts(at)
+    assert "Stopping at the model's next token" in texts(at)
     gated.gate.set()
     assert job.wait(60)
     at.run()
@@ -246,3 +246,17 @@ def test_no_model_and_no_segments_get_a_clear_message(folder, coin):
     at = open_page("browse", file=str(folder / "empty.jsonl"), trace="1")
     assert not at.exception
     assert "This trace has no segments: there is no step to value." in texts(at)
+
+
+def test_a_run_where_nothing_moved_says_so_in_the_caption(folder, monkeypatch):
+    # products line 5 (3 segments), budget 8, every rollout failing: the "0 (sure), ..."
+    shutil.copy(SAMPLE.parent / "products-smollm2.jsonl", folder / "p.jsonl")
+    trace = list(read_traces(folder / "p.jsonl"))[4]
+    backend = CoinBackend(trace, (0.0,) * 4, str(trace.task.expected_answer))
+    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: backend)
+    at = open_page("browse", file=str(folder / "p.jsonl"), trace="5", segment="0")
+    at.toggle(key="sv-plan").set_value(True).run()
+    at = _run(_settings(at, 8))
+    caption = next(c.value for c in at.caption if "stored in p.analysis.jsonl" in c.value)
+    assert caption.endswith("· no step moved the value detectably at this budget")
+    assert "(sure)" not in caption
