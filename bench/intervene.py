@@ -1,7 +1,7 @@
 """Intervening from the workbench against ``llenvs intervene``, on the embedded model.
 
-One sample trace (leg_counting, line 3 of ``sample_traces/leg_counting-smollm2.jsonl``: 11
-segments, the longest sample), segment 1 forced. Three ways, in one run, each repeated:
+One sample trace (leg_counting, line 3 of ``sample_traces/leg_counting-smollm2.jsonl``, the
+longest sample), segment 1 forced. Three ways, in one run, each repeated:
 
 - the CLI, ``llenvs intervene`` in a subprocess (its wall time, the model load included), and
   the library call the CLI makes once the model is loaded (``intervene``), timed in-process (on
@@ -173,8 +173,9 @@ def run() -> str:
         HEADING,
         "",
         "`bench/intervene.py`, embedded SmolLM2-135M-Instruct, float32, on this machine (2 CPU "
-        "cores, shared). The trace: line 3 of `sample_traces/leg_counting-smollm2.jsonl` (11 "
-        f"segments, the longest sample), segment {AT} forced, every step scored by the "
+        "cores, shared). The trace: line 3 of `sample_traces/leg_counting-smollm2.jsonl` "
+        f"({len(find_trace(SAMPLE, LINE).segments)} segments, the longest sample), segment {AT} "
+        "forced, every step scored by the "
         f"{PRM} PRM in all three; medians of {REPEAT} runs. The workbench's click starts the "
         "intervention in the background and the page is drawn again once it ends (AppTest); in "
         f"a browser each new segment shows up to {POLL_SECONDS} s later (the live view's "

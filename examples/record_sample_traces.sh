@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Records sample_traces/ with the project's own CLI and the embedded SmolLM2-135M-Instruct
-# (greedy, so a rerun gives the same text), every step scored by the arithmetic PRM:
+# (greedy, so a rerun gives the same text), every step scored by the arithmetic PRM (recorded in
+# each trace's run.prm), and, where a response ends without an answer, the answer opening
+# (--answer-opening forces "\n\nFinal answer: <answer>" as a segment flagged forced, and the
+# model completes it):
 # - basic_arithmetic and leg_counting at their default options, as they come (the model never
-#   succeeds on them: it rarely writes its answer in <answer></answer> tags);
-# - products, number_format and letter_counting with easy options, where a response that ends
-#   without an answer gets the answer opening (--answer-opening forces
-#   "\n\nFinal answer: <answer>" as a segment flagged forced, and the model completes it):
-#   there the model succeeds on 16 of 42 tasks (4/14, 6/14, 6/14);
+#   succeeds on them);
+# - products, number_format and letter_counting with easy options: there the model succeeds on
+#   16 of 42 tasks (4/14, 6/14, 6/14);
 # then interventions on them, appended to the branches sidecars, and step values of one trace.
+# The first two evaluations and their five interventions took 15 min on 2 CPU cores shared with
+# other jobs (load average about 6).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLENVS=.venv/bin/llenvs
@@ -15,20 +18,21 @@ OUT=sample_traces
 rm -f "$OUT"/*.jsonl
 
 "$LLENVS" evaluate --env basic_arithmetic --size 100 --seed 42 --num-tasks 8 --prm arithmetic \
-    --max-tokens 160 --no-log -o "$OUT/basic_arithmetic-smollm2.jsonl"
+    --max-tokens 160 --answer-opening --no-log -o "$OUT/basic_arithmetic-smollm2.jsonl"
 "$LLENVS" evaluate --env leg_counting --size 100 --seed 42 --num-tasks 4 --prm arithmetic \
-    --max-tokens 96 --no-log -o "$OUT/leg_counting-smollm2.jsonl"
+    --max-tokens 96 --answer-opening --no-log -o "$OUT/leg_counting-smollm2.jsonl"
 
 # Interventions, as the workbench makes them; each is a new trace that names its parent.
-# Task 0 computes -5 * -6 = -30: force the right step in its place.
+# Task 0 computes -5 * -6 = -30 and answers -30: force the right step in its place (it then
+# answers 30, a success).
 "$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 1 --at 1 --prm arithmetic \
     --force "-5 * -6 = 30"
-# Task 1 divides 965 by 5 and gets 212: feedback after that step.
-"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 2 --at 2 --prm arithmetic \
-    --feedback "Check it: 5 * 212 = 1060, not 965. Divide again and give the answer in <answer></answer> tags."
 # Task 5: keep the first step and finish the rest in one call.
 "$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 6 --at 1 --prm arithmetic \
     --complete
+# Task 1 divides 965 by 5 and gets 21 (segment 3): feedback after that step.
+"$LLENVS" intervene "$OUT/basic_arithmetic-smollm2.jsonl" --trace 2 --at 4 --prm arithmetic \
+    --feedback "Check it: 5 * 21 = 105, not 965. Divide again and give the answer in <answer></answer> tags."
 # Leg counting, task 1: force a first step that names each animal's legs.
 "$LLENVS" intervene "$OUT/leg_counting-smollm2.jsonl" --trace 2 --at 0 --prm arithmetic \
     --force "Sheep have 4 legs, dogs have 4 legs, and praying mantises have 6 legs. "

@@ -267,7 +267,8 @@ def check_branch(
     """The record of a branch of ``trace`` at ``at``, or a ``ValueError`` saying why not.
 
     Checks what needs no model, so a caller can refuse bad input before loading one: the
-    branch point is in range, the text fits the kind, ``samples`` is 1..``MAX_SAMPLES`` (more
+    branch point is in range, the text fits the kind (a forced segment that is not empty, a
+    feedback that is not blank), ``samples`` is 1..``MAX_SAMPLES`` (more
     than one only for a resample), and something is left to do (a finished trace has nothing
     to complete or resample after its last segment; feedback there is a new user turn the
     model answers).
@@ -292,6 +293,10 @@ def check_branch(
             f"cannot branch after segment {at}: the trace has {count} segments (choose 0..{count})"
         )
     record = BranchRecord(trace.trace_id, at, kind, text)  # checks text against kind
+    if kind is InterventionKind.FORCE and not text:
+        raise ValueError("the forced segment needs a text (an empty one would end the episode)")
+    if kind is InterventionKind.FEEDBACK and not (text or "").strip():
+        raise ValueError(f"the feedback needs a text, got {text!r}")
     ended = count > 0 and trace.segments[-1].terminal
     if at == count and ended and kind in (InterventionKind.COMPLETE, InterventionKind.RESAMPLE):
         raise ValueError(

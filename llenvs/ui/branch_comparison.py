@@ -1,11 +1,13 @@
 """A branch beside its parent: what an intervention kept, what it changed, and what came of it.
 
-``describe_action`` says in words what an action on segment k keeps and generates;
-``aligned_segments`` lines the two traces up segment by segment, the kept prefix collapsed into
-one row, the intervention point and the first differing segment marked; ``outcome_table`` puts
-the final answer, success, final reward and lowest PRM of both side by side with the change;
-``sample_summary`` counts the answers of a resample set, with the success rate and its 95%
-interval.
+``describe_action`` says in words what an action on segment k keeps and generates, and
+``describe_branch`` names a recorded branch by the same segment k (``acted_on``), so the panel,
+the branch list and the branch tree number alike; ``aligned_segments`` lines the two traces up
+segment by segment, the kept prefix collapsed into one row, the intervention (a forced segment,
+or the feedback as its own user-turn row) and the first differing segment marked;
+``outcome_table`` puts the final answer, success, final reward and lowest PRM of both side by
+side with the change; ``sample_summary`` counts the answers of a resample set, with the success
+rate and its 95% interval; ``branch_label`` names a branch in one line.
 
 Example:
     >>> from llenvs.traces import InterventionKind
@@ -24,13 +26,17 @@ import pandas as pd
 
 from llenvs.adapters.answers import extract_answer
 from llenvs.analysis.interval import wilson_interval
-from llenvs.traces import InterventionKind, Trace
+from llenvs.traces import BranchRecord, InterventionKind, Trace
+from llenvs.ui.whitespace import one_line
 
 __all__ = [
     "Outcome",
+    "acted_on",
     "aligned_segments",
+    "branch_label",
     "branch_point",
     "describe_action",
+    "describe_branch",
     "outcome",
     "outcome_table",
     "sample_summary",
@@ -50,6 +56,78 @@ def branch_point(kind: InterventionKind, segment: int) -> int:
     if kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE):
         return segment
     return segment + 1
+
+
+def acted_on(record: BranchRecord) -> int:
+    """The segment the action of ``record`` was taken on: ``branch_point`` undone.
+
+    A force or a resample at segment k keeps k segments; a feedback or a COMPLETE after
+    segment k keeps k + 1 (-1: feedback before any segment, as ``llenvs intervene --at 0``).
+
+    Example:
+        >>> acted_on(BranchRecord("p", 1, InterventionKind.FEEDBACK, "Why?"))
+        0
+        >>> acted_on(BranchRecord("p", 1, InterventionKind.FORCE, "x"))
+        1
+
+    """
+    if record.kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE):
+        return record.segment_index
+    return record.segment_index - 1
+
+
+def describe_branch(record: BranchRecord) -> str:
+    """A recorded branch in the panel's words, numbered by the segment acted on.
+
+    Example:
+        >>> describe_branch(BranchRecord("p", 1, InterventionKind.FEEDBACK, "Check it."))
+        "feedback after segment 0: 'Check it.'"
+        >>> describe_branch(BranchRecord("p", 1, InterventionKind.RESAMPLE))
+        'resample from segment 1'
+        >>> describe_branch(BranchRecord("p", 0, InterventionKind.COMPLETE))
+        'COMPLETE from the start'
+
+    """
+    segment = acted_on(record)
+    what = f": {one_line(record.text)[:40]!r}" if record.text else ""
+    if record.kind is InterventionKind.FORCE:
+        return f"force segment {segment}{what}"
+    if record.kind is InterventionKind.RESAMPLE:
+        return f"resample from segment {segment}"
+    name = "COMPLETE" if record.kind is InterventionKind.COMPLETE else record.kind.value
+    where = "from the start" if segment < 0 else f"after segment {segment}"
+    if record.kind is InterventionKind.FEEDBACK and segment < 0:
+        where = "before segment 0"
+    return f"{name} {where}{what}"
+
+
+def branch_label(branch: Trace) -> str:
+    """A branch in one line: what was done where, a resample's seed, its answer, its verdict.
+
+    The samples of one resample set differ only by seed and what came of it, so those name
+    them.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> from llenvs.traces.run_record import RunRecord
+        >>> text = "<answer>14</answer>"
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
+        ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True,
+        ...           run=RunRecord(seed=1000003),
+        ...           parent=BranchRecord("p", 1, InterventionKind.RESAMPLE))
+        >>> branch_label(t)
+        'resample from segment 1 · seed 1000003 · answer 14 · succeeded'
+
+    """
+    record = branch.parent
+    if record is None:
+        raise ValueError(f"trace {branch.trace_id} is not a branch (it names no parent)")
+    seed = ""
+    if record.kind is InterventionKind.RESAMPLE:
+        seed = f" · seed {'—' if branch.run.seed is None else branch.run.seed}"
+    verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
+    answer = _shown(extract_answer(branch.response))
+    return f"{describe_branch(record)}{seed} · answer {answer} · {verdict}"
 
 
 def _kept(count: int) -> str:
@@ -176,12 +254,13 @@ def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
 def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
     """The two traces segment by segment: the kept prefix in one row, then each segment.
 
-    ``status`` is ``kept`` (the collapsed prefix), ``intervention`` (the first segment after
-    the branch point), ``first difference``, ``same``, ``different``, ``parent only`` or
-    ``branch only``.
+    ``status`` is ``kept`` (the collapsed prefix), ``feedback`` (the user turn a feedback
+    branch injected, in its own row where it happened, its text in the branch column),
+    ``intervention`` (a forced segment, the first resampled or completed one),
+    ``first difference``, ``same``, ``different``, ``parent only`` or ``branch only``.
 
     Example:
-        >>> from llenvs.traces import BranchRecord, SegmentRecord, TaskRecord
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> def trace(texts, parent=None):
         ...     segments, start = [], 0
         ...     for i, text in enumerate(texts):
@@ -194,9 +273,15 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
         ...                                                "X. "))
         >>> aligned_segments(p, c)["status"].tolist()
         ['kept', 'intervention', 'same']
+        >>> f = trace(["A. ", "Y. ", "C."], BranchRecord(p.trace_id, 1, InterventionKind.FEEDBACK,
+        ...                                                "Why?"))
+        >>> aligned_segments(p, f)[["#", "branch", "status"]].values.tolist()[:3]
+        [['0', '', 'kept'], ['after 0', 'user: Why?', 'feedback'], ['1', 'Y. ', 'first difference']]
 
     """
-    at = child.parent.segment_index if child.parent is not None else 0
+    record = child.parent
+    at = record.segment_index if record is not None else 0
+    feedback = record is not None and record.kind is InterventionKind.FEEDBACK
     rows: list[dict[str, object]] = []
     if at:
         rows.append(
@@ -207,11 +292,21 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
                 "status": "kept",
             }
         )
+    if feedback:
+        assert record is not None
+        rows.append(
+            {
+                "#": f"after {at - 1}" if at else "before 0",
+                "parent": "",
+                "branch": f"user: {record.text}",
+                "status": "feedback",
+            }
+        )
     differed = False
     for index in range(at, max(len(parent.segments), len(child.segments))):
         before = parent.segments[index].text if index < len(parent.segments) else None
         after = child.segments[index].text if index < len(child.segments) else None
-        if index == at:
+        if index == at and not feedback:
             status = "intervention"
         elif before is None:
             status = "branch only"
@@ -223,7 +318,7 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
             status = "first difference"
         else:
             status = "different"
-        differed = differed or before != after
+        differed = differed or (before != after and status != "intervention")
         rows.append(
             {"#": str(index), "parent": before or "", "branch": after or "", "status": status}
         )

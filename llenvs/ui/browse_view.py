@@ -4,7 +4,9 @@ The trace list and its filters are ``trace_list_view``'s; the step values panel 
 segment table is ``step_values_view``'s.
 
 Each function draws one panel with Streamlit and returns what the page needs next. Segment text
-is always shown as text (a dataframe cell, ``st.code``), never as HTML.
+is always shown as text (a dataframe cell, ``st.code``), never as HTML. A feedback turn (a user
+turn injected between segments) shows where it happened: under the segment it follows, and
+marked in the raw response.
 
 Big traces stay quick: the segment table shows a window of ``WINDOW`` rows from just above the
 selected segment (it follows the selection: j/k, the URL's ``?segment=``, a click, and buttons
@@ -21,12 +23,21 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from llenvs.evaluation import trace_feedback
 from llenvs.rewards.prm_provenance import describe_prm
 from llenvs.traces import SegmentRecord, Trace
+from llenvs.ui.branch_comparison import describe_branch
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
 from llenvs.ui.cached import cached_index, cached_trace, stamp
 from llenvs.ui.segment_chart import segment_figure, selected_segment
-from llenvs.ui.segment_table import WINDOW, segment_table, segment_window, styled_segments
+from llenvs.ui.segment_table import (
+    SELECTION_MODES,
+    WINDOW,
+    picked_row,
+    segment_table,
+    segment_window,
+    styled_segments,
+)
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
@@ -36,6 +47,7 @@ from llenvs.ui.wording import count
 __all__ = [
     "TEXT_LIMIT",
     "choose_file",
+    "feedback_turns",
     "load_index",
     "navigation",
     "segment_count",
@@ -160,7 +172,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
             height=360,
             key=key,
             on_select=functools.partial(_pick_segment, key, here, window.start),
-            selection_mode="single-row",
+            selection_mode=list(SELECTION_MODES),  # a click on a row's text selects it too
             selection_default={"selection": {"rows": [segment - window.start], "columns": []}}
             if len(table)
             else None,
@@ -178,6 +190,22 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     step_values_panel(index.path, trace, here)
     _segment_detail(trace, segment)
     return trace, segment
+
+
+def feedback_turns(trace: Trace) -> dict[int, list[str]]:
+    """The user turns injected in ``trace``, by the segment they follow (-1: before the first).
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> feedback_turns(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
+        ...                      metadata={"feedback": [{"after_segment": 1, "text": "Why?"}]}))
+        {0: ['Why?']}
+
+    """
+    turns: dict[int, list[str]] = {}
+    for before, text in trace_feedback(trace):
+        turns.setdefault(before - 1, []).append(text)
+    return turns
 
 
 def text_window(length: int, start: int, limit: int = TEXT_LIMIT) -> range:
@@ -237,6 +265,10 @@ def _header(trace: Trace, line: int) -> None:
         f"segmenter: {trace.run.segmenter or '—'} · {count(len(trace.segments), 'segment')}"
     )
     st.caption(f"scored by PRM: {describe_prm(trace.run.prm)}")
+    if trace.parent is not None:
+        st.caption(
+            f"A branch of trace {trace.parent.parent_id[:8]}: {describe_branch(trace.parent)}"
+        )
     with st.expander("Prompt"):
         st.text(task.prompt)
         if task.expected_answer is not None:
@@ -248,6 +280,7 @@ def _segment_detail(trace: Trace, segment: int) -> None:
         st.info("This trace has no segments (an empty response).")
         return
     record = trace.segments[segment]
+    turns = feedback_turns(trace)
     rendered, raw = st.tabs([f"Segment {segment}", "Raw response (whitespace shown)"])
     with rendered:
         scores = ", ".join(f"{k} {v:.3f}" for k, v in record.prm_scores.items()) or "—"
@@ -261,13 +294,32 @@ def _segment_detail(trace: Trace, segment: int) -> None:
         st.code(record.text[shown.start : shown.stop], language=None, wrap_lines=True)
         if len(shown) < len(record.text):
             _whole_text(f"segment {segment}", record.text, shown, f"segment-{segment}.txt")
+        for text in turns.get(segment, []):
+            st.caption(f"Then a user turn (feedback) after segment {segment}:")
+            st.code(text, language=None, wrap_lines=True)
     with raw:
-        _raw_response(trace.response, record)
+        if turns:
+            st.caption(
+                "Each ⟦user: …⟧ is a user turn (feedback) injected there, not response text."
+            )
+        places = {
+            (0 if after < 0 else trace.segments[after].end): texts
+            for after, texts in turns.items()
+            if after < len(trace.segments)
+        }
+        _raw_response(trace.response, record, places)
 
 
-def _raw_response(response: str, record: SegmentRecord) -> None:
+def _raw_response(response: str, record: SegmentRecord, turns: dict[int, list[str]]) -> None:
+    """The response around ``record``, whitespace shown, each user turn marked at its place."""
     shown = text_window(len(response), record.start)
-    st.code(visible_whitespace(response[shown.start : shown.stop]), language=None, wrap_lines=True)
+    pieces, at = [], shown.start
+    for place in sorted(p for p in turns if shown.start <= p <= shown.stop):
+        pieces.append(visible_whitespace(response[at:place]))
+        pieces.extend(f"\n⟦user: {text}⟧\n" for text in turns[place])
+        at = place
+    pieces.append(visible_whitespace(response[at : shown.stop]))
+    st.code("".join(pieces), language=None, wrap_lines=True)
     if len(shown) < len(response):
         _whole_text(
             f"the response (segment {record.index} starts at {record.start:,})",
@@ -292,9 +344,9 @@ def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
 
 
 def _pick_segment(key: str, here: BrowseLocation, first: int) -> None:
-    rows = st.session_state[key]["selection"]["rows"]
-    if rows:  # positions in the window, whose first row is segment ``first``
-        go_to(BrowseLocation(here.file, here.line, first + int(rows[0])))
+    row = picked_row(st.session_state[key]["selection"])
+    if row is not None:  # a position in the window, whose first row is segment ``first``
+        go_to(BrowseLocation(here.file, here.line, first + row))
 
 
 def _clicked_point(key: str, here: BrowseLocation) -> None:

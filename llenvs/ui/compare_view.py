@@ -82,22 +82,32 @@ def choose_specs() -> list[str]:
 
 
 def show_comparison(text: str, question: str, specs: list[str]) -> None:
-    """Counts and mean scores, the aligned cuts side by side, and pairwise boundary F1."""
+    """Counts and mean scores, the aligned cuts side by side, and pairwise boundary F1.
+
+    A bad spec shows its error in its own column; the others are compared without it.
+    """
     runs = compare_segmenters(text, question, specs)
     columns = st.columns(len(runs))
     for column, run in zip(columns, runs, strict=True):
+        if run.error is not None:
+            column.metric(f"`{run.spec}`", "—")
+            column.error(run.error)
+            continue
         rated = [s for s in run.scores if s is not None]
         mean = sum(rated) / len(rated) if rated else float("nan")
         low = min(rated) if rated else float("nan")
         column.metric(f"`{run.spec}`", count(run.count, "segment"))
         column.caption(f"ArithmeticPRM: mean {mean:.2f}, lowest {low:.2f}")
+    good = [run for run in runs if run.error is None]
+    if not good:
+        return
     left, right = st.columns([3, 1])
     with left:
         st.markdown(
             "**Aligned cuts** — one row per piece between any two cuts; `▶ k (score)` "
             "marks where a segmenter's segment k starts, with its ArithmeticPRM score."
         )
-        aligned = aligned_table(text, runs)
+        aligned = aligned_table(text, good)
         st.dataframe(
             aligned,
             hide_index=True,
@@ -106,4 +116,4 @@ def show_comparison(text: str, question: str, specs: list[str]) -> None:
         )
     with right:
         st.markdown("**Boundary agreement** (pairwise boundary F1)")
-        st.plotly_chart(agreement_figure(agreement_matrix(text, runs)), key="agreement")
+        st.plotly_chart(agreement_figure(agreement_matrix(text, good)), key="agreement")

@@ -14,15 +14,18 @@ import streamlit as st
 
 from llenvs.core.backend import SamplingParams
 from llenvs.evaluation import (
+    check_branch,
     rerun_branch,
     trace_base_environment,
     trace_sampling_params,
 )
+from llenvs.evaluation.branch import MAX_SAMPLES
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.rewards.prm_provenance import recorded_prm_spec
 from llenvs.traces import InterventionKind, SegmentRecord, Trace, branches_path, read_branches
 from llenvs.ui.branch_comparison import (
     aligned_segments,
+    branch_label,
     branch_point,
     describe_action,
     outcome,
@@ -30,6 +33,7 @@ from llenvs.ui.branch_comparison import (
     sample_summary,
 )
 from llenvs.ui.branch_tree import branch_tree
+from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.intervention_job import InterventionJob
 from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.model_picker import model_picker, saved_settings
@@ -40,7 +44,7 @@ from llenvs.ui.settings_view import session_key
 from llenvs.ui.whitespace import one_line
 from llenvs.ui.wording import count
 
-__all__ = ["ACTIONS", "branches_of", "intervention_panel"]
+__all__ = ["ACTIONS", "action_problem", "branches_of", "intervention_panel"]
 
 ACTIONS: dict[str, InterventionKind] = {
     "Force": InterventionKind.FORCE,
@@ -56,6 +60,7 @@ _FORCE_FOR = "iv-force-for"
 _NEWEST = "iv-newest"
 _JOB = "iv-job"
 _OUTCOME = "iv-outcome"
+_COMPARE = "iv-compare"
 
 POLL_SECONDS = 0.5
 """How often the panel redraws itself while an intervention runs."""
@@ -72,6 +77,28 @@ def branches_of(path: str, trace: Trace) -> list[Trace]:
 
     """
     return [b for b in read_branches(path) if b.parent and b.parent.parent_id == trace.trace_id]
+
+
+def action_problem(
+    trace: Trace, kind: InterventionKind, segment: int, text: str | None, samples: int
+) -> str | None:
+    """Why Generate cannot run this action yet (the library's own check), or None.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A."),))
+        >>> action_problem(t, InterventionKind.RESAMPLE, 0, None, 17)
+        'samples must be 1..16, got 17'
+        >>> action_problem(t, InterventionKind.RESAMPLE, 0, None, 8) is None
+        True
+
+    """
+    try:
+        check_branch(trace, branch_point(kind, segment), kind, text, samples=samples)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def intervention_panel(path: str, trace: Trace, segment: int) -> None:
@@ -104,7 +131,10 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
         () if recorded is None else (recorded,),
     )
     job: InterventionJob | None = st.session_state.get(_JOB)
-    ready = choice is not None and prm is not None
+    problem = action_problem(trace, kind, segment, text, samples)
+    if problem is not None and job is None:
+        st.warning(f"Generate is off: {problem}.")
+    ready = choice is not None and prm is not None and problem is None
     if job is None and st.button("Generate", type="primary", key="iv-run", disabled=not ready):
         assert choice is not None and prm is not None
         job = _start(path, trace, kind, segment, text, choice, prm, samples, params)
@@ -136,7 +166,11 @@ def _action_inputs(
     if kind is InterventionKind.COMPLETE:
         return None, 1, None
     left, middle, right = st.columns(3)
-    samples = int(left.number_input("samples", 1, 16, 1, key="iv-samples"))
+    samples = int(
+        left.number_input(
+            "samples", value=1, step=1, key="iv-samples", help=f"1–{MAX_SAMPLES}, one batch"
+        )
+    )
     temperature = float(middle.number_input("temperature", 0.0, 2.0, 0.7, 0.1, key="iv-temp"))
     seed = int(right.number_input("seed", 0, 2**31 - 1, 0, key="iv-seed"))
     base = trace_sampling_params(trace) or SamplingParams()
@@ -194,9 +228,6 @@ def _start(
     params: SamplingParams | None,
 ) -> InterventionJob | None:
     """Load the model (once, shared) and start the action in the background."""
-    if kind in (InterventionKind.FORCE, InterventionKind.FEEDBACK) and not (text or "").strip():
-        st.warning("Write the text first.")
-        return None
     job = None
     with shows_errors("Nothing was written"):
         backend = load_backend(choice, session_key())
@@ -238,6 +269,7 @@ def _live(job: InterventionJob) -> None:
     else:
         st.session_state[_NEWEST] = [child.trace_id for child in job.children]
         st.session_state[_OUTCOME] = (job.trace.trace_id, _written(job))
+        st.session_state.pop(_COMPARE, None)  # the comparison opens on the branch just made
     st.rerun()  # the whole page: the panel stops redrawing itself and shows the branches
 
 
@@ -293,7 +325,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         table, rate = sample_summary(made)
         st.caption(f"The last resample set: {len(made)} samples, {rate}")
         st.dataframe(table, hide_index=True)
-    labels = {b.trace_id: f"#{n} {_label(b)}" for n, b in enumerate(branches)}
+    labels = {b.trace_id: f"#{n} {branch_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
     default = ids.index(made[-1].trace_id) if made else len(ids) - 1
     picked = st.selectbox(
@@ -301,7 +333,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         ids,
         index=default,
         format_func=labels.__getitem__,
-        key="iv-compare",
+        key=_COMPARE,
     )
     child = by_id[str(picked)]
     st.dataframe(outcome_table(trace, child), hide_index=True)
@@ -335,7 +367,10 @@ def _rerun(recorded: Trace, parent: Trace, choice: ModelChoice) -> None:
 
 
 def _show_tree(path: str, trace: Trace) -> None:
-    """Every branch of the trace and of its branches, each a link that opens it in Browse."""
+    """Every branch of the trace and of its branches, each a button that opens it in Browse.
+
+    Opening one puts the branch's place in the URL, so a reload or a shared link shows it.
+    """
     nodes = branch_tree(path, trace.trace_id)
     if not nodes:
         return
@@ -343,17 +378,10 @@ def _show_tree(path: str, trace: Trace) -> None:
         sidecar = str(branches_path(path))
         for node in nodes:
             result = outcome(node.trace)
-            st.page_link(
-                "pages/browse.py",
-                label=f"{'↳ ' * node.depth}line {node.line}: {_label(node.trace)} · answer "
-                f"{result.answer or '—'} · final reward {result.final_reward:g}",
-                query_params={"file": sidecar, "trace": str(node.line)},
+            label = (
+                f"{'↳ ' * node.depth}line {node.line}: {branch_label(node.trace)} · final "
+                f"reward {result.final_reward:g}"
             )
-
-
-def _label(branch: Trace) -> str:
-    record = branch.parent
-    assert record is not None
-    what = f" {one_line(record.text)[:40]!r}" if record.text else ""
-    verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
-    return f"{record.kind.value} at {record.segment_index}{what} · {verdict}"
+            if st.button(label, key=f"iv-tree-{node.line}", type="tertiary"):
+                go_to(BrowseLocation(sidecar, node.line, 0))
+                st.rerun(scope="app")

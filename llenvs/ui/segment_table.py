@@ -24,6 +24,8 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -32,13 +34,48 @@ from llenvs.traces import Trace
 from llenvs.traces.importers import HUMAN_LABEL
 from llenvs.ui.whitespace import one_line
 
-__all__ = ["BEFORE", "WINDOW", "score_colour", "segment_table", "segment_window", "styled_segments"]
+__all__ = [
+    "BEFORE",
+    "SELECTION_MODES",
+    "WINDOW",
+    "picked_row",
+    "score_colour",
+    "segment_table",
+    "segment_window",
+    "styled_segments",
+]
 
 WINDOW = 200
 """The most segment rows the trace view shows at once."""
 
 BEFORE = 4
 """Rows a window shows above the selected segment: it opens mid-view in a 360-pixel table."""
+
+SELECTION_MODES: tuple[Literal["single-row", "single-cell"], ...] = ("single-row", "single-cell")
+"""How the table selects: by a row's marker or by a click on any of its cells (its text too)."""
+
+
+def picked_row(selection: Mapping[str, Any]) -> int | None:
+    """The row a table selection picks: the row of its selected cell, else its selected row.
+
+    ``selection`` is the dataframe's ``selection`` state (``rows``, ``columns``, ``cells``). The
+    table opens with the selected segment's row selected; a click on a cell keeps that row
+    selection and adds the cell, so the cell is the newer choice.
+
+    Example:
+        >>> picked_row({"rows": [3], "columns": [], "cells": []})
+        3
+        >>> picked_row({"rows": [0], "columns": [], "cells": [(2, "text")]})
+        2
+        >>> picked_row({"rows": [], "columns": []}) is None
+        True
+
+    """
+    cells = list(selection.get("cells") or [])
+    if cells:
+        return int(cells[0][0])
+    rows = list(selection.get("rows") or [])
+    return int(rows[0]) if rows else None
 
 
 def segment_table(trace: Trace) -> pd.DataFrame:

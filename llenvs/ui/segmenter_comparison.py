@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
+from llenvs.core.errors import LlenvsError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement
 from llenvs.rewards import PRM, ArithmeticPRM
@@ -51,6 +52,8 @@ class SegmenterRun:
     """Its lossless spans of the text."""
     scores: tuple[float | None, ...]
     """The PRM's score of each span's text, in order (None: the PRM did not rate it)."""
+    error: str | None = None
+    """Why this spec could not cut the text (a bad spec); then it has no spans."""
 
     @property
     def count(self) -> int:
@@ -69,10 +72,15 @@ def compare_segmenters(
 ) -> list[SegmenterRun]:
     """Cut ``text`` with each spec and score the pieces (``ArithmeticPRM`` by default).
 
-    A bad spec raises the segmenter's own error (``UnknownName``, ``SegmenterSpecError``); a
-    catastrophic pattern raises ``TimeoutError`` naming it.
+    A bad spec gives a run of its own with the segmenter's error (``UnknownName``,
+    ``SegmenterSpecError``; a catastrophic pattern's ``TimeoutError``) and no spans; the
+    others are compared as usual.
 
     Example:
+        >>> [(r.spec, r.count, r.error) for r in compare_segmenters("One. Two.", "q",
+        ...                                                          ["sentence", "nope"])]
+        ... # doctest: +ELLIPSIS
+        [('sentence', 2, None), ('nope', 0, "unknown segmenter 'nope'...")]
         >>> compare_segmenters("x", "q", ["sentence"] * 5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -84,7 +92,11 @@ def compare_segmenters(
     scorer = ArithmeticPRM() if prm is None else prm
     runs = []
     for spec in specs:
-        spans = tuple(segmenter_from_spec(spec).spans(text))
+        try:
+            spans = tuple(segmenter_from_spec(spec).spans(text))
+        except (LlenvsError, ValueError, TimeoutError) as error:
+            runs.append(SegmenterRun(spec, (), (), error=str(error)))
+            continue
         scores = scorer.score_steps(question, [text[a:b] for a, b in spans])
         runs.append(
             SegmenterRun(spec, spans, tuple(None if s is None else float(s) for s in scores))

@@ -42,7 +42,7 @@ def test_a_trace_with_branches_links_to_each_in_its_tree(samples):
     path = samples / "leg_counting-smollm2.jsonl"
     at = open_page("browse", file=str(path), trace="1", segment="1")
     assert "Branches of this trace (8)" in texts(at)  # the resample set of 8
-    links = [str(link.proto.label) for link in at.get("page_link") if "line" in link.proto.label]
+    links = [b.label for b in at.button if str(b.key).startswith("iv-tree-")]
     assert len(links) == 8 and all(label.startswith("↳ line ") for label in links)
 
 

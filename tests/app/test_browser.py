@@ -4,6 +4,7 @@ a trace shows as text. Saves the README's screenshots under docs/screenshots/.""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -65,6 +66,16 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     # Click segment 2's row in the segment list (a canvas grid: rows 35 px under a 35 px header).
     grid = page.locator("[data-testid='stDataFrame']").nth(1)
     box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
+    tab(page, "Segment 2").wait_for(timeout=30_000)
+    # A click on a row's text (the last column) selects that row too, not only the cell.
+    grid = page.locator("[data-testid='stDataFrame']").nth(1)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] - 80, box["y"] + 35 + 35 * 4 + 17)
+    tab(page, "Segment 4").wait_for(timeout=30_000)
+    box = page.locator("[data-testid='stDataFrame']").nth(1).bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
     tab(page, "Segment 2").wait_for(timeout=30_000)
@@ -147,15 +158,18 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
     from llenvs.evaluation import replay_trace
     from llenvs.traces import read_branches, write_traces
 
-    wrong = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
-    right = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
+    # the responses file is the repository's own, named as the app's folder sees it (not a
+    # temporary path of the test machine, which the picture below would show)
+    responses = "examples/leg_counting_responses.jsonl"
+    right = json.loads((REPO / responses).read_text().splitlines()[0])  # task 0, 100 legs
+    wrong = right.replace("2 × 4 = 8.", "2 × 4 = 6.").replace("+ 8 + 44 = 100", "+ 6 + 44 = 98")
+    wrong = wrong.replace("<answer>100</answer>", "<answer>98</answer>")
     base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
     parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0, wrong, model="scripted")
+    assert parent.segments[2].text == "Giraffes have 4 legs, so 2 × 4 = 6. "
     folder = tmp_path / "traces"
     folder.mkdir()
     write_traces(folder / "lc.jsonl", [parent])
-    responses = tmp_path / "responses.jsonl"
-    responses.write_text(f'"{right}"\n')
     with served_app(folder) as url:
         page = browser.new_page(viewport={"width": 1500, "height": 1500})
         page.goto(f"{url}/browse?file={folder / 'lc.jsonl'}&trace=1&segment=2")
@@ -166,11 +180,11 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         model.get_by_role("combobox").click()
         page.get_by_role("option", name=re.compile("scripted backend")).click(timeout=10_000)
         box = page.get_by_label("Responses file (JSONL)")
-        box.fill(str(responses))
+        box.fill(responses)
         box.press("Enter")
         forced = page.get_by_label("Segment 2's new text")
         forced.wait_for(timeout=30_000)
-        forced.fill("So 100 in all. <answer>100</answer>")
+        forced.fill("Giraffes have 4 legs, so 2 × 4 = 8. ")
         forced.press("Control+Enter")
         page.wait_for_timeout(1000)
         page.get_by_role("button", name="Generate").click()
@@ -179,12 +193,12 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
             timeout=30_000
         )
         page.wait_for_timeout(1500)
-        # the picture for the README: the branch beside its parent (the panel above it names
-        # this test's responses file, a machine path)
+        # the picture for the README: the branch beside its parent
         page.get_by_text("1 branch appended to lc.branches.jsonl").evaluate(
             "e => e.scrollIntoView()"
         )
         page.wait_for_timeout(500)
+        assert str(tmp_path) not in page.locator("body").inner_text()  # no machine path shown
         page.screenshot(path=str(SCREENSHOTS / "intervene.png"))
         page.close()
     [child] = read_branches(folder / "lc.jsonl")

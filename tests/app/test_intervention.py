@@ -1,7 +1,7 @@
 """The Browse page's intervention panel under AppTest: every action, drafts, errors, the model.
 
-The scripted backend (a responses file, as a user can choose it) drives the actions; one test
-forces a segment of a sample trace with the embedded model and re-runs the branch.
+The scripted backend (a responses file, as a user can choose it) drives the actions; the
+embedded model forces a segment of a sample trace in ``test_walkthrough`` (the README's steps).
 """
 
 from __future__ import annotations
@@ -146,23 +146,6 @@ def test_a_failing_backend_shows_a_message_and_writes_nothing(folder, tmp_path, 
     assert _branches(folder) == []
 
 
-def test_force_on_a_sample_trace_with_the_embedded_model(tmp_path, monkeypatch, embedded_backend):
-    traces = tmp_path / "traces"
-    traces.mkdir()
-    shutil.copy(REPO / "sample_traces" / "leg_counting-smollm2.jsonl", traces / "lc.jsonl")
-    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
-    at = open_page("browse", file=str(traces / "lc.jsonl"), trace="1", segment="1")
-    assert at.selectbox(key="iv-model").value is ModelKind.EMBEDDED  # the trace's own model
-    at.text_area(key="iv-force-text").input("Deer have 4 legs, so 12 deer have 48 legs. ").run()
-    generate(at, timeout=900)  # loads the model, then generates
-    assert not at.exception, at.exception
-    parent = next(read_traces(traces / "lc.jsonl"))
-    [child] = read_branches(traces / "lc.jsonl")
-    assert child.parent.parent_id == parent.trace_id and child.run.model == parent.run.model
-    again = branch(parent, 1, InterventionKind.FORCE, child.parent.text, embedded_backend)
-    assert again.response == child.response  # a greedy re-run reproduces it
-
-
 def test_an_imported_trace_is_branched_on_its_task_record_and_the_panel_says_so(app_env, tmp_path):
     at = open_page("browse", file=str(app_env / "imported-real_responses.jsonl"), trace="1")
     assert any("branched on its own task record" in i.value for i in at.info)
@@ -188,9 +171,9 @@ def test_a_branch_of_a_branch_goes_to_the_same_sidecar_and_shows_in_the_tree(fol
     assert second.parent.parent_id == first.trace_id == first_again.trace_id
     assert [m.content for m in second.messages if m.role == "user"][1:] == ["Recount the deer."]
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")
-    links = [link for link in at.get("page_link") if "line" in str(link.proto.label)]
-    labels = [str(link.proto.label) for link in links]
-    assert labels[0].startswith("↳ line 1: feedback at 2") and labels[1].startswith("↳ ↳ line 2")
+    labels = [b.label for b in at.button if str(b.key).startswith("iv-tree-")]
+    assert labels[0].startswith("↳ line 1: feedback after segment 1")
+    assert labels[1].startswith("↳ ↳ line 2")
 
 
 def test_a_recorded_branch_re_runs_identically(folder, tmp_path):

@@ -86,6 +86,9 @@ def test_trace_numbers_are_line_numbers_that_a_torn_line_does_not_shift(results,
         (["--at", "99", "--resample"], r"choose 0\.\.\d+"),
         (["--at", "5", "--complete"], "nothing to complete after segment 5"),
         (["--trace", "9", "--at", "1", "--resample"], "nor on line 9"),
+        (["--at", "1", "--force", ""], "the forced segment needs a text"),
+        (["--at", "1", "--feedback", "  "], "the feedback needs a text"),
+        (["--at", "1", "--resample", "--samples", "17"], r"samples must be 1\.\.16, got 17"),
     ],
 )
 def test_bad_input_is_refused_before_the_backend_is_built(
