@@ -28,6 +28,7 @@ from llenvs.evaluation import (
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import InterventionKind, SegmentFlag, TaskRecord
 from llenvs.traces.trace import Trace
+from tests.inference.precisions import NEAR_TIE, backend_in
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
 
@@ -43,29 +44,56 @@ def _forget_sessions(backend):
         backend.sessions.discard(session)
 
 
+def _logprob_at(parent: Trace, char: int, tokenizer) -> float:
+    """The log-probability the parent gave the token that wrote its response's ``char``."""
+    ids = [i for s in parent.segments for i in s.token_ids or ()]
+    logprobs = [p for s in parent.segments for p in s.logprobs or ()]
+    for count in range(1, len(ids) + 1):
+        if len(tokenizer.decode(ids[:count])) > char:
+            return logprobs[count - 1]
+    raise AssertionError(f"no token of the parent writes character {char}")
+
+
 @pytest.mark.parametrize(
-    ("name", "task", "segmenter"),
+    ("name", "task", "segmenter", "precision"),
     [
-        ("basic_arithmetic", 1, "sentence"),
-        ("basic_arithmetic", 3, "steps"),
-        ("leg_counting", 1, "steps"),
+        ("basic_arithmetic", 1, "sentence", "float32"),
+        ("basic_arithmetic", 3, "steps", "float32"),
+        ("leg_counting", 1, "steps", "float32"),
+        ("basic_arithmetic", 1, "sentence", "bfloat16"),
     ],
 )
 def test_a_greedy_resample_at_any_segment_reproduces_the_parent(
-    embedded_backend, name, task, segmenter
+    embedded_backend, name, task, segmenter, precision
 ):
+    """float32 (the default on every CPU): the parent again, byte for byte. bfloat16: the
+    parent again up to rounding (``tests/inference/precisions.py``): a resample prefills what
+    the parent decoded, so they may part at a near-tie, never where the model was sure."""
+    backend = backend_in(embedded_backend, precision)
     base = environment_registry.get(name=name, adapter="reasoning_gym", size=10, seed=42)
     env = SegmentedEnvironment(base, segmenter)
-    runner = SegmentedTrajectoryRunner(env, embedded_backend, SamplingParams(max_tokens=120))
-    parent = result_trace(
-        runner.run_trajectory(task), env, embedded_backend.name, runner.sampling_params
-    )
+    params = SamplingParams(max_tokens=120, logprobs=True)
+    runner = SegmentedTrajectoryRunner(env, backend, params)
+    parent = result_trace(runner.run_trajectory(task), env, backend.name, runner.sampling_params)
+    assert len(parent.segments) >= 2
+    if precision == "bfloat16":
+        for at in range(len(parent.segments)):
+            child = branch(parent, at, InterventionKind.RESAMPLE, None, backend)
+            # a parent that ended by its budget goes on further in a branch (its budget
+            # counts what it generates): compare the text both have
+            pairs = enumerate(zip(child.response, parent.response, strict=False))
+            parted = next((i for i, (a, b) in pairs if a != b), None)
+            if parted is None and len(child.response) < len(parent.response):
+                parted = len(child.response)  # the child ended where the parent went on
+            if parted is not None:
+                assert _logprob_at(parent, parted, backend.tokenizer) < NEAR_TIE, (at, parted)
+        return
     # a branch's budget counts what it generates: a parent that ended by its own budget would
     # end later in a branch, so these tasks end by the model's end of turn
-    assert parent.metadata["finish_reason"] == "stop" and len(parent.segments) >= 2
+    assert parent.metadata["finish_reason"] == "stop"
     for at in range(len(parent.segments)):
-        _forget_sessions(embedded_backend)
-        child = branch(parent, at, InterventionKind.RESAMPLE, None, embedded_backend)
+        _forget_sessions(backend)
+        child = branch(parent, at, InterventionKind.RESAMPLE, None, backend)
         assert [s.text for s in child.segments] == [s.text for s in parent.segments], at
         assert child.response == parent.response
 

@@ -15,6 +15,7 @@ from llenvs.core.errors import BackendError
 from llenvs.evaluation.token_strategy import same_tokenizer
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
+from tests.inference.precisions import backend_in
 
 QUESTION = (Message("user", "How many legs do 3 dogs and 2 birds have? Think step by step."),)
 
@@ -31,7 +32,8 @@ def test_a_local_folder_loads_by_path_and_shares_the_tokenizer(embedded_backend)
     assert backend.name == f"transformers/{folder}"
     assert same_tokenizer(backend.tokenizer, embedded_backend.tokenizer)
     prompt = Prompt(QUESTION)
-    assert _call(backend, prompt, 6).text == _call(embedded_backend, prompt, 6).text
+    same = backend_in(embedded_backend, "bfloat16")  # the same weights in the same precision
+    assert _call(backend, prompt, 6).text == _call(same, prompt, 6).text
 
 
 def test_a_missing_model_folder_is_named():
@@ -131,3 +133,13 @@ def test_the_name_a_trace_records_loads_the_embedded_model(monkeypatch):
     module.make_backend("SmolLM2-135M-Instruct")
     assert seen["path"] == embedded_model_path()
     assert seen["name"] == "transformers/SmolLM2-135M-Instruct"
+
+
+def test_the_default_precision_is_float32_on_every_cpu(embedded_backend):
+    """Exact branches and forks hold in float32; a CPU with native bfloat16 gets it too."""
+    import torch
+
+    from llenvs.inference.backends import transformers_loading
+
+    assert embedded_backend.model.dtype == torch.float32
+    assert transformers_loading.default_dtype(torch.device("cpu")) == torch.float32

@@ -33,30 +33,30 @@ __all__ = [
 ]
 
 DType = Literal["float32", "bfloat16", "float16"]
-"""Weights' precision. Default (``default_dtype``): bfloat16 on a GPU that supports it and on a
-CPU with native bfloat16 (``avx512_bf16``/``amx_bf16``), float32 elsewhere. Measured for SmolLM2
-on 2 AVX2 cores (no native bfloat16), 250-token prompts: bfloat16 decodes slightly faster at batch
-size 1 (18.6 vs 14.3 tokens/s) but prefills 4x slower (3.1 vs 0.8 s) and decodes 16 rows at 40
-vs 101 tokens/s, so float32 is the faster choice there."""
+"""Weights' precision. Default (``default_dtype``): float32 on every CPU, bfloat16 on a GPU that
+supports it. The exactness the library states (greedy segmented = one-shot, forked = unforked, a
+greedy resample reproduces its parent) holds in float32: a row's sums do not depend on the batch
+it ran in. In bfloat16 they do (another batch shape, or a prefill instead of a decode, rounds
+otherwise), so rows can differ where the two best tokens are within rounding of each other.
+Measured (``bench/precision.py``, docs/benchmarks.md): on a CPU with native bfloat16 (AMX)
+bfloat16 prefills several times faster; on 2 AVX2 cores without it, bfloat16 prefills 4x slower
+(3.1 vs 0.8 s for 250 tokens) and decodes 16 rows at 40 vs 101 tokens/s. Exact, reproducible
+branches on every machine are worth more to this library than that speed, so bfloat16 is a
+choice (``dtype="bfloat16"``), never the default on a CPU."""
 
 
 def default_dtype(device: torch.device) -> torch.dtype:
-    """The faster precision on ``device`` (see ``DType``).
+    """The default precision on ``device`` (see ``DType``): float32 on a CPU, of any kind.
 
     Example:
         >>> import torch
-        >>> default_dtype(torch.device("cpu")) in (torch.float32, torch.bfloat16)
-        True
+        >>> default_dtype(torch.device("cpu"))
+        torch.float32
 
     """
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32
-    try:
-        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
-    except OSError:
-        return torch.float32
-    native = "avx512_bf16" in flags or "amx_bf16" in flags
-    return torch.bfloat16 if native else torch.float32
+    return torch.float32
 
 
 def _torch_dtype(dtype: DType | None, device: torch.device) -> torch.dtype:
