@@ -161,6 +161,8 @@ class Episode:
             elif self.generation_ended:
                 if self._answer_due(""):
                     self._open_answer()
+                elif self._last_step_ends_the_turn():
+                    self._end_on_last_step()
                 else:
                     self._step("", final=True, flags=self._generated_flags())
             elif self.budget <= 0:
@@ -306,6 +308,31 @@ class Episode:
             self.on_step(self, transition)
         if self.callback is not None and not self.one_shot:
             self._apply(self.callback(result))
+
+    def _last_step_ends_the_turn(self) -> bool:
+        """Whether generation ended with nothing after the last step, in the same turn.
+
+        After feedback the model's new turn is empty: that empty answer stays a step of its own.
+        """
+        return (
+            bool(self.transitions)
+            and not self.unassigned_ids
+            and "feedback_after" not in self.transitions[-1].result.info
+        )
+
+    def _end_on_last_step(self) -> None:
+        """End on the last step when generation ended with nothing after it.
+
+        A forced segment the model did not continue: that step is made again as the terminal
+        one, so no empty segment appears (invariant 1) and the outcome is judged on the whole
+        response. Callbacks are not run again; the step keeps its flags.
+        """
+        last = self.transitions[-1]
+        result = self.env.step(last.state, replace(last.action, final=True))
+        result = replace(result, info={**last.result.info, **result.info})
+        self.transitions[-1] = replace(last, action=replace(last.action, final=True), result=result)
+        self.state = result.next_state
+        self.done = True
 
     def _apply(self, intervention: Intervention) -> None:
         """Apply what a callback returned (or ``then=``) before the next step."""

@@ -12,6 +12,7 @@ from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout_engine import run_rollouts
 from llenvs.core import SamplingParams
 from llenvs.evaluation import (
+    ForceAction,
     LogConfig,
     SegmentedTrajectoryRunner,
     branch,
@@ -67,8 +68,8 @@ def test_a_response_that_ended_without_an_answer_gets_the_opening(env):
     # The script ends (end of sequence) before any answer; after the opening nothing is left.
     result = _runner(env, REASONING, max_tokens=100).run_trajectory(0)
     texts = [t.action.text for t in result.trajectory]
-    assert texts[-2:] == ["<answer>", ""]  # the model said nothing more: an empty last step
-    assert result.trajectory[-2].info["forced"] is True
+    assert texts[-2:] == [REASONING, "<answer>"]  # the model said nothing more: no empty step
+    assert result.trajectory[-1].info["forced"] is True
     assert result.trajectory[-1].result.terminated  # the environment judged the response
     assert not result.success
     assert result.metadata["answer_opened"] is True
@@ -85,6 +86,27 @@ def test_a_response_with_its_answer_is_left_alone(env):
 def test_an_opened_answer_is_forced_once_even_when_the_model_says_nothing(env):
     result = _runner(env, REASONING, AnswerOpening("Answer: ", 4, "Answer:"), 100).run_trajectory(0)
     assert [t.action.text for t in result.trajectory].count("Answer: ") == 1
+
+
+def test_a_model_that_says_nothing_after_the_opening_leaves_no_empty_segment(env):
+    # Invariant 1: segments are never empty. The forced opening is then the last segment: the
+    # terminal step, with the outcome judged on the whole response.
+    result = _runner(env, REASONING, AnswerOpening("Answer: ", 4, "Answer:"), 100).run_trajectory(0)
+    steps = list(result.trajectory)
+    assert all(t.action.text for t in steps), [t.action.text for t in steps]
+    last = steps[-1]
+    assert last.action.text == "Answer: " and last.info["forced"] is True
+    assert last.result.done and last.action.final
+    assert {s.name for s in last.result.rewards} >= {"correctness", "format"}
+    assert not any(t.result.done for t in steps[:-1])
+
+
+def test_a_forced_last_segment_the_model_does_not_continue_is_the_terminal_step(env):
+    backend = get_backend("scripted", outputs=["Two plus two. "])
+    runner = SegmentedTrajectoryRunner(env, backend, SamplingParams(max_tokens=50))
+    result = runner.run_trajectory(0, then=ForceAction("Two plus two. "))
+    assert [t.action.text for t in result.trajectory] == ["Two plus two. "]
+    assert result.trajectory[-1].result.done
 
 
 def test_without_an_opening_nothing_is_forced(env):
@@ -131,8 +153,8 @@ def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
     # Force the first segment; the model then stops without an answer, so the opening comes.
     backend = get_backend("scripted", outputs=["Count the legs."])
     child = branch(parent, 0, InterventionKind.FORCE, "Count the legs.", backend)
-    assert [s.text for s in child.segments] == ["Count the legs.", "<answer>", ""]
-    assert child.segments[1].flags == parent.segments[-2].flags  # forced, as in the parent
+    assert [s.text for s in child.segments] == ["Count the legs.", "<answer>"]
+    assert child.segments[1].flags == parent.segments[-1].flags  # forced, as in the parent
     assert child.run.answer_opening == parent.run.answer_opening
 
 
