@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.traces import read_branches, read_traces, write_traces
+from llenvs.traces import SCHEMA_VERSION, read_branches, read_traces, write_traces
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -77,7 +77,7 @@ def test_evaluate_with_a_prm_records_it_in_every_trace(scored):
     traces = list(read_traces(scored))
     assert [t.run.prm for t in traces] == [ARITHMETIC, ARITHMETIC]
     stored = json.loads(scored.read_text().splitlines()[0])
-    assert stored["schema_version"] == 2 and stored["run"]["prm"] == ARITHMETIC
+    assert stored["schema_version"] == SCHEMA_VERSION and stored["run"]["prm"] == ARITHMETIC
 
 
 def test_evaluate_without_a_prm_records_none(tmp_path, capsys):
