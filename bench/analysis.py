@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import ROOT, publish
 
 from llenvs.analysis import (
     AdaptiveSchedule,
@@ -265,10 +265,7 @@ def main() -> None:
     add_server_options(parser)
     args = parser.parse_args()
     section = run(args)
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {Path(DOC).relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import ROOT, publish
 
 sys.path.insert(0, str(ROOT))  # tests.analysis.coin_backend
 
@@ -207,10 +207,7 @@ def main() -> None:
         f"{platform.machine()}, Python {platform.python_version()}, "
         f"{time.perf_counter() - started:.0f} s. {SETUP}\n\n{table}"
     )
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 if __name__ == "__main__":

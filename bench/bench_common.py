@@ -51,13 +51,17 @@ def write_section(heading: str, section: str) -> None:
     temporary.replace(DOC)
 
 
+def publish(heading: str, section: str, *, write: bool) -> None:
+    """Print a benchmark's section and, when ``write``, replace it in ``docs/benchmarks.md``."""
+    print(section)
+    if write:
+        write_section(heading, section)
+        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+
+
 def main(run: Callable[[], str], heading: str, description: str | None) -> None:
     """Run a benchmark, print its section, and write it unless ``--no-write``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
-    section = run()
-    print(section)
-    if not args.no_write:
-        write_section(heading, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(heading, run(), write=not args.no_write)

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import publish
 
 from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import FinishReason, GenerationRequest
@@ -297,10 +297,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     section = run(args)
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 if __name__ == "__main__":

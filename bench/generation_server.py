@@ -30,7 +30,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import ROOT, publish
 
 from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import FinishReason, GenerationRequest, ModelBackend
@@ -278,10 +278,7 @@ def main() -> None:
     section = run(args)
     if section is None:
         return
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import publish
 
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import GenerationRequest
@@ -203,10 +203,7 @@ def main() -> None:
 
         torch.set_num_threads(args.threads)
     section = run(args)
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bench_common import DOC, ROOT, write_section
+from bench_common import publish
 
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import Generation, GenerationRequest
@@ -183,10 +183,7 @@ def main() -> None:
         else make_backend(dtype=args.dtype, progress=False)
     )
     section = measure(args, embedded)
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
 
 
 def measure(args: Any, embedded: TransformersBackend) -> str:

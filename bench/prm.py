@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench_common import DOC, ROOT, best_seconds, read_jsonl, write_section
+from bench_common import ROOT, best_seconds, publish, read_jsonl
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
 
@@ -333,7 +333,4 @@ if __name__ == "__main__":
     )
     args = parser.parse_args()
     section = run(args.judge)
-    print(section)
-    if not args.no_write:
-        write_section(HEADING, section)
-        print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(HEADING, section, write=not args.no_write)
