@@ -21,7 +21,7 @@ from llenvs.ui import step_values_view
 from llenvs.ui.model_choice import ModelKind
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.analysis.coin_backend import CoinBackend
-from tests.analysis.conftest import SAMPLE, TRUE_VALUES
+from tests.analysis.conftest import REPO, SAMPLE, TRUE_VALUES
 from tests.app.test_big_traces import select
 from tests.app.test_pages import open_page, texts
 
@@ -250,7 +250,7 @@ def test_no_model_and_no_segments_get_a_clear_message(folder, coin):
 
 def test_a_run_where_nothing_moved_says_so_in_the_caption(folder, monkeypatch):
     # products line 5 (3 segments), budget 8, every rollout failing: the "0 (sure), ..."
-    shutil.copy(SAMPLE.parent / "products-smollm2.jsonl", folder / "p.jsonl")
+    shutil.copy(REPO / "sample_traces" / "products-smollm2.jsonl", folder / "p.jsonl")
     trace = list(read_traces(folder / "p.jsonl"))[4]
     backend = CoinBackend(trace, (0.0,) * 4, str(trace.task.expected_answer))
     monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: backend)

@@ -117,7 +117,8 @@ def test_an_import_with_no_trace_is_refused_and_writes_nothing(roots):
     at.text_input[1].input(str(roots["traces"] / "html.jsonl"))
     at.button[0].click().run()
     assert not at.exception and not at.success
-    assert "nothing to import: no row of html.jsonl reads as openai_chat" in at.error[0].value
+    # html.jsonl holds llenvs traces: the importer says so, naming file and line
+    assert "html.jsonl, line 1: an llenvs trace, not a row to import" in at.error[0].value
     assert sorted(p.name for p in roots["traces"].iterdir()) == before
 
 
