@@ -6,7 +6,8 @@ soft label). It speaks the ``PRM`` protocol, so it fills the PRM column of any t
 question names the task (its question or its whole prompt), which must be one of the
 environment's. Values are cached by prefix: scoring a trace step by step (as a PROCESS reward
 does, one more step each time) generates rollouts only for the new step. ``get_prm("mc",
-backend=..., environment=...)`` makes one.
+backend=..., environment=...)`` makes one: importing this module registers ``make_prm`` with
+the rewards layer's registry under ``"mc"`` (the rewards layer never imports this one).
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -30,11 +31,12 @@ from typing import Any
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.analyze import analyze_trace
 from llenvs.analysis.schedule import FixedSchedule
-from llenvs.core.backend import ModelBackend
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.core.environment import Environment
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
 from llenvs.rewards.prm import NEUTRAL_SCORE
+from llenvs.rewards.prm_registry import register_prm
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
@@ -72,7 +74,7 @@ class MonteCarloPRM:
         *,
         rollouts: int = 8,
         temperature: float = 0.7,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         seed: int = 0,
     ) -> None:
         if rollouts < 1:
@@ -169,3 +171,7 @@ def make_prm(
             "verifier judges the continuations)"
         )
     return MonteCarloPRM(backend, environment, **options)
+
+
+# The analysis layer plugs its PRM into the registry below it: get_prm("mc", ...).
+register_prm("mc", make_prm)

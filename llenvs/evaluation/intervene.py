@@ -80,7 +80,8 @@ def intervene(
             name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
             that PRM again, as recorded (a recorded ``"judge"`` of the branch's model judges
             with ``backend``: see ``recorded_prm_rewards``). ``"judge"``: ``backend`` judges.
-            ``"mc"``: rollouts of ``backend`` from every step, judged by the trace's task.
+            ``"mc"``: rollouts of ``backend`` from every step, judged by the trace's task
+            (registered by ``llenvs.analysis`` when imported).
             None: no PRM.
         prm_options: options for ``get_prm`` (e.g. ``{"base_url": ...}`` for
             ``"vllm/<model>"``); with the recorded PRM's name they make it anew with them.

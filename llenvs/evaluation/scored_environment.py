@@ -38,7 +38,8 @@ def scored_environment(
 ) -> SegmentedEnvironment:
     """``base`` cut by ``segmenter``, the PRM called ``prm`` (or none) scoring each step.
 
-    ``backend`` is the run's own model: ``"mc"`` (Monte-Carlo step values) continues each step
+    ``backend`` is the run's own model: ``"mc"`` (Monte-Carlo step values; registered when
+    ``llenvs.analysis`` is imported, as the CLI and the workbench do) continues each step
     with it and judges the continuations with ``base``'s verifier; ``"judge"`` asks it to judge
     each step (no second copy of a model is loaded; ``"judge:<backend>"`` names another).
     ``prm_options`` go to ``get_prm`` (e.g. ``{"base_url": ...}`` for ``"vllm/<model>"``).
@@ -48,6 +49,7 @@ def scored_environment(
         >>> from llenvs.core import SentenceSegmenter
         >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=2)
+        >>> import llenvs.analysis  # registers "mc" (MonteCarloPRM) with get_prm
         >>> scored_environment(base, SentenceSegmenter(), "mc")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...

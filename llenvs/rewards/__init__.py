@@ -37,7 +37,7 @@ from llenvs.rewards.prm_conventions import (
     QwenMathPRM,
     convention_from_name,
 )
-from llenvs.rewards.prm_registry import PRM_NAMES, get_prm, prm_rewards
+from llenvs.rewards.prm_registry import PRM_NAMES, PRMFactory, get_prm, prm_rewards, register_prm
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
@@ -58,6 +58,7 @@ __all__ = [
     "JudgingPRM",
     "MathShepherd",
     "PRMConvention",
+    "PRMFactory",
     "PRMRewardFunction",
     "QwenMathPRM",
     "StepJudgement",
@@ -71,5 +72,6 @@ __all__ = [
     "get_prm",
     "judge_traces",
     "prm_rewards",
+    "register_prm",
     "score_traces",
 ]

@@ -1,9 +1,11 @@
 """PRMs by name, for the CLI and the app: ``"arithmetic"``, ``"mc"``, ``"judge"`` and more.
 
 ``"mc"`` (the Monte-Carlo PRM) lives above this layer, in ``llenvs.analysis``, because it runs
-the runner: it is named here by module path and imported only when asked for, as the
-environment registry names its adapters. So does ``"judge"`` (``JudgePRM``, which asks a model);
-``"judge:<backend>"`` names the model too.
+the runner; this layer never imports it. The analysis layer registers it here
+(``register_prm("mc", make_prm)``) when it is imported, and the command line and the workbench,
+which sit above both, import it, so ``--prm mc`` works there; a library user imports
+``llenvs.analysis`` first. ``"judge"`` (``JudgePRM``, which asks a model) is imported when first
+asked for; ``"judge:<backend>"`` names the model too.
 
 Example:
     >>> get_prm("arithmetic")
@@ -17,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import Any
 
 from llenvs.core.errors import UnknownName
@@ -26,7 +28,7 @@ from llenvs.rewards.arithmetic_prm import ArithmeticPRM
 from llenvs.rewards.prm import PRM
 from llenvs.rewards.prm_conventions import CONVENTIONS
 
-__all__ = ["PRM_NAMES", "get_prm", "prm_rewards"]
+__all__ = ["PRM_NAMES", "PRMFactory", "get_prm", "prm_rewards", "register_prm"]
 
 PRM_NAMES: tuple[str, ...] = (
     "arithmetic",
@@ -40,11 +42,55 @@ PRM_NAMES: tuple[str, ...] = (
 ``get_backend`` knows, such as ``transformers``, the embedded model; ``<model>``: a model a
 vLLM server serves)."""
 
-_LAZY: dict[str, str] = {
-    "mc": "llenvs.analysis.monte_carlo_prm:make_prm",
-    "judge": "llenvs.rewards.judge_prm:make_prm",
+PRMFactory = Callable[..., PRM]
+"""What ``register_prm`` takes: called with ``get_prm``'s options, it makes the PRM."""
+
+
+def _judge(**options: Any) -> PRM:
+    """``JudgePRM``'s factory, imported when a judge is first asked for."""
+    from llenvs.rewards.judge_prm import make_prm
+
+    return make_prm(**options)
+
+
+_FACTORIES: dict[str, PRMFactory] = {"judge": _judge}
+"""The PRMs made by a factory registered by name (``"mc"`` once the analysis layer is loaded)."""
+
+_REGISTERED_ABOVE: dict[str, str] = {
+    "mc": "import llenvs.analysis first (MonteCarloPRM runs the runner, a layer above the "
+    "rewards, and registers itself when imported)",
 }
-"""PRMs made by a factory named by ``"module:function"``, imported when first asked for."""
+"""Names in ``PRM_NAMES`` that a higher layer registers, and how to get each one."""
+
+
+def register_prm(name: str, factory: PRMFactory) -> None:
+    """Make ``get_prm(name, **options)`` call ``factory(**options)``.
+
+    A layer above the rewards registers the PRMs it defines (``llenvs.analysis`` registers
+    ``"mc"``), so this layer never imports them. Registering a name again with the same factory
+    does nothing; with another factory it is an error, as is a name ``get_prm`` spells itself.
+
+    Example:
+        >>> from llenvs.analysis.monte_carlo_prm import make_prm  # registers "mc"
+        >>> register_prm("mc", make_prm)  # the same factory again: nothing changes
+        >>> register_prm("mc", ArithmeticPRM)
+        Traceback (most recent call last):
+        ...
+        ValueError: the prm 'mc' is registered already, by another factory
+        >>> register_prm("judge:x", ArithmeticPRM)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot register the prm 'judge:x': 'arithmetic' is built in, and ...
+
+    """
+    if name == "arithmetic" or not name or any(mark in name for mark in ":/"):
+        raise ValueError(
+            f"cannot register the prm {name!r}: 'arithmetic' is built in, and ':' and '/' "
+            "spell judge:<backend>, transformers/<local path> and vllm/<model>"
+        )
+    known = _FACTORIES.setdefault(name, factory)
+    if known is not factory:
+        raise ValueError(f"the prm {name!r} is registered already, by another factory")
 
 
 def get_prm(name: str, **options: Any) -> PRM:
@@ -56,7 +102,8 @@ def get_prm(name: str, **options: Any) -> PRM:
     ``"vllm/<model>"`` is ``VllmPRM(model, base_url=...)``: a process reward model served by
     vLLM (``base_url`` defaults to ``$LLENVS_PRM_BASE_URL`` when the user set it, else
     ``DEFAULT_BASE_URL``, the local ``vllm serve``).
-    ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``). ``"judge"`` needs
+    ``"mc"`` needs ``backend=`` and ``environment=`` (``MonteCarloPRM``; ``llenvs.analysis``
+    registers it when imported, see ``register_prm``). ``"judge"`` needs
     ``backend=`` (``JudgePRM``); ``"judge:<backend name>"`` makes that backend with
     ``get_backend`` (``"judge:transformers"``: the embedded model judges).
 
@@ -81,10 +128,10 @@ def get_prm(name: str, **options: Any) -> PRM:
         from llenvs.inference import get_backend
 
         return get_prm("judge", backend=get_backend(backend_name), **options)
-    if name in _LAZY:
-        module, _, factory = _LAZY[name].partition(":")
-        prm: PRM = getattr(importlib.import_module(module), factory)(**options)
-        return prm
+    if name in _FACTORIES:
+        return _FACTORIES[name](**options)
+    if name in _REGISTERED_ABOVE:
+        raise ValueError(f"the {name!r} PRM is not registered here: {_REGISTERED_ABOVE[name]}")
     kind, _, path = name.partition("/")
     if kind == "transformers" and path:
         if "convention" not in options:
@@ -98,7 +145,7 @@ def get_prm(name: str, **options: Any) -> PRM:
         from llenvs.rewards.vllm_prm import VllmPRM
 
         return VllmPRM(path, **options)
-    raise UnknownName("prm", name, PRM_NAMES)
+    raise UnknownName("prm", name, {*PRM_NAMES, *_FACTORIES})
 
 
 def prm_rewards(name: str | None, **options: Any) -> tuple[RewardFunction, ...]:

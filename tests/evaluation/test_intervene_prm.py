@@ -66,6 +66,8 @@ def test_prm_options_reach_the_prm_even_under_the_recorded_name(parent_file):
 
 
 def test_the_mc_prm_continues_with_the_branchs_model_and_the_traces_task(parent_file):
+    import llenvs.analysis  # noqa: F401  (registers "mc", as the CLI and the workbench do)
+
     path, parent = parent_file
     prompt = parent.task.prompt
     # every continuation reads the rest of this script: from any step it answers 100 (right)

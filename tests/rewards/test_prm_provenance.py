@@ -68,6 +68,8 @@ def test_a_recorded_prm_is_made_again_or_named_in_the_error():
     assert reward.name == "prm"
     with pytest.raises(ValueError, match=r"the trace was scored by the PRM 'nope', .*unknown prm"):
         recorded_prm_rewards({"spec": "nope"})
+    import llenvs.analysis  # noqa: F401  (registers "mc", as the CLI and the workbench do)
+
     with pytest.raises(
         ValueError, match=r"the PRM 'mc' \(MonteCarloPRM\), .*cannot be made here.*needs backend="
     ):

@@ -52,3 +52,37 @@ def test_every_prm_get_prm_makes_is_in_the_packages_face():
     for prm in made:
         name = type(prm).__name__
         assert name in rewards.__all__ and getattr(rewards, name) is type(prm), name
+
+
+def _mc_error_after_importing(module):
+    """The error ``get_prm("mc")`` raises in a fresh interpreter that imported ``module``."""
+    code = (
+        f"import {module}\n"
+        "from llenvs.rewards import get_prm\n"
+        "try:\n"
+        "    get_prm('mc')\n"
+        "except ValueError as error:\n"
+        "    print(error)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def test_mc_is_registered_by_the_analysis_layer_and_every_entry_point_above_it():
+    """The rewards layer never imports analysis: ``mc`` comes from the layer that defines it."""
+    alone = _mc_error_after_importing("llenvs.evaluation")
+    assert alone.startswith("the 'mc' PRM is not registered here: import llenvs.analysis first")
+    for module in ("llenvs.analysis", "llenvs.cli.main", "llenvs.ui.evaluation_job"):
+        made = _mc_error_after_importing(module)
+        assert made.startswith("the mc PRM needs backend= (the model that continues)"), module
+
+
+def test_a_registered_name_cannot_be_taken_by_another_factory():
+    from llenvs.analysis.monte_carlo_prm import make_prm
+    from llenvs.rewards import register_prm
+
+    register_prm("mc", make_prm)  # the analysis layer's own registration, again: no change
+    with pytest.raises(ValueError, match="'mc' is registered already, by another factory"):
+        register_prm("mc", ArithmeticPRM)
+    with pytest.raises(ValueError, match="cannot register the prm 'vllm/x'"):
+        register_prm("vllm/x", ArithmeticPRM)
