@@ -29,7 +29,7 @@ Example:
 
 """
 
-from llenvs.analysis.analysis_params import AnalysisParams
+from llenvs.analysis.analysis_params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
 from llenvs.analysis.analysis_sidecar import (
     AnalysisFileError,
     StoredAnalysis,
@@ -53,6 +53,7 @@ from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
 from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
+    "DEFAULT_FORCED_ANSWER_TOKENS",
     "AdaptiveSchedule",
     "AnalysisFileError",
     "AnalysisParams",

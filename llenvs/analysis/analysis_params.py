@@ -16,9 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.backend import SamplingParams
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, SamplingParams
 
-__all__ = ["AnalysisParams"]
+__all__ = ["DEFAULT_FORCED_ANSWER_TOKENS", "AnalysisParams"]
+
+DEFAULT_FORCED_ANSWER_TOKENS = 16
+"""Token budget of each forced answer (greedy, after the answer opening) unless one is given."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,11 @@ class AnalysisParams:
     """Sampling temperature of the rollouts (> 0, or every rollout from a point is the same)."""
     top_p: float = 1.0
     """Nucleus sampling mass of the rollouts."""
-    max_tokens: int = 256
+    max_tokens: int = DEFAULT_MAX_TOKENS
     """Token budget of each rollout (the kept prefix not counted)."""
     seed: int = 0
     """The run seed: each rollout's own seed is derived from it (``rollout_seed``)."""
-    forced_answer_tokens: int = 16
+    forced_answer_tokens: int = DEFAULT_FORCED_ANSWER_TOKENS
     """Token budget of each forced answer (greedy, after the answer opening)."""
 
     def __post_init__(self) -> None:

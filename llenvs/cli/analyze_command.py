@@ -29,6 +29,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from llenvs.analysis import (
+    DEFAULT_FORCED_ANSWER_TOKENS,
     AdaptiveSchedule,
     AnalysisParams,
     FixedSchedule,
@@ -43,6 +44,7 @@ from llenvs.analysis import (
 )
 from llenvs.cli.options import bounded, build_backend
 from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace, find_trace
@@ -78,7 +80,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--max-tokens",
         type=bounded(MAX_TOKENS),
-        help="token budget of each rollout (default: the trace's own, else 256)",
+        help=f"token budget of each rollout (default: the trace's own, else {DEFAULT_MAX_TOKENS})",
     )
     parser.add_argument(
         "--seed",
@@ -106,8 +108,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--forced-tokens",
         type=bounded(MAX_TOKENS),
-        default=16,
-        help="token budget of each forced answer",
+        default=DEFAULT_FORCED_ANSWER_TOKENS,
+        help=f"token budget of each forced answer (default: {DEFAULT_FORCED_ANSWER_TOKENS})",
     )
     parser.add_argument(
         "--tokens-per-second",
@@ -138,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         width=args.width,
         temperature=args.temperature,
         top_p=args.top_p,
-        max_tokens=args.max_tokens or (own.max_tokens if own is not None else 256),
+        max_tokens=args.max_tokens or (own.max_tokens if own is not None else DEFAULT_MAX_TOKENS),
         seed=args.seed,
         forced_answer_tokens=args.forced_tokens,
     )

@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     parent = find_trace(args.traces, args.trace)
     kind, text = _intervention(args)
     check_branch(parent, args.at, kind, text, samples=args.samples)  # before a model loads
+    params = sampling_from_args(args, trace_sampling_params(parent))  # and the record's sampling
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
@@ -134,7 +135,6 @@ def run(args: argparse.Namespace) -> int:
     options = prm_options(prm, args.prm_base_url)  # vllm/<model> (given or recorded): its server
     recorded = parent.run.backend_options if name == parent.run.model else None
     backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
-    params = sampling_from_args(args, trace_sampling_params(parent))
     status = Console(stderr=True).status(f"generating with {name}…")
     with contextlib.nullcontext() if args.no_progress else status:
         children = intervene(

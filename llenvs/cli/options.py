@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
 from llenvs.core.bounds import DATASET_SIZE, MAX_TOKENS, SEED, Bound
 from llenvs.core.environment import Environment
 from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
@@ -373,8 +373,8 @@ def add_sampling_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--max-tokens",
         type=bounded(MAX_TOKENS),
-        help=f"token budget per trajectory, 1..{MAX_TOKENS.high} (default: 256; intervene: the "
-        "trace's own)",
+        help=f"token budget per trajectory, 1..{MAX_TOKENS.high} (default: {DEFAULT_MAX_TOKENS}; "
+        "intervene: the trace's own)",
     )
     group.add_argument("--temperature", type=float, help="0 for greedy (the default)")
     group.add_argument("--top-p", type=float, help="nucleus sampling mass")
@@ -382,7 +382,7 @@ def add_sampling_options(parser: argparse.ArgumentParser) -> None:
 
 
 def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None) -> SamplingParams:
-    """``base`` (default: 256 tokens, greedy) with the options given on the command line.
+    """``base`` (default: ``SamplingParams()``) with the options given on the command line.
 
     Example:
         >>> ns = argparse.Namespace(max_tokens=None, temperature=0.7, top_p=None,
@@ -402,4 +402,4 @@ def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None
         value = getattr(args, option)
         if value is not None:
             changes[field] = value
-    return dataclasses.replace(base or SamplingParams(max_tokens=256), **changes)
+    return dataclasses.replace(base or SamplingParams(), **changes)

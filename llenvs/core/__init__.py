@@ -12,6 +12,7 @@ Example:
 
 from llenvs.core.action import Action
 from llenvs.core.backend import (
+    DEFAULT_MAX_TOKENS,
     FinishReason,
     Generation,
     GenerationRequest,
@@ -52,6 +53,7 @@ from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "Action",
     "BackendError",
     "BatchRewardFunction",

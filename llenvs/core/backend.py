@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "BoundaryFn",
     "FinishReason",
     "Generation",
@@ -41,6 +42,10 @@ Role = Literal["system", "user", "assistant"]
 
 BoundaryFn = Callable[[str], int | None]
 """Given text, the end of its first segment once decided, else None (``find_boundary``)."""
+
+DEFAULT_MAX_TOKENS = 256
+"""A trajectory's token budget when none is given or recorded: ``SamplingParams``, the CLI's
+``--max-tokens``, the workbench's panels and the analysis' rollouts all default to it."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class SamplingParams:
 
     """
 
-    max_tokens: int = 1024
+    max_tokens: int = DEFAULT_MAX_TOKENS
     """Most tokens a trajectory may generate, over all its segments."""
     temperature: float = 0.0
     """0 for greedy decoding."""

@@ -27,6 +27,7 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
+from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.trace import Trace
 
 __all__ = ["trace_base_environment", "trace_environment", "trace_sampling_params"]
@@ -108,6 +109,10 @@ def trace_environment(
 def trace_sampling_params(trace: Trace) -> SamplingParams | None:
     """The sampling parameters a trace records, or None when it records none.
 
+    A recorded key ``SamplingParams`` does not have (a trace from a newer llenvs, say) or a
+    value it refuses raises ``TraceFormatError`` naming the key and the trace: the trace is never
+    branched or re-run with settings other than those it records.
+
     Example:
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> run = RunRecord.from_sampling_params(SamplingParams(max_tokens=9, stop=("x",)),
@@ -120,6 +125,17 @@ def trace_sampling_params(trace: Trace) -> SamplingParams | None:
     values = dict(trace.run.sampling_params)
     if not values:
         return None
-    values["stop"] = tuple(values.get("stop", ()))
-    known = SamplingParams.__dataclass_fields__
-    return SamplingParams(**{k: v for k, v in values.items() if k in known})
+    known = sorted(SamplingParams.__dataclass_fields__)
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise TraceFormatError(
+            f"trace {trace.trace_id}: run.sampling_params records {', '.join(unknown)}, which "
+            f"this llenvs does not know (it knows {', '.join(known)}); a trace from a newer "
+            "llenvs? It is not sampled again with other settings than it records"
+        )
+    if isinstance(values.get("stop"), list):
+        values["stop"] = tuple(values["stop"])
+    try:
+        return SamplingParams(**values)
+    except (TypeError, ValueError) as error:
+        raise TraceFormatError(f"trace {trace.trace_id}: run.sampling_params: {error}") from error

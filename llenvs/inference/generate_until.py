@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from llenvs.core.backend import (
+    DEFAULT_MAX_TOKENS,
     BoundaryFn,
     Generation,
     GenerationRequest,
@@ -93,7 +94,7 @@ class GenerateUntil:
         text: str,
         stop_at: BoundaryFn,
         params: SamplingParams | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> str:
         """Generate after ``text`` until ``stop_at`` decides a boundary; return one segment.
 

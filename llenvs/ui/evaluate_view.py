@@ -35,6 +35,7 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.adapters.reasoning_gym import dataset_names
+from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmenters.spec import segmenter_from_spec
@@ -181,7 +182,9 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
     )
     left, middle, right, last = st.columns(4)
     max_tokens = int(
-        left.number_input("max tokens", MAX_TOKENS.low, MAX_TOKENS.high, 256, key="ev-max-tokens")
+        left.number_input(
+            "max tokens", MAX_TOKENS.low, MAX_TOKENS.high, DEFAULT_MAX_TOKENS, key="ev-max-tokens"
+        )
     )
     temperature = float(
         middle.number_input("temperature", 0.0, 2.0, 0.0, 0.1, key="ev-temperature")

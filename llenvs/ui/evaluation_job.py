@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
@@ -67,7 +67,7 @@ class EvaluationPlan:
     """The task indices to run."""
     model: str
     """The backend's name (``transformers``, ``openai/<model>``, ...)."""
-    max_tokens: int = 256
+    max_tokens: int = DEFAULT_MAX_TOKENS
     """Token budget of each trajectory."""
     temperature: float = 0.0
     """0 for greedy."""

@@ -22,7 +22,14 @@ from llenvs.evaluation import (
 from llenvs.evaluation.branch import MAX_SAMPLES
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.rewards.prm_provenance import recorded_prm_spec
-from llenvs.traces import InterventionKind, SegmentRecord, Trace, branches_path, read_branches
+from llenvs.traces import (
+    InterventionKind,
+    SegmentRecord,
+    Trace,
+    TraceFormatError,
+    branches_path,
+    read_branches,
+)
 from llenvs.ui.branch_comparison import (
     aligned_segments,
     branch_label,
@@ -96,6 +103,7 @@ def action_problem(
     """
     try:
         check_branch(trace, branch_point(kind, segment), kind, text, samples=samples)
+        trace_sampling_params(trace)  # a branch samples as its parent records
     except ValueError as error:
         return str(error)
     return None
@@ -173,7 +181,10 @@ def _action_inputs(
     )
     temperature = float(middle.number_input("temperature", 0.0, 2.0, 0.7, 0.1, key="iv-temp"))
     seed = int(right.number_input("seed", 0, 2**31 - 1, 0, key="iv-seed"))
-    base = trace_sampling_params(trace) or SamplingParams()
+    try:
+        base = trace_sampling_params(trace) or SamplingParams()
+    except TraceFormatError:  # Generate is off, and action_problem says why
+        base = SamplingParams()
     return (
         None,
         samples,

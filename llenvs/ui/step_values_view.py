@@ -35,7 +35,7 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
-from llenvs.core.backend import ModelBackend
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.evaluation import trace_environment, trace_sampling_params
 from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
 from llenvs.traces import Trace
@@ -59,9 +59,6 @@ __all__ = ["POLL_SECONDS", "step_values_panel"]
 
 POLL_SECONDS = 0.5
 """How often the panel redraws its progress while a run goes on."""
-
-DEFAULT_MAX_TOKENS = 256
-"""A rollout's token budget when the trace records none (the CLI's default too)."""
 
 _JOB = "sv-job"
 _OUTCOME = "sv-outcome"

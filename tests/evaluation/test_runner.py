@@ -3,6 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llenvs.core import (
+    DEFAULT_MAX_TOKENS,
     FinishReason,
     Generation,
     LineSegmenter,
@@ -239,7 +240,9 @@ def test_complete_finishes_in_one_call(env):
     assert len(backend.requests) == 3
     last = backend.requests[-1]
     assert last.stop_at is None
-    assert last.max_tokens == 1024 - sum(len(t.info["token_ids"]) for t in result.trajectory[:2])
+    assert last.max_tokens == DEFAULT_MAX_TOKENS - sum(
+        len(t.info["token_ids"]) for t in result.trajectory[:2]
+    )
     assert last.prompt.continuation == "".join(SCRIPT_PIECES[:2]) + "Sea"  # from the buffer
     _same_as_replay(env, result)
     assert result.success
