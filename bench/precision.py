@@ -9,8 +9,8 @@ Measures, in one run, the embedded SmolLM2-135M-Instruct loaded twice by the tra
 backend, once in each precision (``dtype=``), on the same CPU:
 
 - speed: the prefill of one prompt of about ``--prefix`` tokens (best of 3), and greedy decoding
-  of ``--tokens`` tokens at batch size 1 and at batch size ``--batch`` (tokens per second over the
-  whole call, prefill included);
+  of up to ``--tokens`` tokens at batch size 1 and at batch size ``--batch`` (tokens generated per
+  second over the whole call, prefill included);
 - exactness, on ``--prompts`` leg_counting prompts, greedy, each compared with its own answer at
   batch size 1 in the same precision: the same prompt run in a padded batch beside other prompts
   (batch shape); the same prompt k times in one batch with prefix forking (forked = unforked); and
@@ -64,11 +64,11 @@ def greedy(prompt: Prompt, tokens: int) -> GenerationRequest:
     return GenerationRequest(prompt, SamplingParams(temperature=0.0), tokens)
 
 
-def timed(backend: TransformersBackend, requests: list[GenerationRequest]) -> float:
-    """Seconds one ``generate`` call takes on a fresh session store."""
+def timed(backend: TransformersBackend, requests: list[GenerationRequest]) -> tuple[float, int]:
+    """Seconds one ``generate`` call takes on a fresh session store, and the tokens it made."""
     started = time.perf_counter()
-    fresh(backend).generate(requests)
-    return time.perf_counter() - started
+    generations = fresh(backend).generate(requests)
+    return time.perf_counter() - started, sum(len(g.token_ids) for g in generations)
 
 
 def long_prompt(backend: TransformersBackend, target: int) -> Prompt:
@@ -82,19 +82,15 @@ def long_prompt(backend: TransformersBackend, target: int) -> Prompt:
 def speed(backend: TransformersBackend, args: argparse.Namespace) -> dict[str, float]:
     """Prefill seconds and decode rates of one precision."""
     prompt = long_prompt(backend, args.prefix)
-    prefill = min(timed(backend, [greedy(prompt, 1)]) for _ in range(3))
+    prefill = min(timed(backend, [greedy(prompt, 1)])[0] for _ in range(3))
     short = Prompt((Message("user", "Count to twenty, one number per line."),))
-    one = timed(backend, [greedy(short, args.tokens)])
+    seconds, tokens = timed(backend, [greedy(short, args.tokens)])
     batch = [
         greedy(Prompt((Message("user", f"Count to {20 + i}, one number per line."),)), args.tokens)
         for i in range(args.batch)
     ]
-    many = timed(backend, batch)
-    return {
-        "prefill": prefill,
-        "one": args.tokens / one,
-        "many": args.batch * args.tokens / many,
-    }
+    many_seconds, many_tokens = timed(backend, batch)
+    return {"prefill": prefill, "one": tokens / seconds, "many": many_tokens / many_seconds}
 
 
 def first_difference(got: tuple[int, ...], want: tuple[int, ...]) -> int | None:
@@ -166,7 +162,7 @@ def run(args: argparse.Namespace) -> str:
             f"Command: {command} — run {date} on {platform.machine()}, Python "
             f"{platform.python_version()}, CPU native bfloat16: {cpu_flags()}, "
             f"{args.__dict__['threads'] or 'all'} threads, total {total:.0f} s. The embedded "
-            f"SmolLM2-135M-Instruct, greedy; prefill: a {args.prefix}-token prompt; decode: "
+            f"SmolLM2-135M-Instruct, greedy; prefill: a {args.prefix}-token prompt; decode: up to "
             f"{args.tokens} tokens at batch 1 and {args.batch} rows; exactness on "
             f"{args.prompts} leg_counting prompts, {args.tokens} tokens each, against the same "
             "prompt alone at batch size 1 in the same precision.",

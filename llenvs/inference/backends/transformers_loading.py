@@ -38,11 +38,14 @@ supports it. The exactness the library states (greedy segmented = one-shot, fork
 greedy resample reproduces its parent) holds in float32: a row's sums do not depend on the batch
 it ran in. In bfloat16 they do (another batch shape, or a prefill instead of a decode, rounds
 otherwise), so rows can differ where the two best tokens are within rounding of each other.
-Measured (``bench/precision.py``, docs/benchmarks.md): on a CPU with native bfloat16 (AMX)
-bfloat16 prefills several times faster; on 2 AVX2 cores without it, bfloat16 prefills 4x slower
-(3.1 vs 0.8 s for 250 tokens) and decodes 16 rows at 40 vs 101 tokens/s. Exact, reproducible
-branches on every machine are worth more to this library than that speed, so bfloat16 is a
-choice (``dtype="bfloat16"``), never the default on a CPU."""
+Measured (``bench/precision.py``, docs/benchmarks.md), SmolLM2 on 2 cores with native bfloat16
+(AMX): bfloat16 prefills 250 tokens 2.5x as fast (0.10 vs 0.26 s), decodes one row about as
+fast (23.4 vs 21.6 tokens/s) and 16 rows 1.9x as fast (277 vs 145), and one of 8 greedy rows in a
+padded batch parted from the same row alone (at token 27; none in float32). On 2 AVX2 cores
+without native bfloat16 it prefills 4x slower (3.1 vs 0.8 s) and decodes 16 rows at 40 vs 101
+tokens/s. Exact, reproducible branches, the same tokens on every machine, are worth more to this
+library than that speed, so bfloat16 is a choice (``dtype="bfloat16"``), never the default on a
+CPU."""
 
 
 def default_dtype(device: torch.device) -> torch.dtype:
