@@ -32,13 +32,16 @@ import sys
 import time
 from pathlib import Path
 
-from bench_common import publish
+from bench_common import ROOT, publish
+
+sys.path.insert(0, str(ROOT))  # tests.inference.precisions
 
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import GenerationRequest
 from llenvs.core.registry import environment_registry
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.transformers_loading import DType, make_backend
+from tests.inference.precisions import first_difference
 
 HEADING = "## Precision on the CPU (`bench/precision.py`)"
 STORY = "A farmer counts the animals in every pen each morning and writes them in a notebook. "
@@ -91,14 +94,6 @@ def speed(backend: TransformersBackend, args: argparse.Namespace) -> dict[str, f
     ]
     many_seconds, many_tokens = timed(backend, batch)
     return {"prefill": prefill, "one": tokens / seconds, "many": many_tokens / many_seconds}
-
-
-def first_difference(got: tuple[int, ...], want: tuple[int, ...]) -> int | None:
-    """The first index where two token sequences differ, or None when they are equal."""
-    for index, (a, b) in enumerate(zip(got, want, strict=False)):
-        if a != b:
-            return index
-    return None if len(got) == len(want) else min(len(got), len(want))
 
 
 def exactness(
