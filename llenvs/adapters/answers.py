@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ANSWER_CLOSE", "ANSWER_OPEN", "extract_answer", "extract_boxed", "has_closed_answer"]
+from llenvs.core.answer_tags import ANSWER_CLOSE, ANSWER_OPEN
 
-ANSWER_OPEN = "<answer>"
-"""The opening answer tag."""
-ANSWER_CLOSE = "</answer>"
-"""The closing answer tag; a live response is complete once it appears."""
+__all__ = ["ANSWER_CLOSE", "ANSWER_OPEN", "extract_answer", "extract_boxed", "has_closed_answer"]
 
 _CLOSED = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _BOXED = re.compile(r"\\boxed\s*\{")

@@ -26,7 +26,10 @@ from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.inference.registry import NO_RESPONSE
 from llenvs.traces.responses_file import read_responses
 
 __all__ = [
@@ -52,9 +55,6 @@ DEFAULT_BACKEND = "transformers"
 
 ENVIRONMENT_HINT = "--list-envs lists them all"
 """How an unknown environment's error says to see every name."""
-
-NO_RESPONSE = "holds no response (one JSON string, or object with 'response', per line)"
-"""What an empty ``--responses`` file is told; it is refused before anything runs."""
 
 
 def positive_int(text: str) -> int:
@@ -224,7 +224,7 @@ def prm_options(prm: str | None, url: str | None) -> dict[str, Any]:
     """
     if url is None:
         return {}
-    if prm is None or not prm.startswith("vllm/"):
+    if PRMSpec.parse(prm).kind is not PRMKind.VLLM:
         raise ValueError(f"--prm-base-url is for --prm vllm/<model>, not {prm!r}")
     return {"base_url": url}
 
@@ -302,8 +302,10 @@ def add_backend_options(parser: argparse.ArgumentParser, default: str | None) ->
     )
 
 
-def check_backend_options(name: str, responses: Path | None) -> None:
-    """Refuse a backend name or ``--responses`` that cannot work, before anything is built.
+def check_backend_options(name: str, responses: Path | None) -> ModelSpec:
+    """The spec of ``--backend``; one that cannot work with ``--responses`` is refused.
+
+    Nothing is built: a wrong name or option fails before a model loads.
 
     Example:
         >>> check_backend_options("scripted", None)
@@ -316,15 +318,12 @@ def check_backend_options(name: str, responses: Path | None) -> None:
         llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: openai, scripted, transformers
 
     """  # noqa: E501
-    from llenvs.inference import backend_providers
-
-    provider = name.partition("/")[0]
-    if provider not in backend_providers():
-        raise UnknownName("backend", provider, backend_providers())
-    if name == "scripted" and responses is None:
+    spec = ModelSpec.parse(name)
+    if spec.provider is Provider.SCRIPTED and responses is None:
         raise ValueError("--backend scripted needs --responses FILE (one response per line)")
-    if name != "scripted" and responses is not None:
+    if spec.provider is not Provider.SCRIPTED and responses is not None:
         raise ValueError(f"--responses is for --backend scripted, not {name!r}")
+    return spec
 
 
 def build_backend(
@@ -346,17 +345,14 @@ def build_backend(
         ValueError: --backend scripted needs --responses FILE (one response per line)
 
     """
-    from llenvs.inference import get_backend
+    from llenvs.inference import build_backend as build
 
-    check_backend_options(name, responses)
+    spec = check_backend_options(name, responses)
     if responses is not None:
-        outputs = [text for _, text in read_responses(responses)]
-        if not outputs:
-            raise ValueError(f"{responses} {NO_RESPONSE}")
-        return get_backend("scripted", outputs=outputs)
-    if name.partition("/")[0] == "transformers":
-        return get_backend(name, progress=progress)
-    return get_backend(name, **dict(options or {}))
+        spec = ModelSpec.parse(name, responses=str(responses))
+    elif spec.provider is Provider.OPENAI:
+        spec = ModelSpec.parse(name, **dict(options or {}))
+    return build(spec, progress=progress)
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,8 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from llenvs.core.spec.model_spec import ModelSpec, Provider
+
 __all__ = ["SERVER_OPTIONS", "add_server_options", "server_options"]
 
 SERVER_OPTIONS = {
@@ -85,7 +87,7 @@ def server_options(
     given = {
         key: getattr(args, key) for key in SERVER_OPTIONS if getattr(args, key, None) is not None
     }
-    if not backend.startswith("openai/"):
+    if ModelSpec.parse(backend).provider is not Provider.OPENAI:
         if given:
             flags = ", ".join(SERVER_OPTIONS[key] for key in given)
             raise ValueError(f"{flags} is for --backend openai/<model>, not {backend!r}")

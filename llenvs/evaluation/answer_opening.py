@@ -1,95 +1,20 @@
-r"""``AnswerOpening``: open the answer when a response ends without one.
+r"""The answer opening a trace's run recorded; ``AnswerOpening`` itself is a core value.
 
-A small model often reasons well enough and then stops (end of sequence, or the token budget)
-without ever writing its answer in the form the environment reads. With an ``AnswerOpening``
-the episode does what a researcher would do by hand: it forces an opening that ends with the
-answer tag (``\n\nFinal answer: <answer>`` by default) as the next segment, flagged ``forced``
-like any intervention, and lets the model complete it with a few more tokens of its own
-(``max_tokens``, beyond the trajectory's budget). The trace shows the forced segment; the
-answer after it is the model's. s1's "budget forcing" ends thinking the same way.
-
-The default words were measured on the embedded SmolLM2-135M-Instruct, greedy, after its own
-responses to 6 ``products`` tasks: after a bare ``<answer>`` it wrote a number in 2 of 6 (one
-right), after ``\n\nFinal answer: <answer>`` in 5 of 6 (three right); the rest restated the
-sentence it had been writing.
+``AnswerOpening`` (``llenvs.core.spec.answer_opening``) is part of the run spec; it is
+re-exported here, where the episode loop uses it.
 
 Example:
-    >>> opening = AnswerOpening()
-    >>> opening.text, opening.max_tokens, opening.marker, opening.stop
-    ('\n\nFinal answer: <answer>', 16, '<answer>', ('\n\n',))
-    >>> AnswerOpening.from_dict(AnswerOpening("Answer:", 8, "Answer:", ("\n",)).to_dict())
-    AnswerOpening(text='Answer:', max_tokens=8, marker='Answer:', stop=('\n',))
-    >>> AnswerOpening("")
-    Traceback (most recent call last):
-    ...
-    ValueError: an answer opening needs text (such as '<answer>')
+    >>> AnswerOpening().text
+    '\n\nFinal answer: <answer>'
 
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-
-from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.core.spec.answer_opening import DEFAULT_TEXT, AnswerOpening
 from llenvs.traces.trace import Trace
 
 __all__ = ["DEFAULT_TEXT", "AnswerOpening", "recorded_answer_opening"]
-
-DEFAULT_TEXT = "\n\nFinal answer: " + ANSWER_OPEN
-"""The opening forced by default (measured: see the module docstring)."""
-
-
-@dataclass(frozen=True)
-class AnswerOpening:
-    """Force ``text`` when a response ends without ``marker``; then ``max_tokens`` more."""
-
-    text: str = DEFAULT_TEXT
-    """The opening forced as one segment."""
-    max_tokens: int = 16
-    """Tokens the model may generate after the opening (its answer and the closing tag)."""
-    marker: str = ANSWER_OPEN
-    """What shows a response has begun its answer (then nothing is forced)."""
-    stop: tuple[str, ...] = ("\n\n",)
-    """More stop sequences for the answer after the opening: a small model that does not close
-    the tag goes on to restate it (``12\n\nThe answer is: 12``), and the environment would read
-    all of it as the answer."""
-
-    def __post_init__(self) -> None:
-        if not self.text:
-            raise ValueError("an answer opening needs text (such as '<answer>')")
-        if self.max_tokens <= 0:
-            raise ValueError(f"an answer opening needs max_tokens > 0, got {self.max_tokens}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object recorded in a trace's run."""
-        return {
-            "text": self.text,
-            "max_tokens": self.max_tokens,
-            "marker": self.marker,
-            "stop": list(self.stop),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AnswerOpening:
-        """The opening of ``to_dict``'s object (a trace's ``run.answer_opening``).
-
-        Example:
-            >>> AnswerOpening.from_dict({"text": "<answer>"})
-            Traceback (most recent call last):
-            ...
-            ValueError: run.answer_opening: expected text, max_tokens and marker, got text
-
-        """
-        try:
-            stop = tuple(str(text) for text in data.get("stop", ()))
-            return cls(str(data["text"]), int(data["max_tokens"]), str(data["marker"]), stop)
-        except KeyError:
-            raise ValueError(
-                "run.answer_opening: expected text, max_tokens and marker, got "
-                + ", ".join(map(str, data))
-            ) from None
 
 
 def recorded_answer_opening(trace: Trace) -> AnswerOpening | None:
@@ -99,11 +24,11 @@ def recorded_answer_opening(trace: Trace) -> AnswerOpening | None:
 
     Example:
         >>> from types import SimpleNamespace
-        >>> run = SimpleNamespace(answer_opening=AnswerOpening("A:", 4, "A:").to_dict())
+        >>> run = SimpleNamespace(answer_opening=AnswerOpening("A:", 4, "A:").to_record())
         >>> recorded_answer_opening(SimpleNamespace(run=run))
         AnswerOpening(text='A:', max_tokens=4, marker='A:', stop=('\n\n',))
         >>> recorded_answer_opening(SimpleNamespace(run=SimpleNamespace(answer_opening=None)))
 
     """
     recorded = trace.run.answer_opening
-    return None if recorded is None else AnswerOpening.from_dict(recorded)
+    return None if recorded is None else AnswerOpening.from_record(recorded)

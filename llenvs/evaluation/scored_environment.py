@@ -24,7 +24,8 @@ from llenvs.core.environment import Environment
 from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.base import Segmenter
-from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.rewards.prm_registry import build_prm_rewards
 
 __all__ = ["run_prm_rewards", "scored_environment"]
 
@@ -89,8 +90,15 @@ def run_prm_rewards(
 
     """
     arguments = dict(options or {})
-    if prm == "mc":
+    spec = PRMSpec.parse(prm, **{k: v for k, v in arguments.items() if k in _spec_options(prm)})
+    arguments = {k: v for k, v in arguments.items() if k not in _spec_options(prm)}
+    if spec.kind is PRMKind.MC:
         arguments.update(backend=backend, environment=environment)
-    elif prm == "judge":
+    elif spec.kind is PRMKind.JUDGE and spec.judge is None:
         arguments.update(backend=backend)
-    return prm_rewards(prm, **arguments)
+    return build_prm_rewards(spec, **arguments)
+
+
+def _spec_options(prm: str | None) -> tuple[str, ...]:
+    """The options that are part of the spec of the PRM called ``prm``."""
+    return PRMSpec.parse(prm).kind.options

@@ -7,6 +7,11 @@ Example:
 
 """
 
-from llenvs.inference.registry import backend_options, backend_providers, get_backend
+from llenvs.inference.registry import (
+    backend_options,
+    backend_providers,
+    build_backend,
+    get_backend,
+)
 
-__all__ = ["backend_options", "backend_providers", "get_backend"]
+__all__ = ["backend_options", "backend_providers", "build_backend", "get_backend"]

@@ -37,7 +37,15 @@ from llenvs.rewards.prm_conventions import (
     QwenMathPRM,
     convention_from_name,
 )
-from llenvs.rewards.prm_registry import PRM_NAMES, PRMFactory, get_prm, prm_rewards, register_prm
+from llenvs.rewards.prm_registry import (
+    PRM_NAMES,
+    PRMFactory,
+    build_prm,
+    build_prm_rewards,
+    get_prm,
+    prm_rewards,
+    register_prm,
+)
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
@@ -67,6 +75,8 @@ __all__ = [
     "Trace",
     "VllmPRM",
     "aggregate",
+    "build_prm",
+    "build_prm_rewards",
     "check_equations",
     "convention_from_name",
     "get_prm",

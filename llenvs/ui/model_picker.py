@@ -14,12 +14,21 @@ from typing import Any
 
 import streamlit as st
 
+from llenvs.core.spec.model_spec import ModelSpec, Provider
 from llenvs.traces import Trace
 from llenvs.ui.model_choice import ModelChoice, ModelKind, own_model
 from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.trace_source import traces_dir
 
 __all__ = ["current_choice", "model_picker", "saved_settings"]
+
+_KINDS = {
+    Provider.EMBEDDED: ModelKind.EMBEDDED,
+    Provider.TRANSFORMERS: ModelKind.FOLDER,
+    Provider.OPENAI: ModelKind.OPENAI,
+    Provider.SCRIPTED: ModelKind.SCRIPTED,
+}
+"""The picker's kind of each provider."""
 
 
 def model_picker(trace: Trace) -> ModelChoice | None:
@@ -34,14 +43,9 @@ def model_picker(trace: Trace) -> ModelChoice | None:
         saved = saved_settings()
         default, name, recorded = ModelKind[saved.model.upper()], saved.location, saved.server
     else:
-        family, _, name = own.partition("/")
-        default = (
-            ModelKind.OPENAI
-            if family == "openai"
-            else ModelKind.FOLDER
-            if name
-            else ModelKind.EMBEDDED
-        )
+        spec = ModelSpec.parse(own)
+        name = spec.model
+        default = _KINDS[spec.provider]
     kinds = list(ModelKind)
     kind = st.selectbox(
         "Model", kinds, index=kinds.index(default), format_func=lambda k: k.value, key="iv-model"
@@ -131,17 +135,19 @@ def _starting_choice(trace: Trace) -> ModelChoice | None:
     own = own_model(trace.run.model, recorded)
     if own is None:
         return saved_settings().choice()
-    family, _, name = own.partition("/")
-    if family == "openai":
+    spec = ModelSpec.parse(own)
+    if spec.provider is Provider.OPENAI:
         mode = recorded.get("mode")
         return _openai_choice(
             str(recorded["base_url"]),
-            name,
+            spec.model,
             mode if mode in ("completions", "chat") else "completions",
             str(recorded.get("api_key_env", "OPENAI_API_KEY")),
             str(recorded.get("tokenizer") or ""),
         )
-    return ModelChoice(ModelKind.FOLDER, name) if name else ModelChoice(ModelKind.EMBEDDED)
+    if spec.provider is Provider.TRANSFORMERS:
+        return ModelChoice(ModelKind.FOLDER, spec.model)
+    return ModelChoice(ModelKind.EMBEDDED)
 
 
 def _openai_choice(

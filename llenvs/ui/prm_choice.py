@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llenvs.core.errors import UnknownName
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.rewards.vllm_prm import DEFAULT_BASE_URL
 
 __all__ = ["DEFAULT_BASE_URL", "PRM_CHOICES", "SERVED_PRM", "PRMChoice", "describe_choice"]
@@ -28,9 +30,6 @@ PRM_CHOICES: tuple[str | None, ...] = (None, "arithmetic", "judge", "judge:trans
 
 SERVED_PRM = "vllm/<model>"
 """The choice that stands for a served PRM: the page then asks for its model and server."""
-
-_SERVED_KIND = "vllm/"
-"""How a served PRM's spec begins."""
 
 _DESCRIPTIONS = {
     None: "none",
@@ -71,22 +70,36 @@ class PRMChoice:
     """A served PRM's server (``vllm/<model>``); None: ``VllmPRM``'s default."""
 
     def __post_init__(self) -> None:
-        if self.base_url is not None and not self.served:
+        try:
+            kind = PRMSpec.parse(self.spec).kind
+        except UnknownName as error:
+            raise ValueError(str(error)) from None
+        if self.base_url is not None and kind is not PRMKind.VLLM:
             raise ValueError(f"a server URL is for a served PRM (vllm/<model>), not {self.spec!r}")
-        if self.served and not self.model:
-            raise ValueError("a served PRM needs its model's name (vllm/<model>)")
-        if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"the PRM server URL must be an http(s) URL, got {self.base_url!r}")
+        self.prm_spec()  # a served PRM's URL must be http(s)
+
+    def prm_spec(self) -> PRMSpec:
+        """The PRM this choice names, with a served PRM's server.
+
+        Example:
+            >>> PRMChoice("vllm/m", "http://h/v1").prm_spec().base_url
+            'http://h/v1'
+
+        """
+        if self.base_url is None:
+            return PRMSpec.parse(self.spec)
+        return PRMSpec.parse(self.spec, base_url=self.base_url)
 
     @property
     def served(self) -> bool:
         """Whether a vLLM server serves this PRM."""
-        return self.spec is not None and self.spec.startswith(_SERVED_KIND)
+        return self.prm_spec().kind is PRMKind.VLLM
 
     @property
     def model(self) -> str:
         """A served PRM's model name ("" for the others)."""
-        return self.spec.removeprefix(_SERVED_KIND) if self.served and self.spec else ""
+        spec = self.prm_spec()
+        return spec.model if spec.kind is PRMKind.VLLM else ""
 
     def options(self) -> dict[str, Any]:
         """``get_prm``'s options: the server's URL for a served PRM."""

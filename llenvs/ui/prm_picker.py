@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.ui.prm_choice import (
     DEFAULT_BASE_URL,
     PRM_CHOICES,
@@ -51,8 +52,11 @@ def prm_picker(
         key=f"{key}-url",
         help="Where `vllm serve <model> --runner pooling` listens",
     ).strip()
+    if not model:
+        st.error("a served PRM needs its model's name (vllm/<model>)", icon=":material/error:")
+        return None
     try:
-        return PRMChoice(f"vllm/{model}", url)
+        return PRMChoice(PRMSpec(PRMKind.VLLM, model).name, url)
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
         return None

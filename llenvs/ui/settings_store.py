@@ -69,11 +69,16 @@ class Settings:
         kinds = [k.name.lower() for k in ModelKind if k is not ModelKind.SCRIPTED]
         if self.model not in kinds:
             raise ValueError(f"model must be one of {', '.join(kinds)}, got {self.model!r}")
-        served = isinstance(self.prm, str) and self.prm.startswith("vllm/")
-        if self.prm not in PRM_CHOICES and not served:
-            names = ", ".join(str(p) for p in PRM_CHOICES)
-            raise ValueError(f"prm must be one of {names}, or vllm/<model>, got {self.prm!r}")
-        self.prm_choice()  # a served PRM needs its model's name; its URL must be http(s)
+        names = ", ".join(str(p) for p in PRM_CHOICES)
+        refused = ValueError(f"prm must be one of {names}, or vllm/<model>, got {self.prm!r}")
+        try:
+            choice = self.prm_choice()  # a served PRM's URL must be http(s)
+        except ValueError:
+            if self.prm_base_url:
+                raise
+            raise refused from None
+        if self.prm not in PRM_CHOICES and not choice.served:
+            raise refused
         unknown = set(self.server) - set(_SERVER_OPTIONS)
         if unknown:
             choices = ", ".join(_SERVER_OPTIONS)

