@@ -147,7 +147,7 @@ class MonteCarloPRM:
 
     def __repr__(self) -> str:
         return (
-            f"MonteCarloPRM(backend={getattr(self.backend, 'name', '?')!r}, "
+            f"MonteCarloPRM(backend={self.backend.name!r}, "
             f"rollouts={self.rollouts}, temperature={self.params.temperature}, "
             f"max_tokens={self.params.max_tokens}, seed={self.params.seed})"
         )

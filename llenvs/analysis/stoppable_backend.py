@@ -31,9 +31,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
-from llenvs.core.backend import BoundaryFn, Generation, GenerationRequest, ModelBackend
+from llenvs.core.backend import (
+    BackendCapabilities,
+    BoundaryFn,
+    Generation,
+    GenerationRequest,
+    ModelBackend,
+)
 
 __all__ = ["RolloutsStopped", "StoppableBackend", "TokenObserver"]
 
@@ -53,8 +58,8 @@ class StoppableBackend:
         should_stop: asked after every generated token.
         on_token: called after every generated token (for progress), or None.
 
-    Other attributes (``max_in_flight``, ``tokenizer``, ...) are the backend's own, so the
-    episode driver serves it as it serves ``backend``.
+    Its ``capabilities`` are the backend's own, so the episode driver serves it as it serves
+    ``backend``.
 
     """
 
@@ -75,8 +80,10 @@ class StoppableBackend:
         """The backend's name (rollouts are stored under it)."""
         return self.backend.name
 
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self.backend, attribute)
+    @property
+    def capabilities(self) -> BackendCapabilities:
+        """The backend's capabilities (concurrency, tokenizer, ...): it generates for it."""
+        return self.backend.capabilities
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """The backend's generations, or ``RolloutsStopped`` when a stop cut one short."""

@@ -13,6 +13,7 @@ Example:
 from llenvs.core.action import Action
 from llenvs.core.backend import (
     DEFAULT_MAX_TOKENS,
+    BackendCapabilities,
     FinishReason,
     Generation,
     GenerationRequest,
@@ -48,6 +49,7 @@ from llenvs.core.segmenters import (
     segmenter_from_spec,
 )
 from llenvs.core.signal import Rewards, RewardType, Signal
+from llenvs.core.spec import ModelSpec, PRMSpec, RunSpec
 from llenvs.core.state import Observation, State, StateMetadata
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
@@ -55,6 +57,7 @@ from llenvs.core.trajectory import Trajectory, Transition
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "Action",
+    "BackendCapabilities",
     "BackendError",
     "BatchRewardFunction",
     "CompositeSegmenter",
@@ -69,12 +72,15 @@ __all__ = [
     "LlenvsError",
     "Message",
     "ModelBackend",
+    "ModelSpec",
     "Observation",
+    "PRMSpec",
     "PatternSegmenter",
     "Prompt",
     "RewardFunction",
     "RewardType",
     "Rewards",
+    "RunSpec",
     "SamplingParams",
     "SegmentStream",
     "SegmentedEnvironment",

@@ -18,14 +18,17 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "BackendCapabilities",
     "BoundaryFn",
     "FinishReason",
     "Generation",
@@ -112,6 +115,48 @@ class SamplingParams:
             raise TypeError(f"stop must be a tuple of strings, got the string {self.stop!r}")
         if any(not s for s in self.stop):
             raise ValueError("stop sequences must be non-empty strings")
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object of these parameters (a trace's ``run.sampling_params``).
+
+        Example:
+            >>> SamplingParams(max_tokens=8, stop=("x",)).to_record()["stop"]
+            ['x']
+
+        """
+        record = {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}
+        record["stop"] = list(self.stop)
+        return record
+
+    @classmethod
+    def from_record(cls, obj: object, what: str = "sampling_params") -> SamplingParams:
+        """The parameters of ``to_record``'s object; absent keys take the defaults.
+
+        A key ``SamplingParams`` does not have is refused, naming it and the known ones.
+
+        Example:
+            >>> SamplingParams.from_record({"max_tokens": 9}).max_tokens
+            9
+            >>> SamplingParams.from_record({"max_token": 9})
+            Traceback (most recent call last):
+            ...
+            ValueError: sampling_params: unknown field 'max_token': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs
+
+        """  # noqa: E501
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"{what}: expected a JSON object, got {type(obj).__name__}")
+        known = [item.name for item in dataclasses.fields(cls)]
+        unknown = sorted(str(key) for key in obj if key not in known)
+        if unknown:
+            choices = ", ".join(known)
+            raise ValueError(f"{what}: unknown field {unknown[0]!r}: choose from {choices}")
+        values = dict(obj)
+        if isinstance(values.get("stop"), list):
+            values["stop"] = tuple(values["stop"])
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{what}: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -209,9 +254,63 @@ class Generation:
             )
 
 
+@dataclass(frozen=True)
+class BackendCapabilities:
+    """What a backend offers beyond ``generate``; each field's default means "not offered".
+
+    Every backend declares one as its ``capabilities`` (``ModelBackend``): code that needs an
+    optional ability reads it there, never by probing the backend for attributes. A backend
+    that offers nothing optional says ``capabilities = BackendCapabilities()``; a wrapper
+    forwards the capabilities of the backend it wraps.
+
+    Example:
+        >>> none = BackendCapabilities()
+        >>> none.max_in_flight, none.chat_template, dict(none.rebuild_options), none.tokenizer()
+        (None, None, {}, None)
+        >>> BackendCapabilities(max_in_flight=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: max_in_flight must be an int >= 1 or None, got 0
+
+    """
+
+    max_in_flight: int | None = None
+    """How many calls it serves at once, each on its own thread (a server); None: one call
+    takes every waiting request, as one batch (a local model)."""
+    chat_template: str | None = None
+    """The chat template its prompts are rendered with (recorded in traces); None if unknown."""
+    rebuild_options: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """What ``get_backend(name, **rebuild_options)`` needs to reach the same model again (an
+    openai server's URL, mode, tokenizer and key variable, never a key); local models need none."""
+    load_tokenizer: Callable[[], Any] | None = None
+    """Returns the tokenizer whose ids ``generate`` hands back (loaded on first call, so a
+    server's is fetched only when asked for); None when its ids are no tokenizer's."""
+
+    def __post_init__(self) -> None:
+        workers = self.max_in_flight
+        if workers is not None and (
+            isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+        ):
+            raise ValueError(f"max_in_flight must be an int >= 1 or None, got {workers!r}")
+        object.__setattr__(self, "rebuild_options", MappingProxyType(dict(self.rebuild_options)))
+
+    def tokenizer(self) -> Any:
+        """The tokenizer its token ids are in (loading it), or None when it declares none.
+
+        Example:
+            >>> BackendCapabilities(load_tokenizer=lambda: "the tokenizer").tokenizer()
+            'the tokenizer'
+
+        """
+        return None if self.load_tokenizer is None else self.load_tokenizer()
+
+
 @runtime_checkable
 class ModelBackend(Protocol):
-    """Generates text for a batch of requests.
+    """Generates text for a batch of requests, and declares what else it offers.
+
+    Optional abilities (concurrent calls, chat template, rebuild options, tokenizer) are not
+    attributes to probe for: each backend declares them in ``capabilities``.
 
     Example:
         >>> from llenvs.inference import get_backend
@@ -223,6 +322,11 @@ class ModelBackend(Protocol):
     @property
     def name(self) -> str:
         """What generates: ``"scripted"``, ``"transformers/<model>"``, ``"openai/<model>"``."""
+        ...
+
+    @property
+    def capabilities(self) -> BackendCapabilities:
+        """What it offers beyond ``generate`` (``BackendCapabilities()``: nothing optional)."""
         ...
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:

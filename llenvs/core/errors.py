@@ -20,6 +20,7 @@ from collections.abc import Iterable
 __all__ = [
     "BackendError",
     "EnvironmentCheckError",
+    "EpisodePhaseError",
     "LlenvsError",
     "OutOfBoundsError",
     "PermanentBackendError",
@@ -132,6 +133,18 @@ class TerminalStateError(LlenvsError, ValueError):
         Traceback (most recent call last):
         ...
         llenvs.core.errors.TerminalStateError: segment 4 is terminal
+
+    """
+
+
+class EpisodePhaseError(LlenvsError, RuntimeError):
+    """An episode was moved between phases its transition table does not allow: a bug.
+
+    Example:
+        >>> raise EpisodePhaseError("stopped -> generating")
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.EpisodePhaseError: stopped -> generating
 
     """
 

@@ -26,8 +26,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 from llenvs.core.action import Action
@@ -41,14 +42,17 @@ from llenvs.core.backend import (
 )
 from llenvs.core.errors import TerminalStateError
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.signal import Rewards
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.intervention import Complete, ForceAction, Intervention, StepCallback
+from llenvs.evaluation.episode_phase import EpisodePhase
+from llenvs.evaluation.intervention import Complete, ForceAction, StepCallback, StepDecision
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
+from llenvs.evaluation.step_rewrites import reopened, with_feedback_after
+from llenvs.evaluation.step_rewrites import truncated as truncated_result
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
+from llenvs.traces.segment_flag import SegmentFlag
 
 __all__ = ["Episode", "StepObserver", "StopCheck"]
 
@@ -85,7 +89,7 @@ class Episode:
         step_callback: StepCallback | None = None,
         prefix: Prefix = None,
         max_steps: int | None = None,
-        then: Intervention = None,
+        then: StepDecision = None,
         on_step: StepObserver | None = None,
         should_stop: StopCheck | None = None,
         answer_opening: AnswerOpening | None = None,
@@ -100,10 +104,11 @@ class Episode:
         self.on_step = on_step
         self.should_stop = should_stop
         self.answer_opening = answer_opening
-        self.answer_opened = False
-        """The response ended without an answer and ``answer_opening`` was forced."""
-        self.stopped = False
-        """Ended between segments because ``should_stop`` said so (kept, marked truncated)."""
+        self.answer_tokens = 0
+        """Tokens the budget gained for the answer once ``answer_opening`` was forced (the
+        response ended without an answer); 0 until then."""
+        self.phase = EpisodePhase.GENERATING
+        """Where the episode is; it moves only along ``episode_phase.TRANSITIONS``."""
         self.state, _ = env.reset(options={"task_index": task_index})
         self.task_index = task_index
         observation = self.state.observation
@@ -128,10 +133,6 @@ class Episode:
         self.unassigned_ids: list[int] = []
         self.unassigned_logprobs: list[float] | None = []
         self.forced: ForceAction | None = None
-        self.one_shot = False
-        self.generation_ended = False
-        self.done = False
-        self.truncated = False
         self.budget = params.max_tokens
         self.live_steps = 0
         self.calls = 0
@@ -145,31 +146,36 @@ class Episode:
         if then is not None:
             self._apply(then)
 
+    @property
+    def done(self) -> bool:
+        """Whether the episode has ended (its phase is finished, truncated, stopped or failed)."""
+        return self.phase.done
+
     def next_request(self) -> GenerationRequest | None:
         """Step everything that needs no model; the next request, or None once done."""
         while not self.done:
             if self.forced is not None:
                 forced, self.forced = self.forced, None
-                self._step(forced.text, final=False, flags={"forced": True})
+                self._step(forced.text, final=False, flags=frozenset({SegmentFlag.FORCED}))
             elif self.pending:
                 piece = self.pending.pop(0)
-                final = self.generation_ended and not self.pending
+                final = self.phase.generation_ended and not self.pending
                 opens = final and self._answer_due(piece)
-                self._step(piece, final=final and not opens, flags=self._generated_flags())
+                self._step(piece, final=final and not opens, **self._generated())
                 if opens and not self.done:
                     self._open_answer()
-            elif self.generation_ended:
+            elif self.phase.generation_ended:
                 if self._answer_due(""):
                     self._open_answer()
                 elif self._last_step_ends_the_turn():
                     self._end_on_last_step()
                 else:
-                    self._step("", final=True, flags=self._generated_flags())
+                    self._step("", final=True, **self._generated())
             elif self.budget <= 0:
-                self.generation_ended = True
+                self._end_generation()
                 self.pending = self.strategy.complete("", "")
             elif self.should_stop is not None and self.should_stop():
-                self.stopped = self.truncated = self.done = True
+                self._move(EpisodePhase.STOPPED)
             else:
                 prompt = Prompt(
                     self.messages,
@@ -179,7 +185,7 @@ class Episode:
                     if self.turn_ids is not None or not self.hint_ids
                     else tuple(self.hint_ids),
                 )
-                if self.one_shot:
+                if self.phase.one_shot:
                     return self.strategy.one_shot_request(prompt, self.params, self.budget)
                 return self.strategy.request(prompt, self.params, self.budget)
         return None
@@ -196,18 +202,20 @@ class Episode:
             self.unassigned_logprobs = None
         elif self.unassigned_logprobs is not None:
             self.unassigned_logprobs.extend(generation.logprobs)
-        if self.one_shot:
+        if self.phase.one_shot:
             self.pending = self.strategy.complete(self.carried, generation.text)
             self.carried = ""
-            self.generation_ended = True
+            self._end_generation()
         else:
-            pieces, self.generation_ended = self.strategy.absorb(generation, self.budget)
+            pieces, ended = self.strategy.absorb(generation, self.budget)
             self.pending.extend(pieces)
+            if ended:
+                self._end_generation()
 
     def fail(self, error: BaseException) -> None:
         """End the episode on a backend failure, keeping the transitions it has."""
         self.error = f"{type(error).__name__}: {error}"
-        self.done = True
+        self._move(EpisodePhase.FAILED)
 
     def result(self) -> TrajectoryResult:
         """The episode as a ``TrajectoryResult`` (call once it is done)."""
@@ -216,12 +224,12 @@ class Episode:
         metadata: dict[str, Any] = {
             "task_index": self.task_index,
             "prefix_steps": self.prefix_steps,
-            "generated_tokens": self.params.max_tokens + self._answer_tokens() - self.budget,
-            "answer_opened": self.answer_opened,
+            "generated_tokens": self.params.max_tokens + self.answer_tokens - self.budget,
+            "answer_opened": self.answer_tokens > 0,
             "calls": self.calls,
             "finish_reason": None if self.finish_reason is None else self.finish_reason.value,
-            "truncated": self.truncated,
-            "stopped": self.stopped,
+            "truncated": self.phase in (EpisodePhase.TRUNCATED, EpisodePhase.STOPPED),
+            "stopped": self.phase is EpisodePhase.STOPPED,
             "budget_exhausted": self.budget <= 0,
             "feedback": [{"after_segment": n, "text": text} for n, text in self.feedback],
         }
@@ -243,7 +251,8 @@ class Episode:
                 self.state = transition.result.next_state
                 self.turn += transition.action.text
                 self.turn_ids = None
-                self.done = transition.result.done
+                if transition.result.done:
+                    self._move(EpisodePhase.FINISHED)
                 ids = transition.info.get("token_ids")
                 if self.hint_ids is not None:
                     self.hint_ids = None if ids is None else [*self.hint_ids, *ids]
@@ -253,7 +262,7 @@ class Episode:
         opening = self.answer_opening
         return (
             opening is not None
-            and not self.answer_opened
+            and not self.answer_tokens
             and self.error is None
             and opening.marker not in self.turn + last_piece
         )
@@ -262,51 +271,57 @@ class Episode:
         """Force the answer opening; the model gets ``max_tokens`` more to complete it."""
         opening = self.answer_opening
         assert opening is not None
-        self.answer_opened = True
+        self.answer_tokens = opening.max_tokens
         self._apply(ForceAction(opening.text))
         self.budget = max(self.budget, 0) + opening.max_tokens
         stop = tuple(dict.fromkeys((*self.params.stop, *opening.stop)))
         self.params = replace(self.params, stop=stop)
 
-    def _answer_tokens(self) -> int:
-        """Tokens added to the budget for the answer after a forced opening."""
-        return self.answer_opening.max_tokens if self.answer_opened and self.answer_opening else 0
-
-    def _generated_flags(self) -> dict[str, Any]:
-        """Info of a generated step: ``token_ids`` (and ``logprobs``), and ``one_shot``.
+    def _generated(self) -> dict[str, Any]:
+        """``_step``'s flags (generated, one shot) and tokens (ids, logprobs) of a generated step.
 
         The token ids are those of the calls since the last generated step: a call's tokens go
         to the first segment it completes (the overshoot past a boundary included).
         """
-        flags: dict[str, Any] = {"token_ids": tuple(self.unassigned_ids)}
+        tokens: dict[str, Any] = {"token_ids": tuple(self.unassigned_ids)}
         if self.unassigned_logprobs is not None and self.unassigned_ids:
-            flags["logprobs"] = tuple(self.unassigned_logprobs)
-        if self.one_shot:
-            flags["one_shot"] = True
+            tokens["logprobs"] = tuple(self.unassigned_logprobs)
         self.unassigned_ids, self.unassigned_logprobs = [], []
-        return flags
+        one_shot = {SegmentFlag.ONE_SHOT} if self.phase.one_shot else set()
+        return {"flags": frozenset({SegmentFlag.GENERATED, *one_shot}), "tokens": tokens}
 
-    def _step(self, text: str, *, final: bool, flags: dict[str, Any]) -> None:
-        """Step one live segment, mark truncation, and run the callback."""
-        before = self.state
+    def _step(
+        self,
+        text: str,
+        *,
+        final: bool,
+        flags: frozenset[SegmentFlag],
+        tokens: Mapping[str, Any] = MappingProxyType({}),
+    ) -> None:
+        """Step one live segment, mark truncation, and run the callback.
+
+        ``info`` gets each flag under its value (``info["forced"]``) and ``tokens``.
+        """
+        before, one_shot = self.state, self.phase.one_shot
         action = Action(text, final=final)
         result: StepResult[Any] = self.env.step(before, action)
         self.live_steps += 1
-        info = {**result.info, **flags}
-        if not result.done and self.max_steps is not None and self.live_steps >= self.max_steps:
-            self.truncated = True
-            metadata = replace(result.next_state.metadata, is_truncated=True)
-            result = replace(result, next_state=replace(result.next_state, metadata=metadata))
-            result = replace(result, truncated=True)
-        result = replace(result, info=info)
+        info = {**result.info, **tokens, **{flag.value: True for flag in flags}}
+        truncated = (
+            not result.done and self.max_steps is not None and self.live_steps >= self.max_steps
+        )
+        result = replace(truncated_result(result) if truncated else result, info=info)
         transition = Transition(before, action, result)
         self.transitions.append(transition)
         self.state = result.next_state
         self.turn += text
-        self.done = result.done
+        if truncated:
+            self._move(EpisodePhase.TRUNCATED)
+        elif result.done:
+            self._move(EpisodePhase.FINISHED)
         if self.on_step is not None:
             self.on_step(self, transition)
-        if self.callback is not None and not self.one_shot:
+        if self.callback is not None and not one_shot:
             self._apply(self.callback(result))
 
     def _last_step_ends_the_turn(self) -> bool:
@@ -317,7 +332,7 @@ class Episode:
         return (
             bool(self.transitions)
             and not self.unassigned_ids
-            and "feedback_after" not in self.transitions[-1].result.info
+            and SegmentFlag.FEEDBACK_AFTER.value not in self.transitions[-1].result.info
         )
 
     def _end_on_last_step(self) -> None:
@@ -332,14 +347,14 @@ class Episode:
         result = replace(result, info={**last.result.info, **result.info})
         self.transitions[-1] = replace(last, action=replace(last.action, final=True), result=result)
         self.state = result.next_state
-        self.done = True
+        self._move(EpisodePhase.FINISHED)
 
-    def _apply(self, intervention: Intervention) -> None:
+    def _apply(self, intervention: StepDecision) -> None:
         """Apply what a callback returned (or ``then=``) before the next step."""
         if intervention is None:
             return
         if isinstance(intervention, ForceAction):
-            if self.done:
+            if self.phase.done:
                 raise TerminalStateError(
                     f"ForceAction({intervention.text!r}) after the episode ended at segment "
                     f"{self.state.hidden.segment_index}: a forced action after the terminal step "
@@ -349,19 +364,22 @@ class Episode:
             self._drop_unstepped()
             self.turn_ids = None
         elif isinstance(intervention, Complete):
-            self.one_shot = True
-            if self.done or self.generation_ended:
+            if self.phase.done:
+                return  # nothing is left to complete
+            if self.phase.generation_ended:
+                self._move(EpisodePhase.COMPLETED)  # what is left is stepped as one shot
                 return
+            self._move(EpisodePhase.COMPLETING)
             # Segments cut but not stepped rejoin the rest: the one call continues after them.
             self.carried, self.pending = "".join(self.pending), []
             if self.budget <= 0:
-                self.generation_ended = True
+                self._move(EpisodePhase.COMPLETED)
                 self.pending = self.strategy.complete(self.carried, "")
                 self.carried = ""
         elif isinstance(intervention, str):
             if not intervention:
                 raise ValueError("feedback must be a non-empty string (return None for none)")
-            if self.done:
+            if self.phase.done:
                 if self.error is not None or not self.transitions or self.budget <= 0:
                     return  # nothing to reopen, or no budget left to answer with
                 self._reopen()
@@ -386,35 +404,28 @@ class Episode:
         The last step stops being terminal: it loses the rewards judged once on a whole
         response (outcome, format), which the step that ends the reopened episode will carry.
         """
-        last = self.transitions[-1]
-        result = last.result
-        metadata = replace(result.next_state.metadata, is_terminal=False, is_truncated=False)
-        state = replace(result.next_state, metadata=metadata)
-        kept = Rewards(tuple(s for s in result.rewards if s.reward_type.per_step))
-        result = replace(
-            result,
-            next_state=state,
-            rewards=kept,
-            terminated=False,
-            truncated=False,
-            info={**result.info, "reopened": True},
-        )
-        self.transitions[-1] = replace(last, result=result)
-        self.state = state
-        self.done = self.truncated = False
-        self.generation_ended = False
+        self.transitions[-1] = reopened(self.transitions[-1])
+        self.state = self.transitions[-1].result.next_state
+        self._move(EpisodePhase.GENERATING)
 
     def _mark_feedback(self, text: str) -> None:
         """Record feedback: in the metadata, and as ``feedback_after`` on the step before it."""
         self.feedback.append((len(self.transitions), text))
         if self.transitions:
-            last = self.transitions[-1]
-            info = {**last.result.info, "feedback_after": text}
-            self.transitions[-1] = replace(last, result=replace(last.result, info=info))
+            self.transitions[-1] = with_feedback_after(self.transitions[-1], text)
 
     def _drop_unstepped(self) -> None:
         """Forget the generated text not yet stepped (it continued a context that changed)."""
         self.pending, self.carried = [], ""
         self.strategy.drop()
-        self.generation_ended = False
+        if self.phase.generation_ended:  # the model goes on, after the new context
+            self._move(EpisodePhase.COMPLETING if self.phase.one_shot else EpisodePhase.GENERATING)
         self.unassigned_ids, self.unassigned_logprobs = [], []
+
+    def _end_generation(self) -> None:
+        """The model has said all it will say in this turn: step what it left."""
+        self._move(EpisodePhase.COMPLETED if self.phase.one_shot else EpisodePhase.GENERATED)
+
+    def _move(self, target: EpisodePhase) -> None:
+        """Go to ``target``, as ``episode_phase.TRANSITIONS`` allows (else an internal error)."""
+        self.phase = self.phase.move_to(target)

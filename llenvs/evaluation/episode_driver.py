@@ -4,7 +4,7 @@
 source the moment one ends (continuous scheduling), and yields each episode as it ends. How the
 waiting requests become ``generate`` calls depends on the backend:
 
-- a backend that serves calls concurrently says so with an integer ``max_in_flight`` (the
+- a backend that serves calls concurrently declares ``capabilities.max_in_flight`` (the
   openai backend): each request is a call of its own, on its own thread, so every trajectory
   goes on as soon as its own generation is back and never waits for a slower one;
 - any other backend (transformers, scripted) gets one call with every request waiting at that
@@ -56,7 +56,8 @@ def run_episodes(
     """Drive ``episodes``, all at once, to their ends (see ``drive_episodes``).
 
     Example:
-        >>> run_episodes(object(), [])  # nothing to run, no call made
+        >>> from llenvs.inference import get_backend
+        >>> run_episodes(get_backend("scripted"), [])  # nothing to run, no call made
 
     """
     for _ in drive_episodes(backend, episodes, retry):
@@ -77,9 +78,10 @@ def drive_episodes(
     its own episode only. ``in_flight`` None: every episode at once.
 
     Example:
-        >>> list(drive_episodes(object(), [], in_flight=4))
+        >>> from llenvs.inference import get_backend
+        >>> list(drive_episodes(get_backend("scripted"), [], in_flight=4))
         []
-        >>> list(drive_episodes(object(), [], in_flight=0))
+        >>> list(drive_episodes(get_backend("scripted"), [], in_flight=0))
         Traceback (most recent call last):
         ...
         ValueError: in_flight must be >= 1 or None, got 0
@@ -97,9 +99,9 @@ def _drive(
     in_flight: int | None,
 ) -> Iterator[Episode]:
     """The loop of ``drive_episodes``."""
-    workers = getattr(backend, "max_in_flight", None)
-    concurrent = isinstance(workers, int) and not isinstance(workers, bool) and workers > 0
-    pool = ThreadPoolExecutor(workers, "llenvs-driver") if concurrent else None
+    workers = backend.capabilities.max_in_flight
+    pool = None if workers is None else ThreadPoolExecutor(workers, "llenvs-driver")
+    concurrent = pool is not None
     running: list[Episode] = []
     sent: dict[Future[list[Outcome]], list[Episode]] = {}
     more = True
@@ -177,7 +179,7 @@ def _generate(backend: ModelBackend, requests: list[GenerationRequest]) -> list[
     generations = backend.generate(requests)
     if len(generations) != len(requests):
         raise BackendError(
-            f"{getattr(backend, 'name', backend)!r} returned {len(generations)} "
+            f"{backend.name!r} returned {len(generations)} "
             f"generation(s) for {len(requests)} request(s)"
         )
     return generations

@@ -63,6 +63,7 @@ from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.inference.registry import backend_options
 from llenvs.rewards.prm_reward_function import UNRATED_KEY
 from llenvs.traces.file_lock import file_lock
+from llenvs.traces.from_steps import step_flags
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader
 from llenvs.traces.trace_writer import (
@@ -79,9 +80,6 @@ ProgressCallback = Callable[[int, int], None]
 
 DEFAULT_RETRY = RetryPolicy()
 """Three tries per backend call, waiting 1 s then 2 s."""
-
-STEP_FLAGS = ("replayed", "forced", "one_shot", "feedback_after")
-"""The ``info`` keys a step event reports as flags."""
 
 
 def run_segmented_evaluation(
@@ -173,11 +171,11 @@ def run_segmented_evaluation(
                     if not s.metadata.get(UNRATED_KEY)  # an unrated PRM step has no score
                 },
                 terminal=transition.result.terminated,
-                flags=tuple(flag for flag in STEP_FLAGS if info.get(flag)),
+                flags=step_flags(info),
             )
         )
 
-    params, template = runner.sampling_params, getattr(backend, "chat_template", None)
+    params, template = runner.sampling_params, backend.capabilities.chat_template
     started = time.perf_counter()
     results: dict[int, TrajectoryResult] = {}
     traces: dict[int, Trace] = dict(finished)
@@ -204,7 +202,7 @@ def run_segmented_evaluation(
                 chat_template=template,
                 backend_options=backend_options(backend),
                 prm=prm,
-                answer_opening=None if answer_opening is None else answer_opening.to_dict(),
+                answer_opening=None if answer_opening is None else answer_opening.to_record(),
             )
             index = trace.task.task_index
             results[index], traces[index] = result, trace

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol
 
+from llenvs.traces.segment_flag import SegmentFlag
+
 __all__ = [
     "EvaluationEvent",
     "EventSink",
@@ -77,8 +79,8 @@ class StepTaken:
     """The step's rewards by name."""
     terminal: bool
     """Whether the step ended the episode."""
-    flags: tuple[str, ...] = ()
-    """``forced``, ``one_shot``, ``replayed``, ``feedback_after`` where they apply."""
+    flags: frozenset[SegmentFlag] = frozenset()
+    """How the segment came to be (logged as their sorted values)."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ def event_record(event: EvaluationEvent) -> dict[str, Any]:
     for key, value in fields.items():
         if isinstance(value, tuple):
             fields[key] = list(value)
+        elif isinstance(value, frozenset):
+            fields[key] = sorted(flag.value for flag in value)
     return {"event": event.kind, "time": datetime.now(UTC).isoformat(), **fields}
 
 

@@ -33,6 +33,7 @@ from llenvs.core.action import Action
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.state import State
 from llenvs.core.trajectory import Transition
+from llenvs.traces.segment_flag import SegmentFlag
 
 __all__ = ["FeedbackTurn", "Prefix", "PrefixSegment", "prefix_parts", "replay_prefix"]
 
@@ -141,7 +142,7 @@ def replay_prefix(env: SegmentedEnvironment, state: State[Any], prefix: Prefix) 
             )
         before = state if given is None else given
         result = env.step(before, action)
-        info: dict[str, Any] = {**result.info, "replayed": True}
+        info: dict[str, Any] = {**result.info, SegmentFlag.REPLAYED.value: True}
         ids = _token_ids(prefix, number)
         if ids is not None:
             info["token_ids"] = ids

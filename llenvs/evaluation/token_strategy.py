@@ -1,12 +1,12 @@
 """``TokenContinuationStrategy``: one call of ``token_size`` tokens is one segment.
 
 It applies to a segmenter that cuts every ``token_size`` tokens of a tokenizer (it has
-``tokenizer`` and ``token_size``) when the backend generates with that same tokenizer (its
-``tokenizer`` attribute: the same object, or one of the same class with the same vocabulary and
-special tokens, as when the model's tokenizer is loaded twice or from another copy): then a
-call of ``max_tokens = token_size`` is exactly one segment, and no text runs past a boundary.
-The segments are the model's own tokens, which need not be the canonical tokenisation of the
-text (a generated trace keeps the spans it was generated with).
+``tokenizer`` and ``token_size``) when the backend generates with that same tokenizer (the
+one its ``capabilities`` declare: the same object, or one of the same class with the same
+vocabulary and special tokens, as when the model's tokenizer is loaded twice or from another
+copy): then a call of ``max_tokens = token_size`` is exactly one segment, and no text runs
+past a boundary. The segments are the model's own tokens, which need not be the canonical
+tokenisation of the text (a generated trace keeps the spans it was generated with).
 
 Example:
     >>> from llenvs.core.backend import FinishReason, Generation
@@ -23,7 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest, Prompt, SamplingParams
+from llenvs.core.backend import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    ModelBackend,
+    Prompt,
+    SamplingParams,
+)
 from llenvs.core.segmenters import Segmenter
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 
@@ -76,12 +83,16 @@ class TokenContinuationStrategy(ContinuationStrategy):
         self.token_size = token_size
 
     @staticmethod
-    def applies(segmenter: Segmenter, backend: Any) -> bool:
+    def applies(segmenter: Segmenter, backend: ModelBackend) -> bool:
         """True when ``segmenter`` cuts by tokens of the tokenizer ``backend`` generates with.
+
+        The backend's tokenizer is the one its ``capabilities`` declare (loaded only here, when
+        the segmenter cuts by tokens).
 
         Example:
             >>> from llenvs.core.segmenters import SentenceSegmenter
-            >>> TokenContinuationStrategy.applies(SentenceSegmenter(), object())
+            >>> from llenvs.inference import get_backend
+            >>> TokenContinuationStrategy.applies(SentenceSegmenter(), get_backend("scripted"))
             False
 
         """
@@ -89,7 +100,7 @@ class TokenContinuationStrategy(ContinuationStrategy):
         size = getattr(segmenter, "token_size", None)
         if tokenizer is None or not isinstance(size, int):
             return False
-        return same_tokenizer(getattr(backend, "tokenizer", None), tokenizer)
+        return same_tokenizer(backend.capabilities.tokenizer(), tokenizer)
 
     @property
     def buffer(self) -> str:

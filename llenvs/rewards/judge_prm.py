@@ -68,8 +68,10 @@ class JudgePRM:
     """
 
     def __init__(self, backend: ModelBackend, *, max_tokens: int = 6, batch_size: int = 16) -> None:
-        if not callable(getattr(backend, "generate", None)):
-            raise TypeError(f"backend must be a ModelBackend (with generate), got {backend!r}")
+        if not isinstance(backend, ModelBackend):
+            raise TypeError(
+                f"backend must be a ModelBackend (name, capabilities, generate), got {backend!r}"
+            )
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
             raise ValueError(f"max_tokens must be an int > 0, got {max_tokens!r}")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
@@ -187,13 +189,13 @@ class JudgePRM:
         generations = self.backend.generate(requests)
         if len(generations) != len(requests):
             raise BackendError(
-                f"{getattr(self.backend, 'name', '?')} gave {len(generations)} generations for "
+                f"{self.backend.name} gave {len(generations)} generations for "
                 f"{len(requests)} requests"
             )
         return generations
 
     def __repr__(self) -> str:
-        return f"JudgePRM(backend={getattr(self.backend, 'name', '?')!r})"
+        return f"JudgePRM(backend={self.backend.name!r})"
 
 
 def _failed(error: BackendError) -> Verdict:

@@ -25,7 +25,9 @@ from typing import Any
 from llenvs.core.backend import ModelBackend
 from llenvs.core.errors import LlenvsError
 from llenvs.core.reward_function import RewardFunction
-from llenvs.rewards.prm_registry import prm_rewards
+from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.rewards.prm_registry import build_prm_rewards
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
 
 __all__ = [
@@ -35,10 +37,6 @@ __all__ = [
     "recorded_prm_rewards",
     "recorded_prm_spec",
 ]
-
-_MODEL_KINDS = ("transformers", "vllm")
-"""Spec kinds whose part after the ``/`` is the model (``transformers/<folder>``,
-``vllm/<model>``)."""
 
 
 def prm_provenance(spec: str, prm: object) -> dict[str, Any]:
@@ -68,15 +66,15 @@ def prm_provenance(spec: str, prm: object) -> dict[str, Any]:
         value = _text(getattr(prm, field, None))
         if value is not None:
             record[field] = value
-    kind, _, model = spec.partition("/")
+    parsed = PRMSpec.parse(spec)
     backend = getattr(prm, "backend", None)
-    if kind in _MODEL_KINDS and model:
-        record["model"] = model
-    elif backend is not None and isinstance(getattr(backend, "name", None), str):
-        record["model"] = backend.name
-    options = getattr(backend, "rebuild_options", None)
+    served = backend if isinstance(backend, ModelBackend) else None
+    if parsed.model:
+        record["model"] = parsed.model
+    elif served is not None:
+        record["model"] = served.name
     url = getattr(prm, "base_url", None) or (
-        options.get("base_url") if isinstance(options, Mapping) else None
+        None if served is None else served.capabilities.rebuild_options.get("base_url")
     )
     if isinstance(url, str) and url:
         record["base_url"] = url
@@ -91,6 +89,7 @@ def provenance_of(
     The PRM is the ``PRMRewardFunction`` named ``prm`` (what ``prm_rewards(spec)`` made).
 
     Example:
+        >>> from llenvs.rewards.prm_registry import prm_rewards
         >>> provenance_of(None, ()) is None
         True
         >>> provenance_of("arithmetic", prm_rewards("arithmetic"))["name"]
@@ -166,24 +165,22 @@ def recorded_prm_rewards(
 def _made_again(
     spec: str, record: Mapping[str, Any], backend: ModelBackend | None
 ) -> tuple[RewardFunction, ...]:
-    """``prm_rewards`` of a record's spec with the options it records (see above)."""
-    kind = spec.partition("/")[0]
+    """``build_prm_rewards`` of a record's spec with the options it records (see above)."""
+    parsed = PRMSpec.parse(spec)
     options: dict[str, Any] = {}
-    if kind == "transformers" and "convention" in record:
-        options["convention"] = record["convention"]
-    if kind == "vllm" and "base_url" in record:
-        options["base_url"] = record["base_url"]
-    if spec == "judge":
+    recorded = {key: record[key] for key in ("convention", "base_url") if key in record}
+    parsed = PRMSpec.parse(spec, **{k: v for k, v in recorded.items() if k in parsed.kind.options})
+    if parsed.kind is PRMKind.JUDGE and parsed.judge is None:
         model = record.get("model")
         if backend is not None and (model is None or model == backend.name):
             options["backend"] = backend
         elif isinstance(model, str) and model:
-            from llenvs.inference import get_backend
+            from llenvs.inference import build_backend
 
             url = record.get("base_url")
             server = {"base_url": url} if isinstance(url, str) and url else {}
-            options["backend"] = get_backend(model, **server)
-    return prm_rewards(spec, **options)
+            options["backend"] = build_backend(ModelSpec.parse(model, **server))
+    return build_prm_rewards(parsed, **options)
 
 
 def describe_prm(record: Mapping[str, Any] | None) -> str:

@@ -22,7 +22,38 @@ from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
 
-__all__ = ["segment_from_transition", "trace_from_steps"]
+__all__ = ["segment_from_transition", "step_flags", "trace_from_steps"]
+
+_ORIGINS = (SegmentFlag.REPLAYED, SegmentFlag.FORCED, SegmentFlag.GENERATED)
+"""A step's origin flags, the first one present winning."""
+
+
+def step_flags(info: Mapping[str, Any], feedback_after: bool = False) -> frozenset[SegmentFlag]:
+    """The ``SegmentFlag`` values of a step, from its ``info``.
+
+    The runner marks a step's flags in ``info`` under their values (``info["forced"]``,
+    ``info["one_shot"]``, ``info["feedback_after"]`` holds the feedback text). A step with no
+    origin flag (a replay by the environment) is generated when it carries ``token_ids``, else
+    replayed; replayed wins over forced, forced over generated.
+
+    Example:
+        >>> sorted(f.value for f in step_flags({"forced": True, "one_shot": True}))
+        ['forced', 'one_shot']
+        >>> sorted(f.value for f in step_flags({"token_ids": (1,)}, feedback_after=True))
+        ['feedback_after', 'generated']
+
+    """
+    flags = {flag for flag in SegmentFlag if info.get(flag.value)}
+    origins = [flag for flag in _ORIGINS if flag in flags]
+    flags.difference_update(_ORIGINS)
+    if origins:
+        flags.add(origins[0])
+    else:
+        flags.add(SegmentFlag.GENERATED if "token_ids" in info else SegmentFlag.REPLAYED)
+    if feedback_after:
+        flags.add(SegmentFlag.FEEDBACK_AFTER)
+    return frozenset(flags)
+
 
 WHOLE_RESPONSE = (RewardType.OUTCOME, RewardType.FORMAT)
 """The reward types judged once, on the whole response: a trace's ``final_rewards``."""
@@ -37,10 +68,8 @@ def segment_from_transition(
 ) -> SegmentRecord:
     """The record of one step, whose segment starts at character ``start`` of the response.
 
-    Flags come from ``info``: ``replayed`` and ``forced`` as the runner sets them; a step whose
-    info carries ``token_ids`` (the runner's generated steps) is generated; any other step was
-    stepped as given (a replay), so it is replayed. ``one_shot`` is copied. A signal marked
-    unrated (``UNRATED_KEY``) is left out of ``rewards`` and ``prm_scores``.
+    Flags come from ``info`` (``step_flags``). A signal marked unrated (``UNRATED_KEY``) is
+    left out of ``rewards`` and ``prm_scores``.
 
     Example:
         >>> from llenvs.core.action import Action
@@ -56,19 +85,6 @@ def segment_from_transition(
 
     """
     info = transition.info
-    flags: set[SegmentFlag] = set()
-    if info.get("replayed"):
-        flags.add(SegmentFlag.REPLAYED)
-    elif info.get("forced"):
-        flags.add(SegmentFlag.FORCED)
-    elif "token_ids" in info:
-        flags.add(SegmentFlag.GENERATED)
-    else:
-        flags.add(SegmentFlag.REPLAYED)
-    if info.get("one_shot"):
-        flags.add(SegmentFlag.ONE_SHOT)
-    if feedback_after or info.get("feedback_after"):
-        flags.add(SegmentFlag.FEEDBACK_AFTER)
     token_ids = info.get("token_ids")
     logprobs = info.get("logprobs")
     text = transition.action.text
@@ -84,7 +100,7 @@ def segment_from_transition(
         prm_scores={
             s.name: float(s.reward) for s in rewards if s.reward_type is RewardType.PROCESS
         },
-        flags=frozenset(flags),
+        flags=step_flags(info, feedback_after),
         terminal=transition.result.terminated,
     )
 

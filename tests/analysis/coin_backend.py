@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.core.backend import BackendCapabilities, FinishReason, Generation, GenerationRequest
 from llenvs.traces import Trace
 
 WRONG = ("98", "104", "7")
@@ -22,6 +22,7 @@ class CoinBackend:
     """Continues ``trace`` after segment i with a right answer with probability ``values[i]``."""
 
     name = "coin"
+    capabilities = BackendCapabilities()
 
     def __init__(self, trace: Trace, values: Sequence[float], right: str) -> None:
         if len(values) != len(trace.segments) + 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from llenvs.analysis import AnalysisParams, analyze_trace, forced_answers, run_rollouts
+from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
 from llenvs.evaluation import NO_RETRY
 from tests.analysis.conftest import TRUE_VALUES
@@ -12,6 +13,8 @@ class Failing:
     """The coin backend, failing every request whose seed is divisible by 3."""
 
     name = "coin"
+
+    capabilities = BackendCapabilities()
 
     def __init__(self, coin):
         self.coin = coin
@@ -28,6 +31,7 @@ def test_a_round_is_one_batch_of_many_prefixes_and_seeds(trace, coin, environmen
 
     class Counting:
         name = "coin"
+        capabilities = BackendCapabilities()
 
         def generate(self, requests):
             calls.append(len(requests))

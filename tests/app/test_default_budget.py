@@ -12,9 +12,11 @@ from dataclasses import replace
 from llenvs.cli import intervene_command
 from llenvs.cli.main import main
 from llenvs.core import DEFAULT_MAX_TOKENS
-from llenvs.evaluation import intervene
+from llenvs.core.backend import BackendCapabilities
+from llenvs.core.intervention import Resample
+from llenvs.evaluation import BranchRequest, intervene
 from llenvs.inference import get_backend
-from llenvs.traces import InterventionKind, read_branches, read_traces, write_traces
+from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import intervention_panel
 from tests.app.test_intervention import RIGHT, _open, _responses, folder, generate
 
@@ -27,6 +29,7 @@ class Recording:
     def __init__(self, inner):
         self.inner = inner
         self.name = inner.name
+        self.capabilities = BackendCapabilities()
         self.budgets: list[int] = []
 
     def generate(self, requests):
@@ -46,7 +49,7 @@ def test_a_resample_of_a_trace_without_sampling_gets_one_budget_everywhere(
     assert not parent.run.sampling_params  # a replay: nothing was sampled
 
     library = Recording(get_backend("scripted", outputs=[RIGHT]))
-    intervene(path, parent, 1, InterventionKind.RESAMPLE, None, library)
+    intervene(path, BranchRequest(parent, 1, Resample()), library)
 
     cli = Recording(get_backend("scripted", outputs=[RIGHT]))
     monkeypatch.setattr(intervene_command, "build_backend", lambda *a, **k: cli)

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from llenvs.analysis import AnalysisParams, analysis_path, analyze_trace, plan, read_analysis
+from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui import step_values_view
@@ -170,6 +171,7 @@ class Gated:
     def __init__(self, coin):
         self.coin = coin
         self.name = coin.name
+        self.capabilities = BackendCapabilities()
         self.calls = 0
         self.gate = threading.Event()
 
@@ -215,6 +217,7 @@ def test_an_engine_error_is_shown_and_nothing_stored_is_lost(folder, trace, coin
 
     class Broken:
         name = coin.name
+        capabilities = BackendCapabilities()
 
         def generate(self, requests):
             raise RuntimeError("the model fell over")

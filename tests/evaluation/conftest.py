@@ -11,6 +11,7 @@ from llenvs.core import (
     Segmenter,
     SentenceSegmenter,
 )
+from llenvs.core.backend import BackendCapabilities
 from llenvs.core.segmenters import FirstCut
 from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
 from tests.helpers import Hesitation
@@ -46,6 +47,7 @@ class KeyedBackend:
     """
 
     name = "keyed"
+    capabilities = BackendCapabilities()
 
     def __init__(self, scripts):
         self.backends = {key: ScriptedBackend([s]) for key, s in scripts.items()}
@@ -64,6 +66,7 @@ class ChunkBackend:
     """Plays a script in chunks of ``size`` pseudo-tokens, ignoring ``stop_at`` (overshoot)."""
 
     name = "chunks"
+    capabilities = BackendCapabilities()
 
     def __init__(self, script, size):
         self.script, self.size = script, size
@@ -132,3 +135,4 @@ class ScriptedWithTokenizer(ScriptedBackend):
     def __init__(self, outputs, tokenizer):
         super().__init__(outputs)
         self.tokenizer = tokenizer
+        self.capabilities = BackendCapabilities(load_tokenizer=lambda: tokenizer)

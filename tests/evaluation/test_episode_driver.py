@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
+from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from tests.evaluation.conftest import SCRIPT, KeyedBackend
@@ -42,8 +43,7 @@ class FailsFor:
         self.name = inner.name
         self.sent: Counter[tuple[str, str]] = Counter()
         self.lock = threading.Lock()
-        if max_in_flight is not None:
-            self.max_in_flight = max_in_flight
+        self.capabilities = BackendCapabilities(max_in_flight=max_in_flight)
 
     def generate(self, requests):
         with self.lock:
@@ -126,7 +126,7 @@ def test_a_concurrent_backend_never_waits_for_a_slower_request(env):
         """Task 0's first request is answered only once task 3 has ended (or after 10 s)."""
 
         name = "keyed"
-        max_in_flight = 4
+        capabilities = BackendCapabilities(max_in_flight=4)
 
         def __init__(self):
             self.lock = threading.Lock()

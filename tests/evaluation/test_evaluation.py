@@ -7,6 +7,7 @@ import json
 import pytest
 
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError, TaskIndexError
 from llenvs.evaluation import (
     LogConfig,
@@ -45,6 +46,7 @@ class Flaky:
     def __init__(self, inner, failures):
         self.inner, self.failures, self.calls = inner, failures, 0
         self.name = inner.name
+        self.capabilities = BackendCapabilities()
 
     def generate(self, requests):
         self.calls += 1
@@ -59,6 +61,7 @@ class DownFor:
     def __init__(self, inner, prompt, after):
         self.inner, self.prompt, self.after = inner, prompt, after
         self.name = inner.name
+        self.capabilities = BackendCapabilities()
 
     def generate(self, requests):
         for request in requests:
@@ -79,6 +82,7 @@ class CrashAfter:
     def __init__(self, inner, calls):
         self.inner, self.left = inner, calls
         self.name = inner.name
+        self.capabilities = BackendCapabilities()
 
     def generate(self, requests):
         if self.left == 0:

@@ -53,7 +53,7 @@ def test_the_provider_is_registered_and_builds_without_a_server(monkeypatch):
     assert "openai" in backend_providers()
     backend = get_backend("openai/m", base_url=URL + "/", tokenizer="t", mode="chat")
     assert backend.name == "openai/m" and backend.base_url == URL
-    assert SECRET not in repr(backend) + repr(backend.rebuild_options)
+    assert SECRET not in repr(backend) + repr(backend.capabilities)
     options = backend_options(backend)
     assert options == {
         "base_url": URL,
@@ -125,7 +125,7 @@ def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", api_key="sk-typed-in-the-app")
     assert backend._client.api_key == "sk-typed-in-the-app"  # the typed key wins
-    shown = repr(backend) + repr(backend.rebuild_options)
+    shown = repr(backend) + repr(backend.capabilities)
     assert "sk-typed" not in shown and "sk-from" not in shown
 
 
@@ -252,7 +252,7 @@ def test_chat_mode_counts_with_tiktoken_when_the_models_tokenizer_is_not_at_hand
     from llenvs.inference.backends.chat_tokenizer import CountingTokens
 
     hosted = get_backend("openai/gpt-4o-mini", base_url=URL, mode="chat")
-    assert isinstance(hosted.counter, CountingTokens) and hosted.tokenizer is None
+    assert isinstance(hosted.counter, CountingTokens) and hosted.capabilities.tokenizer() is None
     assert hosted.counter.encode("Hello world") == [9906, 1917]
     named = get_backend("openai/gpt-4o-mini", base_url=URL, mode="chat", tokenizer="no/such")
     with pytest.raises(PermanentBackendError, match="cannot load the tokenizer 'no/such'"):

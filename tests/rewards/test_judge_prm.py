@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from llenvs.core.backend import FinishReason, Generation
+from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
 from llenvs.core.errors import BackendError
 from llenvs.inference import get_backend
 from llenvs.rewards import PRM, BatchPRM, JudgingPRM, get_prm, score_traces
@@ -134,6 +134,7 @@ class Confident:
     """The scripted backend, its replies' first token given a chosen probability."""
 
     name = "confident"
+    capabilities = BackendCapabilities()
 
     def __init__(self, replies, probabilities, logprobs=True):
         self.scripted = get_backend("scripted", outputs=replies)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import pytest
 
+from llenvs.core.backend import BackendCapabilities
 from llenvs.rewards import Aggregation, prm_rewards
 from llenvs.rewards.prm_provenance import (
     describe_prm,
@@ -19,8 +18,13 @@ from llenvs.traces import RunRecord
 
 class Backend:
     name = "openai/judge-model"
-    rebuild_options: ClassVar = {"base_url": "http://127.0.0.1:8000/v1", "mode": "completions"}
+    capabilities = BackendCapabilities(
+        rebuild_options={"base_url": "http://127.0.0.1:8000/v1", "mode": "completions"}
+    )
     api_key = "sk-secret"
+
+    def generate(self, requests):
+        raise AssertionError("not asked in these tests")
 
 
 class Judge:
@@ -89,6 +93,7 @@ class Named:
 
     def __init__(self, name):
         self.name = name
+        self.capabilities = BackendCapabilities()
 
     def generate(self, requests):
         raise AssertionError("not asked in these tests")

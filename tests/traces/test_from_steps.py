@@ -4,10 +4,10 @@ import pytest
 
 from llenvs.core import Action, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import SamplingParams
+from llenvs.core.intervention import Force
 from llenvs.core.trajectory import Transition
 from llenvs.traces import (
     BranchRecord,
-    InterventionKind,
     RunRecord,
     SegmentFlag,
     TaskRecord,
@@ -86,7 +86,7 @@ def test_runner_flags_token_ids_and_logprobs_are_recorded(env):
         replace(t, result=replace(t.result, info={**t.info, **info}))
         for t, info in zip(transitions, infos, strict=True)
     ]
-    parent = BranchRecord("abc", 1, InterventionKind.FORCE, "There are 2 dogs.\n")
+    parent = BranchRecord("abc", 1, Force("There are 2 dogs.\n"))
     trace = trace_from_steps(
         marked,
         TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q"),

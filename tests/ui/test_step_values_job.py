@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from llenvs.analysis import AnalysisParams, analysis_path, read_analysis
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.core.backend import BackendCapabilities, FinishReason, Generation, GenerationRequest
 from llenvs.ui.step_values_job import StepValuesJob
 from tests.analysis.conftest import open_trace
 
@@ -21,6 +21,7 @@ class Ticker:
     """Writes `` tick`` per row per step until ``max_tokens`` (or ``length(request)``)."""
 
     name = "ticker"
+    capabilities = BackendCapabilities()
 
     def __init__(self, before_step: Callable[[int], None] = lambda step: None) -> None:
         self.before_step = before_step
@@ -102,7 +103,7 @@ def test_progress_is_planned_from_the_start_and_counts_tokens_inside_a_batch(tmp
 def test_rollouts_are_counted_as_they_finish_before_the_round_ends(tmp_path):
     gate = threading.Event()
     ticker = Ticker()
-    ticker.max_in_flight = 8  # type: ignore[attr-defined]  # one call per rollout, on threads
+    ticker.capabilities = BackendCapabilities(max_in_flight=8)  # one call per rollout, threads
     ticker.length = lambda request: 2 if (request.params.seed or 0) % 2 == 0 else 64
 
     def hold_the_long_ones(step: int) -> None:

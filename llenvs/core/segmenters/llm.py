@@ -141,8 +141,10 @@ class LLMSegmenter(Segmenter):
                 "prompt_template must contain {raw_generation} (where the text goes), "
                 f"got {prompt_template!r}"
             )
-        if not callable(getattr(backend, "generate", None)):
-            raise TypeError(f"backend must be a ModelBackend (with generate), got {backend!r}")
+        if not isinstance(backend, ModelBackend):
+            raise TypeError(
+                f"backend must be a ModelBackend (name, capabilities, generate), got {backend!r}"
+            )
         self._backend = backend
         self._template = prompt_template
         self._parser: Parser = parser or parse_json_steps

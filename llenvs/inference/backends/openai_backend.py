@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol, TypeVar
 
-from llenvs.core.backend import Generation, GenerationRequest
+from llenvs.core.backend import BackendCapabilities, Generation, GenerationRequest
 from llenvs.core.errors import BackendError, PermanentBackendError
 from llenvs.inference.backends.chat_tokenizer import (
     ChatTokenizer,
@@ -106,6 +106,8 @@ class OpenAIBackend(GenerateUntil):
         >>> backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", max_in_flight=4)
         >>> backend
         OpenAIBackend('openai/m', base_url='http://127.0.0.1:9/v1', mode='completions')
+        >>> backend.capabilities.max_in_flight, sorted(backend.capabilities.rebuild_options)
+        (4, ['api_key_env', 'base_url', 'mode', 'tokenizer'])
 
     """
 
@@ -158,6 +160,20 @@ class OpenAIBackend(GenerateUntil):
         self._probe_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_in_flight, thread_name_prefix="llenvs-openai")
         self._streams = OpenStreams(limit=2 * max_in_flight)
+        self.capabilities = BackendCapabilities(
+            max_in_flight=max_in_flight,
+            rebuild_options={
+                "base_url": self.base_url,
+                "mode": self.mode,
+                "tokenizer": self.tokenizer_name,
+                "api_key_env": self.api_key_env,
+            },
+            load_tokenizer=(lambda: self.chat.tokenizer) if mode == "completions" else None,
+        )
+        """Concurrent calls, how to reach the server again (never the key), and, in completions
+        mode, the tokenizer whose ids the server generates (loaded when first asked for), so a
+        ``TokenSegmenter`` on it cuts the model's own tokens; chat mode's ids are counted, not
+        the server's."""
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.name!r}, base_url={self.base_url!r}, mode={self.mode!r})"
@@ -166,22 +182,6 @@ class OpenAIBackend(GenerateUntil):
     def name(self) -> str:
         """``"openai/<model>"``."""
         return f"openai/{self.model}"
-
-    @property
-    def rebuild_options(self) -> dict[str, Any]:
-        """What ``get_backend(self.name, **options)`` needs to reach this server again.
-
-        Example:
-            >>> OpenAIBackend("m", base_url="http://h:1/v1", tokenizer="t").rebuild_options
-            {'base_url': 'http://h:1/v1', 'mode': 'completions', 'tokenizer': 't', 'api_key_env': 'OPENAI_API_KEY'}
-
-        """  # noqa: E501
-        return {
-            "base_url": self.base_url,
-            "mode": self.mode,
-            "tokenizer": self.tokenizer_name,
-            "api_key_env": self.api_key_env,
-        }
 
     @property
     def chat(self) -> ChatTokenizer:
@@ -200,15 +200,6 @@ class OpenAIBackend(GenerateUntil):
             if self._counter is None:
                 self._counter = counting_tokenizer(self.tokenizer_name)
             return self._counter
-
-    @property
-    def tokenizer(self) -> Any:
-        """The tokenizer the server generates with in completions mode; None in chat mode.
-
-        In completions mode the ids are the server's, so a ``TokenSegmenter`` on this
-        tokenizer cuts the model's own tokens (the runner's Token strategy applies).
-        """
-        return self.chat.tokenizer if self.mode == "completions" else None
 
     def close(self) -> None:
         """Close open streams and the HTTP client."""

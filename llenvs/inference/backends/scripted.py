@@ -32,6 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from llenvs.core.backend import (
+    BackendCapabilities,
     FinishReason,
     Generation,
     GenerationRequest,
@@ -65,6 +66,8 @@ class ScriptedBackend(GenerateUntil):
     """
 
     name = "scripted"
+    capabilities = BackendCapabilities()
+    """Nothing optional: its ids are no tokenizer's, and it serves a batch in one call."""
 
     def __init__(
         self, outputs: Sequence[str] = (), *, by_prompt: Mapping[str, str] | None = None

@@ -51,7 +51,14 @@ from typing import Any
 
 import torch
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest, Message, Prompt
+from llenvs.core.backend import (
+    BackendCapabilities,
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    Message,
+    Prompt,
+)
 from llenvs.inference.backends.batched_cache import crop_cache
 from llenvs.inference.backends.kv_sessions import KVSession, KVSessionStore
 from llenvs.inference.backends.padded_batch import PaddedBatch, Row
@@ -122,6 +129,12 @@ class TransformersBackend(GenerateUntil):
         self.end_ids = frozenset(ends)
         """Token ids that end the assistant turn (not returned)."""
         self._healer: TokenHealer | None = None
+        template = getattr(tokenizer, "chat_template", None)
+        self.capabilities = BackendCapabilities(
+            chat_template=template if isinstance(template, str) and template else None,
+            load_tokenizer=lambda: self._tokenizer,
+        )
+        """Its chat template and tokenizer; one call serves a batch (no ``max_in_flight``)."""
 
     @property
     def tokenizer(self) -> Any:
