@@ -32,9 +32,11 @@ Example:
 from llenvs.analysis.analysis_params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
 from llenvs.analysis.analysis_sidecar import (
     AnalysisFileError,
+    AnalysisKind,
     StoredAnalysis,
     analysis_path,
     read_analysis,
+    stored_keys,
 )
 from llenvs.analysis.analyze import ProgressFn, RoundFn, analysis_key, analyze_trace
 from llenvs.analysis.boundary_value import BoundaryValue
@@ -50,12 +52,14 @@ from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, 
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
+from llenvs.analysis.stored_step_analysis import stored_forced_answers, stored_step_analysis
 from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
     "AdaptiveSchedule",
     "AnalysisFileError",
+    "AnalysisKind",
     "AnalysisParams",
     "BoundaryValue",
     "CostPlan",
@@ -90,6 +94,9 @@ __all__ = [
     "rollout_seed",
     "run_rollouts",
     "sampled_boundaries",
+    "stored_forced_answers",
+    "stored_keys",
+    "stored_step_analysis",
     "top_k_membership",
     "top_steps_round",
     "total_variation",

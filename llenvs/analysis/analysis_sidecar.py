@@ -5,8 +5,8 @@
 trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
-with the same key resumes from them. A malformed line is an ``AnalysisFileError`` naming the
-file and the line.
+with the same key resumes from them. The file is named by ``llenvs.traces.sidecar`` and read
+here only: a malformed line is an ``AnalysisFileError`` naming the file and the line.
 
 Example:
     >>> import tempfile, os
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from enum import Enum
 from typing import Any
 
 from llenvs.analysis.forced_answer import ForcedAnswer
@@ -36,16 +36,19 @@ from llenvs.analysis.rollout import Rollout
 from llenvs.core.errors import LlenvsError
 from llenvs.traces.json_line import JsonLineError, parse_json_line
 from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.sidecar import analysis_path
 from llenvs.traces.trace_writer import append_lines_atomically
 
 __all__ = [
     "ANALYSIS_SCHEMA_VERSION",
     "AnalysisFileError",
+    "AnalysisKind",
     "StoredAnalysis",
     "analysis_path",
     "append_forced_answers",
     "append_rollouts",
     "read_analysis",
+    "stored_keys",
 ]
 
 ANALYSIS_SCHEMA_VERSION = 1
@@ -62,17 +65,19 @@ class AnalysisFileError(LlenvsError, ValueError):
     """
 
 
-def analysis_path(trace_path: str | os.PathLike[str]) -> Path:
-    """The sidecar of a trace file: ``<stem>.analysis.jsonl`` in the same folder.
+class AnalysisKind(Enum):
+    """What a line of the sidecar holds (its ``kind`` field).
 
     Example:
-        >>> analysis_path("out/runs.jsonl").name, analysis_path("runs.json").name
-        ('runs.analysis.jsonl', 'runs.json.analysis.jsonl')
+        >>> AnalysisKind("forced_answers")
+        <AnalysisKind.FORCED_ANSWERS: 'forced_answers'>
 
     """
-    path = Path(trace_path)
-    stem = path.stem if path.suffix == ".jsonl" else path.name
-    return path.with_name(f"{stem}.analysis.jsonl")
+
+    ROLLOUTS = "rollouts"
+    """One round of rollouts."""
+    FORCED_ANSWERS = "forced_answers"
+    """A forced-answer curve."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +98,10 @@ class StoredAnalysis:
     """The stored forced-answer curve (the last one stored), or None."""
 
 
-def _line(kind: str, trace_id: str, key: Mapping[str, Any], body: dict[str, Any]) -> bytes:
+def _line(kind: AnalysisKind, trace_id: str, key: Mapping[str, Any], body: dict[str, Any]) -> bytes:
     record = {
         "schema_version": ANALYSIS_SCHEMA_VERSION,
-        "kind": kind,
+        "kind": kind.value,
         "trace_id": trace_id,
         "key": dict(key),
         **body,
@@ -123,7 +128,7 @@ def append_rollouts(
     """
     body = {"round": round_number, "rollouts": [r.to_dict() for r in rollouts]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line("rollouts", trace_id, key, body)])
+    append_lines_atomically(path, [_line(AnalysisKind.ROLLOUTS, trace_id, key, body)])
 
 
 def append_forced_answers(
@@ -144,7 +149,7 @@ def append_forced_answers(
     """
     body = {"answers": [a.to_dict() for a in answers]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line("forced_answers", trace_id, key, body)])
+    append_lines_atomically(path, [_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
 
 
 def read_analysis(
@@ -169,32 +174,62 @@ def read_analysis(
     rollouts: list[Rollout] = []
     rounds = 0
     forced: tuple[ForcedAnswer, ...] | None = None
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        return StoredAnalysis()
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                data = parse_json_line(raw, first=number == 1)
-                kind, record_id, record_key, body = _header(data)
-                if record_id != trace_id or record_key != wanted:
-                    _records(kind, body)  # checked all the same
-                    continue
-                records = _records(kind, body)
-            except (JsonLineError, ValueError) as error:
-                raise AnalysisFileError(f"{path}, line {number}: {error}") from None
-            if kind == "rollouts":
-                rollouts.extend(r for r in records if isinstance(r, Rollout))
-                rounds += 1
-            else:
-                forced = tuple(r for r in records if isinstance(r, ForcedAnswer))
+    for kind, record_id, record_key, records in _read_lines(path):
+        if record_id != trace_id or record_key != wanted:
+            continue
+        if kind is AnalysisKind.ROLLOUTS:
+            rollouts.extend(r for r in records if isinstance(r, Rollout))
+            rounds += 1
+        else:
+            forced = tuple(r for r in records if isinstance(r, ForcedAnswer))
     return StoredAnalysis(tuple(rollouts), rounds, forced)
 
 
-def _header(data: object) -> tuple[str, str, dict[str, Any], RecordReader]:
+def stored_keys(
+    path: str | os.PathLike[str], trace_id: str, kind: AnalysisKind = AnalysisKind.ROLLOUTS
+) -> list[dict[str, Any]]:
+    """The keys ``path`` holds ``kind`` records of ``trace_id`` under, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> for seed in (1, 0, 1):
+        ...     append_rollouts(path, "t", {"seed": seed}, 0, [])
+        >>> stored_keys(path, "t"), stored_keys(path, "t", AnalysisKind.FORCED_ANSWERS)
+        ([{'seed': 1}, {'seed': 0}], [])
+
+    """
+    found: list[dict[str, Any]] = []
+    for record_kind, record_id, record_key, _ in _read_lines(path):
+        if record_kind is kind and record_id == trace_id and record_key not in found:
+            found.append(record_key)
+    return found
+
+
+def _read_lines(
+    path: str | os.PathLike[str],
+) -> Iterator[tuple[AnalysisKind, str, dict[str, Any], list[Rollout | ForcedAnswer]]]:
+    """``(kind, trace id, key, records)`` of every line, each checked whole (see the module)."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                if not raw.strip():
+                    continue
+                data = parse_json_line(raw, first=number == 1)
+                kind, record_id, record_key, body = _header(data)
+                records = _records(kind, body)
+            except (JsonLineError, ValueError) as error:
+                raise AnalysisFileError(f"{path}, line {number}: {error}") from None
+            yield kind, record_id, record_key, records
+
+
+def _header(data: object) -> tuple[AnalysisKind, str, dict[str, Any], RecordReader]:
     reader = RecordReader(data, "analysis")
     version = reader.integer("schema_version")
     if version != ANALYSIS_SCHEMA_VERSION:
@@ -202,14 +237,17 @@ def _header(data: object) -> tuple[str, str, dict[str, Any], RecordReader]:
             f"unknown analysis schema_version {version}: this llenvs reads "
             f"{ANALYSIS_SCHEMA_VERSION}"
         )
-    kind = reader.text("kind")
-    if kind not in ("rollouts", "forced_answers"):
-        raise ValueError(f"analysis.kind must be 'rollouts' or 'forced_answers', got {kind!r}")
+    text = reader.text("kind")
+    try:
+        kind = AnalysisKind(text)
+    except ValueError:
+        choices = " or ".join(repr(k.value) for k in AnalysisKind)
+        raise ValueError(f"analysis.kind must be {choices}, got {text!r}") from None
     return kind, reader.text("trace_id"), reader.obj("key"), reader
 
 
-def _records(kind: str, reader: RecordReader) -> list[Rollout | ForcedAnswer]:
-    if kind == "rollouts":
+def _records(kind: AnalysisKind, reader: RecordReader) -> list[Rollout | ForcedAnswer]:
+    if kind is AnalysisKind.ROLLOUTS:
         if reader.integer("round") < 0:
             raise ValueError("analysis.round must be >= 0")
         found: list[Rollout | ForcedAnswer] = [

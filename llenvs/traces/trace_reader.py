@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line
+from llenvs.traces.line_limit import limited_lines, too_long
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
 
@@ -30,11 +32,16 @@ class TraceReader:
     malformed line elsewhere is skipped with a warning naming file, line and reason, and the
     rest loads: a line that breaks the JSON rules of ``llenvs.traces.json_line`` (not UTF-8, NUL
     bytes, NaN or Infinity, a duplicate key, nesting too deep, ...) or the schema (a wrong
-    field type, a missing or unknown field, a non-integer ``schema_version``). A line with an
+    field type, a missing or unknown field, a non-integer ``schema_version``), and, when
+    ``max_line`` is given (the workbench gives ``max_line_bytes()``), a line longer than
+    ``max_line`` bytes, passed over unread (``llenvs.traces.line_limit``). A line with an
     unknown integer ``schema_version`` is refused: a ``TraceFormatError`` naming file, line,
     the version and the supported ones (a newer llenvs wrote it; skipping would lose it). A
     byte-order mark at the start of the file is dropped; CRLF line ends are fine; blank lines
     are ignored.
+
+    ``records`` reads only as far as an index needs (each line's JSON and where it starts);
+    ``read_at`` reads one trace back from its offset.
 
     Example:
         >>> import tempfile, os, warnings
@@ -48,8 +55,10 @@ class TraceReader:
 
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, max_line: int | None = None) -> None:
         self.path = os.fspath(path)
+        self.max_line = max_line
+        """The longest line read, in bytes; None: no limit."""
         self.skipped: list[SkippedLine] = []
         """The lines skipped so far by iteration, in order."""
 
@@ -70,8 +79,39 @@ class TraceReader:
             [1, 2]
 
         """
+        for number, _, data in self.records():
+            try:
+                trace = _trace(data)
+            except TraceFormatError as error:
+                self._skip(SkippedLine(self.path, number, str(error)))
+                continue
+            yield number, trace
+
+    def records(self) -> Iterator[tuple[int, int, Any]]:
+        r"""``(line number, byte offset, JSON value)`` of each line that is JSON in a known version.
+
+        The lines skipped here (not JSON, torn, too long, a malformed ``schema_version``) go to
+        ``skipped``; a newer ``schema_version`` is refused as in iteration. The value is not
+        checked against the schema: ``numbered`` and ``read_at`` do that.
+
+        Example:
+            >>> import tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+            >>> _ = open(path, "w").write('{"a": 1}\n\n{"schema_version": 99}\n')
+            >>> next(TraceReader(path).records())
+            (1, 0, {'a': 1})
+            >>> list(TraceReader(path).records())  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.errors.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
+
+        """  # noqa: E501
         with open(self.path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, offset, raw, size in limited_lines(handle, self.max_line):
+                if raw is None:
+                    limit = self.max_line or size  # raw is None only under a limit
+                    self._skip(SkippedLine(self.path, number, too_long(size, limit)))
+                    continue
                 torn = not raw.endswith(b"\n")
                 if not raw.removeprefix(BOM if number == 1 else b"").strip():
                     continue
@@ -85,19 +125,40 @@ class TraceReader:
                 if wrong is not None:
                     self._skip(SkippedLine(self.path, number, wrong))
                     continue
-                try:
-                    trace = Trace.from_dict(data)
-                except TraceFormatError as error:
-                    self._skip(SkippedLine(self.path, number, str(error)))
-                    continue
-                except RecursionError:
-                    reason = "nested too deeply (more levels than Python can check)"
-                    self._skip(SkippedLine(self.path, number, reason))
-                    continue
-                except OverflowError as error:  # an integer too large for a float field
-                    self._skip(SkippedLine(self.path, number, f"a number out of range: {error}"))
-                    continue
-                yield number, trace
+                yield number, offset, data
+
+    def read_at(self, offset: int, line: int) -> Trace:
+        r"""The trace whose line starts at byte ``offset`` (``line``: its number, for messages).
+
+        Whatever would skip the line in iteration is a ``TraceFormatError`` naming file and line.
+
+        Example:
+            >>> import tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
+            >>> _ = open(path, "w").write('{"schema_version": 1}\n')
+            >>> TraceReader(path).read_at(0, 1)  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.errors.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+
+        """
+        with open(self.path, "rb") as handle:
+            handle.seek(offset)
+            _, _, raw, size = next(limited_lines(handle, self.max_line), (line, offset, b"", 0))
+        where = f"{self.path}, line {line}"
+        if raw is None:
+            raise TraceFormatError(f"{where}: {too_long(size, self.max_line or size)}")
+        try:
+            data = parse_json_line(raw, first=offset == 0)
+        except JsonLineError as error:
+            raise TraceFormatError(f"{where}: {error}") from None
+        wrong = self._check_version(data, line)
+        try:
+            if wrong is not None:
+                raise TraceFormatError(wrong)
+            return _trace(data)
+        except TraceFormatError as error:
+            raise TraceFormatError(f"{where}: {error}") from None
 
     def _skip(self, line: SkippedLine) -> None:
         self.skipped.append(line)
@@ -121,6 +182,16 @@ class TraceReader:
             f"{self.path}, line {number}: unknown trace schema_version {version!r}: this llenvs "
             f"reads versions {supported} (a newer llenvs wrote it? upgrade llenvs)"
         )
+
+
+def _trace(data: Any) -> Trace:
+    """The trace of a line's JSON value; every reason it is not one a ``TraceFormatError``."""
+    try:
+        return Trace.from_dict(data)
+    except RecursionError:
+        raise TraceFormatError("nested too deeply (more levels than Python can check)") from None
+    except OverflowError as error:  # an integer too large for a float field
+        raise TraceFormatError(f"a number out of range: {error}") from None
 
 
 def read_traces(path: str | os.PathLike[str]) -> Iterator[Trace]:

@@ -27,6 +27,7 @@ from typing import IO
 
 from llenvs.traces.crash_point import crash_point
 from llenvs.traces.file_lock import file_lock
+from llenvs.traces.sidecar import Sidecar, sidecar_path
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
 
@@ -215,18 +216,14 @@ def _copy_old(target: str, handle: IO[bytes]) -> None:
 
 
 def skipped_path(path: str | os.PathLike[str]) -> Path:
-    """Where the unreadable lines of a trace file are kept: ``<name>.skipped.jsonl`` beside it.
-
-    ``results.jsonl`` gives ``results.skipped.jsonl``; any other name gets the suffix appended.
+    """Where the unreadable lines of a trace file are kept (``Sidecar.SKIPPED``, beside it).
 
     Example:
         >>> skipped_path("out/results.jsonl").as_posix(), skipped_path("r.json").name
         ('out/results.skipped.jsonl', 'r.json.skipped.jsonl')
 
     """
-    found = Path(path)
-    stem = found.stem if found.suffix == ".jsonl" else found.name
-    return found.with_name(f"{stem}.skipped.jsonl")
+    return sidecar_path(path, Sidecar.SKIPPED)
 
 
 def set_aside_lines(path: str | os.PathLike[str], skipped: Sequence[SkippedLine]) -> Path | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.traces import Trace, TraceReader, branches_path
+from llenvs.traces.line_limit import max_line_bytes
 
 __all__ = ["TreeNode", "branch_counts", "branch_tree"]
 
@@ -50,7 +51,7 @@ def branch_tree(trace_path: str | os.PathLike[str], root_id: str) -> list[TreeNo
     if not Path(sidecar).exists():
         return []
     children: dict[str, list[tuple[int, Trace]]] = defaultdict(list)
-    for line, trace in TraceReader(sidecar).numbered():
+    for line, trace in TraceReader(sidecar, max_line=max_line_bytes()).numbered():
         if trace.parent is not None:
             children[trace.parent.parent_id].append((line, trace))
     nodes: list[TreeNode] = []
@@ -78,4 +79,10 @@ def branch_counts(trace_path: str | os.PathLike[str]) -> dict[str, int]:
     sidecar = branches_path(trace_path)
     if not Path(sidecar).exists():
         return {}
-    return dict(Counter(t.parent.parent_id for t in TraceReader(sidecar) if t.parent is not None))
+    return dict(
+        Counter(
+            t.parent.parent_id
+            for t in TraceReader(sidecar, max_line=max_line_bytes())
+            if t.parent is not None
+        )
+    )

@@ -16,9 +16,9 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.traces import IMPORT_FORMATS
+from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.trace_index import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
 from llenvs.ui.trace_source import import_into, save_upload, shown_path, trace_files
 

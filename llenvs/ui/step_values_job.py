@@ -1,4 +1,4 @@
-"""A step-value analysis running in the background, and the results the sidecar holds.
+"""A step-value analysis running in the background.
 
 ``StepValuesJob`` runs the library's ``analyze_trace`` on a worker thread (``BackgroundJob``),
 so the page stays live while rollouts are generated: the page reads how far it got
@@ -10,12 +10,12 @@ finished round stays in the trace file's ``*.analysis.jsonl`` sidecar, so a late
 same model and sampling fields resumes from them. A failure is kept (``error``) for the page to
 show.
 
-``stored_keys`` lists what the sidecar holds for a trace (one key per model and sampling
-fields) and ``stored_analysis`` reads one of them back as a ``StepAnalysis``, generating
-nothing.
+What the sidecar holds is read back by the library, with no model (``stored_keys``,
+``stored_step_analysis``, ``stored_forced_answers`` of ``llenvs.analysis``).
 
 Example:
     >>> import tempfile, pathlib
+    >>> from llenvs.analysis import stored_keys, stored_step_analysis
     >>> from llenvs.core import SegmentedEnvironment
     >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.evaluation import replay_trace
@@ -33,7 +33,7 @@ Example:
     [1.0, 1.0, 0.0]
     >>> [key["model"] for key in stored_keys(job.store, trace.trace_id)]
     ['scripted']
-    >>> again = stored_analysis(trace, job.store, job.key)
+    >>> again = stored_step_analysis(trace, job.store, job.key)
     >>> [v.value for v in again.values], again.resumed
     ([1.0, 1.0, 0.0], 8)
 
@@ -41,30 +41,23 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 import threading
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 from llenvs.analysis import (
     AnalysisParams,
-    ForcedAnswer,
     Rollout,
     StepAnalysis,
     analysis_key,
     analysis_path,
     analyze_trace,
-    read_analysis,
 )
-from llenvs.core.backend import Generation, GenerationRequest, ModelBackend
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation import trace_environment
+from llenvs.core.backend import ModelBackend
 from llenvs.traces import Trace
 from llenvs.ui.background_job import BackgroundJob
 
-__all__ = ["StepValuesJob", "stored_analysis", "stored_forced_answers", "stored_keys"]
+__all__ = ["StepValuesJob"]
 
 
 class StepValuesJob(BackgroundJob):
@@ -176,91 +169,3 @@ class StepValuesJob(BackgroundJob):
             self._rounds = rounds
             self._generated += len(rollouts)
             self._tokens += sum(r.tokens for r in rollouts)
-
-
-def stored_keys(
-    store: str | os.PathLike[str], trace_id: str, kind: str = "rollouts"
-) -> list[dict[str, Any]]:
-    """The keys the sidecar ``store`` holds ``kind`` records of ``trace_id`` under, oldest first.
-
-    ``kind`` is ``"rollouts"`` or ``"forced_answers"``. Lines that cannot be read are passed
-    over here (``read_analysis`` names them when the results are read).
-
-    Example:
-        >>> stored_keys("/no/such.analysis.jsonl", "t")
-        []
-
-    """
-    found: list[dict[str, Any]] = []
-    try:
-        handle = open(store, "rb")
-    except FileNotFoundError:
-        return found
-    with handle:
-        for raw in handle:
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(data, dict) or data.get("trace_id") != trace_id:
-                continue
-            key = data.get("key")
-            if data.get("kind") == kind and isinstance(key, dict) and key not in found:
-                found.append(key)
-    return found
-
-
-class _NothingGenerated:
-    """A backend that only names the model: reading stored results generates nothing."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
-        raise RuntimeError("reading stored step values must not generate")
-
-
-def stored_analysis(
-    trace: Trace,
-    store: str | os.PathLike[str],
-    key: Mapping[str, Any],
-    environment: SegmentedEnvironment | None = None,
-) -> StepAnalysis:
-    """The step values and importances of ``trace`` stored under ``key``, generating nothing.
-
-    ``analyze_trace`` reads them back with a budget of 0, so the numbers are the engine's own;
-    ``environment`` (default ``trace_environment(trace)``) judges the end of an ended trace.
-
-    Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
-        >>> [v.trials for v in stored_analysis(t, "/no/such.analysis.jsonl", {"model": "m"}).values]
-        [0]
-
-    """
-    fields = {k: key[k] for k in ("temperature", "top_p", "max_tokens", "seed") if k in key}
-    params = AnalysisParams(budget=0, **fields)
-    env = environment if environment is not None else trace_environment(trace)
-    return analyze_trace(
-        trace,
-        _NothingGenerated(str(key.get("model", ""))),
-        params,
-        store=Path(store),
-        environment=env,
-    )
-
-
-def stored_forced_answers(
-    store: str | os.PathLike[str], trace_id: str, model: str
-) -> tuple[ForcedAnswer, ...] | None:
-    """The forced-answer curve last stored for ``trace_id`` by ``model``, or None.
-
-    Example:
-        >>> stored_forced_answers("/no/such.analysis.jsonl", "t", "m") is None
-        True
-
-    """
-    keys = [k for k in stored_keys(store, trace_id, "forced_answers") if k.get("model") == model]
-    if not keys:
-        return None
-    return read_analysis(store, trace_id, keys[-1]).forced_answers

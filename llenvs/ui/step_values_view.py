@@ -34,25 +34,22 @@ from llenvs.analysis import (
     calibrate,
     plan,
     read_analysis,
+    stored_forced_answers,
+    stored_keys,
+    stored_step_analysis,
 )
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
-from llenvs.evaluation import trace_environment, trace_sampling_params
-from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
+from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.cached import stamp
-from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend
+from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.model_picker import current_choice
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.segment_chart import selected_segment
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.step_values_chart import describe_key, duration, step_values_figure, value_rows
-from llenvs.ui.step_values_job import (
-    StepValuesJob,
-    stored_analysis,
-    stored_forced_answers,
-    stored_keys,
-)
+from llenvs.ui.step_values_job import StepValuesJob
 from llenvs.ui.wording import count
 
 __all__ = ["POLL_SECONDS", "step_values_panel"]
@@ -137,7 +134,7 @@ def _read(
 ) -> StepAnalysis:
     """The stored analysis of ``_trace`` under ``key`` (cached per trace and sidecar version)."""
     del trace_id, version  # key the cache: this trace, the sidecar as it is now
-    return stored_analysis(_trace, store, json.loads(key), trace_environment(_trace))
+    return stored_step_analysis(_trace, store, json.loads(key))
 
 
 def _value_table(rows: pd.DataFrame) -> None:
@@ -247,13 +244,13 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
 
 
 def _model_name(choice: ModelChoice) -> str:
-    """The name the loaded model goes by (as the sidecar keys it), known or foreseen."""
+    """The name the model goes by, as the sidecar keys it.
+
+    Once loaded, the backend's own; before, the one its spec records
+    (``ModelSpec.recorded_name``).
+    """
     known: dict[ModelChoice, str] = st.session_state.get(_NAMES, {})
-    if choice in known:
-        return known[choice]
-    if choice.kind is ModelKind.EMBEDDED:
-        return f"transformers/{EMBEDDED_MODEL_NAME}"
-    return choice.backend_name
+    return known.get(choice) or choice.model_spec().recorded_name
 
 
 def _load(choice: ModelChoice) -> ModelBackend:

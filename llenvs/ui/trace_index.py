@@ -1,11 +1,14 @@
 r"""A lazy index of a trace file: one summary row per line, and one trace loaded on demand.
 
-Building the index parses each line's JSON once for its summary (environment, task, model,
-success, final reward, lowest PRM score, segment count, a preview) and its byte offset, and keeps
-only those: a trace is read again, from its offset, when it is opened. A line that is not JSON or
-not a trace object is listed in ``skipped``; a line whose trace fails the schema is reported when
-it is opened. A line longer than the line limit (64 MB, ``$LLENVS_MAX_LINE_MB`` sets another) is
-skipped unread: at most the limit is held in memory, the rest is passed over in chunks.
+The file is read by the library's reader (``TraceReader``: its line limit, its JSON rules, its
+schema-version check): building the index takes each line's JSON once (``TraceReader.records``)
+for its summary (environment, task, model, success, final reward, lowest PRM score, segment
+count, a preview) and its byte offset, and keeps only those: a trace is read again, from its
+offset, when it is opened (``TraceReader.read_at``). A line the reader skips (not JSON, torn,
+longer than the line limit of ``llenvs.traces.line_limit``) or that is not a trace object is
+listed in ``skipped``; a line whose trace fails the schema is reported when it is opened; a
+line written by a newer llenvs (an unknown ``schema_version``) stops the index with the
+reader's ``TraceFormatError``.
 
 Example:
     >>> import tempfile, os
@@ -28,38 +31,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import pandas as pd
 
-from llenvs.traces import SkippedLine, Trace, TraceFormatError
-from llenvs.traces.json_line import JsonLineError, parse_json_line
+from llenvs.traces import SkippedLine, Trace, TraceReader
+from llenvs.traces.line_limit import limited_lines, max_line_bytes
 from llenvs.traces.task_identity import prompt_hash_of
 from llenvs.ui.whitespace import one_line
 
-__all__ = [
-    "COLUMNS",
-    "DEFAULT_MAX_LINE_MB",
-    "MAX_LINE_ENV",
-    "TraceIndex",
-    "lines_containing",
-    "load_line",
-    "max_line_bytes",
-]
-
-MAX_LINE_ENV = "LLENVS_MAX_LINE_MB"
-"""The environment variable that sets the longest line read, in MB (2**20 bytes)."""
-
-DEFAULT_MAX_LINE_MB = 64
-"""The longest line read, in MB, when the environment variable is not set."""
-
-MB = 2**20
-"""Bytes in a megabyte, as Streamlit counts them for uploads."""
-
-CHUNK = MB
-"""How much of an over-long line is read at a time while passing over it."""
+__all__ = ["COLUMNS", "TraceIndex", "lines_containing", "load_line"]
 
 COLUMNS = (
     "line",
@@ -125,28 +107,17 @@ class TraceIndex:
             FileNotFoundError: [Errno 2] No such file or directory: '/no/such.jsonl'
 
         """
-        name = os.fspath(path)
-        limit = max_line_bytes() if max_line is None else max_line
+        reader = TraceReader(path, max_line=max_line_bytes() if max_line is None else max_line)
         rows: list[tuple[Any, ...]] = []
-        skipped: list[SkippedLine] = []
-        with open(name, "rb") as handle:
-            for number, start, raw, size in _lines(handle, limit):
-                if raw is None:
-                    skipped.append(SkippedLine(name, number, _too_long(size, limit)))
-                    continue
-                if not raw.strip():
-                    continue
-                torn = not raw.endswith(b"\n")
-                try:
-                    data = parse_json_line(raw, first=number == 1)
-                    rows.append(_summary(data, number, start))
-                except JsonLineError as error:
-                    reason = "torn last line (an interrupted write)" if torn else "not JSON"
-                    skipped.append(SkippedLine(name, number, f"{reason}: {error}", torn=torn))
-                except (KeyError, TypeError, AttributeError, ValueError) as error:
-                    skipped.append(SkippedLine(name, number, f"not a trace: {error!r}"))
+        not_traces: list[SkippedLine] = []
+        for number, offset, data in reader.records():
+            try:
+                rows.append(_summary(data, number, offset))
+            except (KeyError, TypeError, AttributeError, ValueError) as error:
+                not_traces.append(SkippedLine(reader.path, number, f"not a trace: {error!r}"))
+        skipped = sorted([*reader.skipped, *not_traces], key=lambda s: s.line)
         table = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
-        return cls(name, table, tuple(skipped))
+        return cls(reader.path, table, tuple(skipped))
 
     def offset_of(self, line: int) -> int:
         """Byte offset of ``line``; a ``KeyError`` naming the file when it has no trace there.
@@ -190,15 +161,7 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
 
     """
     limit = max_line_bytes() if max_line is None else max_line
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        _, _, raw, size = next(_lines(handle, limit), (line, offset, b"", 0))
-    if raw is None:
-        raise TraceFormatError(f"{path}, line {line}: {_too_long(size, limit)}")
-    try:
-        return Trace.from_dict(parse_json_line(raw, first=offset == 0))
-    except (JsonLineError, TraceFormatError) as error:
-        raise TraceFormatError(f"{path}, line {line}: {error}") from None
+    return TraceReader(path, max_line=limit).read_at(offset, line)
 
 
 def lines_containing(
@@ -222,66 +185,10 @@ def lines_containing(
     limit = max_line_bytes() if max_line is None else max_line
     found = set()
     with open(path, "rb") as handle:
-        for number, _, raw, _ in _lines(handle, limit):
+        for number, _, raw, _ in limited_lines(handle, limit):
             if raw is not None and needle in raw.lower():
                 found.add(number)
     return frozenset(found)
-
-
-def max_line_bytes() -> int:
-    """The longest line read, in bytes: ``$LLENVS_MAX_LINE_MB`` megabytes, else 64 MB.
-
-    Example:
-        >>> max_line_bytes() == 64 * 2**20
-        True
-        >>> os.environ[MAX_LINE_ENV] = "0.5"; max_line_bytes()
-        524288
-        >>> os.environ[MAX_LINE_ENV] = "lots"; max_line_bytes()
-        Traceback (most recent call last):
-        ...
-        ValueError: LLENVS_MAX_LINE_MB must be a number of megabytes > 0, got 'lots'
-        >>> del os.environ[MAX_LINE_ENV]
-
-    """
-    text = os.environ.get(MAX_LINE_ENV) or str(DEFAULT_MAX_LINE_MB)
-    try:
-        megabytes = float(text)
-    except ValueError:
-        megabytes = math.nan
-    if not megabytes > 0 or math.isinf(megabytes):
-        raise ValueError(f"{MAX_LINE_ENV} must be a number of megabytes > 0, got {text!r}")
-    return max(int(megabytes * MB), 1)
-
-
-def _lines(handle: IO[bytes], limit: int) -> Iterator[tuple[int, int, bytes | None, int]]:
-    """``(number, offset, raw line or None when longer than limit, size)`` for each line.
-
-    At most ``limit + 1`` bytes of a line are held; the rest of a longer one is read in chunks
-    and dropped, up to its newline.
-    """
-    number, offset = 0, handle.tell()
-    while raw := handle.readline(limit + 1):
-        number += 1
-        size = len(raw)
-        if size <= limit:
-            yield number, offset, raw, size
-        else:
-            while not raw.endswith(b"\n") and (raw := handle.readline(CHUNK)):
-                size += len(raw)
-            yield number, offset, None, size
-        offset += size
-
-
-def _too_long(size: int, limit: int) -> str:
-    return (
-        f"{size:,} bytes, longer than the line limit of {_amount(limit)} "
-        f"({MAX_LINE_ENV} sets it, in MB); not read"
-    )
-
-
-def _amount(size: int) -> str:
-    """``size`` bytes said in MB when it is a whole number of them, else in bytes."""
-    return f"{size // MB} MB" if size % MB == 0 else f"{size:,} bytes"
 
 
 def _summary(data: dict[str, Any], line: int, offset: int) -> tuple[Any, ...]:

@@ -34,6 +34,7 @@ from llenvs.traces import (
     TraceReader,
     write_traces,
 )
+from llenvs.traces.sidecar import is_sidecar
 from llenvs.traces.trace_writer import trace_line
 from llenvs.ui.trace_roots import DEFAULT_DIR, TRACES_DIR_ENV, inside_roots, traces_dir
 from llenvs.ui.trace_scoring import with_prm_scores
@@ -68,20 +69,18 @@ def shown_path(path: str | os.PathLike[str]) -> Path:
     return full
 
 
-SIDECAR_SUFFIXES = (".branches.jsonl", ".analysis.jsonl", ".skipped.jsonl")
-"""Files beside a trace file that hold no traces of their own: branches (shown with their
-parent), step analyses, and the unreadable lines an evaluation set aside."""
-
-
 def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     """The trace files (``*.jsonl``, sidecars excluded) in ``folder``, by name.
+
+    Sidecars (``llenvs.traces.sidecar``: branches, shown with their parent; step analyses;
+    labels; experiments; the lines an evaluation set aside) hold no traces of their own.
 
     A symlink that leads out of ``folder`` is left out: the app would refuse to open it.
 
     Example:
         >>> import tempfile
         >>> folder = Path(tempfile.mkdtemp())
-        >>> for name in ("a.jsonl", "a.branches.jsonl", "a.analysis.jsonl", "a.skipped.jsonl"):
+        >>> for name in ("a.jsonl", "a.branches.jsonl", "a.analysis.jsonl", "a.labels.jsonl"):
         ...     _ = (folder / name).write_text("")
         >>> [p.name for p in trace_files(folder)], trace_files("/no/such/folder")
         (['a.jsonl'], [])
@@ -91,9 +90,7 @@ def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     if not path.is_dir():
         return []
     return sorted(
-        p
-        for p in path.glob("*.jsonl")
-        if p.is_file() and not p.name.endswith(SIDECAR_SUFFIXES) and _inside(p, path)
+        p for p in path.glob("*.jsonl") if p.is_file() and not is_sidecar(p) and _inside(p, path)
     )
 
 

@@ -1,14 +1,77 @@
-"""A traces folder for the app tests: real imported traces, an HTML trace and a broken file."""
+"""The app tests' folder of traces (real imported ones, an HTML trace, a broken file), and the
+check every app test goes through: a test fails when ``page_guard`` showed an internal error.
+
+Pages show every error as a message (``llenvs.ui.page_guard.shows_errors``); one of an internal
+type (``KeyError``, ``TypeError``, ...: ``is_internal_error``) is a bug that a page test must not
+pass over. The guard logs those; ``pytest_runtest_call`` below watches that log around each
+test and fails the test when something was logged. A test that shows one on purpose is marked
+``shows_internal_errors``.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
+from llenvs.ui.page_guard import LOGGER, is_internal_error
 from llenvs.ui.trace_source import TRACES_DIR_ENV, import_into
 from tests.conftest import EXTERNAL
+
+INTERNAL_ERRORS_MARK = "shows_internal_errors"
+"""The mark of a test whose page shows an internal error on purpose (the check's own tests)."""
+
+
+class _ShownErrors(logging.Handler):
+    """Keeps the internal errors ``page_guard`` logs while it is attached."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.errors: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and is_internal_error(error):
+            self.errors.append(error)
+
+
+@contextmanager
+def internal_errors_shown() -> Iterator[list[BaseException]]:
+    """The internal errors pages showed inside the block (page_guard's log, every thread)."""
+    handler = _ShownErrors()
+    LOGGER.addHandler(handler)
+    try:
+        yield handler.errors
+    finally:
+        LOGGER.removeHandler(handler)
+
+
+def check_no_internal_errors(errors: list[BaseException]) -> None:
+    """Fail the test when a page showed an internal error (each one named with its message)."""
+    if errors:
+        shown = "; ".join(f"{type(e).__name__}: {e}" for e in errors)
+        pytest.fail(f"a page showed an internal error (a bug, not bad input): {shown}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{INTERNAL_ERRORS_MARK}: the page shows an internal error on purpose"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    if item.get_closest_marker(INTERNAL_ERRORS_MARK) is not None:
+        return (yield)
+    with internal_errors_shown() as errors:
+        result = yield
+    check_no_internal_errors(errors)
+    return result
+
 
 SCRIPT = "<script>alert(1)</script>"
 

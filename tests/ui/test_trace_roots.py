@@ -10,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, TraceFormatError, write_traces
-from llenvs.ui.trace_index import (
-    MAX_LINE_ENV,
-    TraceIndex,
-    lines_containing,
-    load_line,
-    max_line_bytes,
-)
+from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
+from llenvs.ui.trace_index import TraceIndex, lines_containing, load_line
 from llenvs.ui.trace_roots import (
     TRACE_ROOTS_ENV,
     TRACES_DIR_ENV,
