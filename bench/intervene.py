@@ -31,9 +31,10 @@ from typing import Any
 
 from bench_common import ROOT, main
 
-from llenvs.evaluation import intervene
+from llenvs.core.intervention import Force
+from llenvs.evaluation import BranchRequest, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
-from llenvs.traces import InterventionKind, SegmentFlag, SegmentRecord, find_trace
+from llenvs.traces import SegmentFlag, SegmentRecord, find_trace
 from llenvs.ui.background_job import BackgroundJob
 from llenvs.ui.intervention_panel import POLL_SECONDS
 
@@ -82,7 +83,7 @@ def _library_call(backend: Any, path: Path) -> tuple[float, float]:
         if not first and SegmentFlag.GENERATED in record.flags:
             first.append(time.perf_counter() - start)
 
-    intervene(path, parent, AT, InterventionKind.FORCE, FORCED, backend, prm=PRM, on_segment=seen)
+    intervene(path, BranchRequest(parent, AT, Force(FORCED)), backend, prm=PRM, on_segment=seen)
     return first[0], time.perf_counter() - start
 
 

@@ -8,8 +8,9 @@ import re
 import shlex
 import subprocess
 
+from llenvs.core.intervention import Feedback
 from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.traces import InterventionKind, read_branches, read_traces
+from llenvs.traces import read_branches, read_traces
 from tests.conftest import REPO
 
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
@@ -65,7 +66,7 @@ def test_the_embedded_model_example_runs_as_written(tmp_path):
     assert all(t.segments and t.segments[0].token_ids for t in traces)
     [branch] = read_branches(tmp_path / "runs" / "smollm2.jsonl")
     assert branch.parent.parent_id == traces[0].trace_id
-    assert branch.parent.kind is InterventionKind.FEEDBACK
+    assert isinstance(branch.parent.intervention, Feedback)
     assert "errors 0; 10 traces in runs/smollm2.jsonl" in done.stdout
     assert "leg_counting" in done.stderr  # the progress bar
 

@@ -41,7 +41,7 @@ from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
 from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.episode import Episode, StopCheck
-from llenvs.evaluation.intervention import COMPLETE, Intervention
+from llenvs.evaluation.intervention import COMPLETE, StepDecision
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trace_prefix import trace_prefix
@@ -103,7 +103,7 @@ def run_rollouts(
     params: AnalysisParams,
     *,
     environment: SegmentedEnvironment,
-    then: Intervention = COMPLETE,
+    then: StepDecision = COMPLETE,
     on_rollout: RolloutObserver | None = None,
     retry: RetryPolicy | None = None,
     should_stop: StopCheck | None = None,

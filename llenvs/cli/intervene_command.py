@@ -47,14 +47,18 @@ from llenvs.cli.options import (
     PRM_BASE_URL_HELP,
     add_backend_options,
     add_sampling_options,
+    bounded,
     build_backend,
     prm_options,
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, server_options
-from llenvs.evaluation import check_branch, intervene, trace_sampling_params
+from llenvs.core.backend import SamplingParams
+from llenvs.core.bounds import SAMPLES
+from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
+from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
 from llenvs.rewards.prm_provenance import recorded_prm_spec
-from llenvs.traces import InterventionKind, Trace, branches_path, find_trace
+from llenvs.traces import Trace, branches_path, find_trace
 
 __all__ = ["NO_PRM", "add_parser", "run"]
 
@@ -98,7 +102,7 @@ def add_parser(subparsers: Any) -> None:
     action.add_argument("--resample", action="store_true", help="generate again from there")
     parser.add_argument(
         "--samples",
-        type=int,
+        type=bounded(SAMPLES),
         default=1,
         help="with --resample: how many samples (1-16), generated together, each with its own "
         "seed derived from --sampling-seed",
@@ -125,9 +129,9 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Branch the trace; print the new trace's segments; append it to the sidecar."""
     parent = find_trace(args.traces, args.trace)
-    kind, text = _intervention(args)
-    check_branch(parent, args.at, kind, text, samples=args.samples)  # before a model loads
     params = sampling_from_args(args, trace_sampling_params(parent))  # and the record's sampling
+    intervention = _intervention(args, params)
+    request = BranchRequest(parent, args.at, intervention)  # checked before a model loads
     name = args.backend or parent.run.model
     if name is None:
         raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
@@ -139,15 +143,11 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.nullcontext() if args.no_progress else status:
         children = intervene(
             args.traces,
-            parent,
-            args.at,
-            kind,
-            text,
+            request,
             backend,
             prm=prm,  # judge: the branch's own model (backend) judges
             prm_options=options,
-            sampling_params=params,
-            samples=args.samples,
+            sampling_params=None if isinstance(intervention, Resample) else params,
         )
     sidecar = branches_path(args.traces)
     for number, child in enumerate(children):
@@ -173,12 +173,41 @@ def _prm(given: str | None, parent: Trace) -> str | None:
     return recorded
 
 
-def _intervention(args: argparse.Namespace) -> tuple[InterventionKind, str | None]:
-    """The intervention the options ask for."""
-    if args.force is not None:
-        return InterventionKind.FORCE, args.force
-    if args.feedback is not None:
-        return InterventionKind.FEEDBACK, args.feedback
-    if args.complete:
-        return InterventionKind.COMPLETE, None
-    return InterventionKind.RESAMPLE, None
+def _intervention(args: argparse.Namespace, params: SamplingParams) -> Intervention:
+    """The intervention the options ask for, made once (and so checked) from them.
+
+    Example:
+        >>> ns = argparse.Namespace(force=None, feedback=None, complete=False, samples=2)
+        >>> _intervention(ns, SamplingParams(seed=3))
+        Resample(n=2, params=SamplingParams(max_tokens=256, temperature=0.0, top_p=1.0, top_k=None, seed=3, stop=(), logprobs=False))
+        >>> _intervention(argparse.Namespace(force="", feedback=None, complete=False, samples=1),
+        ...               SamplingParams())
+        Traceback (most recent call last):
+        ...
+        ValueError: --force: the forced segment needs a text (an empty one would end the episode)
+        >>> _intervention(argparse.Namespace(force=None, feedback=None, complete=True, samples=3),
+        ...               SamplingParams())
+        Traceback (most recent call last):
+        ...
+        ValueError: --samples 3 is for --resample only (a complete makes one branch)
+
+    """  # noqa: E501
+    samples = args.samples
+    made: Intervention
+    try:
+        if args.force is not None:
+            made = Force(args.force)
+        elif args.feedback is not None:
+            made = Feedback(args.feedback)
+        elif args.complete:
+            made = COMPLETE
+        else:
+            return Resample(samples, params)
+    except ValueError as error:
+        option = "--force" if args.force is not None else "--feedback"
+        raise ValueError(f"{option}: {error}") from None
+    if samples != 1:
+        raise ValueError(
+            f"--samples {samples} is for --resample only (a {made.kind.value} makes one branch)"
+        )
+    return made

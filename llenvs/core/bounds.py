@@ -1,7 +1,7 @@
 """The bounds of the numbers a user types (sizes, seeds, token budgets, batch sizes, budgets).
 
 Each ``Bound`` is defined once here and checked where the number comes in, before anything is
-built: the CLI's options (``llenvs evaluate``, ``analyze``, ``intervene``) and the workbench's
+built: the CLI's options (``llenvs evaluate``, ``analyze``, ``intervene``), the intervention values and the workbench's
 boxes call ``check``, so both refuse the same values with the same message, which names the
 bound and why it is there. Task lists are checked against their dataset's size by
 ``llenvs.core.task_spec``.
@@ -22,7 +22,15 @@ from dataclasses import dataclass
 
 from llenvs.core.errors import OutOfBoundsError
 
-__all__ = ["BATCH_SIZE", "DATASET_SIZE", "MAX_TOKENS", "ROLLOUT_BUDGET", "SEED", "Bound"]
+__all__ = [
+    "BATCH_SIZE",
+    "DATASET_SIZE",
+    "MAX_TOKENS",
+    "ROLLOUT_BUDGET",
+    "SAMPLES",
+    "SEED",
+    "Bound",
+]
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,9 @@ MAX_TOKENS = Bound("max_tokens", 1, 131_072, "the longest context of the models 
 
 BATCH_SIZE = Bound("batch_size", 1, 256, "trajectories held in memory at once")
 """Trajectories generated together."""
+
+SAMPLES = Bound("samples", 1, 16, "the resamples of one intervention, generated together")
+"""Resamples one intervention makes (``Resample.n``, ``llenvs intervene --samples``)."""
 
 ROLLOUT_BUDGET = Bound(
     "budget", 0, 100_000, "rollouts of one trace, each generated and stored as a line"

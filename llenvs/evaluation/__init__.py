@@ -1,5 +1,9 @@
 """Generation segment by segment, with interventions between segments.
 
+A step callback steers a run with ``StepDecision`` values (``COMPLETE``, ``ForceAction``,
+feedback text); a branch of a stored trace is one ``BranchRequest`` holding one
+``Intervention`` (``Force``, ``Feedback``, ``Complete``, ``Resample``).
+
 Example:
     >>> from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner
     >>> COMPLETE, ForceAction("x").text
@@ -7,15 +11,11 @@ Example:
 
 """
 
+from llenvs.core.intervention import Feedback, Force, Intervention, Resample
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.branch import (
-    SegmentObserver,
-    branch,
-    branch_samples,
-    check_branch,
-    rerun_branch,
-)
+from llenvs.evaluation.branch import SegmentObserver, branch, rerun_branch, step_decision
+from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
@@ -33,8 +33,8 @@ from llenvs.evaluation.intervention import (
     COMPLETE,
     Complete,
     ForceAction,
-    Intervention,
     StepCallback,
+    StepDecision,
 )
 from llenvs.evaluation.log_config import LogConfig, LogTarget
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
@@ -56,12 +56,15 @@ __all__ = [
     "NO_RETRY",
     "AnswerOpening",
     "BoundaryContinuationStrategy",
+    "BranchRequest",
     "Complete",
     "ContinuationStrategy",
     "EvaluationEvent",
     "EvaluationResult",
     "EventSink",
+    "Feedback",
     "FeedbackTurn",
+    "Force",
     "ForceAction",
     "Intervention",
     "LogConfig",
@@ -69,25 +72,26 @@ __all__ = [
     "Prefix",
     "PrefixSegment",
     "ProgressCallback",
+    "Resample",
     "RetryPolicy",
     "RunEnded",
     "RunStarted",
     "SegmentObserver",
     "SegmentedTrajectoryRunner",
     "StepCallback",
+    "StepDecision",
     "StepTaken",
     "TokenContinuationStrategy",
     "TrajectoryEnded",
     "TrajectoryErrored",
     "TrajectoryResult",
     "branch",
-    "branch_samples",
-    "check_branch",
     "intervene",
     "replay_trace",
     "rerun_branch",
     "result_trace",
     "run_segmented_evaluation",
+    "step_decision",
     "trace_base_environment",
     "trace_environment",
     "trace_feedback",

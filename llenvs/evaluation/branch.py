@@ -4,23 +4,25 @@ This is what the workbench and ``llenvs intervene`` do when a researcher forces 
 injects feedback, completes in one call or resamples from a point: a runner call with the
 first k segments as the prefix (stepped as given, with the model's own token ids and the
 parent's feedback turns, so a greedy resample reproduces the parent) and the intervention as
-``then=``. The branch is made on the parent's own task: its environment made again, or, when
-that asks another question or cannot be made, one made from its task record
-(``trace_environment``); a given environment whose task differs is refused. The new trace
-names its parent, the branch point and the intervention, so it can be replayed.
+``then=`` (its ``StepDecision``: a ``Force`` is a ``ForceAction``, a ``Feedback`` its text,
+``Complete()`` is ``COMPLETE``, a ``Resample`` continues). The branch is made on the parent's
+own task: its environment made again, or, when that asks another question or cannot be made,
+one made from its task record (``trace_environment``); a given environment whose task differs
+is refused. Each new trace names its parent, the branch point and the intervention
+(``BranchRequest.record``), so it can be replayed.
 
 Example:
     >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.core.intervention import Force
     >>> from llenvs.evaluation.replay_trace import replay_trace
     >>> from llenvs.inference import get_backend
-    >>> from llenvs.traces import InterventionKind
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
     ...                       "Count. So 8. <answer>8</answer>", model="scripted")
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
-    >>> child = branch(parent, 1, InterventionKind.FORCE, "So 100. ", backend)
+    >>> [child] = branch(BranchRequest(parent, 1, Force("So 100. ")), backend)
     >>> [s.text for s in child.segments], child.success, child.parent.segment_index
     (['Count. ', 'So 100. ', '<answer>100</answer>'], True, 1)
 
@@ -33,138 +35,53 @@ from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
+from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.episode import Episode, StopCheck
-from llenvs.evaluation.intervention import COMPLETE, ForceAction, Intervention
+from llenvs.evaluation.intervention import ForceAction, StepDecision
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.inference.registry import backend_options
-from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.from_steps import segment_from_transition
-from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.trace import Trace
 
-__all__ = [
-    "SegmentObserver",
-    "branch",
-    "branch_samples",
-    "check_branch",
-    "rerun_branch",
-]
+__all__ = ["SegmentObserver", "branch", "rerun_branch", "step_decision"]
 
 SegmentObserver = Callable[[int, SegmentRecord], None]
 """Called with ``(sample number, segment)`` as each new segment of a branch is generated."""
 
 
 def branch(
-    trace: Trace,
-    at: int,
-    kind: InterventionKind,
-    text: str | None,
+    request: BranchRequest,
     backend: ModelBackend,
-    *,
-    environment: SegmentedEnvironment | None = None,
-    sampling_params: SamplingParams | None = None,
-    on_segment: SegmentObserver | None = None,
-    should_stop: StopCheck | None = None,
-) -> Trace:
-    """The trace of an intervention on ``trace`` after its first ``at`` segments.
-
-    Arguments:
-        trace: the parent trace.
-        at: how many of its segments to keep (0 branches before the first).
-        kind: force the next segment to ``text``, inject ``text`` as feedback, complete the
-            rest in one call, or resample from there.
-        text: the forced segment or the feedback (None for complete and resample).
-        backend: the model that generates the rest.
-        environment: the environment to step (by default the trace's own, made again).
-        sampling_params: how to sample (by default the trace's own, else the runner's).
-        on_segment: called with ``(0, segment)`` as each new segment is generated.
-        should_stop: asked before each generation; True keeps what was generated, marked
-            truncated (``metadata["stopped"]``).
-
-    Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
-        ...           response="", segments=())
-        >>> branch(t, 1, InterventionKind.RESAMPLE, None, object())
-        Traceback (most recent call last):
-        ...
-        ValueError: cannot branch after segment 1: the trace has 0 segments (choose 0..0)
-
-    The token budget (``max_tokens``) counts what the branch generates, not the kept prefix.
-
-    """
-    params = sampling_params or trace_sampling_params(trace)
-    [child] = _branches(
-        trace, at, kind, text, backend, environment, params, None, on_segment, should_stop
-    )
-    return child
-
-
-def rerun_branch(
-    recorded: Trace,
-    parent: Trace,
-    backend: ModelBackend,
-    *,
-    environment: SegmentedEnvironment | None = None,
-) -> Trace:
-    """``recorded``, a branch of ``parent``, made again from its record.
-
-    The same point, the same intervention, its own sampling parameters and seed: greedy, or
-    with the same seed on the same backend, the result is the recorded branch again, byte for
-    byte.
-
-    Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
-        >>> from llenvs.evaluation.replay_trace import replay_trace
-        >>> from llenvs.inference import get_backend
-        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-        ...                                 size=100, seed=42)
-        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
-        >>> script = ["Count. So 100. <answer>100</answer>"]
-        >>> child = branch(parent, 1, InterventionKind.RESAMPLE, None, get_backend("scripted",
-        ...                outputs=script))
-        >>> rerun_branch(child, parent, get_backend("scripted", outputs=script)).response == (
-        ...     child.response)
-        True
-
-    """
-    record = recorded.parent
-    if record is None or record.parent_id != parent.trace_id:
-        raise ValueError(f"trace {recorded.trace_id} is not a branch of {parent.trace_id}")
-    return branch(
-        parent,
-        record.segment_index,
-        record.kind,
-        record.text,
-        backend,
-        environment=environment,
-        sampling_params=trace_sampling_params(recorded),
-    )
-
-
-def branch_samples(
-    trace: Trace,
-    at: int,
-    backend: ModelBackend,
-    count: int,
     *,
     environment: SegmentedEnvironment | None = None,
     sampling_params: SamplingParams | None = None,
     on_segment: SegmentObserver | None = None,
     should_stop: StopCheck | None = None,
 ) -> list[Trace]:
-    """``count`` resamples of ``trace`` from segment ``at``, generated together in one batch.
+    """The traces of ``request``: one, or a ``Resample``'s ``n``, generated together.
 
-    Each sample has its own seed, derived from the sampling seed (``derived_seeds``: the
-    first is the seed itself), recorded in its trace, so any sample can be run again alone.
+    Arguments:
+        request: the parent, the branch point and the intervention.
+        backend: the model that generates the rest.
+        environment: the environment to step (by default the trace's own, made again).
+        sampling_params: how to sample after a ``Force``, ``Feedback`` or ``Complete`` (by
+            default the trace's own, else the runner's). A ``Resample`` samples as its
+            ``params`` say, so it refuses this argument.
+        on_segment: called with ``(sample, segment)`` as each new segment is generated.
+        should_stop: asked before each generation; True keeps what was generated, marked
+            truncated (``metadata["stopped"]``).
+
+    The samples of a ``Resample`` each have their own seed, derived from the sampling seed
+    (``derived_seeds``: the first is the seed itself), recorded in its trace, so any sample can
+    be run again alone. The token budget (``max_tokens``) counts what a branch generates, not
+    the kept prefix.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -176,37 +93,101 @@ def branch_samples(
         >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
         ...                       "Count. So 8. <answer>8</answer>", model="scripted")
         >>> backend = get_backend("scripted", outputs=["Count. A. <answer>1</answer>"])
-        >>> samples = branch_samples(parent, 1, backend, 2,
-        ...                          sampling_params=SamplingParams(temperature=1.0, seed=5))
+        >>> again = Resample(2, SamplingParams(temperature=1.0, seed=5))
+        >>> samples = branch(BranchRequest(parent, 1, again), backend)
         >>> [s.parent.segment_index for s in samples], [s.run.seed for s in samples]
         ([1, 1], [5, 1000008])
 
     """
-    params = sampling_params or trace_sampling_params(trace) or SamplingParams()
-    seeds = derived_seeds(params.seed, count)
-    return _branches(
-        trace,
-        at,
-        InterventionKind.RESAMPLE,
-        None,
+    match request.intervention:
+        case Resample(n=n, params=params):
+            if sampling_params is not None:
+                raise ValueError(
+                    "a Resample samples as its own params say (Resample(n, params)); "
+                    "sampling_params is for a Force, Feedback or Complete"
+                )
+            params = params or trace_sampling_params(request.parent)
+            if n > 1:
+                params = params or SamplingParams()
+                seeds = derived_seeds(params.seed, n)
+                return _branches(
+                    request, backend, environment, params, seeds, on_segment, should_stop
+                )
+        case _:
+            params = sampling_params or trace_sampling_params(request.parent)
+    return _branches(request, backend, environment, params, None, on_segment, should_stop)
+
+
+def rerun_branch(
+    recorded: Trace,
+    parent: Trace,
+    backend: ModelBackend,
+    *,
+    environment: SegmentedEnvironment | None = None,
+) -> Trace:
+    """``recorded``, a branch of ``parent``, made again from its record.
+
+    The same point, the same intervention, its own sampling parameters and seed (a sample of
+    a resample set is made again alone): greedy, or with the same seed on the same backend,
+    the result is the recorded branch again, byte for byte.
+
+    Example:
+        >>> from llenvs.core.registry import environment_registry
+        >>> from llenvs.core import SegmentedEnvironment
+        >>> from llenvs.evaluation.replay_trace import replay_trace
+        >>> from llenvs.inference import get_backend
+        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+        ...                                 size=100, seed=42)
+        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+        >>> script = ["Count. So 100. <answer>100</answer>"]
+        >>> [child] = branch(BranchRequest(parent, 1, Resample()),
+        ...                  get_backend("scripted", outputs=script))
+        >>> rerun_branch(child, parent, get_backend("scripted", outputs=script)).response == (
+        ...     child.response)
+        True
+
+    """
+    record = recorded.parent
+    if record is None or record.parent_id != parent.trace_id:
+        raise ValueError(f"trace {recorded.trace_id} is not a branch of {parent.trace_id}")
+    own = trace_sampling_params(recorded)
+    intervention: Intervention = record.intervention
+    sampling: SamplingParams | None = own
+    if isinstance(intervention, Resample):
+        intervention, sampling = Resample(1, own), None
+    [again] = branch(
+        BranchRequest(parent, record.segment_index, intervention),
         backend,
-        environment,
-        params,
-        seeds,
-        on_segment,
-        should_stop,
+        environment=environment,
+        sampling_params=sampling,
     )
+    return again
 
 
-MAX_SAMPLES = 16
-"""The most resamples one ``branch_samples`` call makes."""
+def step_decision(intervention: Intervention) -> StepDecision:
+    """The runner's ``then=`` for an intervention: what a step callback would return.
+
+    Example:
+        >>> step_decision(Force("x = 4. ")), step_decision(Feedback("Why?"))
+        (ForceAction(text='x = 4. '), 'Why?')
+        >>> step_decision(Complete()), step_decision(Resample()) is None
+        (COMPLETE, True)
+
+    """
+    match intervention:
+        case Force(text=text):
+            return ForceAction(text)
+        case Feedback(text=text):
+            return text
+        case Complete():
+            return intervention
+        case Resample():
+            return None
 
 
 def _branches(
-    trace: Trace,
-    at: int,
-    kind: InterventionKind,
-    text: str | None,
+    request: BranchRequest,
     backend: ModelBackend,
     environment: SegmentedEnvironment | None,
     params: SamplingParams | None,
@@ -214,9 +195,8 @@ def _branches(
     on_segment: SegmentObserver | None,
     should_stop: StopCheck | None,
 ) -> list[Trace]:
-    """Branches of ``trace`` at ``at``: one per seed (one with the params' own seed if None)."""
-    count = 1 if seeds is None else len(seeds)
-    record = check_branch(trace, at, kind, text, samples=count)
+    """Branches of ``request``: one per seed (one with the params' own seed if None)."""
+    trace = request.parent
     if environment is None:
         env = trace_environment(trace, backend)  # the trace's own question, by construction
     else:
@@ -225,7 +205,8 @@ def _branches(
     opening = recorded_answer_opening(trace)  # branches open a missing answer as the parent did
     runner = SegmentedTrajectoryRunner(env, backend, params, answer_opening=opening)
     seeds = [runner.sampling_params.seed] if seeds is None else seeds
-    prefix = trace_prefix(trace, at, keep_feedback_at=kind is not InterventionKind.FEEDBACK)
+    feedback = isinstance(request.intervention, Feedback)
+    prefix = trace_prefix(trace, request.at, keep_feedback_at=not feedback)
     episodes: dict[int, int] = {}
 
     def observe(episode: Episode, transition: Any) -> None:
@@ -240,12 +221,13 @@ def _branches(
     results = runner.run_batch(
         [trace.task.task_index] * len(seeds),
         prefixes=[prefix] * len(seeds),
-        thens=[_intervention(kind, text)] * len(seeds),
+        thens=[step_decision(request.intervention)] * len(seeds),
         seeds=seeds,
         on_step=observe,
         should_stop=should_stop,
     )
-    template = getattr(backend, "chat_template", None)
+    template = backend.capabilities.chat_template
+    record = request.record()
     return [
         result_trace(
             result,
@@ -259,51 +241,6 @@ def _branches(
         )
         for result, seed in zip(results, seeds, strict=True)
     ]
-
-
-def check_branch(
-    trace: Trace, at: int, kind: InterventionKind, text: str | None, *, samples: int = 1
-) -> BranchRecord:
-    """The record of a branch of ``trace`` at ``at``, or a ``ValueError`` saying why not.
-
-    Checks what needs no model, so a caller can refuse bad input before loading one: the
-    branch point is in range, the text fits the kind (a forced segment that is not empty, a
-    feedback that is not blank), ``samples`` is 1..``MAX_SAMPLES`` (more
-    than one only for a resample), and something is left to do (a finished trace has nothing
-    to complete or resample after its last segment; feedback there is a new user turn the
-    model answers).
-
-    Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
-        ...           response="", segments=())
-        >>> check_branch(t, 1, InterventionKind.RESAMPLE, None)
-        Traceback (most recent call last):
-        ...
-        ValueError: cannot branch after segment 1: the trace has 0 segments (choose 0..0)
-
-    """
-    if not 1 <= samples <= MAX_SAMPLES:
-        raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {samples}")
-    if samples != 1 and kind is not InterventionKind.RESAMPLE:
-        raise ValueError(f"only a resample makes several samples, not {kind.value}")
-    count = len(trace.segments)
-    if not 0 <= at <= count:
-        raise ValueError(
-            f"cannot branch after segment {at}: the trace has {count} segments (choose 0..{count})"
-        )
-    record = BranchRecord(trace.trace_id, at, kind, text)  # checks text against kind
-    if kind is InterventionKind.FORCE and not text:
-        raise ValueError("the forced segment needs a text (an empty one would end the episode)")
-    if kind is InterventionKind.FEEDBACK and not (text or "").strip():
-        raise ValueError(f"the feedback needs a text, got {text!r}")
-    ended = count > 0 and trace.segments[-1].terminal
-    if at == count and ended and kind in (InterventionKind.COMPLETE, InterventionKind.RESAMPLE):
-        raise ValueError(
-            f"nothing to {kind.value} after segment {at}: the trace ended there (its last "
-            f"segment is terminal); choose 0..{count - 1}, or give feedback after it"
-        )
-    return record
 
 
 def _check_same_task(trace: Trace, env: SegmentedEnvironment) -> None:
@@ -322,14 +259,3 @@ def _check_same_task(trace: Trace, env: SegmentedEnvironment) -> None:
             f"trace was made with other task options ({dict(task.adapter_kwargs)}; a missing "
             "seed means random tasks): branching it would answer another question"
         )
-
-
-def _intervention(kind: InterventionKind, text: str | None) -> Intervention:
-    """The runner's ``then=`` for an intervention kind."""
-    if kind is InterventionKind.FORCE:
-        return ForceAction(str(text))
-    if kind is InterventionKind.FEEDBACK:
-        return str(text)
-    if kind is InterventionKind.COMPLETE:
-        return COMPLETE
-    return None

@@ -1,11 +1,12 @@
 r"""``intervene``: branch a trace of a file and keep the branches in the file's sidecar.
 
-The one intervention path below the command line and the workbench: the trace's own
-environment (with a PRM's step reward when asked), ``branch`` or ``branch_samples`` with the
-caller's observers, and every branch appended to ``<name>.branches.jsonl`` (each branch one
-atomic line), so a stopped branch is kept and a failed one writes nothing. Each branch records
-the PRM that scored it (``run.prm``); the PRM the parent records is made again as recorded
-(its convention, its server), so naming it rescores a branch exactly as the parent was scored.
+The one intervention path below the command line and the workbench, which both pass one
+``BranchRequest``: the trace's own environment (with a PRM's step reward when asked),
+``branch`` with the caller's observers, and every branch appended to
+``<name>.branches.jsonl`` (each branch one atomic line), so a stopped branch is kept and a
+failed one writes nothing. Each branch records the PRM that scored it (``run.prm``); the PRM
+the parent records is made again as recorded (its convention, its server), so naming it
+rescores a branch exactly as the parent was scored.
 ``prm="judge"`` makes the branch's own model (``backend``) the judge.
 
 Example:
@@ -14,7 +15,9 @@ Example:
     >>> from llenvs.core import SegmentedEnvironment
     >>> from llenvs.evaluation.replay_trace import replay_trace
     >>> from llenvs.inference import get_backend
-    >>> from llenvs.traces import InterventionKind, read_branches, write_traces
+    >>> from llenvs.core.intervention import Force
+    >>> from llenvs.evaluation.branch_request import BranchRequest
+    >>> from llenvs.traces import read_branches, write_traces
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
@@ -22,7 +25,7 @@ Example:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> _ = write_traces(path, [parent])
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
-    >>> [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", backend,
+    >>> [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), backend,
     ...                     prm="arithmetic")
     >>> child.success, [b.trace_id for b in read_branches(path)] == [child.trace_id]
     (True, True)
@@ -40,13 +43,13 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.reward_function import RewardFunction
-from llenvs.evaluation.branch import SegmentObserver, branch, branch_samples, check_branch
+from llenvs.evaluation.branch import SegmentObserver, branch
+from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.scored_environment import run_prm_rewards
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards, recorded_prm_spec
 from llenvs.traces.branches import append_branch
-from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.trace import Trace
 
 __all__ = ["intervene"]
@@ -54,27 +57,21 @@ __all__ = ["intervene"]
 
 def intervene(
     path: str | os.PathLike[str],
-    trace: Trace,
-    at: int,
-    kind: InterventionKind,
-    text: str | None,
+    request: BranchRequest,
     backend: ModelBackend,
     *,
     prm: str | None = None,
     prm_options: Mapping[str, Any] | None = None,
     sampling_params: SamplingParams | None = None,
-    samples: int = 1,
     on_segment: SegmentObserver | None = None,
     should_stop: StopCheck | None = None,
 ) -> list[Trace]:
-    """Branch ``trace`` (a trace of the file ``path``) and append the branches to its sidecar.
+    """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
     Arguments:
         path: the trace file; the branches go to its ``*.branches.jsonl``.
-        trace: the parent (from the file or its sidecar).
-        at: how many of the parent's segments to keep.
-        kind: force the next segment, feed back, complete, or resample (as ``branch``).
-        text: the forced segment or the feedback (None for complete and resample).
+        request: the parent (from the file or its sidecar), how many of its segments to keep,
+            and the intervention (force, feedback, complete, or ``n`` resamples: one batch).
         backend: the model that generates.
         prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward; the
             name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
@@ -85,42 +82,25 @@ def intervene(
             None: no PRM.
         prm_options: options for ``get_prm`` (e.g. ``{"base_url": ...}`` for
             ``"vllm/<model>"``); with the recorded PRM's name they make it anew with them.
-        sampling_params: how to sample (default: the parent's own).
-        samples: how many resamples (``branch_samples``, one batch); 1 for one branch.
+        sampling_params: how to sample after a force, feedback or complete (default: the
+            parent's own); a ``Resample`` carries its own (``branch``).
         on_segment: called with ``(sample, segment)`` as each new segment is generated.
         should_stop: asked between segments; True keeps what was generated, truncated.
 
     Returns the branches, in the order they were appended.
 
     """
-    check_branch(trace, at, kind, text, samples=samples)  # before the environment is made
+    trace = request.parent
     rewards = _prm_rewards(trace, prm, backend, prm_options or {})
     environment = trace_environment(trace, backend, rewards)
-    if samples == 1:
-        children = [
-            branch(
-                trace,
-                at,
-                kind,
-                text,
-                backend,
-                environment=environment,
-                sampling_params=sampling_params,
-                on_segment=on_segment,
-                should_stop=should_stop,
-            )
-        ]
-    else:
-        children = branch_samples(
-            trace,
-            at,
-            backend,
-            samples,
-            environment=environment,
-            sampling_params=sampling_params,
-            on_segment=on_segment,
-            should_stop=should_stop,
-        )
+    children = branch(
+        request,
+        backend,
+        environment=environment,
+        sampling_params=sampling_params,
+        on_segment=on_segment,
+        should_stop=should_stop,
+    )
     record = provenance_of(prm, rewards)
     children = [replace(child, run=replace(child.run, prm=record)) for child in children]
     for child in children:

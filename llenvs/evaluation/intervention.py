@@ -1,9 +1,14 @@
-"""What a step callback may return: nothing, feedback text, ``COMPLETE`` or ``ForceAction``.
+"""``StepDecision``: what a step callback returns (None, text, ``COMPLETE``, ``ForceAction``).
 
 A callback receives each live step's ``StepResult`` and steers what happens next: ``None``
 continues segment by segment in the same assistant turn; a string is feedback, sent as a user
 turn (a new assistant turn starts); ``COMPLETE`` finishes the rest in one call;
 ``ForceAction(text)`` makes ``text`` the next segment instead of generating it.
+
+A branch's intervention (``llenvs.core.intervention``) is applied as one of these, right after
+its prefix (``run_trajectory(..., then=...)``): a ``Force`` becomes a ``ForceAction``, a
+``Feedback`` its text, ``Complete()`` is ``COMPLETE`` itself (one value in both: its class is
+this module's ``Complete``), and a ``Resample`` is ``None`` (generation simply continues).
 
 Example:
     >>> def probe(step_result):
@@ -17,40 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any
 
+from llenvs.core.intervention import COMPLETE, Complete
 from llenvs.core.step_result import StepResult
 
-__all__ = ["COMPLETE", "Complete", "ForceAction", "Intervention", "StepCallback"]
-
-
-@final
-class Complete:
-    """The type of ``COMPLETE``: finish the rest of the response in one call (a singleton).
-
-    Example:
-        >>> Complete() is COMPLETE
-        True
-
-    """
-
-    _instance: Complete | None = None
-
-    def __new__(cls) -> Complete:
-        """Return the one instance."""
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "COMPLETE"
-
-    def __reduce__(self) -> str:
-        return "COMPLETE"
-
-
-COMPLETE: Final = Complete()
-"""Return it from a step callback to generate the rest in one call, with no more callbacks."""
+__all__ = ["COMPLETE", "Complete", "ForceAction", "StepCallback", "StepDecision"]
 
 
 @dataclass(frozen=True)
@@ -82,8 +59,8 @@ class ForceAction:
             )
 
 
-Intervention = str | Complete | ForceAction | None
+StepDecision = str | Complete | ForceAction | None
 """What a callback returns, or ``then=`` applies: feedback text, ``COMPLETE``, ``ForceAction``."""
 
-StepCallback = Callable[[StepResult[Any]], Intervention]
+StepCallback = Callable[[StepResult[Any]], StepDecision]
 """Called with each live step's result; its return steers the next step."""

@@ -51,7 +51,7 @@ def result_trace(
     prompt, segmenter spec and ``backend_options`` (how to reach the model again: an openai
     server's URL, never its key), ``prm``, the record of the PRM that scored the steps
     (``prm_provenance``; None for none), and the ``answer_opening`` forced when a response
-    ended without an answer (``AnswerOpening.to_dict``); the metadata keeps the result's (JSON)
+    ended without an answer (``AnswerOpening.to_record``); the metadata keeps the result's (JSON)
     metadata; feedback marks the segment before it.
 
     Example:

@@ -28,7 +28,7 @@ from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode import Episode, StepObserver, StopCheck
 from llenvs.evaluation.episode_driver import drive_episodes, run_episodes
-from llenvs.evaluation.intervention import Intervention, StepCallback
+from llenvs.evaluation.intervention import StepCallback, StepDecision
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
@@ -110,7 +110,7 @@ class SegmentedTrajectoryRunner:
         step_callback: StepCallback | None = None,
         prefix: Prefix = None,
         max_steps: int | None = None,
-        then: Intervention = None,
+        then: StepDecision = None,
         on_step: StepObserver | None = None,
         should_stop: StopCheck | None = None,
     ) -> TrajectoryResult:
@@ -172,7 +172,7 @@ class SegmentedTrajectoryRunner:
         step_callback: StepCallback | None = None,
         prefixes: Sequence[Prefix] | None = None,
         max_steps: int | None = None,
-        thens: Sequence[Intervention] | None = None,
+        thens: Sequence[StepDecision] | None = None,
         on_step: StepObserver | None = None,
         seeds: Sequence[int | None] | None = None,
         should_stop: StopCheck | None = None,
@@ -265,7 +265,7 @@ class SegmentedTrajectoryRunner:
         step_callback: StepCallback | None,
         prefix: Prefix,
         max_steps: int | None,
-        then: Intervention,
+        then: StepDecision,
         on_step: StepObserver | None,
         seed: int | None,
         should_stop: StopCheck | None,

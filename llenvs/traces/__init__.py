@@ -13,6 +13,7 @@ Example:
 
 """
 
+from llenvs.core.intervention_kind import InterventionKind
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
 from llenvs.traces.errors import TraceFormatError, WrongFormatError
@@ -24,10 +25,10 @@ from llenvs.traces.importers import (
     step_file_row,
     write_step_file,
 )
-from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.sidecar import Sidecar, is_sidecar, sidecar_path
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.traces.task_record import TaskRecord
@@ -44,6 +45,7 @@ __all__ = [
     "RunRecord",
     "SegmentFlag",
     "SegmentRecord",
+    "Sidecar",
     "SkippedLine",
     "TaskIdentity",
     "TaskRecord",
@@ -56,9 +58,11 @@ __all__ = [
     "append_trace",
     "branches_path",
     "find_trace",
+    "is_sidecar",
     "read_branches",
     "read_traces",
     "segment_from_transition",
+    "sidecar_path",
     "step_file_row",
     "trace_from_steps",
     "trace_line",

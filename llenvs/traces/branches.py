@@ -1,8 +1,10 @@
 """The branches sidecar: interventions on a trace file, appended next to it.
 
+The sidecar's name is ``llenvs.traces.sidecar``'s (``branches_path``).
+
 Example:
-    >>> str(branches_path("out/runs.jsonl"))
-    'out/runs.branches.jsonl'
+    >>> list(read_branches("/nonexistent/runs.jsonl"))
+    []
 
 """
 
@@ -12,29 +14,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from llenvs.traces.sidecar import branches_path
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import read_traces
 from llenvs.traces.trace_writer import append_trace
 
 __all__ = ["append_branch", "branches_path", "read_branches"]
-
-
-def branches_path(trace_path: str | os.PathLike[str]) -> Path:
-    """The sidecar of a trace file: ``<name>.branches.jsonl`` in the same folder.
-
-    ``runs.jsonl`` gives ``runs.branches.jsonl``; any other name gets the suffix appended. A
-    sidecar is its own sidecar, so branches of branches sit beside their parents in one file.
-
-    Example:
-        >>> branches_path("runs.json").name, branches_path("runs.branches.jsonl").name
-        ('runs.json.branches.jsonl', 'runs.branches.jsonl')
-
-    """
-    path = Path(trace_path)
-    if path.name.endswith(".branches.jsonl"):
-        return path
-    stem = path.stem if path.suffix == ".jsonl" else path.name
-    return path.with_name(f"{stem}.branches.jsonl")
 
 
 def append_branch(trace_path: str | os.PathLike[str], trace: Trace) -> Path:

@@ -18,8 +18,9 @@ import textwrap
 from enum import Enum
 
 from llenvs.core.backend import Message
+from llenvs.core.intervention import Resample
+from llenvs.core.intervention_kind import InterventionKind
 from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.intervention_kind import InterventionKind
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
@@ -35,6 +36,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`messages[]`: Message", Message),
     ("`segments[]`: SegmentRecord", SegmentRecord),
     ("`parent`: BranchRecord (for an intervention; else null)", BranchRecord),
+    ("`parent.intervention` of a resample, besides `kind` and `text`: Resample", Resample),
 )
 """The records documented, in order, with their headings."""
 
@@ -154,9 +156,9 @@ def attribute_docs(cls: type) -> dict[str, str]:
 
 
 JSON_NAMES: dict[type, dict[str, str]] = {
-    BranchRecord: {"kind": "intervention.kind", "text": "intervention.text"},
+    Resample: {"n": "samples", "params": "sampling_params"},
 }
-"""Fields stored under another name in JSON (the intervention is one nested object)."""
+"""Fields stored under another name in JSON (each omitted when it has its default)."""
 
 SCALARS = {
     "None": "null",
@@ -169,6 +171,8 @@ SCALARS = {
     "Mapping[str, Any]": "object",
     "SegmentFlag": "string (SegmentFlag)",
     "InterventionKind": "string (InterventionKind)",
+    "Intervention": "object: `kind`, `text`",
+    "SamplingParams": "object (as `run.sampling_params`)",
 }
 """JSON types of the annotations that are not containers or records."""
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from llenvs.adapters.answers import extract_answer
 from llenvs.analysis.interval import wilson_interval
+from llenvs.core.intervention import Complete, Feedback, Force, Resample
 from llenvs.traces import BranchRecord, InterventionKind, Trace
 from llenvs.ui.whitespace import one_line
 
@@ -44,9 +45,10 @@ __all__ = [
 
 
 def branch_point(kind: InterventionKind, segment: int) -> int:
-    """How many of the parent's segments an action on segment ``segment`` keeps.
+    """How many of the parent's segments an action of ``kind`` on segment ``segment`` keeps.
 
     Force and resample replace segment k (keep 0..k-1); feedback and COMPLETE come after it.
+    ``kind`` is the action the panel has chosen (an intervention's own is its ``kind``).
 
     Example:
         >>> branch_point(InterventionKind.FORCE, 3), branch_point(InterventionKind.COMPLETE, 3)
@@ -65,40 +67,43 @@ def acted_on(record: BranchRecord) -> int:
     segment k keeps k + 1 (-1: feedback before any segment, as ``llenvs intervene --at 0``).
 
     Example:
-        >>> acted_on(BranchRecord("p", 1, InterventionKind.FEEDBACK, "Why?"))
+        >>> acted_on(BranchRecord("p", 1, Feedback("Why?")))
         0
-        >>> acted_on(BranchRecord("p", 1, InterventionKind.FORCE, "x"))
+        >>> acted_on(BranchRecord("p", 1, Force("x")))
         1
 
     """
-    if record.kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE):
-        return record.segment_index
-    return record.segment_index - 1
+    match record.intervention:
+        case Force() | Resample():
+            return record.segment_index
+        case Feedback() | Complete():
+            return record.segment_index - 1
 
 
 def describe_branch(record: BranchRecord) -> str:
     """A recorded branch in the panel's words, numbered by the segment acted on.
 
     Example:
-        >>> describe_branch(BranchRecord("p", 1, InterventionKind.FEEDBACK, "Check it."))
+        >>> describe_branch(BranchRecord("p", 1, Feedback("Check it.")))
         "feedback after segment 0: 'Check it.'"
-        >>> describe_branch(BranchRecord("p", 1, InterventionKind.RESAMPLE))
+        >>> describe_branch(BranchRecord("p", 1, Resample()))
         'resample from segment 1'
-        >>> describe_branch(BranchRecord("p", 0, InterventionKind.COMPLETE))
+        >>> describe_branch(BranchRecord("p", 0, Complete()))
         'COMPLETE from the start'
 
     """
     segment = acted_on(record)
-    what = f": {one_line(record.text)[:40]!r}" if record.text else ""
-    if record.kind is InterventionKind.FORCE:
-        return f"force segment {segment}{what}"
-    if record.kind is InterventionKind.RESAMPLE:
-        return f"resample from segment {segment}"
-    name = "COMPLETE" if record.kind is InterventionKind.COMPLETE else record.kind.value
-    where = "from the start" if segment < 0 else f"after segment {segment}"
-    if record.kind is InterventionKind.FEEDBACK and segment < 0:
-        where = "before segment 0"
-    return f"{name} {where}{what}"
+    match record.intervention:
+        case Force(text=text):
+            return f"force segment {segment}: {one_line(text)[:40]!r}"
+        case Resample():
+            return f"resample from segment {segment}"
+        case Feedback(text=text):
+            where = "before segment 0" if segment < 0 else f"after segment {segment}"
+            return f"feedback {where}: {one_line(text)[:40]!r}"
+        case Complete():
+            where = "from the start" if segment < 0 else f"after segment {segment}"
+            return f"COMPLETE {where}"
 
 
 def branch_label(branch: Trace) -> str:
@@ -114,7 +119,7 @@ def branch_label(branch: Trace) -> str:
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
         ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True,
         ...           run=RunRecord(seed=1000003),
-        ...           parent=BranchRecord("p", 1, InterventionKind.RESAMPLE))
+        ...           parent=BranchRecord("p", 1, Resample()))
         >>> branch_label(t)
         'resample from segment 1 · seed 1000003 · answer 14 · succeeded'
 
@@ -123,7 +128,7 @@ def branch_label(branch: Trace) -> str:
     if record is None:
         raise ValueError(f"trace {branch.trace_id} is not a branch (it names no parent)")
     seed = ""
-    if record.kind is InterventionKind.RESAMPLE:
+    if isinstance(record.intervention, Resample):
         seed = f" · seed {'—' if branch.run.seed is None else branch.run.seed}"
     verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
     answer = _shown(extract_answer(branch.response))
@@ -269,19 +274,18 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
         ...     return Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="".join(texts),
         ...                  segments=tuple(segments), parent=parent)
         >>> p = trace(["A. ", "B. ", "C."])
-        >>> c = trace(["A. ", "X. ", "C."], BranchRecord(p.trace_id, 1, InterventionKind.FORCE,
-        ...                                                "X. "))
+        >>> c = trace(["A. ", "X. ", "C."], BranchRecord(p.trace_id, 1, Force("X. ")))
         >>> aligned_segments(p, c)["status"].tolist()
         ['kept', 'intervention', 'same']
-        >>> f = trace(["A. ", "Y. ", "C."], BranchRecord(p.trace_id, 1, InterventionKind.FEEDBACK,
-        ...                                                "Why?"))
+        >>> f = trace(["A. ", "Y. ", "C."], BranchRecord(p.trace_id, 1, Feedback("Why?")))
         >>> aligned_segments(p, f)[["#", "branch", "status"]].values.tolist()[:3]
         [['0', '', 'kept'], ['after 0', 'user: Why?', 'feedback'], ['1', 'Y. ', 'first difference']]
 
     """
     record = child.parent
     at = record.segment_index if record is not None else 0
-    feedback = record is not None and record.kind is InterventionKind.FEEDBACK
+    given = None if record is None else record.intervention
+    feedback = given if isinstance(given, Feedback) else None
     rows: list[dict[str, object]] = []
     if at:
         rows.append(
@@ -292,13 +296,12 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
                 "status": "kept",
             }
         )
-    if feedback:
-        assert record is not None
+    if feedback is not None:
         rows.append(
             {
                 "#": f"after {at - 1}" if at else "before 0",
                 "parent": "",
-                "branch": f"user: {record.text}",
+                "branch": f"user: {feedback.text}",
                 "status": "feedback",
             }
         )
@@ -306,7 +309,7 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
     for index in range(at, max(len(parent.segments), len(child.segments))):
         before = parent.segments[index].text if index < len(parent.segments) else None
         after = child.segments[index].text if index < len(child.segments) else None
-        if index == at and not feedback:
+        if index == at and feedback is None:
             status = "intervention"
         elif before is None:
             status = "branch only"

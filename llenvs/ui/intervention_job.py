@@ -11,7 +11,8 @@ Example:
     >>> import tempfile, pathlib
     >>> from llenvs.core import SegmentedEnvironment
     >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.evaluation import replay_trace
+    >>> from llenvs.core.intervention import COMPLETE
+    >>> from llenvs.evaluation import BranchRequest, replay_trace
     >>> from llenvs.inference import get_backend
     >>> from llenvs.traces import write_traces
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
@@ -20,7 +21,7 @@ Example:
     ...                       "Count. So 8. <answer>8</answer>", model="scripted")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> _ = write_traces(path, [parent])
-    >>> job = InterventionJob(path, parent, 1, InterventionKind.COMPLETE, None,
+    >>> job = InterventionJob(path, BranchRequest(parent, 1, COMPLETE),
     ...                       get_backend("scripted", outputs=["So 100. <answer>100</answer>"]))
     >>> job.wait(60)
     True
@@ -37,49 +38,45 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.evaluation import intervene
-from llenvs.traces import InterventionKind, SegmentFlag, SegmentRecord, Trace, branches_path
+from llenvs.core.backend import ModelBackend
+from llenvs.evaluation import BranchRequest, intervene
+from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
 from llenvs.ui.background_job import BackgroundJob
 
 __all__ = ["InterventionJob"]
 
 
 class InterventionJob(BackgroundJob):
-    """``intervene(path, trace, at, kind, text, backend, ...)`` in a background thread.
+    """``intervene(path, request, backend, ...)`` in a background thread.
 
-    Arguments are ``intervene``'s; the thread starts at once. ``stop`` ends every branch
+    Arguments are ``intervene``'s (a ``Resample`` carries its own sampling); the thread starts
+    at once. ``stop`` ends every branch
     after the segment being generated; what was made is kept, marked truncated.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
-        trace: Trace,
-        at: int,
-        kind: InterventionKind,
-        text: str | None,
+        request: BranchRequest,
         backend: ModelBackend,
         *,
         prm: str | None = None,
         prm_options: Mapping[str, Any] | None = None,
-        sampling_params: SamplingParams | None = None,
-        samples: int = 1,
     ) -> None:
         super().__init__(name="llenvs-intervene", start=False)
-        self.trace = trace
+        self.request = request
+        """The parent, the branch point and the intervention."""
+        self.trace = request.parent
         """The parent."""
         self.sidecar = branches_path(path)
         """Where the branches go."""
-        self.kind = kind
-        """What was done."""
-        self.samples = samples
+        self.samples = request.samples
         """How many branches are being made."""
         self.first_segment: float | None = None
         """When the first new segment arrived, or None yet."""
         self.children: list[Trace] = []
         """The branches written, once finished without error (on error nothing was)."""
-        self._call = (path, at, text, backend, prm, dict(prm_options or {}), sampling_params)
+        self._call = (path, backend, prm, dict(prm_options or {}))
         self._segments: list[tuple[int, SegmentRecord]] = []
         self._lock = threading.Lock()
         self.start()
@@ -97,18 +94,13 @@ class InterventionJob(BackgroundJob):
 
     def work(self) -> None:
         """Branch, appending to the sidecar; the segments are seen as they come."""
-        path, at, text, backend, prm, prm_options, sampling_params = self._call
+        path, backend, prm, prm_options = self._call
         self.children = intervene(
             path,
-            self.trace,
-            at,
-            self.kind,
-            text,
+            self.request,
             backend,
             prm=prm,
             prm_options=prm_options,
-            sampling_params=sampling_params,
-            samples=self.samples,
             on_segment=self._seen,
             should_stop=lambda: self.stop_requested,
         )

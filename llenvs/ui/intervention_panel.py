@@ -3,8 +3,8 @@
 Force, feedback, COMPLETE and resample on segment k of the open trace, each one call of the
 library's ``intervene`` (``branch`` with the runner's prefix and ``then=``): the new segments
 appear as they are generated, the branches go to the trace file's sidecar, and the newest one
-is shown beside its parent. Drafts (a forced text, a feedback) live in session state under
-keys that do not hold the segment, so an edited text survives moving the selection and back.
+is shown beside its parent. The chosen action's inputs make its intervention once
+(``action_inputs``); Generate passes it, as a ``BranchRequest``, to the job.
 """
 
 from __future__ import annotations
@@ -12,21 +12,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from llenvs.core.backend import SamplingParams
+from llenvs.core.intervention import Intervention
 from llenvs.evaluation import (
-    check_branch,
-    rerun_branch,
+    BranchRequest,
     trace_base_environment,
     trace_sampling_params,
 )
-from llenvs.evaluation.branch import MAX_SAMPLES
+from llenvs.evaluation.rerun import rerun
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.rewards.prm_provenance import recorded_prm_spec
 from llenvs.traces import (
     InterventionKind,
     SegmentRecord,
     Trace,
-    TraceFormatError,
     branches_path,
     read_branches,
 )
@@ -41,12 +39,14 @@ from llenvs.ui.branch_comparison import (
 )
 from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.intervention_inputs import action_inputs
 from llenvs.ui.intervention_job import InterventionJob
 from llenvs.ui.model_choice import ModelChoice, load_backend
 from llenvs.ui.model_picker import model_picker, saved_settings
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_choice import PRMChoice
 from llenvs.ui.prm_picker import prm_picker
+from llenvs.ui.rerun_view import show_rerun
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.whitespace import one_line
 from llenvs.ui.wording import count
@@ -61,9 +61,6 @@ ACTIONS: dict[str, InterventionKind] = {
 }
 """The panel's actions, as labelled on screen."""
 
-_DRAFTS = "iv-drafts"
-_FORCE = "iv-force-text"
-_FORCE_FOR = "iv-force-for"
 _NEWEST = "iv-newest"
 _JOB = "iv-job"
 _OUTCOME = "iv-outcome"
@@ -86,27 +83,33 @@ def branches_of(path: str, trace: Trace) -> list[Trace]:
     return [b for b in read_branches(path) if b.parent and b.parent.parent_id == trace.trace_id]
 
 
-def action_problem(
-    trace: Trace, kind: InterventionKind, segment: int, text: str | None, samples: int
-) -> str | None:
-    """Why Generate cannot run this action yet (the library's own check), or None.
+def action_problem(trace: Trace, segment: int, intervention: Intervention) -> str | None:
+    """Why Generate cannot run ``intervention`` on segment ``segment`` (the library's check).
+
+    The request is made as Generate would make it (``BranchRequest``): None when it can be.
 
     Example:
+        >>> from llenvs.core.intervention import COMPLETE, Resample
         >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
-        ...           segments=(SegmentRecord(0, 0, 2, "A."),))
-        >>> action_problem(t, InterventionKind.RESAMPLE, 0, None, 17)
-        'samples must be 1..16, got 17'
-        >>> action_problem(t, InterventionKind.RESAMPLE, 0, None, 8) is None
+        ...           segments=(SegmentRecord(0, 0, 2, "A.", terminal=True),))
+        >>> action_problem(t, 0, COMPLETE)  # doctest: +ELLIPSIS
+        'nothing to complete after segment 1: the trace ended there ...'
+        >>> action_problem(t, 0, Resample(8)) is None
         True
 
     """
     try:
-        check_branch(trace, branch_point(kind, segment), kind, text, samples=samples)
+        _request(trace, segment, intervention)
         trace_sampling_params(trace)  # a branch samples as its parent records
     except ValueError as error:
         return str(error)
     return None
+
+
+def _request(trace: Trace, segment: int, intervention: Intervention) -> BranchRequest:
+    """The request of ``intervention`` on segment ``segment``: at the point its kind keeps."""
+    return BranchRequest(trace, branch_point(intervention.kind, segment), intervention)
 
 
 def intervention_panel(path: str, trace: Trace, segment: int) -> None:
@@ -125,8 +128,8 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     st.subheader(f"Intervene on segment {segment}")
     label = st.radio("Action", list(ACTIONS), horizontal=True, key="iv-action")
     kind = ACTIONS[str(label)]
-    text, samples, params = _action_inputs(kind, trace, segment)
-    st.caption(describe_action(kind, segment, samples))
+    inputs = action_inputs(kind, trace, segment)
+    st.caption(describe_action(kind, segment, inputs.samples))
     note = _environment_note(trace.trace_id, trace)
     if note is not None:
         st.info(f"This trace's task: {note}.")
@@ -139,13 +142,16 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
         () if recorded is None else (recorded,),
     )
     job: InterventionJob | None = st.session_state.get(_JOB)
-    problem = action_problem(trace, kind, segment, text, samples)
+    intervention = inputs.intervention
+    problem = inputs.problem
+    if intervention is not None:
+        problem = action_problem(trace, segment, intervention)
     if problem is not None and job is None:
         st.warning(f"Generate is off: {problem}.")
     ready = choice is not None and prm is not None and problem is None
     if job is None and st.button("Generate", type="primary", key="iv-run", disabled=not ready):
-        assert choice is not None and prm is not None
-        job = _start(path, trace, kind, segment, text, choice, prm, samples, params)
+        assert choice is not None and prm is not None and intervention is not None
+        job = _start(path, _request(trace, segment, intervention), choice, prm)
     if job is not None:
         st.fragment(_live, run_every=POLL_SECONDS)(job)
     _last_outcome(trace)
@@ -158,58 +164,6 @@ def _environment_note(trace_id: str, _trace: Trace) -> str | None:
     """Why a branch of the trace uses its own task record, or None (cached per trace)."""
     del trace_id
     return trace_base_environment(_trace)[1]
-
-
-def _action_inputs(
-    kind: InterventionKind, trace: Trace, segment: int
-) -> tuple[str | None, int, SamplingParams | None]:
-    """The action's own inputs: the text, how many samples, and how to sample."""
-    if kind is InterventionKind.FORCE:
-        _keep_draft(trace, segment)
-        text = st.text_area(f"Segment {segment}'s new text", key=_FORCE, height=100)
-        return text, 1, None
-    if kind is InterventionKind.FEEDBACK:
-        text = st.text_area(f"Feedback after segment {segment}", key="iv-feedback", height=80)
-        return text, 1, None
-    if kind is InterventionKind.COMPLETE:
-        return None, 1, None
-    left, middle, right = st.columns(3)
-    samples = int(
-        left.number_input(
-            "samples", value=1, step=1, key="iv-samples", help=f"1–{MAX_SAMPLES}, one batch"
-        )
-    )
-    temperature = float(middle.number_input("temperature", 0.0, 2.0, 0.7, 0.1, key="iv-temp"))
-    seed = int(right.number_input("seed", 0, 2**31 - 1, 0, key="iv-seed"))
-    try:
-        base = trace_sampling_params(trace) or SamplingParams()
-    except TraceFormatError:  # Generate is off, and action_problem says why
-        base = SamplingParams()
-    return (
-        None,
-        samples,
-        SamplingParams(
-            max_tokens=base.max_tokens,
-            temperature=temperature,
-            top_p=base.top_p,
-            top_k=base.top_k,
-            seed=seed,
-            stop=base.stop,
-        ),
-    )
-
-
-def _keep_draft(trace: Trace, segment: int) -> None:
-    """Put segment ``segment``'s draft (or its text) in the force box, keeping the last one."""
-    drafts: dict[tuple[str, int], str] = st.session_state.setdefault(_DRAFTS, {})
-    here = (trace.trace_id, segment)
-    before = st.session_state.get(_FORCE_FOR)
-    if before == here and _FORCE in st.session_state:
-        return
-    if before is not None and _FORCE in st.session_state:
-        drafts[before] = st.session_state[_FORCE]
-    st.session_state[_FORCE] = drafts.get(here, trace.segments[segment].text)
-    st.session_state[_FORCE_FOR] = here
 
 
 def _has_prm(trace: Trace) -> bool:
@@ -228,31 +182,18 @@ def _default_prm(trace: Trace) -> PRMChoice:
 
 
 def _start(
-    path: str,
-    trace: Trace,
-    kind: InterventionKind,
-    segment: int,
-    text: str | None,
-    choice: ModelChoice,
-    prm: PRMChoice,
-    samples: int,
-    params: SamplingParams | None,
+    path: str, request: BranchRequest, choice: ModelChoice, prm: PRMChoice
 ) -> InterventionJob | None:
-    """Load the model (once, shared) and start the action in the background."""
+    """Load the model (once, shared) and start the request in the background."""
     job = None
     with shows_errors("Nothing was written"):
         backend = load_backend(choice, session_key())
         job = st.session_state[_JOB] = InterventionJob(
             path,
-            trace,
-            branch_point(kind, segment),
-            kind,
-            text,
+            request,
             backend,
             prm=prm.spec,  # judge: the branch's model judges
             prm_options=prm.options(),
-            sampling_params=params,
-            samples=samples,
         )
         st.session_state.pop(_OUTCOME, None)
     return job
@@ -361,20 +302,11 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
 
 
 def _rerun(recorded: Trace, parent: Trace, choice: ModelChoice) -> None:
-    """Make ``recorded`` again from its record and say whether it came out the same."""
+    """Make ``recorded`` again from its record on the chosen model; say how it compares."""
     with shows_errors("The re-run failed"):
         backend = load_backend(choice, session_key())
         with st.spinner("Re-running the branch…"):
-            again = rerun_branch(recorded, parent, backend)
-        if again.response == recorded.response:
-            st.success("The re-run is identical to the recorded branch, byte for byte.")
-            return
-        texts = [(a.text, b.text) for a, b in zip(again.segments, recorded.segments, strict=False)]
-        first = next((n for n, (a, b) in enumerate(texts) if a != b), len(texts))
-        st.warning(
-            f"The re-run differs from segment {first} on (sampling without a seed, another "
-            "model, or padded-batch rounding)."
-        )
+            show_rerun(rerun(recorded, backend, parent=parent))
 
 
 def _show_tree(path: str, trace: Trace) -> None:

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from llenvs.core.backend import BackendCapabilities
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.inference import get_backend
@@ -23,6 +24,7 @@ class Held:
     def __init__(self, inner, free=0):
         self.inner, self.free, self.calls = inner, free, 0
         self.name = inner.name
+        self.capabilities = BackendCapabilities()
         self.gate = threading.Event()
 
     def generate(self, requests):
@@ -121,6 +123,7 @@ def test_stop_keeps_what_finished_and_a_rerun_resumes(folder, monkeypatch):
 def test_a_failing_backend_is_a_message_and_a_rerun_resumes(folder, monkeypatch):
     class Down:
         name = "down"
+        capabilities = BackendCapabilities()
 
         def generate(self, requests):
             raise RuntimeError("the server is down")
@@ -152,7 +155,7 @@ def test_the_answer_opening_checkbox_forces_it_where_an_answer_is_missing(folder
     [trace] = list(read_traces(next(folder.glob("eval-leg_counting-*.jsonl"))))
     assert [s.text for s in trace.segments][-2:] == [opening.text, "100</answer>"]
     assert trace.success
-    assert trace.run.answer_opening == opening.to_dict()
+    assert trace.run.answer_opening == opening.to_record()
 
 
 # ---- issue 24 -----------------------------------------------------------------------------------

@@ -14,9 +14,11 @@ import time
 import pytest
 
 from llenvs.core import SegmentedEnvironment
+from llenvs.core.backend import BackendCapabilities
+from llenvs.core.intervention import Complete, Feedback, Force
 from llenvs.core.registry import environment_registry
-from llenvs.evaluation import branch, replay_trace
-from llenvs.traces import InterventionKind, read_branches, read_traces, write_traces
+from llenvs.evaluation import BranchRequest, branch, replay_trace
+from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import intervention_panel
 from llenvs.ui.model_choice import ModelKind
 from llenvs.ui.trace_source import TRACES_DIR_ENV
@@ -75,7 +77,7 @@ def test_force_replaces_the_segment_and_shows_the_branch_beside_its_parent(folde
     generate(at)
     assert not at.exception, at.exception
     [child] = _branches(folder)
-    assert child.parent.kind is InterventionKind.FORCE and child.parent.segment_index == 2
+    assert isinstance(child.parent.intervention, Force) and child.parent.segment_index == 2
     assert child.response == RIGHT and child.success
     shown = texts(at)
     assert "1 branch appended to lc.branches.jsonl" in shown
@@ -95,7 +97,7 @@ def test_feedback_becomes_a_user_turn_after_the_segment(folder, tmp_path):
     generate(at)
     assert not at.exception
     [child] = _branches(folder)
-    assert child.parent.kind is InterventionKind.FEEDBACK and child.parent.segment_index == 2
+    assert isinstance(child.parent.intervention, Feedback) and child.parent.segment_index == 2
     assert [m.role for m in child.messages] == ["user", "assistant", "user", "assistant"]
     assert child.messages[2].content == "Recount the deer."
 
@@ -106,7 +108,7 @@ def test_complete_keeps_the_segment_and_finishes_in_one_call(folder, tmp_path):
     assert "keeps segment 0, generates the rest in one call" in texts(at)
     generate(at)
     [child] = _branches(folder)
-    assert child.parent.kind is InterventionKind.COMPLETE and child.parent.segment_index == 1
+    assert isinstance(child.parent.intervention, Complete) and child.parent.segment_index == 1
     assert child.response == RIGHT
     assert all("one_shot" in {f.value for f in s.flags} for s in child.segments[1:])
 
@@ -134,6 +136,7 @@ def test_a_force_draft_survives_moving_the_selection_and_back(folder, tmp_path):
 def test_a_failing_backend_shows_a_message_and_writes_nothing(folder, tmp_path, monkeypatch):
     class Down:
         name = "down"
+        capabilities = BackendCapabilities()
 
         def generate(self, requests):
             raise RuntimeError("the server is down")
@@ -183,7 +186,9 @@ def test_a_recorded_branch_re_runs_identically(folder, tmp_path):
     generate(at)
     at.button(key="iv-rerun").click().run()
     assert not at.exception
-    assert any("identical to the recorded branch, byte for byte" in s.value for s in at.success)
+    assert [s.value for s in at.success if "Run again" in s.value] == [
+        "Run again from its record: identical: 3 segments, the same text."
+    ]
     assert len(_branches(folder)) == 1  # a re-run is checked, not saved again
 
 
@@ -195,6 +200,7 @@ class Gated:
 
         self.inner = get_backend("scripted", outputs=list(outputs))
         self.name = "scripted"
+        self.capabilities = BackendCapabilities()
         self.calls = 0
         self.gate = threading.Event()
 
@@ -262,7 +268,7 @@ def test_two_sessions_intervening_at_once_get_their_own_branches(
     assert len(children) == 2
     for line, text in forced.items():
         parent = parents[line]
-        alone = branch(parent, 0, InterventionKind.FORCE, text, embedded_backend)
+        [alone] = branch(BranchRequest(parent, 0, Force(text)), embedded_backend)
         assert children[parent.trace_id].response == alone.response
 
 
@@ -288,7 +294,7 @@ def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_se
     [child] = _branches(folder)
     assert child.run.model == "openai/smollm2" and child.run.backend_options["base_url"]
     served = get_backend("openai/smollm2", **options)
-    alone = branch(parent, 1, InterventionKind.FORCE, parent.segments[1].text, served)
+    [alone] = branch(BranchRequest(parent, 1, Force(parent.segments[1].text)), served)
     assert child.response == alone.response  # greedy: the same branch as the library's
 
 

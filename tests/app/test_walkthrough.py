@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import shutil
 
-from llenvs.traces import InterventionKind, read_branches, read_traces
+from llenvs.core.intervention import Feedback, Force, Resample
+from llenvs.traces import read_branches, read_traces
 from llenvs.ui.model_choice import ModelKind
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.test_intervention import generate
@@ -45,7 +46,7 @@ def test_the_readmes_first_force_turns_a_failure_into_a_success(
     # 3. the branch just made, beside its parent: answer 1 -> 2, failed -> succeeded
     parent = list(read_traces(path))[13]
     made = [b for b in read_branches(path) if b.parent.parent_id == parent.trace_id][-1]
-    assert made.parent.kind is InterventionKind.FORCE and made.parent.text == FORCED
+    assert made.parent.intervention == Force(FORCED)
     assert at.selectbox(key="iv-compare").value == made.trace_id
     summary = next(d.value for d in at.dataframe if "change" in d.value.columns).set_index("")
     assert summary.loc["final answer", ["parent", "branch"]].tolist() == ["1", "2"]
@@ -59,12 +60,12 @@ def test_the_walkthroughs_recorded_feedback_and_resample_say_what_the_readme_say
     line9 = products[8]
     [feedback] = [b for b in branches if b.parent.parent_id == line9.trace_id]
     assert line9.success is False and feedback.success is True
-    assert feedback.parent.kind is InterventionKind.FEEDBACK
+    assert isinstance(feedback.parent.intervention, Feedback)
     assert feedback.parent.segment_index == 4  # after segment 3
     # 6. line 2 (2 * 7, failed): 8 samples from segment 0 at 0.8, seed 0; 1 of 8 succeeds
     line2 = products[1]
     samples = [b for b in branches if b.parent.parent_id == line2.trace_id]
-    assert [s.parent.kind for s in samples] == [InterventionKind.RESAMPLE] * 8
+    assert all(isinstance(s.parent.intervention, Resample) for s in samples) and len(samples) == 8
     assert sum(bool(s.success) for s in samples) == 1 and samples[0].run.seed == 0
 
 

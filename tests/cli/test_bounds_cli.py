@@ -57,7 +57,7 @@ def no_backend(monkeypatch):
         ),
         (
             ["intervene", str(TRACES), "--at", "0", "--resample", "--samples", "17"],
-            "samples must be 1..16, got 17",
+            "--samples: must be 1..16 (the resamples of one intervention",
         ),
     ],
 )

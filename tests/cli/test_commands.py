@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.traces import InterventionKind, SegmentFlag, read_branches, read_traces
+from llenvs.core.intervention import Force
+from llenvs.traces import SegmentFlag, read_branches, read_traces
 
 LLENVS = Path(sys.executable).with_name("llenvs")
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
@@ -85,7 +86,7 @@ def test_intervene_forces_a_segment_and_appends_the_branch(tmp_path):
     assert "success: True" in done.stdout
     [child] = read_branches(out)
     assert child.parent.parent_id == parent.trace_id
-    assert child.parent.kind is InterventionKind.FORCE and child.parent.segment_index == 1
+    assert isinstance(child.parent.intervention, Force) and child.parent.segment_index == 1
     assert [s.text for s in child.segments] == ["Count. ", "So 100 legs. ", "<answer>100</answer>"]
     assert [sorted(f.value for f in s.flags) for s in child.segments] == [
         ["replayed"],

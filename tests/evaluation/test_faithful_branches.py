@@ -17,8 +17,10 @@ import sys
 import pytest
 
 from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
+from llenvs.core.intervention import COMPLETE, Feedback, Resample
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import (
+    BranchRequest,
     SegmentedTrajectoryRunner,
     branch,
     replay_trace,
@@ -26,7 +28,7 @@ from llenvs.evaluation import (
     trace_base_environment,
 )
 from llenvs.inference.backends.scripted import ScriptedBackend
-from llenvs.traces import InterventionKind, SegmentFlag, TaskRecord
+from llenvs.traces import SegmentFlag, TaskRecord
 from llenvs.traces.trace import Trace
 from tests.inference.precisions import NEAR_TIE, backend_in
 
@@ -78,7 +80,7 @@ def test_a_greedy_resample_at_any_segment_reproduces_the_parent(
     assert len(parent.segments) >= 2
     if precision == "bfloat16":
         for at in range(len(parent.segments)):
-            child = branch(parent, at, InterventionKind.RESAMPLE, None, backend)
+            [child] = branch(BranchRequest(parent, at, Resample()), backend)
             # a parent that ended by its budget goes on further in a branch (its budget
             # counts what it generates): compare the text both have
             pairs = enumerate(zip(child.response, parent.response, strict=False))
@@ -93,7 +95,7 @@ def test_a_greedy_resample_at_any_segment_reproduces_the_parent(
     assert parent.metadata["finish_reason"] == "stop"
     for at in range(len(parent.segments)):
         _forget_sessions(backend)
-        child = branch(parent, at, InterventionKind.RESAMPLE, None, backend)
+        [child] = branch(BranchRequest(parent, at, Resample()), backend)
         assert [s.text for s in child.segments] == [s.text for s in parent.segments], at
         assert child.response == parent.response
 
@@ -105,7 +107,7 @@ def test_the_kept_prefix_goes_to_the_backend_as_the_parents_token_ids(leg_counti
         SegmentedTrajectoryRunner(env, backend).run_trajectory(0), env, "scripted", SamplingParams()
     )
     again = ScriptedBackend(["Deer have 4 legs. <answer>4</answer>"])
-    branch(parent, 1, InterventionKind.RESAMPLE, None, again)
+    branch(BranchRequest(parent, 1, Resample()), again)
     prompt = again.requests[0].prompt
     assert prompt.continuation == "Count the animals. "
     assert prompt.continuation_hint_ids == parent.segments[0].token_ids
@@ -113,7 +115,7 @@ def test_the_kept_prefix_goes_to_the_backend_as_the_parents_token_ids(leg_counti
 
 def test_feedback_after_the_final_segment_is_answered(parent):
     backend = ScriptedBackend(["Recounting: 100. <answer>100</answer>"])
-    child = branch(parent, len(parent.segments), InterventionKind.FEEDBACK, "Recount.", backend)
+    [child] = branch(BranchRequest(parent, len(parent.segments), Feedback("Recount.")), backend)
     assert [m.role for m in child.messages] == ["user", "assistant", "user", "assistant"]
     assert child.messages[2].content == "Recount."
     assert child.messages[3].content == "Recounting: 100. <answer>100</answer>"
@@ -125,24 +127,21 @@ def test_feedback_after_the_final_segment_is_answered(parent):
     assert sum(s.terminal for s in child.segments) == 1
 
 
-@pytest.mark.parametrize("kind", [InterventionKind.COMPLETE, InterventionKind.RESAMPLE])
+@pytest.mark.parametrize("kind", [COMPLETE, Resample()])
 def test_complete_or_resample_after_the_final_segment_says_there_is_nothing_to_do(parent, kind):
     backend = ScriptedBackend(["never used"])
     with pytest.raises(ValueError, match=r"nothing to .* the trace ended there .* choose 0\.\.2"):
-        branch(parent, len(parent.segments), kind, None, backend)
+        branch(BranchRequest(parent, len(parent.segments), kind), backend)
     assert backend.requests == []
 
 
 def test_a_branch_of_a_feedback_branch_replays_the_feedback(parent):
-    first = branch(
-        parent,
-        2,
-        InterventionKind.FEEDBACK,
-        "Recount the deer.",
+    [first] = branch(
+        BranchRequest(parent, 2, Feedback("Recount the deer.")),
         ScriptedBackend(["Twelve deer: 48. So 48 more. <answer>48</answer>"]),
     )
     backend = ScriptedBackend(["Twelve deer: 48. So 48. <answer>48</answer>"])
-    second = branch(first, 3, InterventionKind.RESAMPLE, None, backend)
+    [second] = branch(BranchRequest(first, 3, Resample()), backend)
     sent = backend.requests[0].prompt
     assert [m.role for m in sent.messages] == ["user", "assistant", "user"]
     assert sent.messages[2].content == "Recount the deer."
@@ -155,18 +154,12 @@ def test_a_branch_of_a_feedback_branch_replays_the_feedback(parent):
 
 
 def test_feedback_at_the_branch_point_is_replaced_by_new_feedback(parent):
-    first = branch(
-        parent,
-        2,
-        InterventionKind.FEEDBACK,
-        "Recount.",
+    [first] = branch(
+        BranchRequest(parent, 2, Feedback("Recount.")),
         ScriptedBackend(["Forty. <answer>40</answer>"]),
     )
-    second = branch(
-        first,
-        2,
-        InterventionKind.FEEDBACK,
-        "Count the deer again.",
+    [second] = branch(
+        BranchRequest(first, 2, Feedback("Count the deer again.")),
         ScriptedBackend(["48. <answer>48</answer>"]),
     )
     assert [m.content for m in second.messages if m.role == "user"][1:] == ["Count the deer again."]
@@ -199,7 +192,7 @@ def test_a_trace_whose_task_cannot_be_made_again_is_branched_on_its_own_task_rec
     )
     trace = Trace(task=record, response="", segments=())
     backend = ScriptedBackend(["Six each: <answer>60</answer>"])
-    child = branch(trace, 0, InterventionKind.RESAMPLE, None, backend)
+    [child] = branch(BranchRequest(trace, 0, Resample()), backend)
     assert backend.requests[0].prompt.messages[-1].content == record.prompt
     assert child.task.prompt == record.prompt and child.task.adapter == "task_record"
     assert child.success  # math-verify against the recorded answer
@@ -214,7 +207,7 @@ def test_an_imported_trace_is_branched_on_its_task_record(tmp_path):
     imported = next(iter(TraceImport("reasoning_gym", EXTERNAL / "real_responses.jsonl")))
     assert imported.task.expected_answer is not None and len(imported.segments) >= 2
     script = imported.segments[0].text + "<answer>" + imported.task.expected_answer + "</answer>"
-    child = branch(imported, 1, InterventionKind.RESAMPLE, None, ScriptedBackend([script]))
+    [child] = branch(BranchRequest(imported, 1, Resample()), ScriptedBackend([script]))
     assert child.task.prompt == imported.task.prompt and child.success
 
 
@@ -229,4 +222,4 @@ def test_an_explicit_environment_of_another_task_is_refused(leg_counting):
     trace = Trace(task=record, response="", segments=())
     env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
     with pytest.raises(ValueError, match=r"is not the trace's: .* another question"):
-        branch(trace, 0, InterventionKind.RESAMPLE, None, ScriptedBackend(["x"]), environment=env)
+        branch(BranchRequest(trace, 0, Resample()), ScriptedBackend(["x"]), environment=env)

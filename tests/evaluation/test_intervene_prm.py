@@ -6,11 +6,12 @@ import pytest
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.errors import BackendError
-from llenvs.evaluation import intervene
+from llenvs.core.intervention import Force
+from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.inference import get_backend
 from llenvs.rewards.judge_prm import JUDGE_SYSTEM_PROMPT
-from llenvs.traces import InterventionKind, write_traces
+from llenvs.traces import write_traces
 
 
 class Recording:
@@ -41,7 +42,7 @@ def test_the_judge_is_the_branchs_own_model(parent_file):
     path, parent = parent_file
     prompt = parent.task.prompt
     model = Recording(get_backend("scripted", by_prompt={prompt: "So 100. <answer>100</answer>"}))
-    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model, prm="judge")
+    [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model, prm="judge")
     assert model.judged > 0  # its unscripted verdicts leave the steps unrated, never guessed
     assert child.run.prm == {"spec": "judge", "name": "JudgePRM", "model": "scripted"}
 
@@ -51,16 +52,16 @@ def test_prm_options_reach_the_prm_even_under_the_recorded_name(parent_file):
     model = get_backend("scripted", outputs=["So 100. <answer>100</answer>"] * 2)
     url = "http://127.0.0.1:9/v1"  # nothing serves there: the PRM's error names it
     with pytest.raises(BackendError, match=r"the PRM 'm' at http://127.0.0.1:9/pooling"):
-        intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+        intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model,
                   prm="vllm/m", prm_options={"base_url": url})  # fmt: skip
-    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+    [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model,
                         prm="arithmetic", prm_options={"neutral": 1.0})  # fmt: skip
     assert child.segments[0].prm_scores == {"prm": 1.0}  # "Count." checks nothing: neutral
     model = get_backend("scripted", outputs=["So 100. <answer>100</answer>"] * 2)
-    [grandchild] = intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
+    [grandchild] = intervene(path, BranchRequest(child, 1, Force("So 100. ")), model,
                              prm="arithmetic", prm_options={"neutral": 0.25})  # fmt: skip
     assert grandchild.segments[0].prm_scores == {"prm": 0.25}  # made anew, with the option
-    [plain] = intervene(path, child, 1, InterventionKind.FORCE, "So 100. ", model,
+    [plain] = intervene(path, BranchRequest(child, 1, Force("So 100. ")), model,
                         prm="arithmetic")  # fmt: skip
     assert plain.segments[0].prm_scores == {"prm": 0.5}  # the recorded one: its own default
 
@@ -72,7 +73,7 @@ def test_the_mc_prm_continues_with_the_branchs_model_and_the_traces_task(parent_
     prompt = parent.task.prompt
     # every continuation reads the rest of this script: from any step it answers 100 (right)
     model = get_backend("scripted", by_prompt={prompt: "Count. So 100. <answer>100</answer>"})
-    [child] = intervene(path, parent, 1, InterventionKind.FORCE, "So 100. ", model,
+    [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model,
                         prm="mc", prm_options={"rollouts": 2})  # fmt: skip
     assert child.run.prm is not None and child.run.prm["spec"] == "mc"
     assert child.success and [s.text for s in child.segments][1:] == [

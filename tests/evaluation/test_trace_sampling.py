@@ -12,9 +12,10 @@ import pytest
 
 from llenvs.cli.main import main
 from llenvs.core import SamplingParams, SegmentedEnvironment
-from llenvs.evaluation import branch, replay_trace, trace_sampling_params
+from llenvs.core.intervention import Resample
+from llenvs.evaluation import BranchRequest, branch, replay_trace, trace_sampling_params
 from llenvs.inference.backends.scripted import ScriptedBackend
-from llenvs.traces import InterventionKind, TraceFormatError, read_branches, write_traces
+from llenvs.traces import TraceFormatError, read_branches, write_traces
 
 RIGHT = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
 
@@ -41,7 +42,7 @@ def test_an_unknown_recorded_key_is_refused_naming_the_key_and_the_trace(leg_cou
     assert trace.trace_id in message and "max_tokens" in message  # the known keys listed
     backend = ScriptedBackend([RIGHT])
     with pytest.raises(TraceFormatError, match="min_p"):
-        branch(trace, 1, InterventionKind.RESAMPLE, None, backend)
+        branch(BranchRequest(trace, 1, Resample()), backend)
     assert backend.requests == []  # refused before anything was generated
 
 

@@ -15,14 +15,20 @@ import pytest
 from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import FinishReason, GenerationRequest
 from llenvs.core.errors import BackendError, PermanentBackendError
+from llenvs.core.intervention import Resample
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmenters import TokenSegmenter
-from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner, branch
+from llenvs.evaluation import (
+    COMPLETE,
+    BranchRequest,
+    ForceAction,
+    SegmentedTrajectoryRunner,
+    branch,
+)
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.inference import backend_options, get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
-from llenvs.traces import InterventionKind
 
 pytestmark = pytest.mark.vllm
 
@@ -199,7 +205,7 @@ def test_a_greedy_resample_branch_reproduces_its_parent(completions):
     runner = _runner(completions)
     result = runner.run_trajectory(0)
     parent = result_trace(result, runner.environment, completions.name, runner.sampling_params)
-    child = branch(parent, 1, InterventionKind.RESAMPLE, None, completions)
+    [child] = branch(BranchRequest(parent, 1, Resample()), completions)
     # the child's budget does not count the replayed segment, so it may run further
     assert child.response.startswith(parent.response)
 

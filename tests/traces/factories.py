@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from llenvs.core.backend import Message
+from llenvs.core.backend import Message, SamplingParams
+from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
 from llenvs.traces import (
     BranchRecord,
-    InterventionKind,
     RunRecord,
     SegmentFlag,
     SegmentRecord,
@@ -97,15 +97,36 @@ def segment_lists(draw):
     return tuple(segments)
 
 
+def sampling_params():
+    """Any valid ``SamplingParams`` whose values come back equal from JSON."""
+    return st.builds(
+        SamplingParams,
+        max_tokens=st.integers(1, 131_072),
+        temperature=st.floats(0, 2, allow_nan=False).map(lambda t: round(t, 3)),
+        top_p=st.floats(0.01, 1).map(lambda p: round(p, 3)),
+        top_k=st.none() | st.integers(1, 100),
+        seed=st.none() | st.integers(0, 2**32 - 1),
+        stop=st.lists(st.text(min_size=1, max_size=5), max_size=3).map(tuple),
+        logprobs=st.booleans(),
+    )
+
+
+def interventions():
+    """Any intervention: a force or feedback text, COMPLETE, or a resample set."""
+    return st.one_of(
+        st.builds(Force, st.text(min_size=1, max_size=40)),
+        st.builds(Feedback, st.text(min_size=1, max_size=40).filter(str.strip)),
+        st.just(COMPLETE),
+        st.builds(Resample, st.integers(1, 16), st.none() | sampling_params()),
+    )
+
+
 @st.composite
 def branches(draw):
-    kind = draw(st.sampled_from(list(InterventionKind)))
-    needs_text = kind in (InterventionKind.FORCE, InterventionKind.FEEDBACK)
     return BranchRecord(
         parent_id=draw(names),
         segment_index=draw(st.integers(0, 50)),
-        kind=kind,
-        text=draw(texts) if needs_text else None,
+        intervention=draw(interventions()),
     )
 
 

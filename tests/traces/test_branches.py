@@ -1,8 +1,8 @@
 import pytest
 
+from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
 from llenvs.traces import (
     BranchRecord,
-    InterventionKind,
     append_branch,
     branches_path,
     read_branches,
@@ -23,10 +23,10 @@ def test_branches_round_trip_through_the_sidecar(tmp_path):
     write_traces(path, [parent])
     assert list(read_branches(path)) == []
     kinds = [
-        BranchRecord(parent.trace_id, 1, InterventionKind.FORCE, "So 4 legs. "),
-        BranchRecord(parent.trace_id, 2, InterventionKind.FEEDBACK, "Check the count."),
-        BranchRecord(parent.trace_id, 0, InterventionKind.COMPLETE),
-        BranchRecord(parent.trace_id, 3, InterventionKind.RESAMPLE),
+        BranchRecord(parent.trace_id, 1, Force("So 4 legs. ")),
+        BranchRecord(parent.trace_id, 2, Feedback("Check the count.")),
+        BranchRecord(parent.trace_id, 0, COMPLETE),
+        BranchRecord(parent.trace_id, 3, Resample()),
     ]
     children = [make_trace(parent=branch) for branch in kinds]
     for child in children:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.traces import BranchRecord, InterventionKind, TraceReader, append_branch, branches_path
+from llenvs.core.intervention import Resample
+from llenvs.traces import BranchRecord, TraceReader, append_branch, branches_path
 from llenvs.traces.file_lock import file_lock, lock_path
 from llenvs.traces.trace_writer import append_trace, append_traces, write_traces
 from tests.traces.factories import make_trace
@@ -32,7 +33,7 @@ def _trace(writer: int, number: int, big: bool = False):
 
 
 def _branch(writer: int, number: int):
-    parent = BranchRecord("p", 0, InterventionKind.RESAMPLE)
+    parent = BranchRecord("p", 0, Resample())
     return make_trace(texts=(f"Branch {writer}/{number}.",), trace_id=f"b{writer}-{number}",
                       parent=parent)  # fmt: skip
 

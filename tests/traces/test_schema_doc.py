@@ -1,7 +1,7 @@
 import dataclasses
 from pathlib import Path
 
-from llenvs.traces.schema_doc import CHOICES, RECORDS, attribute_docs, schema_markdown
+from llenvs.traces.schema_doc import CHOICES, JSON_NAMES, RECORDS, attribute_docs, schema_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
 
@@ -26,4 +26,4 @@ def test_every_field_of_the_json_is_documented():
     doc = schema_markdown()
     for _, record in RECORDS:
         for field in dataclasses.fields(record):
-            assert f"`{field.name}`" in doc or f"`intervention.{field.name}`" in doc
+            assert f"`{JSON_NAMES.get(record, {}).get(field.name, field.name)}`" in doc

@@ -4,10 +4,10 @@ import json
 import pytest
 from hypothesis import given, settings
 
+from llenvs.core.intervention import Force
 from llenvs.traces import (
     SCHEMA_VERSION,
     BranchRecord,
-    InterventionKind,
     SegmentFlag,
     SegmentRecord,
     Trace,
@@ -17,7 +17,7 @@ from tests.traces.factories import make_trace, traces
 
 
 def test_the_dict_round_trips_through_json_exactly():
-    trace = make_trace(parent=BranchRecord("abc", 2, InterventionKind.FORCE, "So 4. "))
+    trace = make_trace(parent=BranchRecord("abc", 2, Force("So 4. ")))
     data = json.loads(json.dumps(trace.to_dict()))
     assert Trace.from_dict(data) == trace
     assert Trace.from_dict(data).to_dict() == trace.to_dict()
@@ -124,10 +124,15 @@ def test_malformed_dicts_name_the_field(change, message):
 
 
 def test_an_intervention_text_is_required_exactly_for_force_and_feedback():
+    def record(kind, text):
+        return {"parent_id": "p", "segment_index": 1, "intervention": {"kind": kind, "text": text}}
+
     with pytest.raises(TraceFormatError, match="a force intervention needs a text"):
-        BranchRecord("p", 1, InterventionKind.FORCE)
+        BranchRecord.from_dict(record("force", None))
     with pytest.raises(TraceFormatError, match="a complete intervention takes no text"):
-        BranchRecord("p", 1, InterventionKind.COMPLETE, "x")
+        BranchRecord.from_dict(record("complete", "x"))
+    with pytest.raises(TraceFormatError, match="must be a Force, Feedback, Complete or Resample"):
+        BranchRecord("p", 1, "force")
 
 
 def test_records_must_have_their_types():
