@@ -29,6 +29,7 @@ from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.branch_comparison import describe_branch
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
 from llenvs.ui.cached import cached_index, cached_trace, stamp
+from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_table import (
     SELECTION_MODES,
@@ -159,6 +160,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     segment = min(location.segment, max(len(trace.segments) - 1, 0))
     here = BrowseLocation(location.file, line, segment)
     _header(trace, line)
+    rerun_button(index.path, trace)
     table = _segment_rows(index.path, line, stamp(index.path), trace)
     window = segment_window(segment, len(table))
     left, right = st.columns([3, 2])

@@ -24,13 +24,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from llenvs.core.backend import ModelBackend
-from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
+from llenvs.core.errors import UnknownName
+from llenvs.core.spec.model_spec import ModelSpec, Provider
 
 __all__ = ["ModelChoice", "ModelKind", "load_backend", "own_model"]
 
@@ -70,13 +70,43 @@ class ModelChoice:
     @property
     def backend_name(self) -> str:
         """The name ``get_backend`` takes."""
+        return self.model_spec().name
+
+    @classmethod
+    def of_spec(cls, spec: ModelSpec) -> ModelChoice:
+        """The choice that names ``spec``'s model (a trace's recorded one, say).
+
+        Example:
+            >>> spec = ModelSpec.parse("openai/m", base_url="http://127.0.0.1:8000/v1")
+            >>> ModelChoice.of_spec(spec).model_spec() == spec
+            True
+            >>> ModelChoice.of_spec(ModelSpec.parse("transformers")).kind
+            <ModelKind.EMBEDDED: 'the embedded SmolLM2-135M-Instruct'>
+
+        """
+        if spec.provider is Provider.EMBEDDED:
+            return cls(ModelKind.EMBEDDED)
+        if spec.provider is Provider.TRANSFORMERS:
+            return cls(ModelKind.FOLDER, spec.model)
+        if spec.provider is Provider.OPENAI:
+            return cls(ModelKind.OPENAI, spec.model, tuple(sorted(spec.options.items())))
+        return cls(ModelKind.SCRIPTED, spec.responses or "")
+
+    def model_spec(self) -> ModelSpec:
+        """The model this choice names, with its options (a scripted one: its responses file).
+
+        Example:
+            >>> ModelChoice(ModelKind.EMBEDDED).model_spec().recorded_name
+            'transformers/SmolLM2-135M-Instruct'
+
+        """
         if self.kind is ModelKind.EMBEDDED:
-            return "transformers"
+            return ModelSpec(Provider.EMBEDDED)
         if self.kind is ModelKind.FOLDER:
-            return f"transformers/{self.location}"
+            return ModelSpec(Provider.TRANSFORMERS, self.location)
         if self.kind is ModelKind.OPENAI:
-            return f"openai/{self.location}"
-        return "scripted"
+            return ModelSpec.parse(f"openai/{self.location}", **dict(self.options))
+        return ModelSpec(Provider.SCRIPTED, responses=self.location)
 
 
 def own_model(model: str | None, options: Mapping[str, Any] | None = None) -> str | None:
@@ -92,14 +122,17 @@ def own_model(model: str | None, options: Mapping[str, Any] | None = None) -> st
     """
     if model is None:
         return None
-    family, _, rest = model.partition("/")
-    if family == "openai":
-        return model if rest and (options or {}).get("base_url") else None
-    if family != "transformers":
+    try:
+        spec = ModelSpec.parse(model)
+    except (UnknownName, ValueError):
         return None
-    if rest in ("", EMBEDDED_MODEL_NAME):
-        return "transformers"
-    return model if os.path.isdir(rest) else None
+    if spec.provider is Provider.OPENAI:
+        return model if (options or {}).get("base_url") else None
+    if spec.provider is Provider.EMBEDDED:
+        return spec.name
+    if spec.provider is Provider.TRANSFORMERS:
+        return model if os.path.isdir(spec.model) else None
+    return None
 
 
 @st.cache_resource(show_spinner="Loading the model (once, shared by every session)…")
@@ -110,14 +143,9 @@ def _shared_backend(
     _key: str | None = None,
 ) -> ModelBackend:
     del key_digest  # keys the cache: one backend per typed key, the key itself not hashed
-    from llenvs.inference import get_backend
+    from llenvs.inference import build_backend
 
-    if name.startswith("openai/"):
-        typed = {} if _key is None else {"api_key": _key}
-        served: ModelBackend = get_backend(name, **dict(options), **typed)
-        return served
-    backend: ModelBackend = get_backend(name, progress=False)
-    return backend
+    return build_backend(ModelSpec.parse(name, **dict(options)), api_key=_key, progress=False)
 
 
 def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBackend:
@@ -135,16 +163,9 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
 
     """
     if choice.kind is ModelKind.SCRIPTED:
-        from llenvs.inference import get_backend
-        from llenvs.traces.responses_file import read_responses
+        from llenvs.inference import build_backend
 
-        if not os.path.isfile(choice.location):
-            raise FileNotFoundError(f"responses file not found: {choice.location}")
-        outputs = [text for _, text in read_responses(Path(choice.location))]
-        if not outputs:
-            raise ValueError(f"{choice.location} holds no response")
-        scripted: ModelBackend = get_backend("scripted", outputs=outputs)
-        return scripted
+        return build_backend(choice.model_spec())
     if api_key is None or choice.kind is not ModelKind.OPENAI:
         return _shared_backend(choice.backend_name, choice.options)
     digest = hashlib.sha256(api_key.encode("utf-8")).hexdigest()

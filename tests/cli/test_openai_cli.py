@@ -73,9 +73,19 @@ def test_evaluate_on_a_vllm_server_then_intervene_on_the_same_server(vllm_server
     assert child.error is None and child.run.model == run.model
     assert child.response.startswith(traces[0].segments[0].text)
 
+    # Made again from the record alone (the server, the tokenizer, greedy sampling): identical.
+    reruns = [
+        _llenvs("rerun", out, "--trace", which, "--no-progress", cwd=tmp_path)
+        for which in ("1", child.trace_id)
+    ]
+    for done, trace in zip(reruns, (traces[0], child), strict=True):
+        assert done.stdout.splitlines()[-1] == (
+            f"identical: {len(trace.segments)} segments, the same text"
+        ), done.stdout
+
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(written) >= 3  # traces, branches, event log
     for path in written:
         assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
-    for done in (first, second):
+    for done in (first, second, *reruns):
         assert SECRET not in done.stdout + done.stderr

@@ -1,0 +1,139 @@
+"""``rerun``: make a trace again from its record, and say whether it came back the same.
+
+A trace records what produced it: the model, the sampling parameters and seed, the segmenter,
+the answer opening, and, for a branch, its parent and intervention. ``rerun`` generates it again
+from that record alone (a root trace: a resample of the whole response from its first segment;
+a branch: ``rerun_branch`` on its parent) and compares the result with the record
+(``ResponseDifference``). Greedy, or sampled with a recorded seed, on the same model and
+precision, the two are identical; when they are not, the first segment that differs says where
+the run parted from its record (another model, precision or llenvs version).
+
+Example:
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.evaluation.replay_trace import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> text = "Count. So 8. <answer>8</answer>"
+    >>> recorded = replay_trace(SegmentedEnvironment(base, "sentence"), 0, text, model="scripted")
+    >>> rerun(recorded, get_backend("scripted", outputs=[text])).difference.describe()
+    'identical: 2 segments, the same text'
+    >>> rerun(recorded, get_backend("scripted", outputs=["Count. So 9."])).difference.describe()
+    'differs from segment 1 on (character 10 of 31); 51% of the text in common'
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llenvs.core.backend import ModelBackend
+from llenvs.core.intervention import Resample
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.evaluation.branch import SegmentObserver, branch, rerun_branch
+from llenvs.evaluation.branch_request import BranchRequest
+from llenvs.evaluation.episode import StopCheck
+from llenvs.evaluation.trace_environment import trace_sampling_params
+from llenvs.traces.response_difference import ResponseDifference
+from llenvs.traces.trace import Trace
+
+__all__ = ["Rerun", "recorded_model", "rerun"]
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A trace made again from its record, beside the record.
+
+    Example:
+        >>> from llenvs.traces import TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> Rerun(t, t, ResponseDifference.between(t, t)).identical
+        True
+
+    """
+
+    recorded: Trace
+    """The trace as its file holds it."""
+    again: Trace
+    """The trace made again from its record (not written anywhere)."""
+    difference: ResponseDifference
+    """How ``again`` differs from ``recorded`` (nothing, when identical)."""
+
+    @property
+    def identical(self) -> bool:
+        """The same response, cut into the same segments."""
+        return self.difference.identical
+
+
+def recorded_model(trace: Trace) -> ModelSpec:
+    """The model a trace records, as a spec (a ``ValueError`` when it records none).
+
+    Example:
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> run = RunRecord(model="openai/smollm2",
+        ...                 backend_options={"base_url": "http://127.0.0.1:8000/v1"})
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
+        >>> spec = recorded_model(t)
+        >>> spec.provider.value, spec.model, spec.base_url
+        ('openai', 'smollm2', 'http://127.0.0.1:8000/v1')
+        >>> recorded_model(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: trace ... records no model (a given or imported text): it cannot be made again
+
+    """
+    if trace.run.model is None:
+        raise ValueError(
+            f"trace {trace.trace_id} records no model (a given or imported text): it cannot be "
+            "made again"
+        )
+    return ModelSpec.parse(trace.run.model, **dict(trace.run.backend_options))
+
+
+def rerun(
+    trace: Trace,
+    backend: ModelBackend,
+    *,
+    parent: Trace | None = None,
+    environment: SegmentedEnvironment | None = None,
+    on_segment: SegmentObserver | None = None,
+    should_stop: StopCheck | None = None,
+) -> Rerun:
+    """``trace`` made again on ``backend`` from its record, compared with the record.
+
+    A root trace is resampled from its first segment with its recorded sampling parameters
+    and seed (the runner's defaults where it records none) and answer opening. A branch needs
+    its ``parent`` (its file or sidecar holds it): it is made again with ``rerun_branch``.
+    Nothing is written: the caller decides what to keep.
+
+    Example:
+        >>> from llenvs.traces import BranchRecord, TaskRecord
+        >>> from llenvs.core.intervention import COMPLETE
+        >>> child = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
+        ...               parent=BranchRecord("p" * 32, 0, COMPLETE))
+        >>> rerun(child, object())
+        Traceback (most recent call last):
+        ...
+        ValueError: the trace is a branch of pppppppppppppppppppppppppppppppp: give its parent to make it again
+
+    """  # noqa: E501
+    if trace.parent is not None:
+        if parent is None:
+            raise ValueError(
+                f"the trace is a branch of {trace.parent.parent_id}: give its parent to make it "
+                "again"
+            )
+        again = rerun_branch(trace, parent, backend, environment=environment)
+    else:
+        request = BranchRequest(trace, 0, Resample(1, trace_sampling_params(trace)))
+        [again] = branch(
+            request,
+            backend,
+            environment=environment,
+            on_segment=on_segment,
+            should_stop=should_stop,
+        )
+    return Rerun(trace, again, ResponseDifference.between(trace, again))

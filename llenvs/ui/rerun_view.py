@@ -1,0 +1,104 @@
+"""Browse's *Run again*: make the trace shown again from its record, and say if it is the same.
+
+The same check as ``llenvs rerun``: the model, sampling, segmenter and answer opening come from
+the trace's run record (a branch: from its parent and intervention), never from the model the
+panel below has picked. The outcome stays under the header until another trace is shown.
+
+Example:
+    >>> from llenvs.traces import RunRecord, TaskRecord
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=RunRecord(model="scripted"),
+    ...           response="", segments=())
+    >>> rerun_problem(t)
+    'made by the scripted backend: its responses are not recorded'
+    >>> rerun_problem(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
+    'it records no model (a given or imported text)'
+
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from llenvs.core.errors import UnknownName
+from llenvs.core.spec.model_spec import Provider
+from llenvs.evaluation.rerun import Rerun, recorded_model, rerun
+from llenvs.traces import Trace, find_trace
+from llenvs.ui.model_choice import ModelChoice, load_backend, own_model
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.settings_view import session_key
+
+__all__ = ["rerun_button", "rerun_problem", "show_rerun"]
+
+_OUTCOME = "rerun-outcome"
+"""Session key: ``(trace id, Rerun)`` of the last run again."""
+
+
+def rerun_problem(trace: Trace) -> str | None:
+    """Why the trace cannot be made again here, or None when it can.
+
+    Example:
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"),
+        ...           run=RunRecord(model="openai/m"), response="", segments=())
+        >>> rerun_problem(t)
+        'its server is not recorded (openai/m without a base URL)'
+
+    """
+    if trace.run.model is None:
+        return "it records no model (a given or imported text)"
+    try:
+        spec = recorded_model(trace)
+    except (UnknownName, ValueError) as error:
+        return f"its model cannot be read: {error}"
+    if spec.provider is Provider.SCRIPTED:
+        return "made by the scripted backend: its responses are not recorded"
+    if own_model(trace.run.model, dict(trace.run.backend_options)) is None:
+        if spec.provider is Provider.OPENAI:
+            return f"its server is not recorded ({spec.name} without a base URL)"
+        return f"its model folder is not here ({spec.model})"
+    return None
+
+
+def rerun_button(path: str, trace: Trace) -> None:
+    """A *Run again* button for ``trace`` and the outcome of its last click.
+
+    The button is off, with the reason as its help, when the trace cannot be made again here.
+    """
+    problem = rerun_problem(trace)
+    clicked = st.button(
+        "Run again from its record",
+        key=f"rerun-{trace.trace_id}",
+        disabled=problem is not None,
+        help=problem
+        or "Generate this trace again with the model, sampling, segmenter and answer opening "
+        "it records, and compare (greedy: it should be identical). Nothing is written.",
+    )
+    if clicked:
+        with shows_errors("Running it again failed"), st.spinner("Generating it again…"):
+            st.session_state[_OUTCOME] = (trace.trace_id, _run_again(path, trace))
+    shown, result = st.session_state.get(_OUTCOME, (None, None))
+    if shown == trace.trace_id and isinstance(result, Rerun):
+        show_rerun(result)
+
+
+def _run_again(path: str, trace: Trace) -> Rerun:
+    """The trace made again on its recorded model (shared with the panel's loads)."""
+    parent = None if trace.parent is None else find_trace(path, trace.parent.parent_id)
+    backend = load_backend(ModelChoice.of_spec(recorded_model(trace)), session_key())
+    return rerun(trace, backend, parent=parent)
+
+
+def show_rerun(result: Rerun) -> None:
+    """Identical, or where it differs: the first differing segment, recorded and now."""
+    difference = result.difference
+    if result.identical:
+        st.success(f"Run again from its record: {difference.describe()}.")
+        return
+    st.warning(f"Run again from its record: {difference.describe()}.")
+    at = difference.first_segment
+    if at is None:
+        return
+    recorded = result.recorded.segments
+    again = result.again.segments
+    st.text(f"segment {at} recorded: {recorded[at].text if at < len(recorded) else '(none)'!r}")
+    st.text(f"segment {at} now:      {again[at].text if at < len(again) else '(none)'!r}")
