@@ -1,102 +1,127 @@
 """Work that runs off the page's own run while the page stays live, with a Stop.
 
 Streamlit reruns the page on every click, which would cut short work done in the page's own
-run. A ``BackgroundJob`` runs its ``work`` on one of the app's worker threads instead; the page
-reads how far it got, asks it to stop (``stop``: the work checks ``stop_requested`` between its
-steps), and shows its error, which is kept rather than raised.
-
-The workers are few and long-lived (``WORKERS``, shared by every session), not a new thread per
-job: torch runs its operators on an OpenMP thread team per calling thread, and two teams on a
-small machine slow each other down (measured on 2 cores: 1.2 s for a branch on the thread that
-ran the model before, 2.1 s on a fresh one), so one job after another stays on one thread.
+run. A ``BackgroundJob`` runs its ``work`` on one of the app's worker threads instead (the
+``JobQueue``, fair between browser sessions); the page reads how far it got, asks it to stop
+(``stop``: the work checks ``stop_requested`` between its steps), and shows its error, which is
+kept rather than raised. A job knows its browser session (the page run that made it), when it
+was queued, when a worker started it and when it ended, so a page shows the time it waited
+apart from the time it ran (``clock``); ``stop_session`` stops all of a session's jobs, the
+queued ones taken out without running.
 
 Example:
     >>> class Count(BackgroundJob):
     ...     def work(self) -> None:
     ...         self.total = sum(range(10))
     >>> job = Count()
-    >>> job.wait(10), job.total, job.error, job.running
-    (True, 45, None, False)
+    >>> job.wait(10), job.total, job.error, job.running, job.session
+    (True, 45, None, False, '')
 
 """
 
 from __future__ import annotations
 
-import collections
-import queue
 import threading
 import time
-from collections.abc import Callable
 
-__all__ = ["WORKERS", "BackgroundJob"]
+from llenvs.ui.job_queue import JobQueue, shared_queue
+from llenvs.ui.model_pool import Lease, shared_pool
 
-WORKERS = 2
-"""Jobs that run at once (two sessions' jobs interleave on a shared model); more wait."""
-
-
-class _Worker:
-    """A daemon thread that runs the tasks it is given, one at a time."""
-
-    def __init__(self, number: int) -> None:
-        self._tasks: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        thread = threading.Thread(target=self._serve, name=f"llenvs-job-{number}", daemon=True)
-        thread.start()
-
-    def give(self, task: Callable[[], None]) -> None:
-        self._tasks.put(task)
-
-    def _serve(self) -> None:
-        while True:
-            task: Callable[[], None] | None = self._tasks.get()
-            while task is not None:
-                task()
-                task = _next_for(self)
+__all__ = ["BackgroundJob", "JobDropped", "current_session", "stop_session"]
 
 
-_LOCK = threading.Lock()
-_IDLE: list[_Worker] = []
-"""Idle workers, the last one freed on top: one job after another lands on the same thread."""
-_WORKERS: list[_Worker] = []
-_PENDING: collections.deque[Callable[[], None]] = collections.deque()
+class JobDropped(Exception):
+    """A job taken out of the queue before it ran: it did nothing, wrote nothing.
 
+    Example:
+        >>> str(JobDropped())
+        "stopped before it ran (all of this session's jobs were stopped); nothing was done"
 
-def _submit(task: Callable[[], None]) -> None:
-    """Run ``task`` on the worker freed last, a new one while fewer than ``WORKERS``, or next.
-
-    The workers are daemons: unlike ``concurrent.futures``' they never hold the process open.
     """
-    with _LOCK:
-        if _IDLE:
-            _IDLE.pop().give(task)
-        elif len(_WORKERS) < WORKERS:
-            worker = _Worker(len(_WORKERS))
-            _WORKERS.append(worker)
-            worker.give(task)
-        else:
-            _PENDING.append(task)
+
+    def __init__(self) -> None:
+        super().__init__(
+            "stopped before it ran (all of this session's jobs were stopped); nothing was done"
+        )
 
 
-def _next_for(worker: _Worker) -> Callable[[], None] | None:
-    """The task waiting for ``worker``, or None (it is idle then)."""
-    with _LOCK:
-        if _PENDING:
-            return _PENDING.popleft()
-        _IDLE.append(worker)
-        return None
+def current_session() -> str:
+    """The browser session of the page run calling, or "" outside a running app.
+
+    Example:
+        >>> current_session()
+        ''
+
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx(suppress_warning=True)
+    return "" if context is None else str(context.session_id)
+
+
+def stop_session(session: str, queue: JobQueue | None = None) -> int:
+    """Stop every job of ``session``: queued ones never run, running ones stop at their next step.
+
+    Returns how many jobs it stopped.
+
+    Example:
+        >>> stop_session("no-such-session")
+        0
+
+    """
+    dropped, running = (queue or shared_queue()).cancel(session)
+    for job in running:
+        if isinstance(job, BackgroundJob):
+            job.stop()
+    return len(dropped) + len(running)
 
 
 class BackgroundJob:
-    """Runs ``self.work()`` on a worker thread, from ``start`` (see the module)."""
+    """Runs ``self.work()`` on a worker thread, from ``start`` (see the module).
 
-    def __init__(self, *, name: str = "llenvs-job", start: bool = True) -> None:
-        self.started = time.perf_counter()
-        """When the job started (``time.perf_counter``)."""
-        self.finished: float | None = None
-        """When it ended, or None while it runs."""
-        self.error: Exception | None = None
-        """What stopped it, if it failed."""
+    Arguments:
+        name: what the job is.
+        start: queue it at once (else call ``start``).
+        session: the browser session it belongs to; by default the page run's making it.
+        queue: the queue it waits in; by default the one every session shares.
+        model: the loaded model it runs on: the shared pool keeps it loaded from the moment
+            the job is queued until it ends.
+
+    Example:
+        >>> class Nothing(BackgroundJob):
+        ...     def work(self) -> None: ...
+        >>> job = Nothing(start=False)
+        >>> job.clock(), job.queued is None
+        ('not started', True)
+
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str = "llenvs-job",
+        start: bool = True,
+        session: str | None = None,
+        queue: JobQueue | None = None,
+        model: object = None,
+    ) -> None:
         self.name = name
-        """What the job is, for its worker thread's name."""
+        """What the job is."""
+        self.session = current_session() if session is None else session
+        """The browser session that made it ("" outside a running app)."""
+        self.queued: float | None = None
+        """When it was handed to the queue (``time.perf_counter``), None before."""
+        self.started: float | None = None
+        """When a worker began it, None while it waits."""
+        self.finished: float | None = None
+        """When it ended (ran to its end, failed, or was dropped from the queue)."""
+        self.error: Exception | None = None
+        """What stopped it, if it failed (``JobDropped`` if it never ran)."""
+        self.dropped = False
+        """True when it was taken out of the queue before it ran (``stop_session``)."""
+        self._queue = queue
+        self._model = model
+        self._lease: Lease | None = None
         self._stop = threading.Event()
         self._done = threading.Event()
         if start:
@@ -107,14 +132,20 @@ class BackgroundJob:
         raise NotImplementedError
 
     def start(self) -> None:
-        """Hand the job to a worker (when made with ``start=False``)."""
-        self.started = time.perf_counter()
-        _submit(self._run)
+        """Queue the job (when made with ``start=False``); a worker runs it in its turn."""
+        self.queued = time.perf_counter()
+        self._lease = shared_pool().lease(self._model)
+        (self._queue or shared_queue()).submit(self)
 
     @property
     def running(self) -> bool:
-        """Whether the work goes on."""
+        """Whether the work goes on or waits to (False once ended or dropped)."""
         return not self._done.is_set()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether it waits in the queue for a worker."""
+        return self.started is None and self.running
 
     @property
     def stop_requested(self) -> bool:
@@ -129,15 +160,83 @@ class BackgroundJob:
         """Wait for the job to end; True if it has."""
         return self._done.wait(timeout)
 
+    def queue_time(self) -> float:
+        """Seconds it waited for a worker (so far, while it waits).
+
+        Example:
+            >>> job = BackgroundJob(start=False)
+            >>> job.queued, job.started = 10.0, 12.5
+            >>> job.queue_time()
+            2.5
+
+        """
+        if self.queued is None:
+            return 0.0
+        until = self.started or self.finished or time.perf_counter()
+        return until - self.queued
+
     def elapsed(self) -> float:
-        """Seconds since the start, up to the end once it has ended."""
+        """Seconds it has run (generation time), up to its end; 0 while it waits.
+
+        Example:
+            >>> job = BackgroundJob(start=False)
+            >>> job.queued, job.started, job.finished = 10.0, 12.5, 20.0
+            >>> job.elapsed()
+            7.5
+
+        """
+        if self.started is None:
+            return 0.0
         return (self.finished or time.perf_counter()) - self.started
 
-    def _run(self) -> None:
+    def ahead(self) -> int | None:
+        """How many queued jobs start before this one, or None when it is not queued."""
+        return (self._queue or shared_queue()).ahead_of(self)
+
+    def clock(self) -> str:
+        """Its times in words: waiting (and behind how many), or run time and queue time.
+
+        Example:
+            >>> job = BackgroundJob(start=False)
+            >>> job.queued, job.started, job.finished = 10.0, 12.5, 20.0
+            >>> job.clock()
+            '7.5 s running, after 2.5 s queued'
+            >>> job.started = job.finished = None; job.queued = time.perf_counter()
+            >>> job.clock().startswith("queued for 0.0 s")
+            True
+
+        """
+        if self.queued is None:
+            return "not started"
+        if self.started is None:
+            ahead = self.ahead() if self.running else None
+            behind = f", {ahead} {'job' if ahead == 1 else 'jobs'} ahead" if ahead else ""
+            return f"queued for {self.queue_time():.1f} s{behind}"
+        return f"{self.elapsed():.1f} s running, after {self.queue_time():.1f} s queued"
+
+    def run_queued(self) -> None:
+        """Run the work on the worker calling (the queue's turn); its error is kept."""
+        self.started = time.perf_counter()
         try:
             self.work()
         except Exception as error:  # kept for the page to show
             self.error = error
         finally:
+            self._let_go()
             self.finished = time.perf_counter()
             self._done.set()
+
+    def drop(self) -> None:
+        """Taken out of the queue before it ran: it ends without running (``JobDropped``)."""
+        self.dropped = True
+        self.error = JobDropped()
+        self._let_go()
+        self._stop.set()
+        self.finished = time.perf_counter()
+        self._done.set()
+
+    def _let_go(self) -> None:
+        """The job has ended: its model may be dropped from the pool (and freed)."""
+        self._model = None
+        if self._lease is not None:
+            self._lease.release()

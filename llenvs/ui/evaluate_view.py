@@ -37,10 +37,12 @@ from llenvs.core.task_spec import parse_tasks
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
 from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
-from llenvs.ui.model_choice import ModelChoice, load_backend
+from llenvs.ui.model_choice import ModelChoice
+from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.run_outcome import RunOutcome, run_outcome
+from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.trace_roots import resolve_trace_path
@@ -255,8 +257,9 @@ def _live(job: EvaluationJob) -> None:
     st.caption(
         f"{done} of {count(len(statuses), 'task')} done ({job.resumed} resumed): "
         f"{states['succeeded']} succeeded, {states['failed']} failed, "
-        f"{count(states['error'], 'error')}; {elapsed:.0f} s{remaining}"
+        f"{count(states['error'], 'error')}; {job.clock()}{remaining}"
     )
+    session_jobs(job, "ev-stop-session")
     st.dataframe(
         pd.DataFrame(
             [

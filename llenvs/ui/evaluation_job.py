@@ -164,7 +164,7 @@ class EvaluationJob(BackgroundJob):
         backend: ModelBackend,
         path: Path,
     ) -> None:
-        super().__init__(name="llenvs-evaluate", start=False)
+        super().__init__(name="llenvs-evaluate", start=False, model=backend)
         self.plan = plan
         """What runs."""
         self.environment = environment

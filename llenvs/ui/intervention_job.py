@@ -63,7 +63,7 @@ class InterventionJob(BackgroundJob):
         prm: str | None = None,
         prm_options: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name="llenvs-intervene", start=False)
+        super().__init__(name="llenvs-intervene", start=False, model=backend)
         self.request = request
         """The parent, the branch point and the intervention."""
         self.trace = request.parent

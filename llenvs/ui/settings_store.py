@@ -31,10 +31,24 @@ from llenvs.traces.trace_writer import write_lines_atomically
 from llenvs.ui.model_choice import ModelChoice, ModelKind
 from llenvs.ui.prm_choice import PRM_CHOICES, PRMChoice
 
-__all__ = ["PRM_CHOICES", "SETTINGS_FILE", "Settings", "load_settings", "save_settings"]
+__all__ = [
+    "DEFAULT_MAX_MODELS",
+    "MAX_MODELS_LIMIT",
+    "PRM_CHOICES",
+    "SETTINGS_FILE",
+    "Settings",
+    "load_settings",
+    "save_settings",
+]
 
 SETTINGS_FILE = "llenvs-settings.json"
 """The settings' file name, in the traces folder."""
+
+DEFAULT_MAX_MODELS = 2
+"""Models the workbench keeps loaded at once, unless Settings or ``$LLENVS_MAX_MODELS`` say."""
+
+MAX_MODELS_LIMIT = 16
+"""The most models that may be kept loaded at once."""
 
 
 _SERVER_OPTIONS = ("base_url", "mode", "tokenizer", "api_key_env")
@@ -64,8 +78,20 @@ class Settings:
     """The server of a served PRM (``vllm/<model>``); "" for the others."""
     segmenter: str = "sentence"
     """The segmenter spec for new runs."""
+    max_models: int = DEFAULT_MAX_MODELS
+    """Models kept loaded at once, shared by sessions (1 to ``MAX_MODELS_LIMIT``; the least
+    recently used beyond it is dropped; ``$LLENVS_MAX_MODELS`` overrides it)."""
 
     def __post_init__(self) -> None:
+        if (
+            not isinstance(self.max_models, int)
+            or isinstance(self.max_models, bool)
+            or not 1 <= self.max_models <= MAX_MODELS_LIMIT
+        ):
+            raise ValueError(
+                f"max_models must be a whole number from 1 to {MAX_MODELS_LIMIT}, "
+                f"got {self.max_models!r}"
+            )
         kinds = [k.name.lower() for k in ModelKind if k is not ModelKind.SCRIPTED]
         if self.model not in kinds:
             raise ValueError(f"model must be one of {', '.join(kinds)}, got {self.model!r}")

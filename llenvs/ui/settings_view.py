@@ -1,4 +1,4 @@
-"""The Settings page: the default model, PRM and segmenter; a server's key for this session.
+"""The Settings page: the default model, PRM and segmenter, models kept loaded; a session key.
 
 What is set here is saved in the traces folder (``settings_store``) and used where a page needs
 a model, a PRM or a segmenter and has no better one (the intervention panel uses a trace's own
@@ -7,14 +7,16 @@ model when it can reach it). A key typed here lives in this browser session's st
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import streamlit as st
 
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.ui.model_choice import ModelKind
+from llenvs.ui.model_pool import MAX_MODELS_ENV, shared_pool
 from llenvs.ui.prm_picker import prm_picker
-from llenvs.ui.settings_store import Settings, load_settings, save_settings
+from llenvs.ui.settings_store import MAX_MODELS_LIMIT, Settings, load_settings, save_settings
 
 __all__ = ["SESSION_KEY", "session_key", "settings_form"]
 
@@ -56,6 +58,7 @@ def settings_form(folder: Path) -> None:
         location = st.text_input("Model folder", value=saved.location, key="settings-folder")
     elif kind is ModelKind.OPENAI:
         location, server = _server(saved)
+    max_models = _models_kept(saved)
     st.subheader("Scoring and segments")
     prm = prm_picker("PRM scoring new steps", "settings-prm", saved.prm_choice())
     spec = st.text_input("Segmenter spec", value=saved.segmenter, key="settings-segmenter")
@@ -72,6 +75,7 @@ def settings_form(folder: Path) -> None:
             prm=prm.spec,
             prm_base_url=prm.base_url or "",
             segmenter=spec,
+            max_models=max_models,
         )
         save_settings(folder, chosen)
         st.success(f"Saved in {folder.name}/llenvs-settings.json (no key is ever saved).")
@@ -121,6 +125,32 @@ def _server(saved: Settings) -> tuple[str, dict[str, str]]:
     if tokenizer:
         server["tokenizer"] = tokenizer
     return model, server
+
+
+def _models_kept(saved: Settings) -> int:
+    """How many models stay loaded at once (``$LLENVS_MAX_MODELS`` wins), and which are now."""
+    fixed = os.environ.get(MAX_MODELS_ENV, "").strip()
+    kept = int(
+        st.number_input(
+            "Models kept loaded at once (shared by every session)",
+            min_value=1,
+            max_value=MAX_MODELS_LIMIT,
+            value=saved.max_models,
+            step=1,
+            key="settings-max-models",
+            disabled=bool(fixed),
+            help=f"Loading one more drops the least recently used one that no running job "
+            f"uses. {MAX_MODELS_ENV}, when set, overrides this"
+            + (f" (it is set: {fixed})." if fixed else "."),
+        )
+    )
+    entries = shared_pool().entries()
+    if entries:
+        st.caption(
+            "Loaded now: "
+            + "; ".join(f"{e.name}{' (in use)' if e.in_use else ''}" for e in entries)
+        )
+    return kept
 
 
 def _spec_problem(spec: str) -> str | None:

@@ -76,7 +76,7 @@ class StepValuesJob(BackgroundJob):
         *,
         forced_answer: bool = False,
     ) -> None:
-        super().__init__(name="llenvs-analyze", start=False)
+        super().__init__(name="llenvs-analyze", start=False, model=backend)
         self.trace = trace
         """The trace analysed."""
         self.params = params

@@ -43,10 +43,12 @@ from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.cached import stamp
-from llenvs.ui.model_choice import ModelChoice, load_backend
+from llenvs.ui.model_choice import ModelChoice
 from llenvs.ui.model_picker import current_choice
+from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.segment_chart import selected_segment
+from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.step_values_chart import describe_key, duration, step_values_figure, value_rows
 from llenvs.ui.step_values_job import StepValuesJob
@@ -333,8 +335,9 @@ def _live(job: StepValuesJob) -> None:
         min(done / planned, 1.0) if planned else 0.0,
         text=f"Trace {job.trace.trace_id[:8]}: {done:,} of at most {planned:,} rollouts "
         f"finished · {job.tokens():,} tokens generated · {count(job.rounds(), 'round')} stored"
-        f" · {job.elapsed():.1f} s",
+        f" · {job.clock()}",
     )
+    session_jobs(job, "sv-stop-session")
     if job.running:
         if job.stop_requested or st.button("Stop", key="sv-stop", icon=":material/stop:"):
             job.stop()

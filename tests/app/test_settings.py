@@ -65,3 +65,18 @@ def test_a_broken_settings_file_is_named_and_the_page_still_works(folder):
     (folder / SETTINGS_FILE).write_text('{"prm": "nope"}')
     at = open_page("settings")
     assert any(SETTINGS_FILE in e.value and "prm must be one of" in e.value for e in at.error)
+
+
+def test_the_models_kept_loaded_are_set_here_unless_the_variable_fixes_them(folder, monkeypatch):
+    from llenvs.ui.model_pool import MAX_MODELS_ENV, max_models
+
+    monkeypatch.delenv(MAX_MODELS_ENV, raising=False)
+    at = open_page("settings")
+    at.number_input(key="settings-max-models").set_value(3).run()
+    at.button(key="settings-save").click().run()
+    assert not at.exception
+    assert load_settings(folder).max_models == 3 and max_models() == 3
+    monkeypatch.setenv(MAX_MODELS_ENV, "1")
+    fixed = open_page("settings")
+    assert fixed.number_input(key="settings-max-models").disabled
+    assert max_models() == 1

@@ -12,6 +12,11 @@ A session is reused only by a request that extends its whole first prompt: a new
 always prefilled in one piece, so a segmented run and a one-shot run of the same prompt compute
 exactly the same numbers (invariant 3). The store is a small LRU, so memory stays flat.
 
+Calls in flight on other threads (the backend interleaves them between decode steps) hold the
+sessions they decode: a claimed session (``claim``) is matched by no other request, lends no
+tokens, and is never dropped by the LRU until it is released (``release``), so two calls never
+share a cache. A store with nothing claimed behaves exactly as a plain LRU.
+
 Example:
     >>> store = KVSessionStore(capacity=2)
     >>> first = store.add(KVSession(ids=[1, 2, 3], cache="cache-a", prompt_length=3))
@@ -100,6 +105,8 @@ class KVSessionStore:
 
     def __init__(self, capacity: int = 32) -> None:
         self._sessions: OrderedDict[int, KVSession] = OrderedDict()
+        self._claimed: dict[int, object] = {}
+        """Sessions held by calls in flight (``id()`` to the call)."""
         self.capacity = 0
         self.resize(capacity)
 
@@ -109,10 +116,15 @@ class KVSessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def add(self, session: KVSession) -> KVSession:
-        """Store ``session`` as the most recently used, dropping the oldest beyond capacity."""
+    def add(self, session: KVSession, call: object = None) -> KVSession:
+        """Store ``session`` as the most recently used, dropping the oldest beyond capacity.
+
+        With ``call``, the session is claimed for it (``claim``) before anything is dropped.
+        """
         self._sessions[id(session)] = session
         self._sessions.move_to_end(id(session))
+        if call is not None:
+            self._claimed[id(session)] = call
         self._evict()
         return session
 
@@ -133,9 +145,45 @@ class KVSessionStore:
         self._evict()
 
     def _evict(self) -> None:
-        """Drop the least recently used sessions beyond ``capacity``."""
-        while len(self._sessions) > self.capacity:
-            self._sessions.popitem(last=False)
+        """Drop the least recently used unclaimed sessions beyond ``capacity``."""
+        excess = len(self._sessions) - self.capacity
+        if excess <= 0:
+            return
+        free = [key for key in self._sessions if key not in self._claimed][:excess]
+        for key in free:
+            del self._sessions[key]
+
+    def claim(self, session: KVSession, call: object) -> None:
+        """Hold ``session`` for ``call``: no match, no eviction, until ``release(call)``.
+
+        Only ``call`` still sees its tokens (``sessions_with_head``).
+
+        Example:
+            >>> store, call = KVSessionStore(capacity=1), object()
+            >>> held = store.add(KVSession([1, 2], None, 1)); store.claim(held, call)
+            >>> store.match([1, 2, 3]), store.sessions_with_head([1], object())
+            ((None, 0), [])
+            >>> len(store.sessions_with_head([1], call))
+            1
+            >>> new = store.add(KVSession([7], None, 1), call); len(store)  # above capacity
+            2
+            >>> store.release(call); [s.ids for s in store]  # the LRU one goes now
+            [[7]]
+
+        """
+        self._claimed[id(session)] = call
+
+    def claimed_by(self, call: object) -> list[KVSession]:
+        """The stored sessions ``call`` holds."""
+        return [
+            self._sessions[k] for k, o in self._claimed.items() if o is call and k in self._sessions
+        ]
+
+    def release(self, call: object) -> None:
+        """End ``call``'s claims (it ended); the LRU bound applies again."""
+        for key in [k for k, owner in self._claimed.items() if owner is call]:
+            del self._claimed[key]
+        self._evict()
 
     def discard(self, session: KVSession) -> None:
         """Forget ``session`` (nothing happens when it is not stored).
@@ -147,20 +195,19 @@ class KVSessionStore:
 
         """
         self._sessions.pop(id(session), None)
+        self._claimed.pop(id(session), None)
 
-    def match(
-        self, ids: Sequence[int], exclude: frozenset[int] = frozenset()
-    ) -> tuple[KVSession | None, int]:
-        """The session sharing the longest cached prefix with ``ids``, and that length.
+    def match(self, ids: Sequence[int]) -> tuple[KVSession | None, int]:
+        """The unclaimed session sharing the longest cached prefix with ``ids``, and that length.
 
-        Only sessions whose whole first prompt is a prefix of ``ids`` qualify; sessions whose
-        ``id()`` is in ``exclude`` (already claimed in this batch) are skipped. The match is
-        marked most recently used. ``(None, 0)`` when none qualifies.
+        Only sessions whose whole first prompt is a prefix of ``ids`` qualify; claimed ones
+        (by this batch or another call in flight) are skipped. The match is marked most
+        recently used. ``(None, 0)`` when none qualifies.
         """
         best: KVSession | None = None
         best_length = 0
         for session in self._sessions.values():
-            if id(session) in exclude or len(ids) < session.prompt_length:
+            if id(session) in self._claimed or len(ids) < session.prompt_length:
                 continue
             length = common_prefix_length(session.ids, ids)
             if length >= session.prompt_length and length >= best_length:
@@ -169,8 +216,10 @@ class KVSessionStore:
             self._sessions.move_to_end(id(best))
         return best, best_length
 
-    def sessions_with_head(self, head: Sequence[int]) -> list[KVSession]:
-        """Sessions whose tokens start with ``head`` (most recently used first).
+    def sessions_with_head(self, head: Sequence[int], call: object = None) -> list[KVSession]:
+        """Sessions whose tokens start with ``head``, most recently used first.
+
+        Sessions another call than ``call`` holds are left out (their tokens are changing).
 
         Example:
             >>> store = KVSessionStore(); _ = store.add(KVSession([1, 2], None, 2, pending=[3]))
@@ -182,5 +231,6 @@ class KVSessionStore:
         return [
             session
             for session in reversed(self._sessions.values())
-            if session.tokens[:length] == list(head)
+            if self._claimed.get(id(session), call) is call
+            and session.tokens[:length] == list(head)
         ]

@@ -29,6 +29,15 @@ A padded batch computes the same sums in other shapes, so it may differ from bat
 ties (``bench/generation.py`` measures how often); a session touched by a batch is never used
 to start a new trajectory at batch size 1, which is prefilled afresh.
 
+Calls from several threads (the workbench's jobs share one model) interleave between decode
+steps: a call takes the backend's lock to match its sessions, then once per step (one forward
+pass for all its rows, its tokens chosen and checked), and lets go in between, so a short
+intervention runs its steps among those of a long batch instead of after it. The lock shares the
+model's time by rows (``TurnLock``, a call weighed by its rows): a one-row call runs at nearly
+its solo speed beside a 64-row batch, which gets the time it leaves. Each call claims the
+sessions it decodes (``KVSessionStore.claim``): no other call matches them, reads their tokens
+or evicts them, so interleaved calls never share a cache, and each gets what it gets alone.
+
 Loading (the embedded model's conversion, precision, the registry's factory) is in
 ``transformers_loading``.
 
@@ -45,7 +54,6 @@ Example:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,6 +73,7 @@ from llenvs.inference.backends.padded_batch import PaddedBatch, Row
 from llenvs.inference.backends.sampling import choose_tokens, new_generator, token_logprobs
 from llenvs.inference.backends.text_decoding import TextDecoder, stop_end
 from llenvs.inference.backends.token_healing import TokenHealer
+from llenvs.inference.backends.turn_lock import TurnLock
 from llenvs.inference.generate_until import GenerateUntil
 
 __all__ = ["TransformersBackend"]
@@ -85,8 +94,8 @@ class TransformersBackend(GenerateUntil):
             ``bench/prefix_fork.py`` compares).
 
     One backend can be shared by threads (the workbench shares one model between browser
-    sessions): calls are served one at a time, and each thread's ``generate_until`` continues
-    its own conversation.
+    sessions): calls take turns step by step (see the module), each with its own sessions,
+    and each thread's ``generate_until`` continues its own conversation.
 
     Example:
         >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
@@ -120,7 +129,7 @@ class TransformersBackend(GenerateUntil):
         """Most sessions ever kept: a batch keeps two per row, up to this bound."""
         self.fork_prefixes = fork_prefixes
         """Whether a batch's requests with the same (or nested) token ids are prefilled once."""
-        self._lock = threading.RLock()
+        self._steps = TurnLock()
         self.device = next(model.parameters()).device
         ends = getattr(model.generation_config, "eos_token_id", None)
         ends = [ends] if isinstance(ends, int) else list(ends or [])
@@ -130,11 +139,14 @@ class TransformersBackend(GenerateUntil):
         """Token ids that end the assistant turn (not returned)."""
         self._healer: TokenHealer | None = None
         template = getattr(tokenizer, "chat_template", None)
+        precision = str(next(model.parameters()).dtype).removeprefix("torch.")
         self.capabilities = BackendCapabilities(
             chat_template=template if isinstance(template, str) and template else None,
+            rebuild_options={"dtype": precision},
             load_tokenizer=lambda: self._tokenizer,
         )
-        """Its chat template and tokenizer; one call serves a batch (no ``max_in_flight``)."""
+        """Its chat template, the precision its weights run in (recorded in traces, so a run is
+        made again in it) and tokenizer; one call serves a batch (no ``max_in_flight``)."""
 
     @property
     def tokenizer(self) -> Any:
@@ -180,13 +192,14 @@ class TransformersBackend(GenerateUntil):
         """
         return self.prompt_plan(prompt)[0]
 
-    def prompt_plan(self, prompt: Prompt) -> tuple[list[int], str, range]:
+    def prompt_plan(self, prompt: Prompt, call: object = None) -> tuple[list[int], str, range]:
         """The token ids a request continues, the text its first tokens must spell, and where.
 
         The third item is the positions of ``ids`` that hold tokens a model generated (reused
         from a session or the hint). A new session feeds those one at a time, as the model
         that generated them did, so its numbers (and a greedy choice between near ties) are
-        the same.
+        the same. ``call`` is the call planning it: only its own and unclaimed sessions lend
+        tokens.
 
         Example:
             >>> from llenvs.core.backend import Message, Prompt
@@ -204,14 +217,16 @@ class TransformersBackend(GenerateUntil):
             ids = head + list(prompt.continuation_token_ids)
             return ids, "", range(len(head), len(ids))
         text = prompt.continuation
-        reused, covered, straddles = self._reusable_tokens(head, text, prompt.continuation_hint_ids)
+        hint = prompt.continuation_hint_ids
+        with self._steps.turn():
+            reused, covered, straddles = self._reusable_tokens(head, text, hint, call)
         generated = range(len(head), len(head) + len(reused))
         if straddles:
             return head + reused, text[covered:], generated
         return head + reused + self.encode(text[covered:]), "", generated
 
     def _reusable_tokens(
-        self, head: list[int], text: str, hint: Sequence[int] | None = None
+        self, head: list[int], text: str, hint: Sequence[int] | None, call: object
     ) -> tuple[list[int], int, bool]:
         """The longest run of known tokens after ``head`` that spells a prefix of ``text``.
 
@@ -224,7 +239,7 @@ class TransformersBackend(GenerateUntil):
         if not text:
             return best
         candidates = [
-            session.tokens[len(head) :] for session in self.sessions.sessions_with_head(head)
+            session.tokens[len(head) :] for session in self.sessions.sessions_with_head(head, call)
         ]
         if hint:
             candidates.insert(0, list(hint))
@@ -254,48 +269,70 @@ class TransformersBackend(GenerateUntil):
         """One generation per request; several requests are decoded together as one batch."""
         if not requests:
             return []
-        with self._lock, torch.inference_mode():
-            rows = self._prepare(requests)
+        call = object()  # this call's claim on its sessions
+        with torch.inference_mode(), self._steps.call(weight=len(requests)):
             try:
+                with self._steps.turn():
+                    rows = self._prepare(requests, call)
                 self._decode(rows)
             except BaseException:  # a session caught mid-batch holds ids its cache lacks
-                for row in rows:
-                    self.sessions.discard(row.session)
+                with self._steps.turn():
+                    for session in self.sessions.claimed_by(call):
+                        self.sessions.discard(session)
                 raise
+            finally:
+                with self._steps.turn():
+                    self.sessions.release(call)
         return [self._finish(row) for row in rows]
 
     def _decode(self, rows: list[Row]) -> None:
-        """Generate every row's tokens (until each finishes), keeping the sessions up to date."""
-        active, batch = list(range(len(rows))), None
-        if len(rows) > 1:
-            batch, logits = PaddedBatch.prefill(self.model, rows, fork=self.fork_prefixes)
-        else:
-            logits = self._first_logits(rows[0])
-        while True:
-            still = []
-            chosen = self._choose(rows, active, logits)
-            for position, index in enumerate(active):
-                if not self._append(rows[index], chosen[position], logits[position]):
-                    still.append(position)
-                elif batch is not None:
-                    batch.release(rows[index], position)
-            if not still:
-                break
-            active = [active[p] for p in still]
-            if batch is not None:
-                batch.select(still)
-                logits = batch.forward([[rows[i].tokens[-1]] for i in active])
-            else:
-                logits = self._forward(rows[0].session.cache, [rows[0].tokens[-1]])
+        """Generate every row's tokens (until each finishes), keeping the sessions up to date.
 
-    def _prepare(self, requests: Sequence[GenerationRequest]) -> list[Row]:
-        """Match each request to a session (a new one when none fits or it is claimed)."""
+        The backend's lock is taken per step (the prefill, then each token of every row) and
+        let go between steps, so other calls take their steps in between.
+        """
+        active, batch = list(range(len(rows))), None
+        with self._steps.turn():
+            if len(rows) > 1:
+                batch, logits = PaddedBatch.prefill(self.model, rows, fork=self.fork_prefixes)
+            else:
+                logits = self._first_logits(rows[0])
+        while active:
+            with self._steps.turn():
+                active, logits = self._step(rows, active, logits, batch)
+
+    def _step(
+        self, rows: list[Row], active: list[int], logits: torch.Tensor, batch: PaddedBatch | None
+    ) -> tuple[list[int], torch.Tensor]:
+        """Choose and append each active row's token; feed the rows still going.
+
+        Returns the rows still going and their next-token logits.
+        """
+        still = []
+        chosen = self._choose(rows, active, logits)
+        for position, index in enumerate(active):
+            if not self._append(rows[index], chosen[position], logits[position]):
+                still.append(position)
+            elif batch is not None:
+                batch.release(rows[index], position)
+        if not still:
+            return [], logits
+        active = [active[p] for p in still]
+        if batch is not None:
+            batch.select(still)
+            return active, batch.forward([[rows[i].tokens[-1]] for i in active])
+        return active, self._forward(rows[0].session.cache, [rows[0].tokens[-1]])
+
+    def _prepare(self, requests: Sequence[GenerationRequest], call: object) -> list[Row]:
+        """Match each request to a session (a new one when none fits or it is claimed).
+
+        ``call`` claims every session it takes, until the call ends.
+        """
         rows: list[Row] = []
         self.sessions.resize(min(max(self.max_sessions, 2 * len(requests)), self.session_limit))
-        claimed: set[int] = set()
         for request in requests:
-            ids, heal, generated = self.prompt_plan(request.prompt)
-            session, shared = self.sessions.match(ids, frozenset(claimed))
+            ids, heal, generated = self.prompt_plan(request.prompt, call)
+            session, shared = self.sessions.match(ids)
             if (
                 session is not None
                 and len(requests) == 1
@@ -304,13 +341,13 @@ class TransformersBackend(GenerateUntil):
             ):
                 session = None  # a new trajectory at batch size 1 is prefilled exactly
             if session is None:
-                session = self.sessions.add(KVSession([], None, prompt_length=len(ids)))
+                session = self.sessions.add(KVSession([], None, prompt_length=len(ids)), call)
                 keep = 0
             elif shared == len(ids) == session.prompt_length and session.prompt_logits is not None:
                 keep = shared  # the same first prompt again: its logits are stored
             else:
                 keep = min(shared, len(ids) - 1)
-            claimed.add(id(session))
+            self.sessions.claim(session, call)
             session.exact = session.exact and len(requests) == 1
             if request.params.temperature > 0 and (
                 session.generator is None

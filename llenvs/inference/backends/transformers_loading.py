@@ -62,6 +62,20 @@ def default_dtype(device: torch.device) -> torch.dtype:
     return torch.float32
 
 
+def default_dtype_name() -> str:
+    """The name of the default precision here (``default_dtype`` on the device a load uses).
+
+    Example:
+        >>> import torch
+        >>> default_dtype_name() == ("float32" if not torch.cuda.is_available() else
+        ...                          str(default_dtype(torch.device("cuda"))).split(".")[1])
+        True
+
+    """
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return str(default_dtype(device)).removeprefix("torch.")
+
+
 def _torch_dtype(dtype: DType | None, device: torch.device) -> torch.dtype:
     if dtype is None:
         return default_dtype(device)
