@@ -74,6 +74,7 @@ STEPS = (
 
 def make_file(path: Path, count: int) -> int:
     """Write ``count`` generated traces to ``path``; its size in bytes."""
+    from llenvs.core.spec import RunSpec
     from llenvs.traces import RunRecord, SegmentRecord, TaskRecord, Trace, write_traces
 
     def trace(number: int) -> Trace:
@@ -98,7 +99,7 @@ def make_file(path: Path, count: int) -> int:
         correct = number % 3 == 0
         return Trace(
             task=TaskRecord("leg_counting", "reasoning_gym", {"size": count}, number, "Legs?"),
-            run=RunRecord(model="generated", segmenter="steps"),
+            run=RunRecord.made_with(RunSpec(), model_name="generated", segmenter="steps"),
             response="".join(texts),
             segments=tuple(segments),
             final_rewards={"correctness": float(correct)},
@@ -174,6 +175,7 @@ def make_big_trace(path: Path, segments: int, characters: int) -> int:
 
     Returns the response's size in bytes.
     """
+    from llenvs.core.spec import RunSpec
     from llenvs.traces import RunRecord, SegmentRecord, TaskRecord, Trace, write_traces
 
     records, offset = [], 0
@@ -195,7 +197,7 @@ def make_big_trace(path: Path, segments: int, characters: int) -> int:
         offset += len(text)
     trace = Trace(
         task=TaskRecord("leg_counting", "reasoning_gym", {"size": 1}, 0, "Legs?"),
-        run=RunRecord(model="generated", segmenter="steps"),
+        run=RunRecord.made_with(RunSpec(), model_name="generated", segmenter="steps"),
         response="".join(r.text for r in records),
         segments=tuple(records),
         final_rewards={"correctness": 1.0},

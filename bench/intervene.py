@@ -139,7 +139,8 @@ def run() -> str:
     """Time the three ways (see the module docstring); the section for docs/benchmarks.md."""
     import os
 
-    from llenvs.ui.model_choice import ModelChoice, ModelKind, load_backend
+    from llenvs.ui.model_choice import ModelChoice, ModelKind
+    from llenvs.ui.model_pool import load_backend
 
     folder = Path(tempfile.mkdtemp(prefix="bench-intervene-"))
     os.environ["LLENVS_TRACES_DIR"] = str(folder)

@@ -62,7 +62,7 @@ def test_the_embedded_model_example_runs_as_written(tmp_path):
     done = _run_block(commands, tmp_path)
     traces = list(read_traces(tmp_path / "runs" / "smollm2.jsonl"))
     assert [t.task.task_index for t in traces] == list(range(10))
-    assert all(t.run.model == "transformers/SmolLM2-135M-Instruct" for t in traces)
+    assert all(t.run.model_name == "transformers/SmolLM2-135M-Instruct" for t in traces)
     assert all(t.segments and t.segments[0].token_ids for t in traces)
     [branch] = read_branches(tmp_path / "runs" / "smollm2.jsonl")
     assert branch.parent.parent_id == traces[0].trace_id

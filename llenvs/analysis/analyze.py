@@ -127,7 +127,7 @@ def analyze_trace(
         boundaries: the boundaries to sample (default: all, ``sampled_boundaries``).
         forced_answer: also read the forced-answer curve (stored too).
         opening: the answer opening forced for that curve (default: the one the trace's run
-            forced where an answer was missing, ``run.answer_opening``, with its stop
+            forced where an answer was missing, ``run.spec.answer_opening``, with its stop
             sequences, else ``<answer>``).
         on_progress: called at the start and as each rollout finishes.
         on_round: called after each round is stored (raising there stops the run; what was

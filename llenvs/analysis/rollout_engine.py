@@ -125,7 +125,7 @@ def run_rollouts(
             there and only the rollouts that finished before are returned (in finishing order).
         on_token: called after every generated token (progress inside a batch call).
 
-    A trace whose run opened missing answers (``run.answer_opening``) has its rollouts open
+    A trace whose run opened missing answers (``run.spec.answer_opening``) has its rollouts open
     theirs the same way, so a rollout is judged as the trace was.
 
     """

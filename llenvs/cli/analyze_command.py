@@ -42,8 +42,8 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
-from llenvs.cli.options import bounded, build_backend
-from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.cli.options import bounded
+from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
 from llenvs.evaluation import trace_sampling_params
@@ -144,16 +144,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         forced_answer_tokens=args.forced_tokens,
     )
-    name = args.backend or trace.run.model
-    if name is None:
-        raise ValueError(f"the trace {trace.trace_id} records no model: give --backend")
-    recorded = trace.run.backend_options if name == trace.run.model else None
-    backend = build_backend(
-        name,
-        args.responses,
-        progress=not args.no_progress,
-        options=server_options(args, name, recorded),
-    )
+    backend = recorded_backend(args, trace.run.spec.model, progress=not args.no_progress)
     store = analysis_path(args.traces)
     stored = read_analysis(store, trace.trace_id, analysis_key(backend.name, params))
     speed, source = args.tokens_per_second, SpeedSource.GIVEN

@@ -297,9 +297,9 @@ def _finished(
         traces = list(read_traces(path))
     for trace in traces:
         task = trace.task
-        if (task.environment, task.adapter, dict(task.adapter_kwargs), trace.run.segmenter) != (
-            wanted
-        ):
+        cut = trace.run.spec.segmenter
+        found_run = (task.environment, task.adapter, dict(task.adapter_kwargs), cut and cut.text)
+        if found_run != wanted:
             return {}  # another run's file: the evaluation explains
         if trace.error is None:
             found[task.task_index] = trace

@@ -3,7 +3,7 @@ r"""``llenvs intervene``: branch a stored trace at segment k and append the new 
 The first k segments are replayed as they are; then the next segment is forced, feedback is
 injected, the rest is completed in one call, or generation simply resumes (resample). The new
 trace goes to the trace file's branches sidecar (``<name>.branches.jsonl``), naming its parent.
-Without ``--prm`` the branch is scored by the PRM that scored the trace (``run.prm``), if one
+Without ``--prm`` the branch is scored by the PRM that scored the trace (``run.spec.prm``), if one
 did; ``--prm none`` scores it with none. ``--prm judge`` makes the branch's own model the judge,
 except on a trace a judge scored: naming the trace's own PRM rescores with it as recorded (the
 judge that scored the parent, so parent and branch compare); name another with
@@ -48,16 +48,14 @@ from llenvs.cli.options import (
     add_backend_options,
     add_sampling_options,
     bounded,
-    build_backend,
     prm_options,
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
-from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.core.backend import SamplingParams
 from llenvs.core.bounds import SAMPLES
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
-from llenvs.rewards.prm_provenance import recorded_prm_spec
 from llenvs.traces import Trace, branches_path, find_trace
 
 __all__ = ["NO_PRM", "add_parser", "run"]
@@ -132,14 +130,10 @@ def run(args: argparse.Namespace) -> int:
     params = sampling_from_args(args, trace_sampling_params(parent))  # and the record's sampling
     intervention = _intervention(args, params)
     request = BranchRequest(parent, args.at, intervention)  # checked before a model loads
-    name = args.backend or parent.run.model
-    if name is None:
-        raise ValueError(f"the trace {parent.trace_id} records no model: give --backend")
     prm = _prm(args.prm, parent)
     options = prm_options(prm, args.prm_base_url)  # vllm/<model> (given or recorded): its server
-    recorded = parent.run.backend_options if name == parent.run.model else None
-    backend = build_backend(name, args.responses, options=server_options(args, name, recorded))
-    status = Console(stderr=True).status(f"generating with {name}…")
+    backend = recorded_backend(args, parent.run.spec.model)  # the trace's own, as recorded
+    status = Console(stderr=True).status(f"generating with {backend.name}…")
     with contextlib.nullcontext() if args.no_progress else status:
         children = intervene(
             args.traces,
@@ -152,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     sidecar = branches_path(args.traces)
     for number, child in enumerate(children):
         if len(children) > 1:
-            print(f"sample {number} (seed {child.run.seed}):")
+            sampling = child.run.spec.sampling
+            print(f"sample {number} (seed {None if sampling is None else sampling.seed}):")
         for segment in child.segments:
             flags = " ".join(sorted(flag.value for flag in segment.flags))
             scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
@@ -167,10 +162,11 @@ def _prm(given: str | None, parent: Trace) -> str | None:
     """The PRM to score the branch: the one given (``none``: no PRM), else the parent's own."""
     if given is not None:
         return None if given == NO_PRM else given
-    recorded = recorded_prm_spec(parent.run.prm)
-    if recorded is not None:
-        print(f"scoring the branch with the trace's own PRM: {recorded}", file=sys.stderr)
-    return recorded
+    recorded = parent.run.spec.prm
+    if recorded is None:
+        return None
+    print(f"scoring the branch with the trace's own PRM: {recorded.name}", file=sys.stderr)
+    return recorded.name
 
 
 def _intervention(args: argparse.Namespace, params: SamplingParams) -> Intervention:

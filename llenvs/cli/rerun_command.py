@@ -95,10 +95,13 @@ def run(args: argparse.Namespace) -> int:
     from llenvs.inference import build_backend
 
     backend = build_backend(spec, progress=not args.no_progress)
+    precision = "" if spec.dtype is None else f" in {spec.dtype}"
     print(
-        f"trace {args.trace} ({trace.trace_id}): made again with {spec.recorded_name}, "
-        f"{describe_sampling(trace)}"
+        f"trace {args.trace} ({trace.trace_id}): made again with {spec.recorded_name}"
+        f"{precision}, {describe_sampling(trace)}"
     )
+    if trace.run.unknown:
+        print(f"unknown fields: {', '.join(trace.run.unknown_fields)} (kept, not used)")
     status = Console(stderr=True).status(f"generating with {spec.recorded_name}…")
     with contextlib.nullcontext() if args.no_progress else status:
         result = rerun(trace, backend, parent=parent)
@@ -114,8 +117,8 @@ def describe_sampling(trace: Trace) -> str:
     Example:
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> from llenvs.core.backend import SamplingParams
-        >>> run = RunRecord.from_sampling_params(SamplingParams(max_tokens=9, temperature=0.7),
-        ...                                      model="m", segmenter="line")
+        >>> from llenvs.core.spec import RunSpec
+        >>> run = RunRecord(RunSpec(sampling=SamplingParams(max_tokens=9, temperature=0.7)))
         >>> describe_sampling(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run,
         ...                         response="", segments=()))
         'temperature 0.7 without a seed (a new sample: it need not be the same), 9 tokens'

@@ -19,9 +19,10 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.model_spec import ModelSpec, Provider
 
-__all__ = ["SERVER_OPTIONS", "add_server_options", "server_options"]
+__all__ = ["SERVER_OPTIONS", "add_server_options", "recorded_backend", "server_options"]
 
 SERVER_OPTIONS = {
     "base_url": "--base-url",
@@ -93,3 +94,40 @@ def server_options(
             raise ValueError(f"{flags} is for --backend openai/<model>, not {backend!r}")
         return {}
     return {**dict(recorded or {}), **given}
+
+
+def recorded_backend(
+    args: argparse.Namespace, recorded: ModelSpec | None, *, progress: bool = True
+) -> ModelBackend:
+    """The model a command on a trace generates with: ``--backend``, else the trace's own.
+
+    The trace's own model (``run.spec.model``, or ``--backend`` naming it) is built as
+    recorded, in its recorded precision, with server flags overriding its recorded server
+    options; another ``--backend`` is built by name. ``--responses`` plays a file (scripted).
+
+    Example:
+        >>> ns = argparse.Namespace(backend=None, responses=None, base_url=None, mode=None,
+        ...                         tokenizer=None, api_key_env=None, max_in_flight=None)
+        >>> recorded_backend(ns, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: the trace records no model: give --backend
+
+    """
+    from llenvs.cli.options import build_backend
+    from llenvs.inference import build_backend as build
+
+    name = args.backend or (None if recorded is None else recorded.name)
+    if name is None:
+        raise ValueError("the trace records no model: give --backend")
+    own = (
+        recorded
+        if recorded is not None and name in (recorded.name, recorded.recorded_name)
+        else None
+    )
+    if own is not None and own.provider not in (Provider.OPENAI, Provider.SCRIPTED):
+        server_options(args, name)  # refuses server flags for a local model
+        if args.responses is None:
+            return build(own, progress=progress)
+    options = server_options(args, name, None if own is None else own.options)
+    return build_backend(name, args.responses, progress=progress, options=options)

@@ -117,7 +117,7 @@ class SamplingParams:
             raise ValueError("stop sequences must be non-empty strings")
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON object of these parameters (a trace's ``run.sampling_params``).
+        """The JSON object of these parameters (a trace's ``run.spec.sampling``).
 
         Example:
             >>> SamplingParams(max_tokens=8, stop=("x",)).to_record()["stop"]
@@ -281,7 +281,8 @@ class BackendCapabilities:
     """The chat template its prompts are rendered with (recorded in traces); None if unknown."""
     rebuild_options: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """What ``get_backend(name, **rebuild_options)`` needs to reach the same model again (an
-    openai server's URL, mode, tokenizer and key variable, never a key); local models need none."""
+    openai server's URL, mode, tokenizer and key variable, never a key; a local model's
+    ``dtype``, the precision it runs in)."""
     load_tokenizer: Callable[[], Any] | None = None
     """Returns the tokenizer whose ids ``generate`` hands back (loaded on first call, so a
     server's is fetched only when asked for); None when its ids are no tokenizer's."""

@@ -20,9 +20,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from llenvs.core.errors import OutOfBoundsError
 
-__all__ = ["parse_tasks", "task_count", "task_indices"]
+__all__ = ["parse_tasks", "spell_tasks", "task_count", "task_indices"]
 
 SPELLINGS = "a count, a list or a range (e.g. 10, or 0-9, or 0,3,5)"
 """What a task spec may be, said when one is not."""
@@ -109,6 +111,29 @@ def task_indices(text: str, size: int, name: str = "tasks") -> tuple[int, ...]:
                 raise OutOfBoundsError(shown, text, f"names task {index} twice")
             tasks[index] = None
     return tuple(tasks)
+
+
+def spell_tasks(tasks: Sequence[int]) -> str:
+    """The task spec that names ``tasks``, in their order: runs as ranges (``parse_tasks``).
+
+    A single task is spelled as a range (``5-5``): a lone number is a count.
+
+    Example:
+        >>> spell_tasks([0, 1, 2, 5]), spell_tasks([7])
+        ('0-2,5-5', '7-7')
+        >>> parse_tasks(spell_tasks([3, 1, 2]), size=10)
+        (3, 1, 2)
+
+    """
+    if not tasks:
+        raise ValueError("spell_tasks needs at least one task")
+    runs: list[list[int]] = []
+    for index in tasks:
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ",".join(f"{low}-{high}" for low, high in runs)
 
 
 def _number(part: str, text: str, name: str) -> int:

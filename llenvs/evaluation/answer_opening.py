@@ -18,17 +18,17 @@ __all__ = ["DEFAULT_TEXT", "AnswerOpening", "recorded_answer_opening"]
 
 
 def recorded_answer_opening(trace: Trace) -> AnswerOpening | None:
-    r"""The opening ``trace``'s run forced where an answer was missing (``run.answer_opening``).
+    r"""The opening ``trace``'s run forced where an answer was missing (``run.spec``'s).
 
     Branches, rollouts and forced answers of a trace open missing answers as its run did.
 
     Example:
-        >>> from types import SimpleNamespace
-        >>> run = SimpleNamespace(answer_opening=AnswerOpening("A:", 4, "A:").to_record())
-        >>> recorded_answer_opening(SimpleNamespace(run=run))
+        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> run = RunRecord(RunSpec(answer_opening=AnswerOpening("A:", 4, "A:")))
+        >>> recorded_answer_opening(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run,
+        ...                               response="", segments=()))
         AnswerOpening(text='A:', max_tokens=4, marker='A:', stop=('\n\n',))
-        >>> recorded_answer_opening(SimpleNamespace(run=SimpleNamespace(answer_opening=None)))
 
     """
-    recorded = trace.run.answer_opening
-    return None if recorded is None else AnswerOpening.from_record(recorded)
+    return trace.run.spec.answer_opening

@@ -45,7 +45,7 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
-from llenvs.inference.registry import backend_options
+from llenvs.inference.registry import backend_spec
 from llenvs.traces.from_steps import segment_from_transition
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.trace import Trace
@@ -95,7 +95,7 @@ def branch(
         >>> backend = get_backend("scripted", outputs=["Count. A. <answer>1</answer>"])
         >>> again = Resample(2, SamplingParams(temperature=1.0, seed=5))
         >>> samples = branch(BranchRequest(parent, 1, again), backend)
-        >>> [s.parent.segment_index for s in samples], [s.run.seed for s in samples]
+        >>> [s.parent.segment_index for s in samples], [s.run.spec.sampling.seed for s in samples]
         ([1, 1], [5, 1000008])
 
     """
@@ -228,16 +228,17 @@ def _branches(
     )
     template = backend.capabilities.chat_template
     record = request.record()
+    # the parent's run, with what the branch changed: its model, its sampling, and no PRM
+    # until one scores it (``intervene`` records the one it used)
+    spec = replace(trace.run.spec, model=backend_spec(backend), prm=None)
     return [
         result_trace(
             result,
             env,
-            backend.name,
-            replace(runner.sampling_params, seed=seed),
+            replace(spec, sampling=replace(runner.sampling_params, seed=seed)),
+            model_name=backend.name,
             chat_template=template,
             parent=record,
-            backend_options=backend_options(backend),
-            answer_opening=trace.run.answer_opening,
         )
         for result, seed in zip(results, seeds, strict=True)
     ]

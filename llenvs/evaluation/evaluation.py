@@ -31,14 +31,17 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.errors import TaskIndexError
 from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.spec.prm_spec import PRMSpec
+from llenvs.core.spec.run_spec import RunSpec
+from llenvs.core.spec.task_source import TaskSource
+from llenvs.core.task_spec import spell_tasks
 from llenvs.core.trajectory import Transition
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.console_progress import ConsoleProgress
@@ -60,7 +63,7 @@ from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
-from llenvs.inference.registry import backend_options
+from llenvs.inference.registry import backend_spec
 from llenvs.rewards.prm_reward_function import UNRATED_KEY
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.from_steps import step_flags
@@ -99,7 +102,7 @@ def run_segmented_evaluation(
     sinks: Sequence[EventSink] = (),
     should_stop: StopCheck | None = None,
     answer_opening: AnswerOpening | None = None,
-    prm: Mapping[str, Any] | None = None,
+    prm: PRMSpec | None = None,
 ) -> EvaluationResult:
     """Evaluate ``backend`` on tasks of ``environment``, one segment per step.
 
@@ -125,8 +128,8 @@ def run_segmented_evaluation(
             again), the finished ones kept, and the result holds the finished ones only.
         answer_opening: when a response ends without an answer, force this opening (a
             segment flagged ``forced``) and let the model complete it; None: never.
-        prm: the record of the PRM that scores the steps (``prm_provenance``), kept in every
-            trace's ``run.prm``; None when no PRM scores them.
+        prm: the spec of the PRM that scores the steps (``prm_provenance``), kept in every
+            trace's ``run.spec.prm``; None when no PRM scores them.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -176,6 +179,13 @@ def run_segmented_evaluation(
         )
 
     params, template = runner.sampling_params, backend.capabilities.chat_template
+    spec = RunSpec(
+        task=_task_source(environment, tasks),
+        model=backend_spec(backend),
+        prm=prm,
+        sampling=params,
+        answer_opening=answer_opening,
+    )
     started = time.perf_counter()
     results: dict[int, TrajectoryResult] = {}
     traces: dict[int, Trace] = dict(finished)
@@ -195,14 +205,7 @@ def run_segmented_evaluation(
             if result.metadata.get("stopped"):
                 continue  # cut short by the stop: run again on resume, never kept
             trace = result_trace(
-                result,
-                environment,
-                backend.name,
-                params,
-                chat_template=template,
-                backend_options=backend_options(backend),
-                prm=prm,
-                answer_opening=None if answer_opening is None else answer_opening.to_record(),
+                result, environment, spec, model_name=backend.name, chat_template=template
             )
             index = trace.task.task_index
             results[index], traces[index] = result, trace
@@ -308,6 +311,17 @@ def settle_results_file(path: str | os.PathLike[str]) -> Path | None:
         return kept
 
 
+def _task_source(environment: SegmentedEnvironment, tasks: Sequence[int]) -> TaskSource | None:
+    """The source of the run's tasks; None when its options are not plain JSON values."""
+    spec = environment.spec
+    try:
+        return TaskSource.parse(
+            spec.name, adapter=spec.adapter, tasks=spell_tasks(tasks), **dict(spec.kwargs)
+        )
+    except ValueError:
+        return None  # the task record of each trace still holds them
+
+
 def _finished_traces(
     path: Path, environment: SegmentedEnvironment, backend: ModelBackend
 ) -> dict[int, Trace]:
@@ -328,8 +342,8 @@ def _finished_traces(
             task.environment,
             task.adapter,
             dict(task.adapter_kwargs),
-            run.segmenter,
-            run.model,
+            None if run.spec.segmenter is None else run.spec.segmenter.text,
+            run.model_name,
         )
         if found != wanted:
             raise ValueError(

@@ -4,7 +4,7 @@ The one intervention path below the command line and the workbench, which both p
 ``BranchRequest``: the trace's own environment (with a PRM's step reward when asked),
 ``branch`` with the caller's observers, and every branch appended to
 ``<name>.branches.jsonl`` (each branch one atomic line), so a stopped branch is kept and a
-failed one writes nothing. Each branch records the PRM that scored it (``run.prm``); the PRM
+failed one writes nothing. Each branch records the PRM that scored it (``run.spec.prm``); the PRM
 the parent records is made again as recorded (its convention, its server), so naming it
 rescores a branch exactly as the parent was scored.
 ``prm="judge"`` makes the branch's own model (``backend``) the judge.
@@ -29,8 +29,8 @@ Example:
     ...                     prm="arithmetic")
     >>> child.success, [b.trace_id for b in read_branches(path)] == [child.trace_id]
     (True, True)
-    >>> child.run.prm
-    {'spec': 'arithmetic', 'name': 'ArithmeticPRM'}
+    >>> child.run.spec.prm.to_record()
+    {'kind': 'arithmetic', 'class_name': 'ArithmeticPRM'}
 
 """
 
@@ -43,12 +43,13 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.reward_function import RewardFunction
+from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.branch import SegmentObserver, branch
 from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.scored_environment import run_prm_rewards
 from llenvs.evaluation.trace_environment import trace_environment
-from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards, recorded_prm_spec
+from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards
 from llenvs.traces.branches import append_branch
 from llenvs.traces.trace import Trace
 
@@ -74,7 +75,7 @@ def intervene(
             and the intervention (force, feedback, complete, or ``n`` resamples: one batch).
         backend: the model that generates.
         prm: a PRM name (``get_prm``) whose score becomes every step's ``prm`` reward; the
-            name of the PRM the parent records (``recorded_prm_spec(trace.run.prm)``) makes
+            name of the PRM the parent records (``trace.run.spec.prm.name``) makes
             that PRM again, as recorded (a recorded ``"judge"`` of the branch's model judges
             with ``backend``: see ``recorded_prm_rewards``). ``"judge"``: ``backend`` judges.
             ``"mc"``: rollouts of ``backend`` from every step, judged by the trace's task
@@ -101,11 +102,22 @@ def intervene(
         on_segment=on_segment,
         should_stop=should_stop,
     )
-    record = provenance_of(prm, rewards)
-    children = [replace(child, run=replace(child.run, prm=record)) for child in children]
+    record = _scored_by(trace, prm, prm_options or {}, rewards, backend)
+    children = [
+        replace(child, run=replace(child.run, spec=replace(child.run.spec, prm=record)))
+        for child in children
+    ]
     for child in children:
         append_branch(path, child)
     return children
+
+
+def _recorded(trace: Trace, prm: str | None, options: Mapping[str, Any]) -> PRMSpec | None:
+    """The parent's recorded PRM when ``prm`` names it without new options, else None."""
+    recorded = trace.run.spec.prm
+    if recorded is not None and prm == recorded.name and not options:
+        return recorded
+    return None
 
 
 def _prm_rewards(
@@ -119,7 +131,39 @@ def _prm_rewards(
     """
     if prm == "mc":
         return run_prm_rewards(prm, options, backend, trace_environment(trace, backend))
-    recorded = trace.run.prm
-    if recorded is not None and prm == recorded_prm_spec(recorded) and not options:
-        return recorded_prm_rewards(recorded, backend)
+    recorded = _recorded(trace, prm, options)
+    if recorded is not None:
+        return recorded_prm_rewards(recorded, backend, trace.run.spec.model)
     return run_prm_rewards(prm, options, backend)
+
+
+def _scored_by(
+    trace: Trace,
+    prm: str | None,
+    options: Mapping[str, Any],
+    rewards: tuple[RewardFunction, ...],
+    backend: ModelBackend,
+) -> PRMSpec | None:
+    """The spec of the PRM that scored the branches (None: none), as they record it.
+
+    A recorded judge of the parent's own model that is not the branch's model judged as the
+    parent's model: the branch's record names it.
+    """
+    if prm is None:
+        return None
+    recorded = _recorded(trace, prm, options)
+    if recorded is None:
+        kind = PRMSpec.parse(prm).kind
+        spec = PRMSpec.parse(prm, **{k: v for k, v in options.items() if k in kind.options})
+        return provenance_of(spec, rewards)
+    made = provenance_of(recorded, rewards)
+    parent_model = trace.run.spec.model
+    if (
+        made is not None
+        and made.kind is PRMKind.JUDGE
+        and made.judge is None
+        and parent_model is not None
+        and parent_model.recorded_name != backend.name
+    ):
+        made = replace(made, judge=parent_model)
+    return made

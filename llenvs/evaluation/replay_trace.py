@@ -7,7 +7,7 @@ Example:
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, "sentence")
     >>> trace = replay_trace(env, 0, "Count. So 100. <answer>100</answer>")
-    >>> [s.text for s in trace.segments], trace.success, trace.run.segmenter
+    >>> [s.text for s in trace.segments], trace.success, trace.run.spec.segmenter.text
     (['Count. ', 'So 100. <answer>100</answer>'], True, 'sentence')
 
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from llenvs.core.action import Action
 from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.trajectory import Transition
 from llenvs.traces.from_steps import trace_from_steps
 from llenvs.traces.run_record import RunRecord
@@ -31,13 +32,15 @@ def replay_trace(
     """Replay ``response`` to task ``task_index`` (``env.replay``) and record it as a trace.
 
     Every segment is flagged replayed; per-step rewards come from the batch hooks where reward
-    functions have them (a PRM scores the whole response in one pass).
+    functions have them (a PRM scores the whole response in one pass). ``model`` is the backend
+    name of the model that wrote the response, where known (``ModelSpec.parse`` reads it; a
+    name it does not know is kept as the record's unknown ``model``); nothing was sampled.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> trace = replay_trace(SegmentedEnvironment(base, "line"), 1, "", model="m")
-        >>> len(trace.segments), trace.segments[0].terminal, trace.run.model
+        >>> len(trace.segments), trace.segments[0].terminal, trace.run.model_name
         (1, True, 'm')
 
     """
@@ -50,9 +53,10 @@ def replay_trace(
         action = Action(hidden.segments[-1], final=result.terminated)
         transitions.append(Transition(before, action, result))
         before = result.next_state
-    run = RunRecord(
-        model=model,
-        system_prompt=state.observation.system_prompt,
+    run = RunRecord.made_with(
+        RunSpec(),
+        model_name=model,
         segmenter=environment.segmenter.spec,
+        system_prompt=state.observation.system_prompt,
     )
     return trace_from_steps(transitions, task, run)

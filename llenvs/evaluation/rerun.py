@@ -68,13 +68,14 @@ class Rerun:
 
 
 def recorded_model(trace: Trace) -> ModelSpec:
-    """The model a trace records, as a spec (a ``ValueError`` when it records none).
+    """The model a trace records (``run.spec.model``); a ``ValueError`` when it records none.
 
     Example:
+        >>> from llenvs.core.spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> run = RunRecord(model="openai/smollm2",
-        ...                 backend_options={"base_url": "http://127.0.0.1:8000/v1"})
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
+        >>> model = ModelSpec.parse("openai/smollm2", base_url="http://127.0.0.1:8000/v1")
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=RunRecord(RunSpec(model=model)),
+        ...           response="", segments=())
         >>> spec = recorded_model(t)
         >>> spec.provider.value, spec.model, spec.base_url
         ('openai', 'smollm2', 'http://127.0.0.1:8000/v1')
@@ -85,12 +86,16 @@ def recorded_model(trace: Trace) -> ModelSpec:
         ValueError: trace ... records no model (a given or imported text): it cannot be made again
 
     """
-    if trace.run.model is None:
-        raise ValueError(
-            f"trace {trace.trace_id} records no model (a given or imported text): it cannot be "
-            "made again"
+    model = trace.run.spec.model
+    if model is None:
+        unknown = trace.run.model_name
+        what = (
+            "no model (a given or imported text)"
+            if unknown is None
+            else (f"the model {unknown!r}, which names no backend")
         )
-    return ModelSpec.parse(trace.run.model, **dict(trace.run.backend_options))
+        raise ValueError(f"trace {trace.trace_id} records {what}: it cannot be made again")
+    return model
 
 
 def rerun(

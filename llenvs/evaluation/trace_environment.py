@@ -26,7 +26,7 @@ from llenvs.core.environment import Environment
 from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters import default_segmenter, segmenter_from_spec
+from llenvs.core.segmenters import default_segmenter
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.trace import Trace
 
@@ -97,8 +97,8 @@ def trace_environment(
 
     """
     base, _ = trace_base_environment(trace)
-    spec = trace.run.segmenter
-    segmenter = default_segmenter() if spec is None else segmenter_from_spec(spec, backend=backend)
+    spec = trace.run.spec.segmenter
+    segmenter = default_segmenter() if spec is None else spec.build(backend=backend)
     if not reward_functions:
         return SegmentedEnvironment(base, segmenter)
     return SegmentedEnvironment(
@@ -107,35 +107,37 @@ def trace_environment(
 
 
 def trace_sampling_params(trace: Trace) -> SamplingParams | None:
-    """The sampling parameters a trace records, or None when it records none.
+    """The sampling parameters a trace records, or None when it sampled nothing.
 
-    A recorded key ``SamplingParams`` does not have (a trace from a newer llenvs, say) or a
-    value it refuses raises ``TraceFormatError`` naming the key and the trace: the trace is never
-    branched or re-run with settings other than those it records.
+    An older record whose sampling parameters ``SamplingParams`` refuses (a key it does not
+    have, from a newer llenvs, say, or a value out of range) keeps them in ``run.unknown``:
+    then this raises ``TraceFormatError`` naming the trace and the problem, so the trace is
+    never branched or re-run with settings other than those it records.
 
     Example:
+        >>> from llenvs.core.spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> run = RunRecord.from_sampling_params(SamplingParams(max_tokens=9, stop=("x",)),
-        ...                                      model="m", segmenter="line")
+        >>> run = RunRecord(RunSpec(sampling=SamplingParams(max_tokens=9, stop=("x",))))
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
         >>> trace_sampling_params(t)
         SamplingParams(max_tokens=9, temperature=0.0, top_p=1.0, top_k=None, seed=None, stop=('x',), logprobs=False)
+        >>> odd = RunRecord(unknown={"sampling_params": {"max_tokens": 9, "beam": 2}})
+        >>> trace_sampling_params(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=odd,
+        ...                             response="", segments=(), trace_id="t"))
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.errors.TraceFormatError: trace t: run.sampling_params: unknown field 'beam': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs; a trace from a newer llenvs? It is not sampled again with other settings than it records
 
     """  # noqa: E501
-    values = dict(trace.run.sampling_params)
-    if not values:
-        return None
-    known = sorted(SamplingParams.__dataclass_fields__)
-    unknown = sorted(set(values) - set(known))
-    if unknown:
+    unknown = trace.run.unknown
+    if "sampling_params" in unknown:
+        try:
+            SamplingParams.from_record(unknown["sampling_params"], "run.sampling_params")
+            problem = "run.sampling_params: kept as unknown"
+        except ValueError as error:
+            problem = str(error)
         raise TraceFormatError(
-            f"trace {trace.trace_id}: run.sampling_params records {', '.join(unknown)}, which "
-            f"this llenvs does not know (it knows {', '.join(known)}); a trace from a newer "
-            "llenvs? It is not sampled again with other settings than it records"
+            f"trace {trace.trace_id}: {problem}; a trace from a newer llenvs? It is not "
+            "sampled again with other settings than it records"
         )
-    if isinstance(values.get("stop"), list):
-        values["stop"] = tuple(values["stop"])
-    try:
-        return SamplingParams(**values)
-    except (TypeError, ValueError) as error:
-        raise TraceFormatError(f"trace {trace.trace_id}: run.sampling_params: {error}") from error
+    return trace.run.spec.sampling

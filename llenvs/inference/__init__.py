@@ -10,8 +10,15 @@ Example:
 from llenvs.inference.registry import (
     backend_options,
     backend_providers,
+    backend_spec,
     build_backend,
     get_backend,
 )
 
-__all__ = ["backend_options", "backend_providers", "build_backend", "get_backend"]
+__all__ = [
+    "backend_options",
+    "backend_providers",
+    "backend_spec",
+    "build_backend",
+    "get_backend",
+]

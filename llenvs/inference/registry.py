@@ -23,9 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.core.backend import ModelBackend
+from llenvs.core.errors import LlenvsError
 from llenvs.core.spec.model_spec import ModelSpec, Provider
 
-__all__ = ["backend_options", "backend_providers", "build_backend", "get_backend"]
+__all__ = [
+    "backend_options",
+    "backend_providers",
+    "backend_spec",
+    "build_backend",
+    "get_backend",
+]
 
 _PROVIDERS: dict[str, str] = {
     "openai": "llenvs.inference.backends.openai_backend:make_backend",
@@ -60,7 +67,7 @@ def backend_options(backend: ModelBackend) -> dict[str, Any]:
     """The options that, given to ``get_backend(backend.name, ...)``, reach the same model again.
 
     A backend declares them as ``capabilities.rebuild_options`` (an openai server's URL, mode
-    and tokenizer, never a key); local backends need none.
+    and tokenizer, never a key; a local model's precision).
 
     Example:
         >>> backend_options(get_backend("scripted", outputs=["a"]))
@@ -68,6 +75,26 @@ def backend_options(backend: ModelBackend) -> dict[str, Any]:
 
     """
     return dict(backend.capabilities.rebuild_options)
+
+
+def backend_spec(backend: ModelBackend) -> ModelSpec | None:
+    """The spec that builds ``backend`` again: its name with its ``rebuild_options``.
+
+    None for a backend whose name is no spec (a test's stand-in): nothing can build it again.
+
+    Example:
+        >>> backend_spec(get_backend("scripted", outputs=["a"]))
+        ModelSpec(provider=<Provider.SCRIPTED: 'scripted'>, model='', dtype=None, base_url=None, mode=<ServerMode.COMPLETIONS: 'completions'>, tokenizer=None, api_key_env='OPENAI_API_KEY', outputs=(), responses=None)
+        >>> class Coin:
+        ...     name, capabilities = "coin", get_backend("scripted").capabilities
+        >>> backend_spec(Coin()) is None
+        True
+
+    """  # noqa: E501
+    try:
+        return ModelSpec.parse(backend.name, **backend_options(backend))
+    except (LlenvsError, ValueError, TypeError):
+        return None
 
 
 def build_backend(

@@ -1,174 +1,174 @@
-"""The reproducibility record of a trace: everything needed to run it again.
+"""The reproducibility record of a trace: the run spec it was made with, and what is not spec.
+
+``spec`` is the ``RunSpec`` of the run (model, sampling, segmenter, PRM, answer opening, task
+source), stored verbatim as ``RunSpec.to_record()``; beside it, what a spec does not say (the
+chat template, the system prompt, the library version) and ``unknown``: fields of an older
+record that map to no spec field, kept as they were and written back, never dropped.
 
 Example:
-    >>> import llenvs
-    >>> RunRecord(model="scripted").library_version == llenvs.__version__
+    >>> from llenvs.core.spec import ModelSpec, RunSpec
+    >>> run = RunRecord(RunSpec(model=ModelSpec.parse("transformers")))
+    >>> run.to_dict()["spec"]
+    {'model': {'provider': 'embedded'}}
+    >>> RunRecord.from_dict(run.to_dict()) == run
     True
 
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from llenvs import __version__
-from llenvs.core.backend import SamplingParams
+from llenvs.core.errors import LlenvsError
+from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.core.spec.run_spec import RunSpec
+from llenvs.core.spec.segmenter_spec import SegmenterSpec
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader, check_json_safe
 
 __all__ = ["RunRecord"]
 
-_SECRET_WORDS = ("key", "secret", "password")
-"""Words a field of ``run.prm`` may not hold: a trace never records credentials."""
-
 
 @dataclass(frozen=True)
 class RunRecord:
-    """How a trace was produced: model, chat template, sampling, seed, segmenter, version.
+    """How a trace was produced: its run spec, chat template, system prompt, library version.
 
     Example:
-        >>> RunRecord(model="openai/smollm2").sampling_params
-        {}
+        >>> RunRecord().spec.model is None, RunRecord().unknown_fields
+        (True, ())
 
     """
 
-    model: str | None = None
-    """The model or backend name (``"transformers/…"``, ``"scripted"``); None for a given text."""
+    spec: RunSpec = field(default_factory=RunSpec)
+    """The run: task source, segmenter, model (with its precision or server), PRM, sampling
+    (with its seed) and answer opening, each None where the run had none (an imported text
+    has no model and sampled nothing)."""
     chat_template: str | None = None
     """The chat template the prompt was rendered with, or None (the backend's own, or none)."""
     system_prompt: str | None = None
     """The system message sent to the model, or None for none."""
-    sampling_params: Mapping[str, Any] = field(default_factory=dict)
-    """The sampling parameters (``SamplingParams`` as an object); empty when nothing was sampled."""
-    seed: int | None = None
-    """The sampler's seed, where one was given."""
-    segmenter: str | None = None
-    """Spec of the segmenter that cut the response (``"sentence"``, ``"composite:…"``)."""
     library_version: str = __version__
     """The llenvs version that wrote the trace."""
-    backend_options: Mapping[str, Any] = field(default_factory=dict)
-    """``get_backend`` options that reach the model again (an openai server's URL; never a key)."""
-    prm: Mapping[str, Any] | None = None
-    """The PRM that scored the steps (``spec``, ``name``, ``convention``, ``aggregation``,
-    ``model``, ``base_url`` where it has them; never a key), or None when no PRM scored them."""
-    answer_opening: Mapping[str, Any] | None = None
-    """What was forced when a response ended without an answer: ``text`` (the forced segment),
-    ``max_tokens`` (the model's tokens after it) and ``marker`` (what shows an answer began;
-    then nothing is forced), as ``AnswerOpening.to_dict`` writes them; None: never."""
+    unknown: Mapping[str, Any] = field(default_factory=dict)
+    """Fields that map to no spec field, by their old name (``model``, ``backend_options``,
+    ``sampling_params``, ``prm.<field>``...): of an older record (schema 1 to 3), or the name
+    of a model no spec names (a test's stand-in backend); kept as they are and written back."""
 
     def __post_init__(self) -> None:
-        check_json_safe(dict(self.sampling_params), "run.sampling_params")
-        check_json_safe(dict(self.backend_options), "run.backend_options")
-        if self.answer_opening is not None:
-            check_json_safe(dict(self.answer_opening), "run.answer_opening")
-        if self.prm is not None:
-            check_json_safe(dict(self.prm), "run.prm")
-            if not isinstance(self.prm.get("spec"), str):
-                raise TraceFormatError("run.prm.spec: expected a string (the PRM's name)")
-            secret = [k for k in self.prm if any(word in k.lower() for word in _SECRET_WORDS)]
-            if secret:
-                raise TraceFormatError(f"run.prm: never record a secret, got {secret[0]!r}")
+        if not isinstance(self.spec, RunSpec):
+            raise TraceFormatError(f"run.spec must be a RunSpec, got {self.spec!r}")
+        check_json_safe(dict(self.unknown), "run.unknown")
 
     @classmethod
-    def from_sampling_params(
+    def made_with(
         cls,
-        params: SamplingParams,
+        spec: RunSpec,
         *,
-        model: str | None,
-        segmenter: str | None,
+        model_name: str | None = None,
+        segmenter: str | None = None,
         chat_template: str | None = None,
         system_prompt: str | None = None,
-        backend_options: Mapping[str, Any] | None = None,
-        prm: Mapping[str, Any] | None = None,
-        answer_opening: Mapping[str, Any] | None = None,
     ) -> RunRecord:
-        """The record of a run with ``params`` (its seed becomes the record's seed).
+        """The record of a run made now with ``spec``.
+
+        ``segmenter`` is the spec string of the segmenter that cut the response (it becomes
+        ``spec.segmenter``); ``model_name`` is the backend name of the model that generated,
+        read with ``ModelSpec.parse`` when ``spec`` has no model, and kept in
+        ``unknown["model"]`` when no model spec names it (a stand-in backend of a test).
 
         Example:
-            >>> r = RunRecord.from_sampling_params(
-            ...     SamplingParams(max_tokens=64, seed=7, stop=("</answer>",)),
-            ...     model="scripted", segmenter="sentence")
-            >>> r.seed, r.sampling_params["stop"], r.sampling_params["max_tokens"]
-            (7, ['</answer>'], 64)
+            >>> run = RunRecord.made_with(RunSpec(), model_name="coin", segmenter="line")
+            >>> run.spec.segmenter.text, run.spec.model, dict(run.unknown)
+            ('line', None, {'model': 'coin'})
+            >>> RunRecord.made_with(RunSpec(), model_name="scripted").spec.model.name
+            'scripted'
 
         """
-        values = dataclasses.asdict(params)
-        values["stop"] = list(params.stop)
-        return cls(
-            model=model,
-            chat_template=chat_template,
-            system_prompt=system_prompt,
-            sampling_params=values,
-            seed=params.seed,
-            segmenter=segmenter,
-            backend_options=dict(backend_options or {}),
-            prm=None if prm is None else dict(prm),
-            answer_opening=None if answer_opening is None else dict(answer_opening),
-        )
+        unknown: dict[str, Any] = {}
+        if segmenter is not None:
+            try:
+                spec = replace(spec, segmenter=SegmenterSpec.parse(segmenter))
+            except (LlenvsError, ValueError, TypeError):
+                spec, unknown["segmenter"] = replace(spec, segmenter=None), segmenter
+        if spec.model is None and model_name is not None:
+            try:
+                spec = replace(spec, model=ModelSpec.parse(model_name))
+            except (LlenvsError, ValueError, TypeError):
+                unknown["model"] = model_name
+        return cls(spec, chat_template, system_prompt, unknown=unknown)
+
+    @property
+    def unknown_fields(self) -> tuple[str, ...]:
+        """The names of the ``unknown`` fields, sorted (what Browse and ``rerun`` show).
+
+        Example:
+            >>> RunRecord(unknown={"prm.extra": 1, "model": "coin"}).unknown_fields
+            ('model', 'prm.extra')
+
+        """
+        return tuple(sorted(self.unknown))
+
+    @property
+    def model_name(self) -> str | None:
+        """The model's name for people: the spec's, else an older record's unknown model name.
+
+        Example:
+            >>> from llenvs.core.spec import ModelSpec, RunSpec
+            >>> RunRecord(RunSpec(model=ModelSpec.parse("openai/m"))).model_name
+            'openai/m'
+            >>> RunRecord(unknown={"model": "coin"}).model_name, RunRecord().model_name
+            ('coin', None)
+
+        """
+        if self.spec.model is not None:
+            return self.spec.model.recorded_name
+        name = self.unknown.get("model")
+        return name if isinstance(name, str) else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this record.
+        """The JSON object of this record (schema version 4).
 
         Example:
-            >>> RunRecord(segmenter="line").to_dict()["segmenter"]
-            'line'
-            >>> "backend_options" in RunRecord().to_dict()  # written only when there are some
-            False
+            >>> sorted(RunRecord().to_dict())
+            ['chat_template', 'library_version', 'spec', 'system_prompt', 'unknown']
 
         """
-        data = {
-            "model": self.model,
+        return {
+            "spec": self.spec.to_record(),
             "chat_template": self.chat_template,
             "system_prompt": self.system_prompt,
-            "sampling_params": dict(self.sampling_params),
-            "seed": self.seed,
-            "segmenter": self.segmenter,
             "library_version": self.library_version,
+            "unknown": dict(self.unknown),
         }
-        if self.backend_options:
-            data["backend_options"] = dict(self.backend_options)
-        data["prm"] = None if self.prm is None else dict(self.prm)
-        data["answer_opening"] = None if self.answer_opening is None else dict(self.answer_opening)
-        return data
 
     @classmethod
     def from_dict(cls, data: object, where: str = "trace.run") -> RunRecord:
-        """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
+        """The record of a schema-4 JSON object; a ``TraceFormatError`` naming the field otherwise.
+
+        Older records are read by ``legacy_run_record``.
 
         Example:
-            >>> r = RunRecord(model="m", seed=3, backend_options={"base_url": "http://h/v1"},
-            ...               prm={"spec": "arithmetic", "name": "ArithmeticPRM"})
-            >>> RunRecord.from_dict(r.to_dict()) == r
-            True
+            >>> RunRecord.from_dict({"spec": {"modle": {}}, "chat_template": None,
+            ...     "system_prompt": None, "library_version": "0.1.0", "unknown": {}})
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.errors.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening
 
-        ``prm`` and ``answer_opening`` are new in schema version 2: a version-1 record, which
-        lacks them, reads as None for both.
-
-        """
+        """  # noqa: E501
         reader = RecordReader(data, where)
+        try:
+            spec = RunSpec.from_record(reader.raw("spec"), f"{where}.spec")
+        except (TypeError, ValueError) as error:
+            raise TraceFormatError(str(error)) from None
         record = cls(
-            model=reader.opt_text("model"),
+            spec=spec,
             chat_template=reader.opt_text("chat_template"),
             system_prompt=reader.opt_text("system_prompt"),
-            sampling_params=reader.obj("sampling_params"),
-            seed=reader.opt_integer("seed"),
-            segmenter=reader.opt_text("segmenter"),
             library_version=reader.text("library_version"),
-            backend_options=(
-                reader.obj("backend_options") if "backend_options" in reader.data else {}
-            ),
-            prm=_opt_obj(reader, "prm"),
-            answer_opening=_opt_obj(reader, "answer_opening"),
+            unknown=reader.obj("unknown"),
         )
         reader.done()
         return record
-
-
-def _opt_obj(reader: RecordReader, key: str) -> dict[str, Any] | None:
-    """An object or null field that version-1 records lack (absent: None)."""
-    if key not in reader.data or reader.raw(key) is None:
-        return None
-    return reader.obj(key)

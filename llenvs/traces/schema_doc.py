@@ -17,9 +17,20 @@ import inspect
 import textwrap
 from enum import Enum
 
-from llenvs.core.backend import Message
+from llenvs.core.backend import Message, SamplingParams
 from llenvs.core.intervention import Resample
 from llenvs.core.intervention_kind import InterventionKind
+from llenvs.core.spec import (
+    AnswerOpening,
+    ModelSpec,
+    PRMKind,
+    PRMSpec,
+    Provider,
+    RunSpec,
+    SegmenterSpec,
+    ServerMode,
+    TaskSource,
+)
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
@@ -33,6 +44,13 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("Trace (one line of a trace file)", Trace),
     ("`task`: TaskRecord", TaskRecord),
     ("`run`: RunRecord (the reproducibility record)", RunRecord),
+    ("`run.spec`: RunSpec (the run, stored verbatim; a part the run lacks is absent)", RunSpec),
+    ("`run.spec.task`: TaskSource", TaskSource),
+    ("`run.spec.segmenter`: SegmenterSpec", SegmenterSpec),
+    ("`run.spec.model`: ModelSpec (each field only for its provider)", ModelSpec),
+    ("`run.spec.prm`: PRMSpec (each field only for its kind)", PRMSpec),
+    ("`run.spec.sampling`: SamplingParams (absent: nothing was sampled)", SamplingParams),
+    ("`run.spec.answer_opening`: AnswerOpening", AnswerOpening),
     ("`messages[]`: Message", Message),
     ("`segments[]`: SegmentRecord", SegmentRecord),
     ("`parent`: BranchRecord (for an intervention; else null)", BranchRecord),
@@ -43,6 +61,9 @@ RECORDS: tuple[tuple[str, type], ...] = (
 CHOICES: tuple[tuple[str, type[Enum]], ...] = (
     ("`segments[].flags`: SegmentFlag", SegmentFlag),
     ("`parent.intervention.kind`: InterventionKind", InterventionKind),
+    ("`run.spec.model.provider`: Provider", Provider),
+    ("`run.spec.model.mode`: ServerMode", ServerMode),
+    ("`run.spec.prm.kind`: PRMKind", PRMKind),
 )
 """The enumerations documented, with their headings."""
 
@@ -81,19 +102,29 @@ already in its output, and refuses a file whose rows are in another format, nami
 The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) numbers segments as traces do: a
 `step` event's `segment_index` is the segment's `index` here, 0-based.
 
-`run.prm` records which PRM scored the steps: the spec it was named by (`arithmetic`,
-`transformers/<folder>`, `vllm/<model>`, `judge`: the run's own model, `judge:<backend>`), its
-name, and its convention, aggregation, model and server URL where it has them, never a key.
-`llenvs intervene` without `--prm` and the app's intervention panel score a branch with that
-PRM, made again as recorded.
+`run.spec` is the run as one value (`llenvs.core.spec.RunSpec.to_record()`, stored verbatim):
+where the tasks came from, the segmenter, the model (its provider and options: a local model's
+precision, `dtype`, an OpenAI-compatible server's URL, mode and tokenizer; never a key), the
+PRM that scored the steps (its kind and options, with the PRM's class and aggregation where
+recorded), the sampling parameters with their seed (absent when nothing was sampled: an
+imported text) and the answer opening. `llenvs rerun` builds the recorded model exactly, in
+its recorded precision. `llenvs intervene` without `--prm` and the app's intervention panel
+score a branch with the recorded PRM, made again as recorded; a branch records its parent's
+spec with what it changed (its model, its sampling, its PRM). `run.unknown` keeps what an
+older record holds that maps to no spec field (an unknown provider, a sampling key this
+llenvs does not know, a PRM field its kind has no place for), by its old name, and writes it
+back; Browse's header and `llenvs rerun` name them. A trace whose old sampling parameters
+are kept there is never sampled again with other settings.
 
 `task.prompt_hash` is the task's identity across runs, with `task.environment`: the Compare runs
 page pairs two runs' traces by it, never by `task_index` alone (an imported file numbers its
 rows its own way), and says how many tasks it paired and why the others were not.
 
-Schema version: **{version}**. Version 1 (before `run.prm` and `run.answer_opening`) is still
-read, both fields reading as null, and so is version 2 (before `task.prompt_hash`, which is
-computed from the prompt); a trace read from either is written back as version {version}.
+Schema version: **{version}**. Versions 1 to 3 are still read: their run record (a model name
+and `backend_options`, `sampling_params` and `seed`, a segmenter spec string, and from version
+2 a `prm` object and an `answer_opening`) is mapped to `run.spec` (what maps to no spec field
+goes to `run.unknown`), and before version 3 `task.prompt_hash` is computed from the prompt; a
+trace read from any of them is written back as version {version}, with the same meaning.
 """
 
 
@@ -157,6 +188,7 @@ def attribute_docs(cls: type) -> dict[str, str]:
 
 JSON_NAMES: dict[type, dict[str, str]] = {
     Resample: {"n": "samples", "params": "sampling_params"},
+    SegmenterSpec: {"text": "spec"},
 }
 """Fields stored under another name in JSON (each omitted when it has its default)."""
 
@@ -172,7 +204,11 @@ SCALARS = {
     "SegmentFlag": "string (SegmentFlag)",
     "InterventionKind": "string (InterventionKind)",
     "Intervention": "object: `kind`, `text`",
-    "SamplingParams": "object (as `run.sampling_params`)",
+    "SamplingParams": "object (SamplingParams)",
+    "Provider": "string (Provider)",
+    "ServerMode": "string (ServerMode)",
+    "PRMKind": "string (PRMKind)",
+    "tuple[tuple[str, OptionValue], ...]": "object: option → JSON value",
 }
 """JSON types of the annotations that are not containers or records."""
 

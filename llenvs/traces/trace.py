@@ -3,16 +3,17 @@
 One trace is one JSON object (one line of a ``.jsonl`` file); ``docs/traces.md`` documents every
 field. ``to_dict`` and ``from_dict`` round-trip exactly. Version 2 added ``run.prm`` (which PRM
 scored the steps) and ``run.answer_opening``; version 3 added ``task.prompt_hash`` (the task's
-identity across runs). ``from_dict`` still reads versions 1 (both None) and 2 (the hash
-computed from the prompt), and the trace it gives is version 3, so writing always writes the
-current version.
+identity across runs); version 4 records the run as its ``RunSpec`` (``run.spec``), with
+``run.unknown`` for what an older record holds that maps to no spec field. ``from_dict`` still
+reads versions 1 to 3 (``legacy_run_record``; the hash computed from the prompt before 3), and
+the trace it gives is version 4, so writing always writes the current version.
 
 Example:
     >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
     ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
     >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
-    (True, 3)
+    (True, 4)
 
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.legacy_run_record import legacy_run_record
 from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_record import SegmentRecord
@@ -34,13 +36,13 @@ from llenvs.traces.task_record import TaskRecord
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this library writes (always: a trace read from an older version is
 upgraded)."""
 
-SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
 """The schema versions this library reads: 1 (without ``run.prm`` and ``run.answer_opening``),
-2 (without ``task.prompt_hash``) and 3."""
+2 (without ``task.prompt_hash``), 3 (the run as separate fields, not a ``RunSpec``) and 4."""
 
 
 def _new_id() -> str:
@@ -73,7 +75,8 @@ class Trace:
     task: TaskRecord
     """The task: environment, adapter and its kwargs, task index, prompt, expected answer."""
     run: RunRecord = field(default_factory=RunRecord)
-    """The reproducibility record: model, chat template, sampling, seed, segmenter, version."""
+    """The reproducibility record: the run spec (model, sampling and seed, segmenter, PRM,
+    answer opening, task source), chat template, system prompt, version."""
     messages: tuple[Message, ...] = ()
     """The conversation (``role``, ``content``), the last assistant turn included."""
     response: str
@@ -154,9 +157,9 @@ class Trace:
         """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
         An unknown ``schema_version`` is refused first, naming the supported ones. An older
-        object reads as a version-3 trace (version 1: its run record has no PRM, no answer
-        opening; versions 1 and 2: its task's ``prompt_hash`` comes from its prompt), so
-        writing it back writes version 3.
+        object reads as a version-4 trace (versions 1 to 3: its run record is mapped to a
+        ``RunSpec`` by ``legacy_run_record``; versions 1 and 2: its task's ``prompt_hash``
+        comes from its prompt), so writing it back writes version 4.
 
         Example:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
@@ -184,7 +187,11 @@ class Trace:
             trace_id=reader.text("trace_id"),
             created_at=reader.text("created_at"),
             task=TaskRecord.from_dict(reader.raw("task")),
-            run=RunRecord.from_dict(reader.raw("run")),
+            run=(
+                RunRecord.from_dict(reader.raw("run"))
+                if version == SCHEMA_VERSION
+                else legacy_run_record(reader.raw("run"))
+            ),
             messages=tuple(messages),
             response=reader.text("response"),
             segments=tuple(

@@ -115,10 +115,12 @@ def branch_label(branch: Trace) -> str:
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> from llenvs.traces.run_record import RunRecord
+        >>> from llenvs.core.backend import SamplingParams
+        >>> from llenvs.core.spec import RunSpec
         >>> text = "<answer>14</answer>"
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
         ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True,
-        ...           run=RunRecord(seed=1000003),
+        ...           run=RunRecord(RunSpec(sampling=SamplingParams(seed=1000003))),
         ...           parent=BranchRecord("p", 1, Resample()))
         >>> branch_label(t)
         'resample from segment 1 · seed 1000003 · answer 14 · succeeded'
@@ -129,7 +131,8 @@ def branch_label(branch: Trace) -> str:
         raise ValueError(f"trace {branch.trace_id} is not a branch (it names no parent)")
     seed = ""
     if isinstance(record.intervention, Resample):
-        seed = f" · seed {'—' if branch.run.seed is None else branch.run.seed}"
+        sampling = branch.run.spec.sampling
+        seed = f" · seed {'—' if sampling is None or sampling.seed is None else sampling.seed}"
     verdict = {True: "succeeded", False: "failed", None: "no verdict"}[branch.success]
     answer = _shown(extract_answer(branch.response))
     return f"{describe_branch(record)}{seed} · answer {answer} · {verdict}"

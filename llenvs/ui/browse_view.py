@@ -30,6 +30,7 @@ from llenvs.ui.branch_comparison import describe_branch
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
 from llenvs.ui.cached import cached_index, cached_trace, stamp
 from llenvs.ui.rerun_view import rerun_button
+from llenvs.ui.run_summary import run_summary
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_table import (
     SELECTION_MODES,
@@ -263,10 +264,10 @@ def _header(trace: Trace, line: int) -> None:
     st.subheader(f"{task.environment} · task {task.task_index} · line {line}")
     rewards = ", ".join(f"{k} {v:g}" for k, v in trace.final_rewards.items()) or "none"
     st.caption(
-        f"{verdict} · final rewards: {rewards} · model: {trace.run.model or '—'} · "
-        f"segmenter: {trace.run.segmenter or '—'} · {count(len(trace.segments), 'segment')}"
+        f"{verdict} · final rewards: {rewards} · {count(len(trace.segments), 'segment')} · "
+        f"{run_summary(trace.run)}"
     )
-    st.caption(f"scored by PRM: {describe_prm(trace.run.prm)}")
+    st.caption(f"scored by PRM: {describe_prm(trace.run.spec.prm, trace.run.spec.model)}")
     if trace.parent is not None:
         st.caption(
             f"A branch of trace {trace.parent.parent_id[:8]}: {describe_branch(trace.parent)}"

@@ -20,7 +20,6 @@ from llenvs.evaluation import (
 )
 from llenvs.evaluation.rerun import rerun
 from llenvs.rewards import PRM_REWARD_NAME
-from llenvs.rewards.prm_provenance import recorded_prm_spec
 from llenvs.traces import (
     InterventionKind,
     SegmentRecord,
@@ -41,12 +40,14 @@ from llenvs.ui.branch_tree import branch_tree
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.intervention_inputs import action_inputs
 from llenvs.ui.intervention_job import InterventionJob
-from llenvs.ui.model_choice import ModelChoice, load_backend
+from llenvs.ui.model_choice import ModelChoice
 from llenvs.ui.model_picker import model_picker, saved_settings
+from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_choice import PRMChoice
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.rerun_view import show_rerun
+from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.whitespace import one_line
 from llenvs.ui.wording import count
@@ -134,7 +135,7 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     if note is not None:
         st.info(f"This trace's task: {note}.")
     choice = model_picker(trace)
-    recorded = recorded_prm_spec(trace.run.prm)
+    recorded = None if trace.run.spec.prm is None else trace.run.spec.prm.name
     prm = prm_picker(
         "PRM scoring each new step",
         "iv-prm",
@@ -175,9 +176,9 @@ def _default_prm(trace: Trace) -> PRMChoice:
 
     A trace with PRM scores but no record of its PRM gets ``arithmetic``.
     """
-    recorded = recorded_prm_spec(trace.run.prm)
+    recorded = trace.run.spec.prm
     if recorded is not None:
-        return PRMChoice(recorded)
+        return PRMChoice(recorded.name)
     return PRMChoice("arithmetic") if _has_prm(trace) else saved_settings().prm_choice()
 
 
@@ -202,12 +203,12 @@ def _start(
 def _live(job: InterventionJob) -> None:
     """The segments generated so far, and Stop; once the job ends, its outcome."""
     rows = job.segments()
-    elapsed = job.elapsed()
     made = "branch" if job.samples == 1 else f"{job.samples} branches"
     st.caption(
         f"Generating {made} of trace {job.trace.trace_id[:8]}: {count(len(rows), 'new segment')}"
-        f" so far, {elapsed:.1f} s"
+        f" so far, {job.clock()}"
     )
+    session_jobs(job, "iv-stop-session")
     if rows:
         st.dataframe(_live_table(rows), hide_index=True)
     if job.running:

@@ -1,9 +1,9 @@
 """Which model generates a branch: the trace's own when it is reachable, else Settings' model.
 
 The intervention panel's model widgets: the kind (embedded, a local transformers folder, an
-OpenAI-compatible server, the scripted backend), prefilled from the trace's own model and its
-recorded server options (``run.backend_options``), or from the Settings page when the trace's
-model cannot be reached here. A server's key is never asked for here: its environment
+OpenAI-compatible server, the scripted backend), prefilled from the trace's own model spec
+(``run.spec.model``: its server's URL, mode and tokenizer), or from the Settings page when the
+trace's model cannot be reached here. A server's key is never asked for here: its environment
 variable is, and a key typed on the Settings page lives in the session.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core.spec.model_spec import Provider
 from llenvs.traces import Trace
 from llenvs.ui.model_choice import ModelChoice, ModelKind, own_model
 from llenvs.ui.settings_store import Settings, load_settings
@@ -33,19 +33,17 @@ _KINDS = {
 
 def model_picker(trace: Trace) -> ModelChoice | None:
     """The model that generates: the trace's own when it is reachable here, else Settings'."""
-    recorded: Mapping[str, Any] = trace.run.backend_options
-    own = own_model(trace.run.model, recorded)
+    own = own_model(trace.run.spec.model)
+    recorded: Mapping[str, Any]
     if own is None:
         st.caption(
-            f"The trace's model ({trace.run.model or 'not recorded'}) cannot be reached here: "
-            "choose one (the default is the one in Settings)."
+            f"The trace's model ({trace.run.model_name or 'not recorded'}) cannot be reached "
+            "here: choose one (the default is the one in Settings)."
         )
         saved = saved_settings()
         default, name, recorded = ModelKind[saved.model.upper()], saved.location, saved.server
     else:
-        spec = ModelSpec.parse(own)
-        name = spec.model
-        default = _KINDS[spec.provider]
+        name, default, recorded = own.model, _KINDS[own.provider], own.options
     kinds = list(ModelKind)
     kind = st.selectbox(
         "Model", kinds, index=kinds.index(default), format_func=lambda k: k.value, key="iv-model"
@@ -131,19 +129,16 @@ def current_choice(trace: Trace) -> ModelChoice | None:
 
 def _starting_choice(trace: Trace) -> ModelChoice | None:
     """What the picker starts from: the trace's own model if reachable, else Settings'."""
-    recorded = trace.run.backend_options
-    own = own_model(trace.run.model, recorded)
-    if own is None:
+    spec = own_model(trace.run.spec.model)
+    if spec is None:
         return saved_settings().choice()
-    spec = ModelSpec.parse(own)
     if spec.provider is Provider.OPENAI:
-        mode = recorded.get("mode")
         return _openai_choice(
-            str(recorded["base_url"]),
+            str(spec.base_url),
             spec.model,
-            mode if mode in ("completions", "chat") else "completions",
-            str(recorded.get("api_key_env", "OPENAI_API_KEY")),
-            str(recorded.get("tokenizer") or ""),
+            spec.mode.value,
+            spec.api_key_env,
+            spec.tokenizer or "",
         )
     if spec.provider is Provider.TRANSFORMERS:
         return ModelChoice(ModelKind.FOLDER, spec.model)

@@ -5,9 +5,10 @@ the trace's run record (a branch: from its parent and intervention), never from 
 panel below has picked. The outcome stays under the header until another trace is shown.
 
 Example:
+    >>> from llenvs.core.spec import ModelSpec, RunSpec
     >>> from llenvs.traces import RunRecord, TaskRecord
-    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=RunRecord(model="scripted"),
-    ...           response="", segments=())
+    >>> run = RunRecord(RunSpec(model=ModelSpec.parse("scripted")))
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
     >>> rerun_problem(t)
     'made by the scripted backend: its responses are not recorded'
     >>> rerun_problem(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.core.errors import UnknownName
 from llenvs.core.spec.model_spec import Provider
 from llenvs.evaluation.rerun import Rerun, recorded_model, rerun
 from llenvs.traces import Trace, find_trace
-from llenvs.ui.model_choice import ModelChoice, load_backend, own_model
+from llenvs.ui.model_choice import ModelChoice, own_model
+from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.settings_view import session_key
 
@@ -37,22 +38,25 @@ def rerun_problem(trace: Trace) -> str | None:
     """Why the trace cannot be made again here, or None when it can.
 
     Example:
+        >>> from llenvs.core.spec import ModelSpec, RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"),
-        ...           run=RunRecord(model="openai/m"), response="", segments=())
+        >>> run = RunRecord(RunSpec(model=ModelSpec.parse("openai/m")))
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
         >>> rerun_problem(t)
         'its server is not recorded (openai/m without a base URL)'
+        >>> rerun_problem(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
+        ...                     run=RunRecord(unknown={"model": "coin"})))
+        "its model 'coin' names no backend"
 
     """
-    if trace.run.model is None:
+    spec = trace.run.spec.model
+    if spec is None:
+        if trace.run.model_name is not None:
+            return f"its model {trace.run.model_name!r} names no backend"
         return "it records no model (a given or imported text)"
-    try:
-        spec = recorded_model(trace)
-    except (UnknownName, ValueError) as error:
-        return f"its model cannot be read: {error}"
     if spec.provider is Provider.SCRIPTED:
         return "made by the scripted backend: its responses are not recorded"
-    if own_model(trace.run.model, dict(trace.run.backend_options)) is None:
+    if own_model(spec) is None:
         if spec.provider is Provider.OPENAI:
             return f"its server is not recorded ({spec.name} without a base URL)"
         return f"its model folder is not here ({spec.model})"

@@ -19,7 +19,7 @@ from tests.analysis.conftest import REPO, TRUE_VALUES
 def coin_cli(monkeypatch, sample_copy):
     trace = find_trace(sample_copy, "1")
     backend = CoinBackend(trace, TRUE_VALUES, str(trace.task.expected_answer))
-    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: backend)
+    monkeypatch.setattr(analyze_command, "recorded_backend", lambda *a, **k: backend)
     return sample_copy
 
 
@@ -59,7 +59,7 @@ def test_bad_options_are_one_line_errors(coin_cli, capsys):
 
 
 def test_analyze_on_the_embedded_model(monkeypatch, sample_copy, embedded_backend, capsys):
-    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: embedded_backend)
+    monkeypatch.setattr(analyze_command, "recorded_backend", lambda *a, **k: embedded_backend)
     start = time.perf_counter()
     options = "--trace 2 --budget 8 --max-tokens 24 --temperature 1.0 --seed 7 --forced-answer"
     argv = ["analyze", str(sample_copy), "--no-progress", "--tokens-per-second", "15"]
@@ -80,7 +80,7 @@ def test_a_short_trace_where_nothing_moved_says_so(monkeypatch, tmp_path, capsys
     shutil.copy(REPO / "sample_traces" / "products-smollm2.jsonl", path)
     trace = find_trace(path, "5")
     backend = CoinBackend(trace, (0.0, 0.0, 0.0, 0.0), str(trace.task.expected_answer))
-    monkeypatch.setattr(analyze_command, "build_backend", lambda *a, **k: backend)
+    monkeypatch.setattr(analyze_command, "recorded_backend", lambda *a, **k: backend)
     argv = ["analyze", str(path), "--trace", "5", "--budget", "8", "--tokens-per-second", "100"]
     assert main([*argv, "--no-progress"]) == 0
     out = capsys.readouterr().out.splitlines()

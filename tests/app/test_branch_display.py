@@ -88,7 +88,7 @@ def test_after_generate_the_comparison_shows_the_branch_just_made(folder, tmp_pa
     assert picked.value == samples[-1].trace_id  # the newest, not #0
     labels = list(picked.options)
     assert labels[1:] == [
-        f"#{n} resample from segment 2 · seed {s.run.seed} · answer 100 · succeeded"
+        f"#{n} resample from segment 2 · seed {s.run.spec.sampling.seed} · answer 100 · succeeded"
         for n, s in enumerate(samples, start=1)
     ]
 

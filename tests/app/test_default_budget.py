@@ -38,7 +38,7 @@ class Recording:
 
 
 def _recorded(folder):
-    return [child.run.sampling_params["max_tokens"] for child in read_branches(folder / "lc.jsonl")]
+    return [child.run.spec.sampling.max_tokens for child in read_branches(folder / "lc.jsonl")]
 
 
 def test_a_resample_of_a_trace_without_sampling_gets_one_budget_everywhere(
@@ -46,13 +46,13 @@ def test_a_resample_of_a_trace_without_sampling_gets_one_budget_everywhere(
 ):
     path = folder / "lc.jsonl"
     [parent] = read_traces(path)
-    assert not parent.run.sampling_params  # a replay: nothing was sampled
+    assert parent.run.spec.sampling is None  # a replay: nothing was sampled
 
     library = Recording(get_backend("scripted", outputs=[RIGHT]))
     intervene(path, BranchRequest(parent, 1, Resample()), library)
 
     cli = Recording(get_backend("scripted", outputs=[RIGHT]))
-    monkeypatch.setattr(intervene_command, "build_backend", lambda *a, **k: cli)
+    monkeypatch.setattr(intervene_command, "recorded_backend", lambda *a, **k: cli)
     assert main(["intervene", str(path), "--at", "1", "--resample", "--no-progress"]) == 0
 
     panel = Recording(get_backend("scripted", outputs=[RIGHT]))
@@ -74,7 +74,14 @@ def test_the_panel_turns_generate_off_for_a_trace_with_an_unknown_sampling_key(f
     path = folder / "lc.jsonl"
     [parent] = read_traces(path)
     odd = {"max_tokens": 64, "temperature": 0.7, "min_p": 0.05}  # a newer llenvs' record
-    write_traces(path, [replace(parent, run=replace(parent.run, sampling_params=odd))])
+    run = replace(
+        parent.run,
+        spec=replace(parent.run.spec, sampling=None),
+        unknown={
+            "sampling_params": odd  # as the reader keeps what SamplingParams refuses
+        },
+    )
+    write_traces(path, [replace(parent, run=run)])
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("Resample").run()
     assert not at.exception

@@ -155,7 +155,7 @@ def test_the_answer_opening_checkbox_forces_it_where_an_answer_is_missing(folder
     [trace] = list(read_traces(next(folder.glob("eval-leg_counting-*.jsonl"))))
     assert [s.text for s in trace.segments][-2:] == [opening.text, "100</answer>"]
     assert trace.success
-    assert trace.run.answer_opening == opening.to_record()
+    assert trace.run.spec.answer_opening == opening
 
 
 # ---- issue 24 -----------------------------------------------------------------------------------

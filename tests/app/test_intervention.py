@@ -17,6 +17,7 @@ from llenvs.core import SegmentedEnvironment
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.intervention import Complete, Feedback, Force
 from llenvs.core.registry import environment_registry
+from llenvs.core.spec import ModelSpec
 from llenvs.evaluation import BranchRequest, branch, replay_trace
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import intervention_panel
@@ -120,7 +121,11 @@ def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
     generate(at)
     assert not at.exception
     samples = _branches(folder)
-    assert len(samples) == 3 and {s.run.seed for s in samples} == {0, 1000003, 2000006}
+    assert len(samples) == 3 and {s.run.spec.sampling.seed for s in samples} == {
+        0,
+        1000003,
+        2000006,
+    }
     assert "3 samples, success 3/3 = 100%" in texts(at)
 
 
@@ -282,7 +287,11 @@ def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_se
     options = {"base_url": vllm_server.base_url, "tokenizer": str(embedded_model_path())}
     [parent] = read_traces(folder / "lc.jsonl")
     parent = replace(
-        parent, run=replace(parent.run, model="openai/smollm2", backend_options=options)
+        parent,
+        run=replace(
+            parent.run,
+            spec=replace(parent.run.spec, model=ModelSpec.parse("openai/smollm2", **options)),
+        ),
     )
     write_traces(folder / "lc.jsonl", [parent])
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")
@@ -292,7 +301,7 @@ def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_se
     generate(at, timeout=300)
     assert not at.exception and not at.error, [e.value for e in at.error]
     [child] = _branches(folder)
-    assert child.run.model == "openai/smollm2" and child.run.backend_options["base_url"]
+    assert child.run.model_name == "openai/smollm2" and child.run.spec.model.base_url
     served = get_backend("openai/smollm2", **options)
     [alone] = branch(BranchRequest(parent, 1, Force(parent.segments[1].text)), served)
     assert child.response == alone.response  # greedy: the same branch as the library's

@@ -11,6 +11,7 @@ import pytest
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
+from llenvs.core.spec import PRMKind, PRMSpec
 from llenvs.evaluation import replay_trace
 from llenvs.rewards import prm_rewards
 from llenvs.traces import read_branches, read_traces, write_traces
@@ -23,13 +24,13 @@ from tests.app.test_pages import open_page
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 × 4 = 40 deer legs. <answer>40</answer>"
 RIGHT = "Count the animals. Deer have 4 legs. So 12 × 4 = 48 deer legs. <answer>48</answer>"
-SERVED = {
-    "spec": "vllm/tiny-prm",
-    "name": "ServedPRM",
-    "convention": "qwen2.5-math-prm",
-    "model": "tiny-prm",
-    "base_url": "http://127.0.0.1:9/v1",
-}
+SERVED = PRMSpec(
+    PRMKind.VLLM,
+    "tiny-prm",
+    convention="qwen2.5-math-prm",
+    base_url="http://127.0.0.1:9/v1",
+    class_name="ServedPRM",
+)
 
 
 def _folder(tmp_path, monkeypatch, prm):
@@ -37,7 +38,8 @@ def _folder(tmp_path, monkeypatch, prm):
     base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
     env = SegmentedEnvironment(base, "sentence", reward_functions=(*prm_rewards("arithmetic"),))
     parent = replay_trace(env, 0, WRONG, model="scripted")
-    parent = dataclasses.replace(parent, run=dataclasses.replace(parent.run, prm=prm))
+    spec = dataclasses.replace(parent.run.spec, prm=prm)
+    parent = dataclasses.replace(parent, run=dataclasses.replace(parent.run, spec=spec))
     folder = tmp_path / "traces"
     folder.mkdir()
     write_traces(folder / "lc.jsonl", [parent])
@@ -54,7 +56,7 @@ def test_the_header_says_which_prm_scored_the_trace(tmp_path, monkeypatch):
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="0")
     assert not at.exception, at.exception
     assert (
-        "scored by PRM: vllm/tiny-prm (ServedPRM, convention qwen2.5-math-prm, model tiny-prm, "
+        "scored by PRM: vllm/tiny-prm (ServedPRM, convention qwen2.5-math-prm, "
         "base_url http://127.0.0.1:9/v1)"
     ) in _captions(at)
     # The panel offers the recorded PRM, and chooses it.
@@ -69,7 +71,7 @@ def test_a_trace_without_a_record_says_so(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("keep", [True, False], ids=["recorded", "none chosen"])
 def test_the_panel_rescores_a_branch_with_the_recorded_prm(tmp_path, monkeypatch, keep):
-    folder = _folder(tmp_path, monkeypatch, {"spec": "arithmetic", "name": "ArithmeticPRM"})
+    folder = _folder(tmp_path, monkeypatch, PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM"))
     responses = tmp_path / "responses.jsonl"
     responses.write_text(json.dumps(RIGHT) + "\n")
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="2")
@@ -84,10 +86,10 @@ def test_the_panel_rescores_a_branch_with_the_recorded_prm(tmp_path, monkeypatch
     assert not at.exception, at.exception
     [child] = read_branches(folder / "lc.jsonl")
     if not keep:  # the user chose no PRM: none scores the branch
-        assert child.run.prm is None
+        assert child.run.spec.prm is None
         assert all(not s.prm_scores for s in child.segments)
     else:
-        assert child.run.prm == {"spec": "arithmetic", "name": "ArithmeticPRM"}
+        assert child.run.spec.prm == PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
         assert child.segments[2].prm_scores == {"prm": 1.0}  # 12 × 4 = 48, checked
 
 
@@ -104,4 +106,6 @@ def test_the_evaluate_page_records_the_prm_it_scored_with(tmp_path, monkeypatch)
     assert not at.exception, at.exception
     [path] = folder.glob("eval-leg_counting-*.jsonl")
     traces = list(read_traces(path))
-    assert [t.run.prm for t in traces] == [{"spec": "arithmetic", "name": "ArithmeticPRM"}] * 2
+    assert [t.run.spec.prm for t in traces] == [
+        PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
+    ] * 2

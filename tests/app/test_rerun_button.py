@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 
+from llenvs.core.spec import ModelSpec, RunSpec
 from llenvs.traces import read_traces
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page
@@ -54,7 +55,7 @@ def test_the_button_is_off_with_the_reason_when_the_model_is_not_here(tmp_path, 
     traces = tmp_path / "traces"
     traces.mkdir()
     path = traces / "moved.jsonl"
-    folder = RunRecord(model="transformers/no/such/folder")
+    folder = RunRecord(RunSpec(model=ModelSpec.parse("transformers/no/such/folder")))
     write_traces(path, [replace(first, run=folder)])
     monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
     at = open_page("browse", file=str(path), trace="1")

@@ -66,7 +66,7 @@ def test_the_walkthroughs_recorded_feedback_and_resample_say_what_the_readme_say
     line2 = products[1]
     samples = [b for b in branches if b.parent.parent_id == line2.trace_id]
     assert all(isinstance(s.parent.intervention, Resample) for s in samples) and len(samples) == 8
-    assert sum(bool(s.success) for s in samples) == 1 and samples[0].run.seed == 0
+    assert sum(bool(s.success) for s in samples) == 1 and samples[0].run.spec.sampling.seed == 0
 
 
 def test_every_sample_trace_records_its_prm_and_answer_opening():
@@ -77,5 +77,5 @@ def test_every_sample_trace_records_its_prm_and_answer_opening():
     for path in files:
         for trace in read_traces(path):
             scored = any(s.prm_scores for s in trace.segments)
-            assert scored and trace.run.prm is not None, f"{path.name}: {trace.trace_id}"
-            assert trace.run.answer_opening is not None, f"{path.name}: {trace.trace_id}"
+            assert scored and trace.run.spec.prm is not None, f"{path.name}: {trace.trace_id}"
+            assert trace.run.spec.answer_opening is not None, f"{path.name}: {trace.trace_id}"

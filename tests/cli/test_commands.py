@@ -93,7 +93,7 @@ def test_intervene_forces_a_segment_and_appends_the_branch(tmp_path):
         ["forced"],
         ["generated"],
     ]
-    assert child.run.model == "scripted" and child.success
+    assert child.run.model_name == "scripted" and child.success
 
     # Feedback after the branch's first segment, on the branch itself (found by its id).
     fix = _responses(tmp_path / "fix.jsonl", ["Recount: 100. <answer>100</answer>"])

@@ -99,7 +99,7 @@ def test_bad_input_is_refused_before_the_backend_is_built(
     def never(*args, **kwargs):
         raise AssertionError("the backend was built before the input was checked")
 
-    monkeypatch.setattr(intervene_command, "build_backend", never)
+    monkeypatch.setattr(intervene_command, "recorded_backend", never)
     parent = next(read_traces(results))
     assert len(parent.segments) == 5 and parent.segments[-1].terminal
     try:

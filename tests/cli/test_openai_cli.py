@@ -62,15 +62,15 @@ def test_evaluate_on_a_vllm_server_then_intervene_on_the_same_server(vllm_server
     assert [t.task.task_index for t in traces] == [0, 1]
     assert all(t.error is None and t.response for t in traces)
     run = traces[0].run
-    assert run.model == "openai/smollm2"
-    assert run.backend_options["base_url"] == vllm_server.base_url
-    assert run.backend_options["tokenizer"] == str(folder)
+    assert run.model_name == "openai/smollm2"
+    assert run.spec.model.base_url == vllm_server.base_url
+    assert run.spec.model.tokenizer == str(folder)
 
     second = _llenvs(
         "intervene", out, "--trace", "1", "--at", "1", "--complete", "--no-progress", cwd=tmp_path
     )
     (child,) = list(read_branches(out))
-    assert child.error is None and child.run.model == run.model
+    assert child.error is None and child.run.model_name == run.model_name
     assert child.response.startswith(traces[0].segments[0].text)
 
     # Made again from the record alone (the server, the tokenizer, greedy sampling): identical.

@@ -100,4 +100,4 @@ def test_evaluate_with_the_mc_prm_scores_steps_by_rollouts_of_its_own_backend(tm
         assert trace.success is (value == 1.0)
         assert [s.prm_scores["prm"] for s in trace.segments] == [value] * len(trace.segments)
         assert len(trace.segments) >= 2
-        assert trace.run.prm is not None and trace.run.prm["spec"] == "mc"
+        assert trace.run.spec.prm is not None and trace.run.spec.prm.name == "mc"

@@ -11,6 +11,7 @@ import pytest
 
 import llenvs.inference
 from llenvs.cli.main import main
+from llenvs.core.spec import PRMKind, PRMSpec
 from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
 from llenvs.traces import read_branches, read_traces
 from tests.rewards.test_vllm_prm import FakePooling, running_fake_pooling
@@ -57,7 +58,7 @@ def test_evaluate_gives_the_url_to_the_prm_and_leaves_the_environment_alone(
     out = _evaluate(tmp_path, "--prm", "vllm/m", "--prm-base-url", served.base_url)
     assert _environ() == clean_environ
     [trace] = read_traces(out)
-    assert trace.run.prm["base_url"] == served.base_url
+    assert trace.run.spec.prm.base_url == served.base_url
     assert [s.prm_scores["prm"] for s in trace.segments] == [0.06, 0.29]  # the server's scores
     assert served.requests
 
@@ -70,7 +71,7 @@ def test_replay_and_intervene_give_the_url_to_the_prm_too(served, clean_environ,
                    "--prm", "vllm/m", "--prm-base-url", served.base_url])  # fmt: skip
     assert status == 0
     [child] = read_branches(out)
-    assert child.run.prm["spec"] == "vllm/m" and child.run.prm["base_url"] == served.base_url
+    assert child.run.spec.prm.name == "vllm/m" and child.run.spec.prm.base_url == served.base_url
     asked = len(served.requests)
     replayed = tmp_path / "replayed.jsonl"
     status = main(["replay", *ENV, "--responses", str(rest), "-o", str(replayed), "--no-progress",
@@ -102,4 +103,4 @@ def test_prm_judge_asks_the_evaluated_model_and_loads_no_other(tmp_path, monkeyp
     out = _evaluate(tmp_path, "--prm", "judge")
     assert made == ["scripted"]  # the evaluated model only; no second model for the judge
     [trace] = read_traces(out)
-    assert trace.run.prm == {"spec": "judge", "name": "JudgePRM", "model": "scripted"}
+    assert trace.run.spec.prm == PRMSpec(PRMKind.JUDGE, class_name="JudgePRM")

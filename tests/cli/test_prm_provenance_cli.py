@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
+from llenvs.core.spec import PRMKind, PRMSpec
 from llenvs.traces import SCHEMA_VERSION, read_branches, read_traces, write_traces
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
-ARITHMETIC = {"spec": "arithmetic", "name": "ArithmeticPRM"}
+ARITHMETIC = PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
 
 
 def _run(capsys, *args) -> tuple[int, str, str]:
@@ -75,9 +76,11 @@ def _intervene(capsys, path: Path, tmp_path: Path, *extra: str) -> tuple[int, st
 
 def test_evaluate_with_a_prm_records_it_in_every_trace(scored):
     traces = list(read_traces(scored))
-    assert [t.run.prm for t in traces] == [ARITHMETIC, ARITHMETIC]
+    assert [t.run.spec.prm for t in traces] == [ARITHMETIC, ARITHMETIC]
     stored = json.loads(scored.read_text().splitlines()[0])
-    assert stored["schema_version"] == SCHEMA_VERSION and stored["run"]["prm"] == ARITHMETIC
+    assert stored["schema_version"] == SCHEMA_VERSION and stored["run"]["spec"]["prm"] == (
+        ARITHMETIC.to_record()
+    )
 
 
 def test_evaluate_without_a_prm_records_none(tmp_path, capsys):
@@ -99,7 +102,7 @@ def test_evaluate_without_a_prm_records_none(tmp_path, capsys):
     )
     assert status == 0, err
     [trace] = read_traces(out)
-    assert trace.run.prm is None
+    assert trace.run.spec.prm is None
 
 
 def test_intervene_without_prm_rescores_with_the_recorded_prm(scored, tmp_path, capsys):
@@ -107,7 +110,7 @@ def test_intervene_without_prm_rescores_with_the_recorded_prm(scored, tmp_path, 
     assert status == 0, err
     assert "scoring the branch with the trace's own PRM: arithmetic" in err
     [child] = read_branches(scored)
-    assert child.run.prm == ARITHMETIC
+    assert child.run.spec.prm == ARITHMETIC
     assert child.segments and all("prm" in s.prm_scores for s in child.segments)
     assert child.segments[-2].prm_scores["prm"] == 1.0  # "6 × 4 = 24" checked, and right
     assert "prm=" in out
@@ -117,19 +120,22 @@ def test_an_explicit_prm_wins_and_none_scores_with_none(scored, tmp_path, capsys
     status, _, err = _intervene(capsys, scored, tmp_path, "--prm", "none")
     assert status == 0, err
     [child] = read_branches(scored)
-    assert child.run.prm is None
+    assert child.run.spec.prm is None
     assert all(not s.prm_scores for s in child.segments)
 
 
 def test_a_recorded_prm_that_cannot_be_made_here_is_named(scored, tmp_path, capsys):
-    prm = {
-        "spec": "transformers/no/such/prm-folder",
-        "name": "TransformersPRM",
-        "convention": "math-shepherd",
-        "model": "no/such/prm-folder",
-    }
+    prm = PRMSpec(
+        PRMKind.TRANSFORMERS,
+        "no/such/prm-folder",
+        convention="math-shepherd",
+        class_name="TransformersPRM",
+    )
     traces = [
-        dataclasses.replace(t, run=dataclasses.replace(t.run, prm=prm)) for t in read_traces(scored)
+        dataclasses.replace(
+            t, run=dataclasses.replace(t.run, spec=dataclasses.replace(t.run.spec, prm=prm))
+        )
+        for t in read_traces(scored)
     ]
     moved = tmp_path / "moved.jsonl"
     write_traces(moved, traces)

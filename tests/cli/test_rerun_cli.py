@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.traces import RunRecord, find_trace, read_branches, write_traces
+from llenvs.core.spec import ModelSpec, Provider, TaskSource
+from llenvs.traces import RunRecord, find_trace, read_branches, read_traces, write_traces
 from tests.cli.test_commands import llenvs
 
 SAMPLES = Path(__file__).parents[2] / "sample_traces"
@@ -113,3 +114,38 @@ def test_a_greedy_sample_trace_of_the_embedded_model_comes_back_identical(capsys
     printed = capsys.readouterr().out.splitlines()
     assert printed[-1] == "identical: 12 segments, the same text", printed
     assert code == 0
+
+
+def test_a_trace_of_the_embedded_model_records_its_precision_and_reruns_in_it(tmp_path, capsys):
+    """Evaluate one task for 16 tokens, then rerun it from the record: float32, identical."""
+    out = tmp_path / "embedded.jsonl"
+    code = main(
+        ["evaluate", "--env", "leg_counting", "--size", "100", "--seed", "42", "--num-tasks",
+         "1", "--backend", "transformers", "--max-tokens", "16", "-o", str(out),
+         "--no-progress", "--no-log"]
+    )  # fmt: skip
+    assert code == 0
+    [trace] = read_traces(out)
+    assert trace.run.spec.model == ModelSpec(Provider.EMBEDDED, dtype="float32")
+    assert json.loads(out.read_text())["run"]["spec"]["model"] == {
+        "provider": "embedded",
+        "dtype": "float32",
+    }
+    assert trace.run.spec.task == TaskSource.parse("leg_counting", size=100, seed=42, tasks="0-0")
+    capsys.readouterr()
+    assert main(["rerun", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert (
+        "made again with transformers/SmolLM2-135M-Instruct in float32, greedy, 16" in (printed[0])
+    )
+    assert printed[-1].startswith("identical: ")
+
+
+def test_rerun_names_the_fields_an_older_record_kept(recorded, capsys, tmp_path):
+    out, responses = recorded
+    [trace] = read_traces(out)
+    odd = replace(trace, run=replace(trace.run, unknown={"prm.colour": "blue"}))
+    write_traces(out, [odd])
+    capsys.readouterr()
+    assert main(["rerun", str(out), "--responses", str(responses), "--no-progress"]) == 0
+    assert "unknown fields: prm.colour (kept, not used)" in capsys.readouterr().out

@@ -67,7 +67,7 @@ def test_the_transformers_backend_declares_its_template_and_tokenizer(embedded_b
     assert "<|im_start|>" in capabilities.chat_template
     assert capabilities.tokenizer() is embedded_backend.tokenizer
     assert capabilities.max_in_flight is None  # one call serves a whole batch
-    assert dict(capabilities.rebuild_options) == {}
+    assert dict(capabilities.rebuild_options) == {"dtype": "float32"}  # made again in it
 
 
 def test_the_openai_backend_declares_concurrency_and_how_to_reach_it_again():

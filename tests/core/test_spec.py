@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from llenvs.core.spec import (
     ServerMode,
     TaskSource,
 )
+from llenvs.core.spec.prm_spec import AGGREGATIONS
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 maybe_text = st.none() | text
@@ -61,6 +63,12 @@ prms = st.one_of(
         PRMSpec, st.just(PRMKind.VLLM), name, convention=st.none() | name, base_url=st.none() | url
     ),
     st.builds(PRMSpec, st.just(PRMKind.JUDGE), judge=st.none() | models),
+    st.builds(
+        PRMSpec,
+        st.just(PRMKind.ARITHMETIC),
+        aggregation=st.none() | st.sampled_from(AGGREGATIONS),
+        class_name=st.none() | name,
+    ),
     st.builds(
         PRMSpec,
         st.just(PRMKind.MC),
@@ -114,7 +122,7 @@ runs = st.builds(
     segmenter=st.none() | segmenters,
     model=st.none() | models,
     prm=st.none() | prms,
-    sampling=samplings,
+    sampling=st.none() | samplings,
     answer_opening=st.none() | openings,
 )
 
@@ -144,8 +152,21 @@ def test_every_provider_parses_back_from_its_name_and_options(spec):
 
 @given(prms.filter(lambda s: s.judge is None or not s.judge.options))
 def test_every_prm_kind_parses_back_from_its_name_and_options(spec):
-    """A judge's own options travel in its record only (``judge:<backend>`` names none)."""
-    assert PRMSpec.parse(spec.name, **spec.options) == spec
+    """A judge's own options travel in its record only (``judge:<backend>`` names none), and
+    so do the facts recorded about a PRM that was made (its class, its aggregation)."""
+    made = PRMSpec.parse(spec.name, **spec.options)
+    assert made == dataclasses.replace(spec, aggregation=None, class_name=None)
+
+
+def test_a_prm_records_facts_but_never_takes_them_as_options():
+    made = PRMSpec(PRMKind.VLLM, "m", aggregation="min", class_name="VllmPRM")
+    assert PRMSpec.from_record(made.to_record()) == made
+    with pytest.raises(ValueError, match="aggregation must be one of min, last, product, mean"):
+        PRMSpec(PRMKind.ARITHMETIC, aggregation="median")
+    with pytest.raises(ValueError, match="class_name is not an option of the none PRM"):
+        PRMSpec(PRMKind.NONE, class_name="X")
+    with pytest.raises(ValueError, match="aggregation is not an option of the arithmetic PRM"):
+        PRMSpec.parse("arithmetic", aggregation="min")
 
 
 URL = "http://127.0.0.1:8000/v1"

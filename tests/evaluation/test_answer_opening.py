@@ -121,7 +121,7 @@ def test_without_an_opening_nothing_is_forced(env):
 def test_the_evaluation_records_the_opening_in_every_trace(env, tmp_path):
     trace = _evaluated(env, tmp_path, SCRIPT, 10)
     assert trace.success
-    assert AnswerOpening.from_record(dict(trace.run.answer_opening)) == OPENING
+    assert trace.run.spec.answer_opening == OPENING
     assert [s.text for s in trace.segments][-2:] == ["<answer>", "100</answer>"]
 
 
@@ -147,7 +147,7 @@ def test_the_cli_forces_the_default_opening(tmp_path):
     (trace,) = list(TraceReader(output))
     assert [s.text for s in trace.segments][-2:] == [DEFAULT_TEXT, "100</answer>"]
     assert trace.success
-    assert trace.run.answer_opening == AnswerOpening().to_record()
+    assert trace.run.spec.answer_opening == AnswerOpening()
 
 
 def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
@@ -157,7 +157,7 @@ def test_a_branch_opens_a_missing_answer_as_its_parent_did(env, tmp_path):
     [child] = branch(BranchRequest(parent, 0, Force("Count the legs.")), backend)
     assert [s.text for s in child.segments] == ["Count the legs.", "<answer>"]
     assert child.segments[1].flags == parent.segments[-1].flags  # forced, as in the parent
-    assert child.run.answer_opening == parent.run.answer_opening
+    assert child.run.spec.answer_opening == parent.run.spec.answer_opening
 
 
 def test_rollouts_open_a_missing_answer_as_the_trace_did(env, tmp_path):

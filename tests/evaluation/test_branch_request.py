@@ -72,9 +72,12 @@ def test_a_resample_set_goes_to_the_sidecar_and_reads_back_as_the_same_request(p
     stored = list(read_branches(path))
     assert stored == made and len(stored) == 3
     assert {child.parent for child in stored} == {request.record()}
-    assert [child.run.seed for child in stored] == [7, 1000010, 2000013]
+    assert [child.run.spec.sampling.seed for child in stored] == [7, 1000010, 2000013]
     again = rerun_branch(stored[2], parent, ScriptedBackend([RIGHT]))  # one sample, alone
-    assert again.response == stored[2].response and again.run.seed == stored[2].run.seed
+    assert (
+        again.response == stored[2].response
+        and again.run.spec.sampling.seed == stored[2].run.spec.sampling.seed
+    )
     own = trace_sampling_params(stored[2])
     assert (own.seed, own.temperature, own.max_tokens) == (2000013, 0.8, 64)
     assert again.parent.intervention == Resample(1, own)

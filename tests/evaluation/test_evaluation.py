@@ -9,6 +9,7 @@ import pytest
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError, TaskIndexError
+from llenvs.core.spec import SegmenterSpec
 from llenvs.evaluation import (
     LogConfig,
     RetryPolicy,
@@ -109,7 +110,10 @@ def test_the_guides_sentence_segmenter_sample(leg_counting, capsys):
     assert "Accuracy: 60.0%" in capsys.readouterr().out  # tasks 0, 3, 6, 9 are answered wrong
     assert [t.task.task_index for t in result.traces] == list(range(10))
     assert [t.success for t in result.traces] == [i % 3 != 0 for i in range(10)]
-    assert all(t.run.segmenter == "sentence" and t.run.model == "scripted" for t in result.traces)
+    assert all(
+        t.run.spec.segmenter == SegmenterSpec("sentence") and t.run.model_name == "scripted"
+        for t in result.traces
+    )
 
 
 def test_the_guides_batched_sample_logs_to_console_and_file(leg_counting, tmp_path, monkeypatch):
@@ -317,7 +321,7 @@ def test_sampling_params_reach_the_backend_and_the_trace(leg_counting):
     params = SamplingParams(max_tokens=5, seed=3)
     result = run_segmented_evaluation(env, backend, num_tasks=1, sampling_params=params, log=QUIET)
     trace = result.traces[0]
-    assert trace.run.seed == 3 and trace.run.sampling_params["max_tokens"] == 5
+    assert trace.run.spec.sampling.seed == 3 and trace.run.spec.sampling.max_tokens == 5
     assert trace.metadata["budget_exhausted"] and not trace.success
     assert trace.metadata["generated_tokens"] == 5
     assert sum(r.max_tokens for r in backend.requests[:1]) <= 5

@@ -19,6 +19,7 @@ import pytest
 from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.intervention import COMPLETE, Feedback, Resample
 from llenvs.core.registry import environment_registry
+from llenvs.core.spec import ModelSpec, RunSpec
 from llenvs.evaluation import (
     BranchRequest,
     SegmentedTrajectoryRunner,
@@ -27,6 +28,7 @@ from llenvs.evaluation import (
     result_trace,
     trace_base_environment,
 )
+from llenvs.inference import backend_spec
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import SegmentFlag, TaskRecord
 from llenvs.traces.trace import Trace
@@ -76,7 +78,8 @@ def test_a_greedy_resample_at_any_segment_reproduces_the_parent(
     env = SegmentedEnvironment(base, segmenter)
     params = SamplingParams(max_tokens=120, logprobs=True)
     runner = SegmentedTrajectoryRunner(env, backend, params)
-    parent = result_trace(runner.run_trajectory(task), env, backend.name, runner.sampling_params)
+    spec = RunSpec(model=backend_spec(backend), sampling=runner.sampling_params)
+    parent = result_trace(runner.run_trajectory(task), env, spec)
     assert len(parent.segments) >= 2
     if precision == "bfloat16":
         for at in range(len(parent.segments)):
@@ -104,7 +107,9 @@ def test_the_kept_prefix_goes_to_the_backend_as_the_parents_token_ids(leg_counti
     env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
     backend = ScriptedBackend(["Count the animals. Deer have 4 legs. <answer>4</answer>"])
     parent = result_trace(
-        SegmentedTrajectoryRunner(env, backend).run_trajectory(0), env, "scripted", SamplingParams()
+        SegmentedTrajectoryRunner(env, backend).run_trajectory(0),
+        env,
+        RunSpec(model=ModelSpec.parse("scripted"), sampling=SamplingParams()),
     )
     again = ScriptedBackend(["Deer have 4 legs. <answer>4</answer>"])
     branch(BranchRequest(parent, 1, Resample()), again)

@@ -7,6 +7,7 @@ import pytest
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.errors import BackendError
 from llenvs.core.intervention import Force
+from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.inference import get_backend
@@ -44,7 +45,8 @@ def test_the_judge_is_the_branchs_own_model(parent_file):
     model = Recording(get_backend("scripted", by_prompt={prompt: "So 100. <answer>100</answer>"}))
     [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model, prm="judge")
     assert model.judged > 0  # its unscripted verdicts leave the steps unrated, never guessed
-    assert child.run.prm == {"spec": "judge", "name": "JudgePRM", "model": "scripted"}
+    assert child.run.spec.prm == PRMSpec(PRMKind.JUDGE, class_name="JudgePRM")
+    assert child.run.spec.model == ModelSpec.parse("scripted")  # the judge: its own model
 
 
 def test_prm_options_reach_the_prm_even_under_the_recorded_name(parent_file):
@@ -75,7 +77,7 @@ def test_the_mc_prm_continues_with_the_branchs_model_and_the_traces_task(parent_
     model = get_backend("scripted", by_prompt={prompt: "Count. So 100. <answer>100</answer>"})
     [child] = intervene(path, BranchRequest(parent, 1, Force("So 100. ")), model,
                         prm="mc", prm_options={"rollouts": 2})  # fmt: skip
-    assert child.run.prm is not None and child.run.prm["spec"] == "mc"
+    assert child.run.spec.prm is not None and child.run.spec.prm.kind is PRMKind.MC
     assert child.success and [s.text for s in child.segments][1:] == [
         "So 100. ",
         "<answer>100</answer>",

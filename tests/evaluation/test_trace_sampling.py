@@ -15,16 +15,26 @@ from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.intervention import Resample
 from llenvs.evaluation import BranchRequest, branch, replay_trace, trace_sampling_params
 from llenvs.inference.backends.scripted import ScriptedBackend
-from llenvs.traces import TraceFormatError, read_branches, write_traces
+from llenvs.traces import Trace, TraceFormatError, read_branches, write_traces
 
 RIGHT = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
 
 
 def _with_sampling(leg_counting, **sampling):
+    """The trace as an older llenvs (schema 3) recorded it, with these sampling parameters."""
     parent = replay_trace(SegmentedEnvironment(leg_counting, "sentence"), 0, RIGHT, "scripted")
-    return dataclasses.replace(
-        parent, run=dataclasses.replace(parent.run, sampling_params=sampling)
-    )
+    data = parent.to_dict()
+    data["schema_version"] = 3
+    data["run"] = {
+        "model": "scripted",
+        "chat_template": None,
+        "system_prompt": None,
+        "sampling_params": sampling,
+        "seed": None,
+        "segmenter": "sentence",
+        "library_version": "0.1.0",
+    }
+    return Trace.from_dict(data)
 
 
 def test_recorded_sampling_reads_back_whole(leg_counting):

@@ -18,6 +18,7 @@ from llenvs.core.errors import BackendError, PermanentBackendError
 from llenvs.core.intervention import Resample
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmenters import TokenSegmenter
+from llenvs.core.spec import RunSpec
 from llenvs.evaluation import (
     COMPLETE,
     BranchRequest,
@@ -27,7 +28,7 @@ from llenvs.evaluation import (
 )
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
-from llenvs.inference import backend_options, get_backend
+from llenvs.inference import backend_options, backend_spec, get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
 
 pytestmark = pytest.mark.vllm
@@ -204,7 +205,12 @@ def test_interventions_force_feedback_complete_prefix(completions):
 def test_a_greedy_resample_branch_reproduces_its_parent(completions):
     runner = _runner(completions)
     result = runner.run_trajectory(0)
-    parent = result_trace(result, runner.environment, completions.name, runner.sampling_params)
+    parent = result_trace(
+        result,
+        runner.environment,
+        RunSpec(model=backend_spec(completions), sampling=runner.sampling_params),
+        model_name=completions.name,
+    )
     [child] = branch(BranchRequest(parent, 1, Resample()), completions)
     # the child's budget does not count the replayed segment, so it may run further
     assert child.response.startswith(parent.response)

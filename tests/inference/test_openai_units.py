@@ -8,8 +8,9 @@ import pytest
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import FinishReason, GenerationRequest
 from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
+from llenvs.core.spec import RunSpec
 from llenvs.evaluation import RetryPolicy
-from llenvs.inference import backend_options, backend_providers, get_backend
+from llenvs.inference import backend_options, backend_providers, backend_spec, get_backend
 from llenvs.inference.backends.generation_reader import GenerationReader
 from llenvs.inference.backends.openai_errors import backend_error
 from llenvs.traces import RunRecord
@@ -61,7 +62,7 @@ def test_the_provider_is_registered_and_builds_without_a_server(monkeypatch):
         "tokenizer": "t",
         "api_key_env": "OPENAI_API_KEY",
     }
-    assert SECRET not in str(RunRecord(model=backend.name, backend_options=options).to_dict())
+    assert SECRET not in str(RunRecord(RunSpec(model=backend_spec(backend))).to_dict())
     with pytest.raises(ValueError, match="mode must be"):
         get_backend("openai/m", base_url=URL, mode="edit")
     with pytest.raises(ValueError, match="needs a model name"):

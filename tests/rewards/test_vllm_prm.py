@@ -325,7 +325,7 @@ def test_the_cli_scores_with_a_served_prm_and_a_branch_reuses_its_url(fake, tmp_
            "--responses", responses, "--num-tasks", "1", "-o", out, "--no-log",
            "--prm", "vllm/m", "--prm-base-url", fake.base_url, cwd=tmp_path)  # fmt: skip
     [parent] = read_traces(out)
-    assert parent.run.prm["spec"] == "vllm/m" and parent.run.prm["base_url"] == fake.base_url
+    assert parent.run.spec.prm.name == "vllm/m" and parent.run.spec.prm.base_url == fake.base_url
     assert [s.prm_scores["prm"] for s in parent.segments] == [0.06, 0.29]
     asked = len(fake.requests)
 
@@ -334,7 +334,7 @@ def test_the_cli_scores_with_a_served_prm_and_a_branch_reuses_its_url(fake, tmp_
                   "--responses", rest, cwd=tmp_path)  # fmt: skip
     assert "scoring the branch with the trace's own PRM: vllm/m" in done.stderr
     [child] = read_branches(out)
-    assert child.run.prm["base_url"] == fake.base_url and len(fake.requests) > asked
+    assert child.run.spec.prm.base_url == fake.base_url and len(fake.requests) > asked
 
     elsewhere = "http://127.0.0.1:9/v1"  # the trace's own PRM at another server: not served
     moved = llenvs("intervene", out, "--at", "1", "--resample", "--responses", rest,

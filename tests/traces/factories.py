@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from llenvs.core.backend import Message, SamplingParams
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core.spec import ModelSpec, RunSpec, SegmenterSpec
 from llenvs.traces import (
     BranchRecord,
     RunRecord,
@@ -14,6 +15,7 @@ from llenvs.traces import (
     TaskRecord,
     Trace,
 )
+from tests.core.test_spec import runs
 
 TASK = TaskRecord(
     environment="leg_counting",
@@ -46,7 +48,13 @@ def make_trace(texts=("First. ", "Then 8. ", "<answer>8</answer>"), **changes) -
         offset += len(text)
     values = dict(
         task=TASK,
-        run=RunRecord(model="scripted", segmenter="sentence", seed=3),
+        run=RunRecord(
+            RunSpec(
+                model=ModelSpec.parse("scripted"),
+                segmenter=SegmenterSpec("sentence"),
+                sampling=SamplingParams(seed=3),
+            )
+        ),
         messages=(Message("user", "How many legs?"), Message("assistant", "".join(texts))),
         response="".join(texts),
         segments=tuple(segments),
@@ -147,13 +155,11 @@ def traces(draw):
             expected_answer=draw(optional),
         ),
         run=RunRecord(
-            model=draw(optional),
+            spec=draw(runs),
             chat_template=draw(optional),
             system_prompt=draw(optional),
-            sampling_params=draw(st.dictionaries(texts, json_values, max_size=3)),
-            seed=draw(st.none() | st.integers()),
-            segmenter=draw(optional),
             library_version=draw(texts),
+            unknown=draw(st.dictionaries(texts, json_values, max_size=3)),
         ),
         messages=tuple(
             Message(draw(st.sampled_from(["system", "user", "assistant"])), draw(texts))

@@ -5,6 +5,7 @@ import pytest
 from llenvs.core import Action, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import SamplingParams
 from llenvs.core.intervention import Force
+from llenvs.core.spec import RunSpec, SegmenterSpec
 from llenvs.core.trajectory import Transition
 from llenvs.traces import (
     BranchRecord,
@@ -42,12 +43,12 @@ def _replayed(env, text):
 def test_a_replay_of_leg_counting_becomes_a_trace(env):
     state, transitions = _replayed(env, RESPONSE)
     task = TaskRecord.from_state(env.spec, state)
-    run = RunRecord(segmenter=env.spec.segmenter)
+    run = RunRecord.made_with(RunSpec(), segmenter=env.spec.segmenter)
     trace = trace_from_steps(transitions, task, run)
     assert (task.environment, task.adapter, task.task_index) == ("leg_counting", "reasoning_gym", 0)
     assert task.adapter_kwargs == {"size": 100, "seed": 42}
     assert task.expected_answer == "100" and task.prompt == state.observation.prompt
-    assert run.segmenter == "sentence"
+    assert run.spec.segmenter == SegmenterSpec("sentence") and run.spec.sampling is None
     assert trace.response == RESPONSE
     assert [s.text for s in trace.segments] == list(transitions[-1].next_state.hidden.segments)
     assert [(s.start, s.end) for s in trace.segments] == [(0, 26), (26, 44), (44, 67), (67, 101)]
@@ -118,7 +119,9 @@ def test_a_runner_trajectory_becomes_a_trace(env):
     trace = trace_from_steps(
         result.trajectory.transitions,
         TaskRecord.from_state(env.spec, state),
-        RunRecord.from_sampling_params(params, model="scripted", segmenter=env.spec.segmenter),
+        RunRecord.made_with(
+            RunSpec(sampling=params), model_name="scripted", segmenter=env.spec.segmenter
+        ),
         messages=result.messages,
     )
     assert trace.response == RESPONSE == result.text
@@ -126,6 +129,6 @@ def test_a_runner_trajectory_becomes_a_trace(env):
     assert all(s.flags == {SegmentFlag.GENERATED} for s in trace.segments[1:])
     assert all(s.token_ids and len(s.logprobs) == len(s.token_ids) for s in trace.segments[1:])
     assert trace.success is result.success is True
-    assert trace.run.sampling_params["max_tokens"] == 256 and trace.run.seed == 1
+    assert trace.run.spec.sampling == params and params.max_tokens == 256 and params.seed == 1
     assert [m.role for m in trace.messages] == ["user", "assistant"]
     assert Trace.from_dict(json.loads(json.dumps(trace.to_dict()))) == trace

@@ -10,6 +10,7 @@ import pytest
 
 from llenvs.cli.main import main
 from llenvs.core.backend import Message
+from llenvs.core.spec import ModelSpec, PRMSpec, RunSpec, SegmenterSpec
 from llenvs.traces import (
     RunRecord,
     SegmentFlag,
@@ -35,7 +36,8 @@ def test_reasoning_gym_log_rows_become_traces_with_logged_scores():
         assert "".join(s.text for s in trace.segments) == row["response"]
         assert trace.final_rewards["correctness"] == float(row["score_as_logged"])
         assert trace.task.expected_answer == row["expected_answer"]
-        assert trace.run.segmenter == "steps"
+        assert trace.run.spec.segmenter == SegmenterSpec("steps")
+        assert trace.run.spec.sampling is None  # an imported text: nothing was sampled
     legs = [t for t in traces if t.task.environment == "leg_counting"]
     assert len(legs) == 12 and sum(t.success for t in legs) == 6
     assert traces[0].task.task_index == 31  # results[31].completions[1]
@@ -61,7 +63,7 @@ def test_reasoning_gym_result_file_gives_one_trace_per_completion(tmp_path):
     path.write_text(json.dumps(document, indent=2))
     traces = list(TraceImport("reasoning_gym", path))
     assert [t.success for t in traces] == [True, False]
-    assert traces[0].task.system_prompt == "Think." and traces[0].run.model == "m"
+    assert traces[0].task.system_prompt == "Think." and traces[0].run.model_name == "m"
 
 
 def test_step_files_keep_their_steps_and_labels_and_round_trip_through_the_exporter(tmp_path):
@@ -193,7 +195,13 @@ def _cli_like_trace(index, question, answer_text, correctness):
         task=task,
         messages=(Message("user", question), Message("assistant", trace.response)),
         segments=segments,
-        run=RunRecord(model="scripted", segmenter="line", prm={"spec": "arithmetic"}),
+        run=RunRecord(
+            RunSpec(
+                model=ModelSpec.parse("scripted"),
+                segmenter=SegmenterSpec("line"),
+                prm=PRMSpec.parse("arithmetic"),
+            )
+        ),
         final_rewards={"correctness": correctness, "format": 1.0},
         success=correctness >= 1.0,
     )
@@ -235,7 +243,7 @@ def test_llenvs_to_prm800k_to_llenvs_gives_the_traces_back(tmp_path, capsys):
         assert after == _without_what_a_step_file_drops(before)
     assert again[2].task.task_index == 0 and again[3].task.task_index == 1
     assert again[2].final_rewards == {"correctness": 0.2, "format": 1.0}
-    assert again[2].run.prm == {"spec": "arithmetic"} and again[2].success is False
+    assert again[2].run.spec.prm == PRMSpec.parse("arithmetic") and again[2].success is False
 
 
 def test_a_file_in_another_format_is_refused_naming_file_line_and_the_format(tmp_path, capsys):

@@ -62,7 +62,7 @@ class AnswerOpening:
             raise ValueError(f"an answer opening needs max_tokens > 0, got {self.max_tokens}")
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON object recorded in a trace's run (``run.answer_opening``).
+        """The JSON object recorded in a trace's run (``run.spec.answer_opening``).
 
         Example:
             >>> AnswerOpening("A:", 4, "A:", ()).to_record()
@@ -78,7 +78,7 @@ class AnswerOpening:
 
     @classmethod
     def from_record(cls, obj: object, what: str = "run.answer_opening") -> AnswerOpening:
-        """The opening of ``to_record``'s object (a trace's ``run.answer_opening``).
+        """The opening of ``to_record``'s object (a trace's ``run.spec.answer_opening``).
 
         Example:
             >>> AnswerOpening.from_record({"text": "<answer>"})

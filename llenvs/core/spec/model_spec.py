@@ -229,7 +229,7 @@ class ModelSpec:
 
     @property
     def recorded_name(self) -> str:
-        """The name the built backend goes by (``backend.name``, a trace's ``run.model``).
+        """The name the built backend goes by (``backend.name``, a trace's ``run.model_name``).
 
         Example:
             >>> ModelSpec(Provider.OPENAI, "m").recorded_name

@@ -1,7 +1,7 @@
 """``PRMSpec``: which process reward model scores a run's steps, parsed once from its name.
 
-The spellings (the CLI's ``--prm``, the workbench's choices, ``get_prm``'s names, a trace's
-``run.prm.spec``):
+The spellings (the CLI's ``--prm``, the workbench's choices, ``get_prm``'s names; a trace
+records the spec itself, ``run.spec.prm``):
 
 =============================  ==========================================================
 name                           spec
@@ -43,7 +43,7 @@ from llenvs.core.errors import UnknownName
 from llenvs.core.spec.model_spec import ModelSpec
 from llenvs.core.spec.record_fields import RecordFields
 
-__all__ = ["PRM_NAMES", "PRMKind", "PRMSpec"]
+__all__ = ["AGGREGATIONS", "PRM_NAMES", "PRMKind", "PRMSpec"]
 
 PRM_NAMES: tuple[str, ...] = (
     "arithmetic",
@@ -59,6 +59,13 @@ vLLM server serves)."""
 
 NO_PRM = "none"
 """How the workbench spells "no PRM"."""
+
+AGGREGATIONS = ("min", "last", "product", "mean")
+"""How a PRM may combine step scores into one (``llenvs.rewards.Aggregation``'s values)."""
+
+_FACTS = ("aggregation", "class_name")
+"""What a spec may record about the PRM that was made, besides how to make it (any kind but
+NONE): facts shown to people, never options of ``build_prm``."""
 
 
 class PRMKind(Enum):
@@ -135,6 +142,12 @@ class PRMSpec:
     """Each continuation's token budget (MC); None: ``MonteCarloPRM``'s default."""
     seed: int | None = None
     """The first continuation's seed (MC); None: ``MonteCarloPRM``'s default."""
+    aggregation: str | None = None
+    """How the PRM combined step scores (one of ``AGGREGATIONS``), as recorded when it was
+    made; None: it says none (any kind but NONE)."""
+    class_name: str | None = None
+    """The PRM's class (``ArithmeticPRM``, ``VllmPRM``...), as recorded when it was made, for
+    people; None: not recorded (any kind but NONE)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, PRMKind):
@@ -144,6 +157,8 @@ class PRMSpec:
             allowed = ("model", *allowed)
         if self.kind is PRMKind.JUDGE:
             allowed = ("judge",)
+        if self.kind is not PRMKind.NONE:
+            allowed = (*allowed, *_FACTS)
         for field in dataclasses.fields(self)[1:]:
             if field.name not in allowed and getattr(self, field.name) != field.default:
                 raise ValueError(
@@ -158,6 +173,10 @@ class PRMSpec:
             raise ValueError(f"the PRM server URL must be an http(s) URL, got {self.base_url!r}")
         if self.rollouts is not None and self.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
+        if self.aggregation is not None and self.aggregation not in AGGREGATIONS:
+            raise ValueError(
+                f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {self.aggregation!r}"
+            )
 
     @classmethod
     def parse(cls, text: str | None, **options: Any) -> PRMSpec:
@@ -233,6 +252,9 @@ class PRMSpec:
         if self.judge is not None:
             record["judge"] = self.judge.to_record()
         record.update(self.options)
+        for fact in _FACTS:
+            if getattr(self, fact) is not None:
+                record[fact] = getattr(self, fact)
         return record
 
     @classmethod
@@ -243,16 +265,18 @@ class PRMSpec:
             >>> PRMSpec.from_record({"kind": "vllm", "model": "m", "rollouts": 3})
             Traceback (most recent call last):
             ...
-            ValueError: prm: unknown field 'rollouts': choose from kind, model, convention, base_url
+            ValueError: prm: unknown field 'rollouts': choose from kind, model, convention, base_url, aggregation, class_name
 
-        """
-        fields = RecordFields(obj, what, ("kind", "model", "judge", *_ALL_OPTIONS))
+        """  # noqa: E501
+        fields = RecordFields(obj, what, ("kind", "model", "judge", *_ALL_OPTIONS, *_FACTS))
         kind = fields.enum("kind", PRMKind)
         known: tuple[str, ...] = ("kind", *_OPTIONS[kind])
         if kind in _WITH_MODEL:
             known = ("kind", "model", *_OPTIONS[kind])
         if kind is PRMKind.JUDGE:
             known = ("kind", "judge")
+        if kind is not PRMKind.NONE:
+            known = (*known, *_FACTS)
         fields = RecordFields(obj, what, known)
         judge = fields.raw("judge", None)
         values: dict[str, Any] = {
@@ -264,6 +288,8 @@ class PRMSpec:
             "temperature": fields.number("temperature", None),
             "max_tokens": fields.integer("max_tokens", None),
             "seed": fields.integer("seed", None),
+            "aggregation": fields.text("aggregation", None),
+            "class_name": fields.text("class_name", None),
         }
         try:
             return cls(kind, **values)

@@ -3,15 +3,18 @@
 Each part is parsed once from the CLI's and the workbench's spellings and built by the layer
 that owns what it builds (``llenvs.inference.build_backend``, ``llenvs.rewards.build_prm``).
 ``to_record`` is a JSON object meant to be stored verbatim in a trace's run record; a part a
-run lacks (an imported trace has no model) is None, and absent from the record.
+run lacks (an imported trace has no model, and sampled nothing) is None, and absent from the
+record.
 
 Example:
     >>> from llenvs.core.spec import ModelSpec, PRMSpec, SegmenterSpec, TaskSource
+    >>> from llenvs.core.backend import SamplingParams
     >>> spec = RunSpec(
     ...     task=TaskSource.parse("leg_counting", size=5),
     ...     segmenter=SegmenterSpec("steps"),
     ...     model=ModelSpec.parse("transformers"),
     ...     prm=PRMSpec.parse("arithmetic"),
+    ...     sampling=SamplingParams(max_tokens=64),
     ... )
     >>> sorted(spec.to_record())
     ['model', 'prm', 'sampling', 'segmenter', 'task']
@@ -22,7 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core.backend import SamplingParams
@@ -41,11 +44,11 @@ _PARTS = ("task", "segmenter", "model", "prm", "sampling", "answer_opening")
 
 @dataclass(frozen=True)
 class RunSpec:
-    """A run: each part optional where a run may lack it; sampling always has its defaults.
+    """A run: each part None where the run lacks it (``sampling``: nothing was sampled).
 
     Example:
-        >>> RunSpec().sampling.max_tokens == SamplingParams().max_tokens
-        True
+        >>> RunSpec().sampling is None, RunSpec(sampling=SamplingParams()).sampling.max_tokens
+        (True, 256)
         >>> RunSpec(model="transformers")
         Traceback (most recent call last):
         ...
@@ -61,24 +64,26 @@ class RunSpec:
     """The model that generates (None: an imported trace, no model of ours)."""
     prm: PRMSpec | None = None
     """The PRM scoring each step (None: not recorded; ``PRMKind.NONE``: none scored)."""
-    sampling: SamplingParams = field(default_factory=SamplingParams)
-    """How the model samples (the defaults of ``SamplingParams`` when not given)."""
+    sampling: SamplingParams | None = None
+    """How the model sampled (None: nothing was sampled, e.g. an imported text; a run made
+    again from such a record samples with ``SamplingParams``' defaults)."""
     answer_opening: AnswerOpening | None = None
     """The opening forced when a response ends without an answer (None: never)."""
 
     def __post_init__(self) -> None:
         for name, kind in zip(_PARTS, _KINDS, strict=True):
             value = getattr(self, name)
-            if not isinstance(value, kind) and not (value is None and kind is not SamplingParams):
-                allowed = kind.__name__ if kind is SamplingParams else f"{kind.__name__} or None"
-                raise TypeError(f"RunSpec.{name} must be a {allowed}, got {value!r}")
+            if not isinstance(value, kind) and value is not None:
+                raise TypeError(f"RunSpec.{name} must be a {kind.__name__} or None, got {value!r}")
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this run: each part's record, parts the run lacks left out.
 
         Example:
-            >>> RunSpec().to_record()["sampling"]["temperature"]
-            0.0
+            >>> RunSpec(sampling=SamplingParams(max_tokens=8)).to_record()["sampling"]["top_p"]
+            1.0
+            >>> RunSpec().to_record()
+            {}
 
         """
         record: dict[str, Any] = {}

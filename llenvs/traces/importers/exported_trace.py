@@ -28,6 +28,7 @@ from typing import Any
 
 from llenvs.core.backend import Message
 from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.legacy_run_record import legacy_run_record
 from llenvs.traces.record_reader import RecordReader
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
@@ -165,7 +166,7 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
         trace_id=reader.text("trace_id"),
         created_at=reader.text("created_at"),
         task=task,
-        run=RunRecord.from_dict(reader.raw("run"), f"{EXPORT_KEY}.run"),
+        run=_run_record(reader.raw("run")),
         messages=_conversation(task, trace.response),
         segments=tuple(segments),
         final_rewards=reader.scores("final_rewards"),
@@ -175,6 +176,14 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
     )
     reader.done()
     return result
+
+
+def _run_record(run: object) -> RunRecord:
+    """The exported run record: schema 4's (with its ``spec``), or an older export's."""
+    where = f"{EXPORT_KEY}.run"
+    if isinstance(run, dict) and "spec" in run:
+        return RunRecord.from_dict(run, where)
+    return legacy_run_record(run, where)
 
 
 _REPLAYED = frozenset({SegmentFlag.REPLAYED})

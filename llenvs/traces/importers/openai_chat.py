@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from llenvs.core.backend import Message
+from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.importers.rows import list_at, object_at
@@ -39,7 +40,7 @@ def openai_chat_traces(row: object, segmenter: str = "steps", number: int = 1) -
         ...     "object": "chat.completion", "model": "gpt-x",
         ...     "choices": [{"message": {"role": "assistant", "content": "Yes."}}]}}}
         >>> [t] = openai_chat_traces(line, number=9)
-        >>> t.run.model, t.task.task_index, t.metadata["custom_id"]
+        >>> t.run.model_name, t.task.task_index, t.metadata["custom_id"]
         ('gpt-x', 8, 'task-3')
 
     """
@@ -91,10 +92,11 @@ def openai_chat_traces(row: object, segmenter: str = "steps", number: int = 1) -
                 prompt=prompt,
                 system_prompt=system,
             ),
-            run=RunRecord(
-                model=model if isinstance(model, str) else None,
-                system_prompt=system,
+            run=RunRecord.made_with(
+                RunSpec(),
+                model_name=model if isinstance(model, str) else None,
                 segmenter=segmenter,
+                system_prompt=system,
             ),
             messages=(*conversation, Message("assistant", answer)),
             response=answer,

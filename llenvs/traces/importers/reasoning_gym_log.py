@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from llenvs.core.backend import Message
+from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.importers.rows import list_at, object_at
@@ -145,10 +146,11 @@ def _trace(
             system_prompt=system,
             expected_answer=None if expected is None else str(expected),
         ),
-        run=RunRecord(
-            model=model if isinstance(model, str) else None,
-            system_prompt=system,
+        run=RunRecord.made_with(
+            RunSpec(),
+            model_name=model if isinstance(model, str) else None,
             segmenter=segmenter,
+            system_prompt=system,
         ),
         messages=tuple(messages),
         response=response,

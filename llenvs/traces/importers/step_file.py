@@ -35,6 +35,7 @@ from enum import Enum
 from typing import Any
 
 from llenvs.core.backend import Message
+from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
@@ -165,7 +166,9 @@ def step_file_traces(
             prompt=problem,
             expected_answer=None if expected is None else str(expected),
         ),
-        run=RunRecord(model=generator if isinstance(generator, str) else None),
+        run=RunRecord.made_with(
+            RunSpec(), model_name=generator if isinstance(generator, str) else None
+        ),
         messages=(Message("user", problem), Message("assistant", response)),
         response=response,
         segments=segments_of(

@@ -72,7 +72,7 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
     return {
         "dataset": dataset if isinstance(dataset, str) else trace.task.environment,
         "id": trace.metadata.get("id") or trace.trace_id,
-        "generator": trace.run.model,
+        "generator": trace.run.model_name,
         "problem": trace.task.prompt,
         "steps": steps,
         "labels": labels,
