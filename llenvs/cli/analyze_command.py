@@ -44,6 +44,7 @@ from llenvs.analysis import (
 )
 from llenvs.cli.options import bounded
 from llenvs.cli.server_options import add_server_options, recorded_backend
+from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
 from llenvs.evaluation import trace_sampling_params
@@ -65,10 +66,7 @@ def add_parser(subparsers: Any) -> None:
             "to the trace file; a rerun resumes from them."
         ),
     )
-    parser.add_argument("traces", type=Path, help="the trace file")
-    parser.add_argument(
-        "--trace", default="1", help="which trace: its trace_id, or its line number (from 1)"
-    )
+    add_trace_arguments(parser)
     parser.add_argument(
         "--budget", type=bounded(ROLLOUT_BUDGET), default=64, help="most rollouts in all"
     )

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -52,6 +51,7 @@ from llenvs.cli.options import (
 )
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, recorded_backend
+from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import SamplingParams
 from llenvs.core.bounds import SAMPLES
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
@@ -83,13 +83,7 @@ def add_parser(subparsers: Any) -> None:
             "append the new trace (which names its parent) to the branches sidecar."
         ),
     )
-    parser.add_argument("traces", type=Path, help="the trace file")
-    parser.add_argument(
-        "--trace",
-        default="1",
-        help="which trace: its trace_id (in the file or its branches), or its line number in "
-        "the file (from 1, as Browse shows it and as messages about the file name it)",
-    )
+    add_trace_arguments(parser)
     parser.add_argument(
         "--at", type=int, required=True, help="segments to keep (0: before the first)"
     )

@@ -38,6 +38,7 @@ from typing import Any
 from rich.console import Console
 
 from llenvs.cli.server_options import add_server_options, server_options
+from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import SamplingParams
 from llenvs.core.spec.model_spec import ModelSpec, Provider
 from llenvs.evaluation.rerun import Rerun, recorded_model, rerun
@@ -70,13 +71,7 @@ def add_parser(subparsers: Any) -> None:
             "compare: exit 0 when identical, 1 when the response differs. Nothing is written."
         ),
     )
-    parser.add_argument("traces", type=Path, help="the trace file")
-    parser.add_argument(
-        "--trace",
-        default="1",
-        help="which trace: its trace_id (in the file or its branches), or its line number in "
-        "the file (from 1, as Browse shows it)",
-    )
+    add_trace_arguments(parser)
     parser.add_argument(
         "--responses",
         type=Path,

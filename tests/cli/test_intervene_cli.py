@@ -8,6 +8,7 @@ model to load.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from llenvs.cli.main import main
 from llenvs.traces import find_trace, read_branches, read_traces
 from tests.cli.test_commands import llenvs
 
-EXAMPLES = intervene_command.Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 @pytest.fixture
