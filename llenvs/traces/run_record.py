@@ -29,7 +29,7 @@ from llenvs.core.spec.segmenter_spec import SegmenterSpec
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader, check_json_safe
 
-__all__ = ["RunRecord"]
+__all__ = ["RunRecord", "model_name_in"]
 
 
 @dataclass(frozen=True)
@@ -172,3 +172,35 @@ class RunRecord:
         )
         reader.done()
         return record
+
+
+def model_name_in(run: object) -> str | None:
+    """The model name a run record's JSON object holds, of any schema version, unparsed.
+
+    What ``RunRecord.model_name`` gives once the record is read, for a list that reads only a
+    few fields of each line (Browse's index): schema 4's ``spec.model``, 1-3's ``model``, or
+    the name an older record kept in ``unknown``.
+
+    Example:
+        >>> model_name_in({"spec": {"model": {"provider": "embedded"}}})
+        'transformers/SmolLM2-135M-Instruct'
+        >>> model_name_in({"model": "openai/m"}), model_name_in({"unknown": {"model": "coin"}})
+        ('openai/m', 'coin')
+        >>> model_name_in({"spec": {}}), model_name_in(None)
+        (None, None)
+
+    """
+    if not isinstance(run, Mapping):
+        return None
+    spec = run.get("spec")
+    if isinstance(spec, Mapping) and spec.get("model") is not None:
+        try:
+            return ModelSpec.from_record(spec["model"]).recorded_name
+        except (LlenvsError, TypeError, ValueError):
+            return None
+    unknown = run.get("unknown")
+    for holder in (run, unknown if isinstance(unknown, Mapping) else {}):
+        name = holder.get("model")
+        if isinstance(name, str):
+            return name
+    return None

@@ -38,6 +38,7 @@ import pandas as pd
 
 from llenvs.traces import SkippedLine, Trace, TraceReader
 from llenvs.traces.line_limit import limited_lines, max_line_bytes
+from llenvs.traces.run_record import model_name_in
 from llenvs.traces.task_identity import prompt_hash_of
 from llenvs.ui.whitespace import one_line
 
@@ -201,7 +202,7 @@ def _summary(data: dict[str, Any], line: int, offset: int) -> tuple[Any, ...]:
         line,
         str(task["environment"]),
         int(task["task_index"]),
-        (data.get("run") or {}).get("model") or "",
+        model_name_in(data.get("run")) or "",
         None if success is None else bool(success),
         float(sum(final.values())) if final else math.nan,
         min(prm) if prm else math.nan,

@@ -33,6 +33,7 @@ from llenvs.traces import (
     read_traces,
     write_traces,
 )
+from llenvs.traces.sidecar import is_sidecar
 from llenvs.traces.task_identity import TaskIdentity, prompt_hash_of
 from tests.traces.factories import make_trace
 
@@ -209,10 +210,14 @@ EXPECTED_BUDGET = {
 """The token budget each sample file was recorded with."""
 
 
-@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.jsonl")), ids=lambda p: p.name)
+TRACE_FILES = sorted(
+    p for p in SAMPLES.glob("*.jsonl") if not is_sidecar(p) or p.name.endswith(".branches.jsonl")
+)
+"""The sample trace files and their branches (an analysis sidecar holds step values)."""
+
+
+@pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: p.name)
 def test_every_sample_file_reads_into_the_expected_spec_and_back(path, tmp_path):
-    if path.name.endswith(".analysis.jsonl"):
-        pytest.skip("an analysis sidecar holds step values, not traces")
     traces = list(TraceReader(path))
     assert traces
     budget = EXPECTED_BUDGET[path.name.split("-")[0]]

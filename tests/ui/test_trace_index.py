@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.traces import TraceFormatError, TraceReader
+from llenvs.traces import TraceFormatError, TraceReader, write_traces
 from llenvs.ui.trace_index import TraceIndex
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_traces" / "leg_counting-smollm2.jsonl"
@@ -67,3 +67,16 @@ def test_a_newer_schema_version_stops_the_index_with_the_readers_error(tmp_path)
         TraceIndex.scan(path)
     assert str(index.value) == str(library.value)
     assert "line 2: unknown trace schema_version 99" in str(index.value)
+
+
+@pytest.mark.parametrize("version", [3, 4], ids=["as recorded (v3)", "written back (v4)"])
+def test_the_lists_model_column_is_the_model_the_reader_reads(tmp_path, version):
+    path = tmp_path / "lc.jsonl"
+    if version == 4:
+        write_traces(path, TraceReader(SAMPLE))
+    else:
+        path.write_text(SAMPLE.read_text())
+    traces, _ = _read(path)
+    index = TraceIndex.scan(path)
+    assert index.table["model"].tolist() == [t.run.model_name for _, t in traces]
+    assert set(index.table["model"]) == {"transformers/SmolLM2-135M-Instruct"}
