@@ -199,7 +199,7 @@ def run() -> str:
     speedup = lib_first / again_first
     lines += [
         "",
-        f"- Against `llenvs intervene` (the issue's peer) the workbench's finished branch takes "
+        f"- Against `llenvs intervene` (issue 11's peer) the workbench's finished branch takes "
         f"{against_cli:+.0%}: the app keeps the model loaded (goal: at most +10%).",
         f"- Against the library `intervene` on the same loaded model (the peer issue 25 "
         f"names), the workbench's finished branch (written to the sidecar) takes {overhead:+.0%} "
