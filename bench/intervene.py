@@ -21,6 +21,7 @@ segment arrives at least 2x sooner than the first's.
 
 from __future__ import annotations
 
+import platform
 import shutil
 import statistics
 import subprocess
@@ -177,6 +178,10 @@ def run() -> str:
     ]
     lines = [
         HEADING,
+        "",
+        "Command: `.venv/bin/python bench/intervene.py` — run "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()}, "
+        f"Python {platform.python_version()}.",
         "",
         "`bench/intervene.py`, embedded SmolLM2-135M-Instruct, float32, on this machine (2 CPU "
         "cores, shared). The trace: line 3 of `sample_traces/leg_counting-smollm2.jsonl` "
