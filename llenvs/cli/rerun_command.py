@@ -41,7 +41,7 @@ from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import SamplingParams
 from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.evaluation.rerun import Rerun, recorded_model, rerun
+from llenvs.evaluation.rerun import recorded_model, rerun
 from llenvs.evaluation.trace_environment import trace_sampling_params
 from llenvs.traces import Trace, find_trace
 
@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.nullcontext() if args.no_progress else status:
         result = rerun(trace, backend, parent=parent)
     print(result.difference.describe())
-    if not result.identical:
-        _show_first_difference(result)
+    for line in result.first_difference_lines():
+        print(line)
     return 0 if result.identical else DIFFERENT
 
 
@@ -152,14 +152,3 @@ def _model(trace: Trace, args: argparse.Namespace) -> ModelSpec:
     if args.responses is not None:
         raise ValueError(f"--responses is for a trace of the scripted backend, not {spec.name!r}")
     return spec
-
-
-def _show_first_difference(result: Rerun) -> None:
-    """The first differing segment, as recorded and as made again."""
-    at = result.difference.first_segment
-    if at is None:
-        return
-    old = result.recorded.segments[at].text if at < len(result.recorded.segments) else "(none)"
-    new = result.again.segments[at].text if at < len(result.again.segments) else "(none)"
-    print(f"segment {at} recorded: {old!r}")
-    print(f"segment {at} now:      {new!r}")

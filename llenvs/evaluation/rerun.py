@@ -66,6 +66,27 @@ class Rerun:
         """The same response, cut into the same segments."""
         return self.difference.identical
 
+    def first_difference_lines(self) -> list[str]:
+        """The first differing segment, as recorded and as made again (none when identical).
+
+        Example:
+            >>> from llenvs.traces import SegmentRecord, TaskRecord
+            >>> a = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+            ...           segments=(SegmentRecord(0, 0, 2, "A."),))
+            >>> b = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+            >>> Rerun(a, b, ResponseDifference.between(a, b)).first_difference_lines()
+            ["segment 0 recorded: 'A.'", 'segment 0 now:      (none)']
+
+        """
+        at = self.difference.first_segment
+        if at is None:
+            return []
+        shown = [
+            repr(segments[at].text) if at < len(segments) else "(none)"
+            for segments in (self.recorded.segments, self.again.segments)
+        ]
+        return [f"segment {at} recorded: {shown[0]}", f"segment {at} now:      {shown[1]}"]
+
 
 def recorded_model(trace: Trace) -> ModelSpec:
     """The model a trace records (``run.spec.model``); a ``ValueError`` when it records none.

@@ -99,10 +99,5 @@ def show_rerun(result: Rerun) -> None:
         st.success(f"Run again from its record: {difference.describe()}.")
         return
     st.warning(f"Run again from its record: {difference.describe()}.")
-    at = difference.first_segment
-    if at is None:
-        return
-    recorded = result.recorded.segments
-    again = result.again.segments
-    st.text(f"segment {at} recorded: {recorded[at].text if at < len(recorded) else '(none)'!r}")
-    st.text(f"segment {at} now:      {again[at].text if at < len(again) else '(none)'!r}")
+    for line in result.first_difference_lines():
+        st.text(line)
