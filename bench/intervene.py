@@ -34,9 +34,10 @@ from typing import Any
 from bench_common import ROOT, main
 
 from llenvs.core.intervention import Force
-from llenvs.evaluation import BranchRequest, intervene
+from llenvs.core.run_events import RunEvent
+from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
-from llenvs.traces import SegmentFlag, SegmentRecord, find_trace
+from llenvs.traces import SegmentFlag, find_trace
 from llenvs.ui.background_job import BackgroundJob
 from llenvs.ui.intervention_panel import POLL_SECONDS
 
@@ -81,11 +82,11 @@ def _library_call(backend: Any, path: Path) -> tuple[float, float]:
     start = time.perf_counter()
     first: list[float] = []
 
-    def seen(sample: int, record: SegmentRecord) -> None:
-        if not first and SegmentFlag.GENERATED in record.flags:
+    def seen(event: RunEvent) -> None:
+        if not first and isinstance(event, StepTaken) and SegmentFlag.GENERATED in event.flags:
             first.append(time.perf_counter() - start)
 
-    intervene(path, BranchRequest(parent, AT, Force(FORCED)), backend, prm=PRM, on_segment=seen)
+    intervene(path, BranchRequest(parent, AT, Force(FORCED)), backend, prm=PRM, observer=seen)
     return first[0], time.perf_counter() - start
 
 

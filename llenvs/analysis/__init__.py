@@ -29,6 +29,7 @@ Example:
 
 """
 
+from llenvs.analysis.analysis_events import RolloutFinished, RolloutsProgress, RoundDone
 from llenvs.analysis.analysis_params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
 from llenvs.analysis.analysis_sidecar import (
     AnalysisFileError,
@@ -38,7 +39,7 @@ from llenvs.analysis.analysis_sidecar import (
     read_analysis,
     stored_keys,
 )
-from llenvs.analysis.analyze import ProgressFn, RoundFn, analysis_key, analyze_trace
+from llenvs.analysis.analyze import analysis_key, analyze_trace
 from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
 from llenvs.analysis.divergence import js_divergence, total_variation
@@ -67,10 +68,11 @@ __all__ = [
     "ForcedAnswer",
     "Interval",
     "MonteCarloPRM",
-    "ProgressFn",
     "Rollout",
+    "RolloutFinished",
+    "RolloutsProgress",
     "RolloutsStopped",
-    "RoundFn",
+    "RoundDone",
     "Schedule",
     "SpeedSource",
     "StepAnalysis",

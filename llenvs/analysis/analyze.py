@@ -2,8 +2,8 @@
 
 Each round asks the schedule which boundaries need rollouts (``AdaptiveSchedule`` by default),
 runs them in one batch (``run_rollouts``), appends them to the sidecar, and goes on until the
-schedule has nothing left to ask (every interval narrow enough, or the budget spent), or
-``should_stop`` says so: the calls in progress then end at the backend's next token, and the
+schedule has nothing left to ask (every interval narrow enough, or the budget spent), or its
+``StopToken`` is stopped: the calls in progress then end at the backend's next token, and the
 round's rollouts that finished before are stored as its last round. Rollouts already stored
 under the same key are read back first and counted: an interrupted run resumes where it
 stopped, and a rerun of a finished one generates nothing.
@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.analysis.analysis_events import RolloutFinished, RolloutsProgress, RoundDone
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.analysis_sidecar import (
     StoredAnalysis,
@@ -51,24 +52,16 @@ from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_
 from llenvs.analysis.schedule import AdaptiveSchedule, Schedule
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
-from llenvs.analysis.stoppable_backend import TokenObserver
 from llenvs.analysis.tally import Tally
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken, TokenGenerated
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
-from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
 
-__all__ = ["ProgressFn", "RoundFn", "analysis_key", "analyze_trace", "forced_answer_key"]
-
-ProgressFn = Callable[[int, int], None]
-"""Called once at the start (``(0, planned)``) and as each rollout finishes: ``(rollouts done
-in this run, rollouts planned at most)``."""
-
-RoundFn = Callable[[int, Sequence[Rollout]], None]
-"""Called after each round is stored: ``(rounds stored in all, the round's rollouts)``."""
+__all__ = ["analysis_key", "analyze_trace", "forced_answer_key"]
 
 
 def analysis_key(model: str, params: AnalysisParams) -> dict[str, Any]:
@@ -108,11 +101,9 @@ def analyze_trace(
     boundaries: Sequence[int] | None = None,
     forced_answer: bool = False,
     opening: str | None = None,
-    on_progress: ProgressFn | None = None,
-    on_round: RoundFn | None = None,
     retry: RetryPolicy | None = None,
-    should_stop: StopCheck | None = None,
-    on_token: TokenObserver | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> StepAnalysis:
     """Step values, importances (and forced answers) of ``trace``, from rollouts in rounds.
 
@@ -129,14 +120,13 @@ def analyze_trace(
         opening: the answer opening forced for that curve (default: the one the trace's run
             forced where an answer was missing, ``run.spec.answer_opening``, with its stop
             sequences, else ``<answer>``).
-        on_progress: called at the start and as each rollout finishes.
-        on_round: called after each round is stored (raising there stops the run; what was
-            stored stays).
         retry: how failing backend calls are retried (``run_rollouts``).
-        should_stop: asked after every generated token and between rounds; once True, the
-            calls in progress end at the next token, the rollouts that finished are stored,
-            and no forced answers are read: the analysis of what is stored is returned.
-        on_token: called after every generated token (``run_rollouts``).
+        observer: gets ``RolloutsProgress`` at the start and as each rollout finishes,
+            ``TokenGenerated`` after every generated token, ``RoundDone`` after each round is
+            stored, and ``Stopped`` (with the rollouts this run stored) when ``stop`` ended it.
+        stop: read after every generated token and between rounds; once stopped, the calls in
+            progress end at the next token, the rollouts that finished are stored, and no
+            forced answers are read: the analysis of what is stored is returned.
 
     """
     params = params or AnalysisParams()
@@ -157,17 +147,20 @@ def analyze_trace(
     known = {} if final is None else {count: Tally(int(final[0]), 1, exact=True)}
     planned = max(0, params.budget - len(rollouts))
     done = 0
-    if on_progress is not None:
-        on_progress(done, planned)
+    if observer is not None:
+        observer(RolloutsProgress(done, planned))
 
-    def finished() -> None:
+    def observe(event: RunEvent) -> None:  # the rollouts' events, as this run counts them
         nonlocal done
-        done += 1
-        if on_progress is not None:
-            on_progress(done, planned)
+        if isinstance(event, RolloutFinished):
+            done += 1
+            if observer is not None:
+                observer(RolloutsProgress(done, planned))
+        elif isinstance(event, TokenGenerated) and observer is not None:
+            observer(event)
 
     def stopping() -> bool:
-        return should_stop is not None and should_stop()
+        return stop is not None and stop.stopped
 
     while not stopping():
         left = params.budget - len(rollouts)
@@ -184,10 +177,9 @@ def analyze_trace(
             backend,
             params,
             environment=env,
-            on_rollout=finished,
             retry=retry,
-            should_stop=should_stop,
-            on_token=on_token,
+            observer=observe,
+            stop=stop,
         )
         if not new:
             break  # stopped before any finished: nothing to store
@@ -195,20 +187,24 @@ def analyze_trace(
             append_rollouts(store, trace.trace_id, key, rounds, new)
         rollouts.extend(new)
         rounds += 1
-        if on_round is not None:
-            on_round(rounds, new)
+        if observer is not None:
+            observer(RoundDone(rounds, tuple(new)))
     values = boundary_values(rollouts, chosen)
     if final is not None:
         values.append(exact_value(count, *final))
-    stop: tuple[str, ...] = ()
+    stop_sequences: tuple[str, ...] = ()
     if opening is None:
         recorded = recorded_answer_opening(trace)
-        opening, stop = (ANSWER_OPEN, ()) if recorded is None else (recorded.text, recorded.stop)
+        opening, stop_sequences = (
+            (ANSWER_OPEN, ()) if recorded is None else (recorded.text, recorded.stop)
+        )
     forced = (
-        _forced(trace, backend, env, params, store, opening, stop)
+        _forced(trace, backend, env, params, store, opening, stop_sequences)
         if forced_answer and not stopping()
         else None
     )
+    if observer is not None and stopping():
+        observer(Stopped(kept=len(rollouts) - resumed))
     return StepAnalysis(
         trace.trace_id,
         key,

@@ -6,7 +6,7 @@ feedback turns) and the rest is generated in one call (``COMPLETE``), with the r
 seed (``rollout_seed``). All of them go through one ``run_batch`` call, so the backend serves
 them together (and a server's prefix cache shares the common prefixes). Each is scored by the
 environment's own verifier; its answer is the one the environment read (``final_answer``).
-With ``should_stop``, the calls in progress end at the backend's next token once it says True
+With a ``stop`` token, the calls in progress end at the backend's next token once it is stopped
 (``StoppableBackend``): the rollouts that finished before are returned, the cut ones are not.
 
 Example:
@@ -29,18 +29,19 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from llenvs.analysis.analysis_events import RolloutFinished
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.final_answer import final_answer, step_answer
 from llenvs.analysis.rollout import Rollout, rollout_seed
-from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend, TokenObserver
+from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
-from llenvs.core.trajectory import Transition
 from llenvs.evaluation.answer_opening import recorded_answer_opening
-from llenvs.evaluation.episode import Episode, StopCheck
+from llenvs.evaluation.events import TrajectoryEnded, TrajectoryErrored
 from llenvs.evaluation.intervention import COMPLETE, StepDecision
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
@@ -48,10 +49,7 @@ from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.traces.trace import Trace
 
-__all__ = ["RolloutObserver", "exact_outcome", "run_rollouts", "sampled_boundaries"]
-
-RolloutObserver = Callable[[], None]
-"""Called once as each rollout of a batch finishes (for a progress bar)."""
+__all__ = ["exact_outcome", "run_rollouts", "sampled_boundaries"]
 
 
 def sampled_boundaries(trace: Trace) -> list[int]:
@@ -104,10 +102,9 @@ def run_rollouts(
     *,
     environment: SegmentedEnvironment,
     then: StepDecision = COMPLETE,
-    on_rollout: RolloutObserver | None = None,
     retry: RetryPolicy | None = None,
-    should_stop: StopCheck | None = None,
-    on_token: TokenObserver | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> list[Rollout]:
     """One rollout per ``(boundary, number)`` of ``jobs``, all generated in one batch.
 
@@ -118,20 +115,21 @@ def run_rollouts(
         params: the sampling parameters (``params.sampling_params()``).
         environment: the trace's environment (``trace_environment``), made once by the caller.
         then: what follows the prefix: ``COMPLETE`` (finish in one call), or a forced text.
-        on_rollout: called as each rollout finishes.
         retry: how failing backend calls are retried (default ``RetryPolicy()``); a rollout
             whose calls still fail is returned with ``error`` set (and not counted).
-        should_stop: asked after every generated token; once True the calls in progress end
-            there and only the rollouts that finished before are returned (in finishing order).
-        on_token: called after every generated token (progress inside a batch call).
+        observer: gets a ``RolloutFinished`` as each rollout ends, a ``TokenGenerated`` after
+            every generated token (progress inside a batch call), and ``Stopped`` when
+            ``stop`` cut the batch.
+        stop: read after every generated token; once stopped the calls in progress end there
+            and only the rollouts that finished before are returned (in finishing order).
 
     A trace whose run opened missing answers (``run.spec.answer_opening``) has its rollouts open
     theirs the same way, so a rollout is judged as the trace was.
 
     """
     sampling = params.sampling_params()
-    if should_stop is not None or on_token is not None:
-        backend = StoppableBackend(backend, should_stop or (lambda: False), on_token)
+    if stop is not None or observer is not None:
+        backend = StoppableBackend(backend, stop or StopToken(), observer)
     runner = SegmentedTrajectoryRunner(
         environment,
         backend,
@@ -142,18 +140,15 @@ def run_rollouts(
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]
     kept = {b: len("".join(s.text for s in trace.segments[:b])) for b in prefixes}
-    job_of = {seed: job for job, seed in zip(jobs, seeds, strict=True)}  # seeds are distinct
     finished: list[Rollout] = []
 
-    def observe(episode: Episode, transition: Transition) -> None:
-        if not episode.done:
-            return
-        seed = episode.params.seed
-        if seed in job_of:  # kept as it ends: a stop later in the batch loses none of them
-            boundary, number = job_of[seed]
-            finished.append(_rollout(boundary, number, seed, episode.result(), kept[boundary]))
-        if on_rollout is not None:
-            on_rollout()
+    def observe(event: RunEvent) -> None:  # kept as each ends: a later stop loses none
+        if isinstance(event, TrajectoryEnded | TrajectoryErrored):
+            boundary, number = jobs[event.trajectory]
+            seed = seeds[event.trajectory]
+            finished.append(_rollout(boundary, number, seed, event.result, kept[boundary]))
+            if observer is not None:
+                observer(RolloutFinished(finished[-1]))
 
     try:
         results = runner.run_batch(
@@ -161,16 +156,21 @@ def run_rollouts(
             prefixes=[prefixes[boundary] for boundary, _ in jobs],
             thens=[then] * len(jobs),
             seeds=seeds,
-            on_step=observe,
-            should_stop=should_stop,
+            observer=observe,
+            stop=stop,
         )
     except RolloutsStopped:
+        if observer is not None:
+            observer(Stopped(kept=len(finished)))
         return finished
-    return [
+    rollouts = [
         _rollout(boundary, number, seed, result, kept[boundary])
         for (boundary, number), seed, result in zip(jobs, seeds, results, strict=True)
         if not result.metadata.get("stopped")
     ]
+    if observer is not None and len(rollouts) < len(jobs):
+        observer(Stopped(kept=len(rollouts)))
+    return rollouts
 
 
 def _rollout(boundary: int, number: int, seed: int, result: TrajectoryResult, kept: int) -> Rollout:

@@ -2,20 +2,24 @@
 
 Every backend reads a request's ``stop_at`` after each token it generates (the transformers
 backend after each decode step, the openai one after each streamed token, the scripted one after
-each pseudo-token). This wrapper gives every request a ``stop_at`` that also asks
-``should_stop``: once it says True, every call in progress ends after the token being generated
+each pseudo-token). This wrapper gives every request a ``stop_at`` that also reads a
+``StopToken``: once it is stopped, every call in progress ends after the token being generated
 (one decode step of a batch), and the call raises ``RolloutsStopped`` instead of handing back
 generations that were cut short (they are not rollouts: a cut continuation is not a sample of
-the value). Each token read is counted (``on_token``), so a caller can show progress inside a
-batch call whose rollouts all come back at its end.
+the value). Each token read is told to the observer (``TokenGenerated``), so a caller can show
+progress inside a batch call whose rollouts all come back at its end.
 
 Example:
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> from llenvs.inference import get_backend
-    >>> asked = []
+    >>> from llenvs.core.run_events import StopToken
+    >>> asked, token = [], StopToken()
+    >>> def count(event):
+    ...     asked.append(event)
+    ...     if len(asked) == 2:
+    ...         token.stop()
     >>> backend = StoppableBackend(get_backend("scripted", outputs=["One two three four."]),
-    ...                            should_stop=lambda: len(asked) >= 2,
-    ...                            on_token=lambda: asked.append(1))
+    ...                            token, count)
     >>> request = GenerationRequest(Prompt((Message("user", "count"),)), SamplingParams(), 50)
     >>> backend.generate([request])
     Traceback (most recent call last):
@@ -29,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from llenvs.core.backend import (
@@ -39,11 +43,11 @@ from llenvs.core.backend import (
     GenerationRequest,
     ModelBackend,
 )
+from llenvs.core.run_events import RunObserver, StopToken, TokenGenerated
 
-__all__ = ["RolloutsStopped", "StoppableBackend", "TokenObserver"]
+__all__ = ["RolloutsStopped", "StoppableBackend"]
 
-TokenObserver = Callable[[], None]
-"""Called once for each token a backend generates (from the thread that calls the backend)."""
+_TOKEN = TokenGenerated()
 
 
 class RolloutsStopped(Exception):
@@ -51,12 +55,13 @@ class RolloutsStopped(Exception):
 
 
 class StoppableBackend:
-    """``backend``, its calls cut at the next token once ``should_stop()`` says True.
+    """``backend``, its calls cut at the next token once ``stop`` is stopped.
 
     Arguments:
         backend: the backend that generates.
-        should_stop: asked after every generated token.
-        on_token: called after every generated token (for progress), or None.
+        stop: read after every generated token.
+        observer: gets a ``TokenGenerated`` after every generated token (from the thread that
+            calls the backend), or None.
 
     Its ``capabilities`` are the backend's own, so the episode driver serves it as it serves
     ``backend``.
@@ -66,13 +71,13 @@ class StoppableBackend:
     def __init__(
         self,
         backend: ModelBackend,
-        should_stop: Callable[[], bool],
-        on_token: TokenObserver | None = None,
+        stop: StopToken,
+        observer: RunObserver | None = None,
     ) -> None:
         self.backend = backend
         """The backend that generates."""
-        self._should_stop = should_stop
-        self._on_token = on_token
+        self._stop = stop
+        self._observer = observer
         self._lock = threading.Lock()
 
     @property
@@ -94,9 +99,9 @@ class StoppableBackend:
             def stop_at(text: str) -> int | None:
                 with self._lock:
                     tokens[0] += 1
-                if self._on_token is not None:
-                    self._on_token()
-                if self._should_stop():
+                if self._observer is not None:
+                    self._observer(_TOKEN)
+                if self._stop.stopped:
                     cut.set()
                     return len(text)
                 return None if boundary is None else boundary(text)

@@ -33,6 +33,7 @@ from llenvs.analysis import (
     AdaptiveSchedule,
     AnalysisParams,
     FixedSchedule,
+    RolloutsProgress,
     SpeedSource,
     StepAnalysis,
     analysis_key,
@@ -47,6 +48,7 @@ from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
+from llenvs.core.run_events import RunEvent, RunObserver
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace, find_trace
 
@@ -169,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             store=store,
             schedule=schedule,
             forced_answer=args.forced_answer,
-            on_progress=advance,
+            observer=advance,
         )
     print(analysis_table(trace, analysis))
     generated = len(analysis.rollouts) - analysis.resumed
@@ -183,8 +185,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _progress(hidden: bool, total: int) -> Iterator[Any]:
-    """A progress bar on stderr; yields ``advance(done, planned)``."""
+def _progress(hidden: bool, total: int) -> Iterator[RunObserver | None]:
+    """A progress bar on stderr; yields the observer that moves it (``RolloutsProgress``)."""
     if hidden:
         yield None
         return
@@ -197,8 +199,9 @@ def _progress(hidden: bool, total: int) -> Iterator[Any]:
     ) as bar:
         task = bar.add_task("rollouts", total=total)
 
-        def advance(done: int, planned: int) -> None:
-            bar.update(task, completed=done, total=planned)
+        def advance(event: RunEvent) -> None:
+            if isinstance(event, RolloutsProgress):
+                bar.update(task, completed=event.done, total=event.planned)
 
         yield advance
 

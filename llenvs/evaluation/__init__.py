@@ -14,14 +14,12 @@ Example:
 from llenvs.core.intervention import Feedback, Force, Intervention, Resample
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.branch import SegmentObserver, branch, rerun_branch, step_decision
+from llenvs.evaluation.branch import branch, rerun_branch, step_decision
 from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
 from llenvs.evaluation.events import (
-    EvaluationEvent,
-    EventSink,
     RunEnded,
     RunStarted,
     StepTaken,
@@ -59,9 +57,7 @@ __all__ = [
     "BranchRequest",
     "Complete",
     "ContinuationStrategy",
-    "EvaluationEvent",
     "EvaluationResult",
-    "EventSink",
     "Feedback",
     "FeedbackTurn",
     "Force",
@@ -76,7 +72,6 @@ __all__ = [
     "RetryPolicy",
     "RunEnded",
     "RunStarted",
-    "SegmentObserver",
     "SegmentedTrajectoryRunner",
     "StepCallback",
     "StepDecision",

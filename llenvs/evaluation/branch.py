@@ -30,30 +30,23 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
+from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.intervention import ForceAction, StepDecision
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.inference.registry import backend_spec
-from llenvs.traces.from_steps import segment_from_transition
-from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.trace import Trace
 
-__all__ = ["SegmentObserver", "branch", "rerun_branch", "step_decision"]
-
-SegmentObserver = Callable[[int, SegmentRecord], None]
-"""Called with ``(sample number, segment)`` as each new segment of a branch is generated."""
+__all__ = ["branch", "rerun_branch", "step_decision"]
 
 
 def branch(
@@ -62,8 +55,8 @@ def branch(
     *,
     environment: SegmentedEnvironment | None = None,
     sampling_params: SamplingParams | None = None,
-    on_segment: SegmentObserver | None = None,
-    should_stop: StopCheck | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> list[Trace]:
     """The traces of ``request``: one, or a ``Resample``'s ``n``, generated together.
 
@@ -74,8 +67,10 @@ def branch(
         sampling_params: how to sample after a ``Force``, ``Feedback`` or ``Complete`` (by
             default the trace's own, else the runner's). A ``Resample`` samples as its
             ``params`` say, so it refuses this argument.
-        on_segment: called with ``(sample, segment)`` as each new segment is generated.
-        should_stop: asked before each generation; True keeps what was generated, marked
+        observer: gets the runner's events: a ``StepTaken`` per new segment (its
+            ``trajectory`` is the sample's number, its ``segment`` the trace's record of it),
+            ``TrajectoryEnded`` per sample, and ``Stopped`` when ``stop`` cut them.
+        stop: read before each generation; once stopped, what was generated is kept, marked
             truncated (``metadata["stopped"]``).
 
     The samples of a ``Resample`` each have their own seed, derived from the sampling seed
@@ -110,12 +105,10 @@ def branch(
             if n > 1:
                 params = params or SamplingParams()
                 seeds = derived_seeds(params.seed, n)
-                return _branches(
-                    request, backend, environment, params, seeds, on_segment, should_stop
-                )
+                return _branches(request, backend, environment, params, seeds, observer, stop)
         case _:
             params = sampling_params or trace_sampling_params(request.parent)
-    return _branches(request, backend, environment, params, None, on_segment, should_stop)
+    return _branches(request, backend, environment, params, None, observer, stop)
 
 
 def rerun_branch(
@@ -124,12 +117,15 @@ def rerun_branch(
     backend: ModelBackend,
     *,
     environment: SegmentedEnvironment | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> Trace:
     """``recorded``, a branch of ``parent``, made again from its record.
 
     The same point, the same intervention, its own sampling parameters and seed (a sample of
     a resample set is made again alone): greedy, or with the same seed on the same backend,
-    the result is the recorded branch again, byte for byte.
+    the result is the recorded branch again, byte for byte. ``observer`` and ``stop`` are
+    ``branch``'s.
 
     Example:
         >>> from llenvs.core.registry import environment_registry
@@ -161,6 +157,8 @@ def rerun_branch(
         backend,
         environment=environment,
         sampling_params=sampling,
+        observer=observer,
+        stop=stop,
     )
     return again
 
@@ -192,8 +190,8 @@ def _branches(
     environment: SegmentedEnvironment | None,
     params: SamplingParams | None,
     seeds: list[int | None] | None,
-    on_segment: SegmentObserver | None,
-    should_stop: StopCheck | None,
+    observer: RunObserver | None,
+    stop: StopToken | None,
 ) -> list[Trace]:
     """Branches of ``request``: one per seed (one with the params' own seed if None)."""
     trace = request.parent
@@ -207,24 +205,13 @@ def _branches(
     seeds = [runner.sampling_params.seed] if seeds is None else seeds
     feedback = isinstance(request.intervention, Feedback)
     prefix = trace_prefix(trace, request.at, keep_feedback_at=not feedback)
-    episodes: dict[int, int] = {}
-
-    def observe(episode: Episode, transition: Any) -> None:
-        if on_segment is None:
-            return
-        number = episodes.setdefault(id(episode), len(episodes))
-        text = transition.action.text
-        end = len(transition.result.next_state.hidden.accumulated_text)
-        index = len(episode.transitions) - 1
-        on_segment(number, segment_from_transition(transition, index, end - len(text)))
-
     results = runner.run_batch(
         [trace.task.task_index] * len(seeds),
         prefixes=[prefix] * len(seeds),
         thens=[step_decision(request.intervention)] * len(seeds),
         seeds=seeds,
-        on_step=observe,
-        should_stop=should_stop,
+        observer=observer,
+        stop=stop,
     )
     template = backend.capabilities.chat_template
     record = request.record()

@@ -4,10 +4,12 @@ It shows tasks done out of all, the success rate so far, errors, steps taken, el
 remaining time. On a terminal it redraws in place; elsewhere (CI logs) rich prints it plainly.
 
 Example:
-    >>> from llenvs.evaluation.events import RunStarted, TrajectoryEnded, RunEnded
+    >>> from llenvs.core.trajectory import Trajectory
+    >>> from llenvs.evaluation.events import RunStarted, TrajectoryEnded
+    >>> from llenvs.evaluation.trajectory_result import TrajectoryResult
     >>> bar = ConsoleProgress()
-    >>> bar.emit(RunStarted("leg_counting", "scripted", "sentence", (0, 1), resumed=0))
-    >>> bar.emit(TrajectoryEnded(0, success=True, steps=3))
+    >>> bar(RunStarted("leg_counting", "scripted", "sentence", (0, 1), resumed=0))
+    >>> bar(TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=True)))
     >>> bar.done, bar.succeeded
     (1, 1)
     >>> bar.close()
@@ -27,8 +29,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from llenvs.core.run_events import RunEvent
 from llenvs.evaluation.events import (
-    EvaluationEvent,
     RunStarted,
     StepTaken,
     TrajectoryEnded,
@@ -39,7 +41,7 @@ __all__ = ["ConsoleProgress"]
 
 
 class ConsoleProgress:
-    """A progress bar fed by evaluation events.
+    """A progress bar fed by evaluation events (a ``RunObserver``; ``close`` ends it).
 
     Arguments:
         console: where to draw (stderr by default).
@@ -70,7 +72,7 @@ class ConsoleProgress:
         self.steps = 0
         """Steps taken in this run."""
 
-    def emit(self, event: EvaluationEvent) -> None:
+    def __call__(self, event: RunEvent) -> None:
         """Advance the bar."""
         if isinstance(event, RunStarted):
             self.done = event.resumed

@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -41,26 +41,23 @@ from llenvs.core.backend import (
     SamplingParams,
 )
 from llenvs.core.errors import TerminalStateError
+from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode_phase import EpisodePhase
+from llenvs.evaluation.events import StepTaken
 from llenvs.evaluation.intervention import Complete, ForceAction, StepCallback, StepDecision
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
 from llenvs.evaluation.step_rewrites import reopened, with_feedback_after
 from llenvs.evaluation.step_rewrites import truncated as truncated_result
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
+from llenvs.traces.from_steps import segment_from_transition
 from llenvs.traces.segment_flag import SegmentFlag
 
-__all__ = ["Episode", "StepObserver", "StopCheck"]
-
-StepObserver = Callable[["Episode", Transition], None]
-"""Called after every step an episode takes (replayed prefix steps excepted): for logs."""
-
-StopCheck = Callable[[], bool]
-"""Asked before each generation; True ends the episode there, keeping its steps (truncated)."""
+__all__ = ["Episode"]
 
 
 class Episode:
@@ -90,9 +87,10 @@ class Episode:
         prefix: Prefix = None,
         max_steps: int | None = None,
         then: StepDecision = None,
-        on_step: StepObserver | None = None,
-        should_stop: StopCheck | None = None,
+        observer: RunObserver | None = None,
+        stop: StopToken | None = None,
         answer_opening: AnswerOpening | None = None,
+        slot: int = 0,
     ) -> None:
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be > 0 or None, got {max_steps}")
@@ -101,8 +99,12 @@ class Episode:
         self.params = params
         self.callback = step_callback
         self.max_steps = max_steps
-        self.on_step = on_step
-        self.should_stop = should_stop
+        self.observer = observer
+        """Gets a ``StepTaken`` after every live step (replayed prefix steps excepted)."""
+        self.stop = stop
+        """Read before each generation: once stopped, the episode ends there (``STOPPED``)."""
+        self.slot = slot
+        """Which trajectory of its call this is (``StepTaken.trajectory``)."""
         self.answer_opening = answer_opening
         self.answer_tokens = 0
         """Tokens the budget gained for the answer once ``answer_opening`` was forced (the
@@ -174,7 +176,7 @@ class Episode:
             elif self.budget <= 0:
                 self._end_generation()
                 self.pending = self.strategy.complete("", "")
-            elif self.should_stop is not None and self.should_stop():
+            elif self.stop is not None and self.stop.stopped:
                 self._move(EpisodePhase.STOPPED)
             else:
                 prompt = Prompt(
@@ -319,10 +321,17 @@ class Episode:
             self._move(EpisodePhase.TRUNCATED)
         elif result.done:
             self._move(EpisodePhase.FINISHED)
-        if self.on_step is not None:
-            self.on_step(self, transition)
+        if self.observer is not None:
+            self.observer(self._step_taken(transition))
         if self.callback is not None and not one_shot:
             self._apply(self.callback(result))
+
+    def _step_taken(self, transition: Transition) -> StepTaken:
+        """The event of the live step ``transition``, the last one taken."""
+        end = len(transition.result.next_state.hidden.accumulated_text)
+        text = transition.action.text
+        segment = segment_from_transition(transition, len(self.transitions) - 1, end - len(text))
+        return StepTaken(self.task_index, segment, self.slot)
 
     def _last_step_ends_the_turn(self) -> bool:
         """Whether generation ended with nothing after the last step, in the same turn.

@@ -48,7 +48,7 @@ class EpisodePhase(Enum):
     TRUNCATED = "truncated"
     """Ended at ``max_steps``."""
     STOPPED = "stopped"
-    """Ended between segments because ``should_stop`` said so (kept, marked truncated)."""
+    """Ended between segments because its ``StopToken`` was stopped (kept, marked truncated)."""
     FAILED = "failed"
     """Ended on a backend failure, with the transitions it had."""
 

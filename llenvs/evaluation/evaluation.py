@@ -37,24 +37,22 @@ from pathlib import Path
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.errors import TaskIndexError
+from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken, fan_out
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.prm_spec import PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.task_source import TaskSource
 from llenvs.core.task_spec import spell_tasks
-from llenvs.core.trajectory import Transition
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.console_progress import ConsoleProgress
-from llenvs.evaluation.episode import Episode, StopCheck
 from llenvs.evaluation.evaluation_result import EvaluationResult
 from llenvs.evaluation.events import (
-    EvaluationEvent,
-    EventSink,
     RunEnded,
     RunStarted,
     StepTaken,
     TrajectoryEnded,
     TrajectoryErrored,
+    trajectory_event,
 )
 from llenvs.evaluation.intervention import StepCallback
 from llenvs.evaluation.jsonl_event_log import JsonlEventLog
@@ -64,9 +62,7 @@ from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.inference.registry import backend_spec
-from llenvs.rewards.prm_reward_function import UNRATED_KEY
 from llenvs.traces.file_lock import file_lock
-from llenvs.traces.from_steps import step_flags
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader
 from llenvs.traces.trace_writer import (
@@ -76,10 +72,18 @@ from llenvs.traces.trace_writer import (
     write_traces,
 )
 
-__all__ = ["DEFAULT_RETRY", "ProgressCallback", "run_segmented_evaluation", "settle_results_file"]
+__all__ = [
+    "DEFAULT_RETRY",
+    "ProgressCallback",
+    "progress_observer",
+    "run_segmented_evaluation",
+    "settle_results_file",
+]
 
 ProgressCallback = Callable[[int, int], None]
-"""Called with (tasks finished, tasks in all) each time a trajectory finishes."""
+"""Called with (tasks finished, tasks in all) each time a trajectory finishes (and at the start,
+when a results file already had some): the guide's shorthand for an observer of
+``TrajectoryEnded`` (``progress_observer``)."""
 
 DEFAULT_RETRY = RetryPolicy()
 """Three tries per backend call, waiting 1 s then 2 s."""
@@ -99,8 +103,8 @@ def run_segmented_evaluation(
     max_steps: int | None = None,
     retry: RetryPolicy = DEFAULT_RETRY,
     results_file: str | os.PathLike[str] | None = None,
-    sinks: Sequence[EventSink] = (),
-    should_stop: StopCheck | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
     answer_opening: AnswerOpening | None = None,
     prm: PRMSpec | None = None,
 ) -> EvaluationResult:
@@ -122,8 +126,11 @@ def run_segmented_evaluation(
         max_steps: most live steps per trajectory.
         retry: how failing backend calls are retried.
         results_file: a trace file to append each finished trajectory to, and to resume from.
-        sinks: more event receivers (the workbench's live view, and tests, read the events).
-        should_stop: asked before each generation; once True the run ends: the trajectories
+        observer: gets the run's events (``llenvs.core.run_events``): ``RunStarted``, a
+            ``StepTaken`` per live step, ``TrajectoryEnded`` or ``TrajectoryErrored`` per task
+            once its trace is kept, ``Stopped`` when ``stop`` ended the run early, and
+            ``RunEnded`` (the workbench's live view, and tests, read them).
+        stop: read before each generation; once stopped the run ends: the trajectories
             in flight are dropped (not written, so a rerun with ``results_file`` runs them
             again), the finished ones kept, and the result holds the finished ones only.
         answer_opening: when a response ends without an answer, force this opening (a
@@ -153,30 +160,16 @@ def run_segmented_evaluation(
     earlier = {} if path is None else _finished_traces(path, environment, backend)
     finished = {i: earlier[i] for i in tasks if i in earlier and earlier[i].error is None}
     todo = [i for i in tasks if i not in finished]
+    slot_of = {task: slot for slot, task in enumerate(todo)}  # the runner's ``trajectory``
     config = LogConfig() if log is None else log
     log_path = _log_path(config, environment) if "file" in config.targets else None
-    receivers = [*_sinks(config, log_path), *sinks]
+    logs = _logs(config, log_path)
+    progress = None if progress_callback is None else progress_observer(progress_callback)
+    emit = fan_out(*logs, observer, progress)
 
-    def emit(event: EvaluationEvent) -> None:
-        for sink in receivers:
-            sink.emit(event)
-
-    def observe(episode: Episode, transition: Transition) -> None:
-        info = transition.info
-        emit(
-            StepTaken(
-                task_index=episode.task_index,
-                segment_index=int(info.get("segment_index", 1)) - 1,  # 0-based, as in traces
-                text=transition.action.text,
-                rewards={
-                    s.name: float(s.reward)
-                    for s in transition.rewards
-                    if not s.metadata.get(UNRATED_KEY)  # an unrated PRM step has no score
-                },
-                terminal=transition.result.terminated,
-                flags=step_flags(info),
-            )
-        )
+    def steps_only(event: RunEvent) -> None:  # a trajectory counts once its trace is kept
+        if isinstance(event, StepTaken):
+            emit(event)
 
     params, template = runner.sampling_params, backend.capabilities.chat_template
     spec = RunSpec(
@@ -192,15 +185,13 @@ def run_segmented_evaluation(
     try:
         name, segmenter = environment.spec.name, environment.segmenter.spec
         emit(RunStarted(name, backend.name, segmenter, tuple(tasks), resumed=len(finished)))
-        if progress_callback is not None and finished:
-            progress_callback(len(finished), len(tasks))
         for result in runner.run_tasks(
             todo,
             step_callback,
             max_steps=max_steps,
-            on_step=observe,
-            should_stop=should_stop,
             in_flight=batch_size,
+            observer=steps_only,
+            stop=stop,
         ):
             if result.metadata.get("stopped"):
                 continue  # cut short by the stop: run again on resume, never kept
@@ -211,13 +202,10 @@ def run_segmented_evaluation(
             results[index], traces[index] = result, trace
             if path is not None:
                 append_trace(path, trace)
-            if result.error is None:
-                emit(TrajectoryEnded(index, result.success, len(result.trajectory)))
-            else:
-                emit(TrajectoryErrored(index, result.error, len(result.trajectory)))
-            if progress_callback is not None:
-                progress_callback(len(traces), len(tasks))
+            emit(trajectory_event(index, result, slot_of[index]))
         ordered = tuple(traces[i] for i in tasks if i in traces)
+        if stop is not None and stop.stopped and len(ordered) < len(tasks):
+            emit(Stopped(kept=len(ordered)))
         emit(
             RunEnded(
                 completed=len(ordered),
@@ -228,8 +216,8 @@ def run_segmented_evaluation(
             )
         )
     finally:
-        for sink in receivers:
-            sink.close()
+        for log_observer in logs:
+            log_observer.close()
     if path is not None:
         settle_results_file(path)
     return EvaluationResult(ordered, results, resumed=len(finished), log_path=log_path)
@@ -362,11 +350,42 @@ def _log_path(config: LogConfig, environment: SegmentedEnvironment) -> Path:
     return config.directory / f"{name}.jsonl"
 
 
-def _sinks(config: LogConfig, log_path: Path | None) -> list[EventSink]:
-    """The receivers ``config`` asks for."""
-    sinks: list[EventSink] = []
+def _logs(config: LogConfig, log_path: Path | None) -> list[ConsoleProgress | JsonlEventLog]:
+    """The observers ``config`` asks for (closed when the run ends)."""
+    logs: list[ConsoleProgress | JsonlEventLog] = []
     if "console" in config.targets:
-        sinks.append(ConsoleProgress())
+        logs.append(ConsoleProgress())
     if log_path is not None:
-        sinks.append(JsonlEventLog(log_path))
-    return sinks
+        logs.append(JsonlEventLog(log_path))
+    return logs
+
+
+def progress_observer(callback: ProgressCallback) -> RunObserver:
+    """An observer calling ``callback(finished, total)`` as an evaluation's trajectories end.
+
+    It reads ``RunStarted`` (the total, and tasks a results file already had: reported at once
+    when there are some) and each ``TrajectoryEnded`` or ``TrajectoryErrored``.
+
+    Example:
+        >>> from llenvs.core.trajectory import Trajectory
+        >>> seen = []
+        >>> observe = progress_observer(lambda done, total: seen.append((done, total)))
+        >>> observe(RunStarted("leg_counting", "scripted", "sentence", (0, 1, 2), resumed=1))
+        >>> observe(TrajectoryEnded(2, TrajectoryResult(Trajectory(), success=True)))
+        >>> seen
+        [(1, 3), (2, 3)]
+
+    """
+    done = total = 0
+
+    def observe(event: RunEvent) -> None:
+        nonlocal done, total
+        if isinstance(event, RunStarted):
+            done, total = event.resumed, len(event.task_indices)
+            if done:
+                callback(done, total)
+        elif isinstance(event, TrajectoryEnded | TrajectoryErrored):
+            done += 1
+            callback(done, total)
+
+    return observe

@@ -1,13 +1,17 @@
-"""Typed events of an evaluation run, each a JSON line in the run's log file.
+"""The events of the runner and of an evaluation, each a JSON line in the run's log file.
 
-A run emits ``RunStarted``, then ``StepTaken`` for every step, ``TrajectoryEnded`` for every
-finished trajectory (``TrajectoryErrored`` instead when a backend failure ended it), and
-``RunEnded``. ``event_record`` turns any of them into the JSON object written to the log. A step
-event's ``segment_index`` counts from 0, as a trace's segments do (the step's ``info`` counts the
-segments consumed, so its first step says 1).
+These are the ``RunEvent``s (``llenvs.core.run_events``) a run of segments emits to its
+``observer``: ``StepTaken`` for every live step (its ``SegmentRecord``, as the trace will hold
+it), ``TrajectoryEnded`` for every finished trajectory (``TrajectoryErrored`` instead when a
+backend failure ended it), and ``Stopped`` (core) when a ``StopToken`` ended the call early. An
+evaluation wraps them in ``RunStarted`` and ``RunEnded``; ``event_record`` turns any event into
+the JSON object written to the log. A step's ``segment_index`` counts from 0, as a trace's
+segments do.
 
 Example:
-    >>> record = event_record(TrajectoryEnded(task_index=3, success=True, steps=4))
+    >>> from llenvs.core.trajectory import Trajectory
+    >>> result = TrajectoryResult(Trajectory(), success=True)
+    >>> record = event_record(TrajectoryEnded(task_index=3, result=result))
     >>> record["event"], record["task_index"], "time" in record
     ('trajectory_end', 3, True)
 
@@ -15,28 +19,29 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
+from llenvs.core.run_events import RunEvent
+from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.segment_record import SegmentRecord
 
 __all__ = [
-    "EvaluationEvent",
-    "EventSink",
     "RunEnded",
     "RunStarted",
     "StepTaken",
     "TrajectoryEnded",
     "TrajectoryErrored",
     "event_record",
+    "trajectory_event",
 ]
 
 
 @dataclass(frozen=True)
-class RunStarted:
+class RunStarted(RunEvent):
     """An evaluation began.
 
     Example:
@@ -59,70 +64,160 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
-class StepTaken:
-    """A trajectory took one step.
+class StepTaken(RunEvent):
+    """A trajectory took one live step: its segment, scored, as the trace will record it.
 
     Example:
-        >>> StepTaken(0, 0, "Two dogs. ", {"correctness": 0.0}, terminal=False).kind
-        'step'
+        >>> segment = SegmentRecord(0, 0, 10, "Two dogs. ", rewards={"correctness": 0.0},
+        ...                         flags=frozenset({SegmentFlag.GENERATED}))
+        >>> step = StepTaken(task_index=3, segment=segment)
+        >>> step.kind, step.segment_index, step.text, step.record()["flags"]
+        ('step', 0, 'Two dogs. ', ['generated'])
 
     """
 
     kind: ClassVar[str] = "step"
     task_index: int
     """The trajectory's task."""
-    segment_index: int
-    """Position of the segment in the response, 0-based like a trace's ``segments[].index``."""
-    text: str
-    """The segment."""
-    rewards: Mapping[str, float]
-    """The step's rewards by name."""
-    terminal: bool
-    """Whether the step ended the episode."""
-    flags: frozenset[SegmentFlag] = frozenset()
-    """How the segment came to be (logged as their sorted values)."""
+    segment: SegmentRecord
+    """The segment, its place in the response, rewards and flags (as in the trace)."""
+    trajectory: int = 0
+    """Which trajectory of the call: its position in the tasks (or branches) it was given."""
+
+    @property
+    def segment_index(self) -> int:
+        """Position of the segment in the response, 0-based like a trace's ``segments[].index``."""
+        return self.segment.index
+
+    @property
+    def text(self) -> str:
+        """The segment's text."""
+        return self.segment.text
+
+    @property
+    def rewards(self) -> Mapping[str, float]:
+        """The step's rewards by name (an unrated PRM step has none)."""
+        return self.segment.rewards
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the step ended the episode."""
+        return self.segment.terminal
+
+    @property
+    def flags(self) -> frozenset[SegmentFlag]:
+        """How the segment came to be."""
+        return self.segment.flags
+
+    def record(self) -> dict[str, Any]:
+        """The log's fields: task, trajectory, segment index, text, rewards, terminal, flags."""
+        return {
+            "task_index": self.task_index,
+            "trajectory": self.trajectory,
+            "segment_index": self.segment_index,
+            "text": self.text,
+            "rewards": dict(self.rewards),
+            "terminal": self.terminal,
+            "flags": sorted(flag.value for flag in self.flags),
+        }
 
 
 @dataclass(frozen=True)
-class TrajectoryEnded:
-    """A trajectory finished.
+class TrajectoryEnded(RunEvent):
+    """A trajectory finished (``TrajectoryErrored`` instead when a backend failure ended it).
 
     Example:
-        >>> TrajectoryEnded(0, success=False, steps=2).kind
-        'trajectory_end'
+        >>> from llenvs.core.trajectory import Trajectory
+        >>> ended = TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=False))
+        >>> ended.kind, ended.success, ended.steps, ended.record()
+        ('trajectory_end', False, 0, {'task_index': 0, 'trajectory': 0, 'success': False, 'steps': 0})
 
-    """
+    """  # noqa: E501
 
     kind: ClassVar[str] = "trajectory_end"
     task_index: int
     """The trajectory's task."""
-    success: bool
-    """Whether it succeeded."""
-    steps: int
-    """How many steps it took."""
+    result: TrajectoryResult
+    """The finished trajectory."""
+    trajectory: int = 0
+    """Which trajectory of the call (see ``StepTaken.trajectory``)."""
+
+    @property
+    def success(self) -> bool:
+        """Whether it succeeded."""
+        return self.result.success
+
+    @property
+    def steps(self) -> int:
+        """How many steps it took (replayed prefix steps included)."""
+        return len(self.result.trajectory)
+
+    def record(self) -> dict[str, Any]:
+        """The log's fields: task, trajectory, success, steps."""
+        return {
+            "task_index": self.task_index,
+            "trajectory": self.trajectory,
+            "success": self.success,
+            "steps": self.steps,
+        }
 
 
 @dataclass(frozen=True)
-class TrajectoryErrored:
+class TrajectoryErrored(RunEvent):
     """A backend failure, after retries, ended a trajectory (its steps are kept).
 
     Example:
-        >>> TrajectoryErrored(0, "BackendError: down", steps=1).kind
-        'error'
+        >>> from llenvs.core.trajectory import Trajectory
+        >>> failed = TrajectoryResult(Trajectory(), success=False, error="BackendError: down")
+        >>> TrajectoryErrored(0, failed).record()["error"]
+        'BackendError: down'
 
     """
 
     kind: ClassVar[str] = "error"
     task_index: int
     """The trajectory's task."""
-    error: str
-    """The failure."""
-    steps: int
-    """Steps taken before it."""
+    result: TrajectoryResult
+    """What the trajectory had when it failed (``result.error`` says why)."""
+    trajectory: int = 0
+    """Which trajectory of the call (see ``StepTaken.trajectory``)."""
+
+    @property
+    def error(self) -> str:
+        """The failure."""
+        return self.result.error or ""
+
+    @property
+    def steps(self) -> int:
+        """Steps taken before it."""
+        return len(self.result.trajectory)
+
+    def record(self) -> dict[str, Any]:
+        """The log's fields: task, trajectory, error, steps."""
+        return {
+            "task_index": self.task_index,
+            "trajectory": self.trajectory,
+            "error": self.error,
+            "steps": self.steps,
+        }
+
+
+def trajectory_event(task_index: int, result: TrajectoryResult, trajectory: int = 0) -> RunEvent:
+    """``TrajectoryEnded``, or ``TrajectoryErrored`` when a backend failure ended ``result``.
+
+    Example:
+        >>> from llenvs.core.trajectory import Trajectory
+        >>> trajectory_event(2, TrajectoryResult(Trajectory(), success=True)).kind
+        'trajectory_end'
+
+    """
+    if result.error is None:
+        return TrajectoryEnded(task_index, result, trajectory)
+    return TrajectoryErrored(task_index, result, trajectory)
 
 
 @dataclass(frozen=True)
-class RunEnded:
+class RunEnded(RunEvent):
     """An evaluation finished.
 
     Example:
@@ -144,45 +239,18 @@ class RunEnded:
     """Anything else worth logging (the results file, for one)."""
 
 
-EvaluationEvent = RunStarted | StepTaken | TrajectoryEnded | TrajectoryErrored | RunEnded
-"""Any event of an evaluation run."""
-
-
-def event_record(event: EvaluationEvent) -> dict[str, Any]:
+def event_record(event: RunEvent) -> dict[str, Any]:
     """The JSON object of ``event``: ``event`` (its kind), ``time`` (UTC), then its fields.
 
     Example:
         >>> event_record(RunEnded(1, 1, 0, 0.25))["seconds"]
         0.25
+        >>> event_record(RunStarted("e", "m", "sentence", (0, 1), resumed=0))["task_indices"]
+        [0, 1]
 
     """
-    fields = dataclasses.asdict(event)
-    for key, value in fields.items():
-        if isinstance(value, tuple):
-            fields[key] = list(value)
-        elif isinstance(value, frozenset):
-            fields[key] = sorted(flag.value for flag in value)
+    fields = {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in event.record().items()
+    }
     return {"event": event.kind, "time": datetime.now(UTC).isoformat(), **fields}
-
-
-class EventSink(Protocol):
-    """Receives the events of a run (a progress bar, a log file, a test's list).
-
-    Example:
-        >>> class Collect:
-        ...     def __init__(self): self.events = []
-        ...     def emit(self, event): self.events.append(event)
-        ...     def close(self): pass
-        >>> sink: EventSink = Collect()
-        >>> sink.emit(RunEnded(0, 0, 0, 0.0)); len(sink.events)
-        1
-
-    """
-
-    def emit(self, event: EvaluationEvent) -> None:
-        """Take one event."""
-        ...
-
-    def close(self) -> None:
-        """The run is over: flush, close files, stop bars."""
-        ...

@@ -43,10 +43,10 @@ from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.reward_function import RewardFunction
+from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.evaluation.branch import SegmentObserver, branch
+from llenvs.evaluation.branch import branch
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.scored_environment import run_prm_rewards
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards
@@ -64,8 +64,8 @@ def intervene(
     prm: str | None = None,
     prm_options: Mapping[str, Any] | None = None,
     sampling_params: SamplingParams | None = None,
-    on_segment: SegmentObserver | None = None,
-    should_stop: StopCheck | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> list[Trace]:
     """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
@@ -85,8 +85,8 @@ def intervene(
             ``"vllm/<model>"``); with the recorded PRM's name they make it anew with them.
         sampling_params: how to sample after a force, feedback or complete (default: the
             parent's own); a ``Resample`` carries its own (``branch``).
-        on_segment: called with ``(sample, segment)`` as each new segment is generated.
-        should_stop: asked between segments; True keeps what was generated, truncated.
+        observer: gets ``branch``'s events (a ``StepTaken`` per new segment, as it comes).
+        stop: read between segments; once stopped, what was generated is kept, truncated.
 
     Returns the branches, in the order they were appended.
 
@@ -99,8 +99,8 @@ def intervene(
         backend,
         environment=environment,
         sampling_params=sampling_params,
-        on_segment=on_segment,
-        should_stop=should_stop,
+        observer=observer,
+        stop=stop,
     )
     record = _scored_by(trace, prm, prm_options or {}, rewards, backend)
     children = [

@@ -9,7 +9,7 @@ Example:
     >>> from llenvs.evaluation.events import RunEnded
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "logs" / "run.jsonl"
     >>> log = JsonlEventLog(path)
-    >>> log.emit(RunEnded(completed=1, succeeded=1, errors=0, seconds=0.1)); log.close()
+    >>> log(RunEnded(completed=1, succeeded=1, errors=0, seconds=0.1)); log.close()
     >>> json.loads(path.read_text())["event"]
     'end'
 
@@ -21,13 +21,14 @@ import json
 import os
 from pathlib import Path
 
-from llenvs.evaluation.events import EvaluationEvent, event_record
+from llenvs.core.run_events import RunEvent
+from llenvs.evaluation.events import event_record
 
 __all__ = ["JsonlEventLog"]
 
 
 class JsonlEventLog:
-    """Appends events to ``path`` (its folder is created).
+    """Appends events to ``path`` (its folder is created); a ``RunObserver``, ``close`` ends it.
 
     Example:
         >>> import tempfile, pathlib
@@ -41,7 +42,7 @@ class JsonlEventLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("a", encoding="utf-8")
 
-    def emit(self, event: EvaluationEvent) -> None:
+    def __call__(self, event: RunEvent) -> None:
         """Write one event as a line and flush it."""
         self._file.write(json.dumps(event_record(event), ensure_ascii=False) + "\n")
         self._file.flush()

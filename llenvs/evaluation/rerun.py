@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 from llenvs.core.backend import ModelBackend
 from llenvs.core.intervention import Resample
+from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.model_spec import ModelSpec
-from llenvs.evaluation.branch import SegmentObserver, branch, rerun_branch
+from llenvs.evaluation.branch import branch, rerun_branch
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.episode import StopCheck
 from llenvs.evaluation.trace_environment import trace_sampling_params
 from llenvs.traces.response_difference import ResponseDifference
 from llenvs.traces.trace import Trace
@@ -125,15 +125,16 @@ def rerun(
     *,
     parent: Trace | None = None,
     environment: SegmentedEnvironment | None = None,
-    on_segment: SegmentObserver | None = None,
-    should_stop: StopCheck | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
 ) -> Rerun:
     """``trace`` made again on ``backend`` from its record, compared with the record.
 
     A root trace is resampled from its first segment with its recorded sampling parameters
     and seed (the runner's defaults where it records none) and answer opening. A branch needs
     its ``parent`` (its file or sidecar holds it): it is made again with ``rerun_branch``.
-    Nothing is written: the caller decides what to keep.
+    Nothing is written: the caller decides what to keep. ``observer`` and ``stop`` are
+    ``branch``'s (the new segments as they come; a stop keeps what was made, truncated).
 
     Example:
         >>> from llenvs.traces import BranchRecord, TaskRecord
@@ -152,14 +153,16 @@ def rerun(
                 f"the trace is a branch of {trace.parent.parent_id}: give its parent to make it "
                 "again"
             )
-        again = rerun_branch(trace, parent, backend, environment=environment)
+        again = rerun_branch(
+            trace, parent, backend, environment=environment, observer=observer, stop=stop
+        )
     else:
         request = BranchRequest(trace, 0, Resample(1, trace_sampling_params(trace)))
         [again] = branch(
             request,
             backend,
             environment=environment,
-            on_segment=on_segment,
-            should_stop=should_stop,
+            observer=observer,
+            stop=stop,
         )
     return Rerun(trace, again, ResponseDifference.between(trace, again))

@@ -22,12 +22,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.run_events import RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode import Episode, StepObserver, StopCheck
-from llenvs.evaluation.episode_driver import drive_episodes, run_episodes
+from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.episode_driver import drive_episodes
+from llenvs.evaluation.episode_phase import EpisodePhase
+from llenvs.evaluation.events import trajectory_event
 from llenvs.evaluation.intervention import StepCallback, StepDecision
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.retry_policy import RetryPolicy
@@ -111,8 +114,9 @@ class SegmentedTrajectoryRunner:
         prefix: Prefix = None,
         max_steps: int | None = None,
         then: StepDecision = None,
-        on_step: StepObserver | None = None,
-        should_stop: StopCheck | None = None,
+        *,
+        observer: RunObserver | None = None,
+        stop: StopToken | None = None,
     ) -> TrajectoryResult:
         """Run one episode of task ``task_index``.
 
@@ -125,9 +129,10 @@ class SegmentedTrajectoryRunner:
                 then continues with the prefix text as the open assistant turn.
             max_steps: most live steps; the last one is marked truncated.
             then: one intervention applied right after the prefix (even an empty one).
-            on_step: called with ``(episode, transition)`` after each live step, as it is
-                generated (to show it, or log it).
-            should_stop: asked before each generation; True ends the episode there with the
+            observer: gets a ``StepTaken`` after each live step, as it is generated,
+                ``TrajectoryEnded`` (or ``TrajectoryErrored``) at the end, and ``Stopped`` when
+                ``stop`` ended it (``llenvs.core.run_events``).
+            stop: read before each generation; once stopped, the episode ends there with the
                 steps it has (``metadata["stopped"]`` and ``truncated``).
 
         Feedback closes the assistant turn (the stepped text; unstepped overshoot is dropped)
@@ -162,8 +167,8 @@ class SegmentedTrajectoryRunner:
             prefixes=[prefix],
             max_steps=max_steps,
             thens=[then],
-            on_step=on_step,
-            should_stop=should_stop,
+            observer=observer,
+            stop=stop,
         )[0]
 
     def run_batch(
@@ -173,9 +178,10 @@ class SegmentedTrajectoryRunner:
         prefixes: Sequence[Prefix] | None = None,
         max_steps: int | None = None,
         thens: Sequence[StepDecision] | None = None,
-        on_step: StepObserver | None = None,
         seeds: Sequence[int | None] | None = None,
-        should_stop: StopCheck | None = None,
+        *,
+        observer: RunObserver | None = None,
+        stop: StopToken | None = None,
     ) -> list[TrajectoryResult]:
         """Run one episode per task, all at once; the results in the order of the tasks.
 
@@ -183,9 +189,10 @@ class SegmentedTrajectoryRunner:
         ``episode_driver``: one call per round of waiting requests for a batching backend, one
         call per request for a concurrent one); ``step_callback`` runs per
         trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task;
-        ``on_step(episode, transition)`` observes every live step (for logs and progress);
         ``seeds`` gives each episode its own sampling seed (``derived_seeds`` makes them from
-        one); ``should_stop`` is asked before each generation (see ``run_trajectory``).
+        one). ``observer`` gets every live step and each trajectory's end as it ends (its
+        ``trajectory`` is its position in ``task_indices``); ``stop`` is read before each
+        generation (see ``run_trajectory``).
 
         Example:
             >>> from llenvs.core.registry import environment_registry
@@ -210,26 +217,36 @@ class SegmentedTrajectoryRunner:
                 f"prefix(es), {len(thens)} then(s) and {len(seeds)} seed(s)"
             )
         episodes = [
-            self._episode(task, step_callback, prefix, max_steps, then, on_step, seed, should_stop)
-            for task, prefix, then, seed in zip(task_indices, prefixes, thens, seeds, strict=True)
+            self._episode(task, step_callback, prefix, max_steps, then, seed, slot, observer, stop)
+            for slot, (task, prefix, then, seed) in enumerate(
+                zip(task_indices, prefixes, thens, seeds, strict=True)
+            )
         ]
-        run_episodes(self.backend, episodes, self.retry)
-        return [episode.result() for episode in episodes]
+        results = {}
+        for episode in drive_episodes(self.backend, episodes, self.retry):
+            results[episode.slot] = _ended(episode, observer)
+        ordered = [results[slot] for slot in range(count)]
+        if stop is not None and observer is not None:
+            _report_stop(ordered, count, stop, observer)
+        return ordered
 
     def run_tasks(
         self,
         task_indices: Sequence[int],
         step_callback: StepCallback | None = None,
         max_steps: int | None = None,
-        on_step: StepObserver | None = None,
-        should_stop: StopCheck | None = None,
         in_flight: int = 8,
+        *,
+        observer: RunObserver | None = None,
+        stop: StopToken | None = None,
     ) -> Iterator[TrajectoryResult]:
         """Run the tasks with up to ``in_flight`` at once; yield each result as it ends.
 
         A task starts the moment another one ends (continuous scheduling), so a long
-        trajectory holds one slot, not the whole batch. Once ``should_stop`` says True no
-        task starts, and those running end between segments (``metadata["stopped"]``).
+        trajectory holds one slot, not the whole batch. ``observer`` gets the events of
+        ``run_batch`` (``trajectory``: the task's position in ``task_indices``). Once ``stop``
+        is stopped no task starts, and those running end between segments
+        (``metadata["stopped"]``).
 
         Example:
             >>> from llenvs.core.registry import environment_registry
@@ -249,15 +266,19 @@ class SegmentedTrajectoryRunner:
         seed = self.sampling_params.seed
 
         def episodes() -> Iterator[Episode]:
-            for task_index in task_indices:
-                if should_stop is not None and should_stop():
+            for slot, task_index in enumerate(task_indices):
+                if stop is not None and stop.stopped:
                     return
                 yield self._episode(
-                    task_index, step_callback, None, max_steps, None, on_step, seed, should_stop
+                    task_index, step_callback, None, max_steps, None, seed, slot, observer, stop
                 )
 
+        results = []
         for episode in drive_episodes(self.backend, episodes(), self.retry, in_flight):
-            yield episode.result()
+            results.append(_ended(episode, observer))
+            yield results[-1]
+        if stop is not None and observer is not None:
+            _report_stop(results, len(task_indices), stop, observer)
 
     def _episode(
         self,
@@ -266,9 +287,10 @@ class SegmentedTrajectoryRunner:
         prefix: Prefix,
         max_steps: int | None,
         then: StepDecision,
-        on_step: StepObserver | None,
         seed: int | None,
-        should_stop: StopCheck | None,
+        slot: int,
+        observer: RunObserver | None,
+        stop: StopToken | None,
     ) -> Episode:
         """A new episode of task ``task_index`` with its own strategy and seed."""
         return Episode(
@@ -280,9 +302,10 @@ class SegmentedTrajectoryRunner:
             prefix=prefix,
             max_steps=max_steps,
             then=then,
-            on_step=on_step,
-            should_stop=should_stop,
+            observer=observer,
+            stop=stop,
             answer_opening=self.answer_opening,
+            slot=slot,
         )
 
     def _new_strategy(self) -> ContinuationStrategy:
@@ -291,3 +314,20 @@ class SegmentedTrajectoryRunner:
         if TokenContinuationStrategy.applies(segmenter, self.backend):
             return TokenContinuationStrategy(segmenter, int(getattr(segmenter, "token_size", 0)))
         return BoundaryContinuationStrategy(segmenter)
+
+
+def _ended(episode: Episode, observer: RunObserver | None) -> TrajectoryResult:
+    """The result of the ended ``episode``, told to ``observer`` unless a stop cut it."""
+    result = episode.result()
+    if observer is not None and episode.phase is not EpisodePhase.STOPPED:
+        observer(trajectory_event(episode.task_index, result, episode.slot))
+    return result
+
+
+def _report_stop(
+    results: Sequence[TrajectoryResult], planned: int, stop: StopToken, observer: RunObserver
+) -> None:
+    """``Stopped`` to ``observer`` when ``stop`` cut an episode or kept one from starting."""
+    cut = [result for result in results if result.metadata.get("stopped")]
+    if stop.stopped and (cut or len(results) < planned):
+        observer(Stopped(kept=len(results) - len(cut)))

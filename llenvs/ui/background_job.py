@@ -3,10 +3,10 @@
 Streamlit reruns the page on every click, which would cut short work done in the page's own
 run. A ``BackgroundJob`` runs its ``work`` on one of the app's worker threads instead (the
 ``JobQueue``, fair between browser sessions); the page reads how far it got, asks it to stop
-(``stop``: the work checks ``stop_requested`` between its steps), and shows its error, which is
-kept rather than raised. A job knows its browser session (the page run that made it), when it
-was queued, when a worker started it and when it ended, so a page shows the time it waited
-apart from the time it ran (``clock``); ``stop_session`` stops all of a session's jobs, the
+(``stop``: the work hands ``stop_token`` to the library call it makes), and shows its error,
+which is kept rather than raised. A job knows its browser session (the page run that made it),
+when it was queued, when a worker started it and when it ended, so a page shows the time it
+waited apart from the time it ran (``clock``); ``stop_session`` stops all of a session's jobs, the
 queued ones taken out without running.
 
 Example:
@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 
+from llenvs.core.run_events import StopToken
 from llenvs.ui.job_queue import JobQueue, shared_queue
 from llenvs.ui.model_pool import Lease, shared_pool
 
@@ -122,7 +123,8 @@ class BackgroundJob:
         self._queue = queue
         self._model = model
         self._lease: Lease | None = None
-        self._stop = threading.Event()
+        self.stop_token = StopToken()
+        """Stopped by ``stop`` (and when dropped): the work hands it to the library call."""
         self._done = threading.Event()
         if start:
             self.start()
@@ -150,11 +152,11 @@ class BackgroundJob:
     @property
     def stop_requested(self) -> bool:
         """Whether ``stop`` was called."""
-        return self._stop.is_set()
+        return self.stop_token.stopped
 
     def stop(self) -> None:
         """Ask the work to end at its next step; what it made is kept."""
-        self._stop.set()
+        self.stop_token.stop()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the job to end; True if it has."""
@@ -231,7 +233,7 @@ class BackgroundJob:
         self.dropped = True
         self.error = JobDropped()
         self._let_go()
-        self._stop.set()
+        self.stop_token.stop()
         self.finished = time.perf_counter()
         self._done.set()
 

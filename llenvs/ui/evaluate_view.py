@@ -36,7 +36,7 @@ from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.core.task_spec import parse_tasks
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
-from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan
+from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
 from llenvs.ui.model_choice import ModelChoice
 from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
@@ -249,21 +249,21 @@ def _live(job: EvaluationJob) -> None:
     """The tasks' status while the run goes on, with Stop; once it ends, its outcome."""
     statuses = job.snapshot()
     states = Counter(s.state for s in statuses.values())
-    done = states["succeeded"] + states["failed"] + states["error"]
+    done = sum(s.state.ended for s in statuses.values())
     elapsed = job.elapsed()
     fresh = done - job.resumed
     left = len(statuses) - done
     remaining = f", about {elapsed / fresh * left:.0f} s left" if fresh > 0 and left else ""
     st.caption(
         f"{done} of {count(len(statuses), 'task')} done ({job.resumed} resumed): "
-        f"{states['succeeded']} succeeded, {states['failed']} failed, "
-        f"{count(states['error'], 'error')}; {job.clock()}{remaining}"
+        f"{states[TaskState.SUCCEEDED]} succeeded, {states[TaskState.FAILED]} failed, "
+        f"{count(states[TaskState.ERROR], 'error')}; {job.clock()}{remaining}"
     )
     session_jobs(job, "ev-stop-session")
     st.dataframe(
         pd.DataFrame(
             [
-                {"task": task, "status": s.state, "steps": s.steps, "latest": s.last[-120:]}
+                {"task": task, "status": s.state.value, "steps": s.steps, "latest": s.last[-120:]}
                 for task, s in statuses.items()
             ]
         ),

@@ -28,25 +28,27 @@ import hashlib
 import json
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_events import RunEvent
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.evaluation import run_segmented_evaluation
 from llenvs.evaluation.evaluation_result import EvaluationResult
-from llenvs.evaluation.events import EvaluationEvent, event_record
+from llenvs.evaluation.events import RunStarted, StepTaken, TrajectoryEnded, TrajectoryErrored
 from llenvs.evaluation.log_config import LogConfig
 from llenvs.evaluation.scored_environment import scored_environment
 from llenvs.rewards.prm_provenance import provenance_of
 from llenvs.ui.background_job import BackgroundJob
 
-__all__ = ["EvaluationJob", "EvaluationPlan", "TaskStatus"]
+__all__ = ["EvaluationJob", "EvaluationPlan", "TaskState", "TaskStatus"]
 
 
 @dataclass(frozen=True)
@@ -136,12 +138,49 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:40] or "x"
 
 
+class TaskState(StrEnum):
+    """Where one task of an evaluation stands (its value is what the page's table shows).
+
+    Example:
+        >>> [state.value for state in TaskState if state.ended]
+        ['succeeded', 'failed', 'error']
+
+    """
+
+    WAITING = "waiting"
+    """Not started yet."""
+    RUNNING = "running"
+    """Steps are being generated."""
+    SUCCEEDED = "succeeded"
+    """Ended, and its answer is right."""
+    FAILED = "failed"
+    """Ended, and its answer is wrong (or missing)."""
+    ERROR = "error"
+    """A backend failure ended it (run again to retry it)."""
+
+    @property
+    def ended(self) -> bool:
+        """Whether the task has ended (succeeded, failed or errored)."""
+        return self not in (TaskState.WAITING, TaskState.RUNNING)
+
+    @classmethod
+    def of(cls, success: bool) -> TaskState:
+        """The state of a task that ran to its end.
+
+        Example:
+            >>> TaskState.of(True), TaskState.of(False)
+            (<TaskState.SUCCEEDED: 'succeeded'>, <TaskState.FAILED: 'failed'>)
+
+        """
+        return cls.SUCCEEDED if success else cls.FAILED
+
+
 @dataclass
 class TaskStatus:
     """Where one task stands."""
 
-    state: str = "waiting"
-    """``waiting``, ``running``, ``succeeded``, ``failed``, or ``error``."""
+    state: TaskState = TaskState.WAITING
+    """Waiting, running, succeeded, failed, or errored."""
     steps: int = 0
     """Segments generated so far."""
     last: str = ""
@@ -185,28 +224,23 @@ class EvaluationJob(BackgroundJob):
     def snapshot(self) -> dict[int, TaskStatus]:
         """A copy of every task's status."""
         with self._lock:
-            return {task: TaskStatus(**vars(s)) for task, s in self.statuses.items()}
+            return {task: replace(s) for task, s in self.statuses.items()}
 
-    def emit(self, event: EvaluationEvent) -> None:
-        """Take one event of the run (the ``EventSink`` protocol)."""
+    def observe(self, event: RunEvent) -> None:
+        """Take one event of the run: the tasks' statuses follow it."""
         with self._lock:
-            data = event_record(event)
-            task = data.get("task_index")
-            status = self.statuses.get(task) if isinstance(task, int) else None
-            if event.kind == "start":
-                self.resumed = int(data.get("resumed", 0))
-            elif status is None:
-                return
-            elif event.kind == "step":
-                status.state, status.steps = "running", status.steps + 1
-                status.last = str(data.get("text", ""))
-            elif event.kind == "trajectory_end":
-                status.state = "succeeded" if data.get("success") else "failed"
-            elif event.kind == "error":
-                status.state, status.error = "error", str(data.get("error", ""))
-
-    def close(self) -> None:
-        """The end of the event stream (the ``EventSink`` protocol)."""
+            match event:
+                case RunStarted(resumed=resumed):
+                    self.resumed = resumed
+                case StepTaken(task_index=task) if task in self.statuses:
+                    status = self.statuses[task]
+                    status.state, status.steps = TaskState.RUNNING, status.steps + 1
+                    status.last = event.text
+                case TrajectoryEnded(task_index=task) if task in self.statuses:
+                    self.statuses[task].state = TaskState.of(event.success)
+                case TrajectoryErrored(task_index=task) if task in self.statuses:
+                    status = self.statuses[task]
+                    status.state, status.error = TaskState.ERROR, event.error
 
     def work(self) -> None:
         """Run the evaluation, reading its events; mark what an earlier run had finished."""
@@ -218,14 +252,14 @@ class EvaluationJob(BackgroundJob):
             log=LogConfig(targets=()),
             batch_size=self.plan.batch_size,
             results_file=self.path,
-            sinks=[self],
-            should_stop=lambda: self.stop_requested,
+            observer=self.observe,
+            stop=self.stop_token,
             prm=provenance_of(self.plan.prm, self.environment.reward_functions),
             answer_opening=AnswerOpening() if self.plan.answer_opening else None,
         )
         with self._lock:
             for trace in self.result.traces:
                 status = self.statuses[trace.task.task_index]
-                if status.state in ("waiting", "running"):  # finished in an earlier run
-                    status.state = "succeeded" if trace.success else "failed"
+                if not status.state.ended:  # finished in an earlier run
+                    status.state = TaskState.of(bool(trace.success))
                     status.steps = len(trace.segments)

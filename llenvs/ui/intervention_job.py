@@ -39,7 +39,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from llenvs.core.backend import ModelBackend
-from llenvs.evaluation import BranchRequest, intervene
+from llenvs.core.run_events import RunEvent
+from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
 from llenvs.ui.background_job import BackgroundJob
 
@@ -86,10 +87,13 @@ class InterventionJob(BackgroundJob):
         with self._lock:
             return list(self._segments)
 
-    def _seen(self, sample: int, record: SegmentRecord) -> None:
+    def _observe(self, event: RunEvent) -> None:
+        """Keep each new segment as it comes (``StepTaken``: its sample and its record)."""
+        if not isinstance(event, StepTaken):
+            return
         with self._lock:
-            self._segments.append((sample, record))
-            if self.first_segment is None and SegmentFlag.GENERATED in record.flags:
+            self._segments.append((event.trajectory, event.segment))
+            if self.first_segment is None and SegmentFlag.GENERATED in event.flags:
                 self.first_segment = time.perf_counter()
 
     def work(self) -> None:
@@ -101,6 +105,6 @@ class InterventionJob(BackgroundJob):
             backend,
             prm=prm,
             prm_options=prm_options,
-            on_segment=self._seen,
-            should_stop=lambda: self.stop_requested,
+            observer=self._observe,
+            stop=self.stop_token,
         )

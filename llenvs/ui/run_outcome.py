@@ -5,8 +5,9 @@ in which any task errored (an unreachable server, a model that failed every retr
 first, with the count and the first error in full, never as "Done".
 
 Example:
-    >>> from llenvs.ui.evaluation_job import TaskStatus
-    >>> statuses = {0: TaskStatus("succeeded"), 1: TaskStatus("error", error="server down")}
+    >>> from llenvs.ui.evaluation_job import TaskState, TaskStatus
+    >>> statuses = {0: TaskStatus(TaskState.SUCCEEDED),
+    ...             1: TaskStatus(TaskState.ERROR, error="server down")}
     >>> outcome = run_outcome(statuses, "eval.jsonl", stopped=False)
     >>> outcome.kind is OutcomeKind.ERRORS, outcome.message
     (True, '1 of 2 tasks errored (not run to the end; run again to retry them). The first, task 1: server down')
@@ -19,13 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from llenvs.ui.evaluation_job import TaskStatus
+from llenvs.ui.evaluation_job import TaskState, TaskStatus
 from llenvs.ui.wording import count
 
 __all__ = ["OutcomeKind", "RunOutcome", "run_outcome"]
-
-FINISHED = ("succeeded", "failed", "error")
-"""The states of a task that has ended (``TaskStatus.state``)."""
 
 
 class OutcomeKind(Enum):
@@ -64,16 +62,17 @@ def run_outcome(statuses: Mapping[int, TaskStatus], file_name: str, *, stopped: 
     """The headline of a run whose tasks ended with ``statuses``, kept in ``file_name``.
 
     Example:
-        >>> run_outcome({0: TaskStatus("failed")}, "x.jsonl", stopped=False).message
+        >>> failed = TaskStatus(TaskState.FAILED)
+        >>> run_outcome({0: failed}, "x.jsonl", stopped=False).message
         'Done: 1 task in x.jsonl.'
-        >>> run_outcome({0: TaskStatus("failed"), 1: TaskStatus()}, "x.jsonl", stopped=True)
+        >>> run_outcome({0: failed, 1: TaskStatus()}, "x.jsonl", stopped=True)
         ... # doctest: +NORMALIZE_WHITESPACE
         RunOutcome(kind=<OutcomeKind.STOPPED: 'stopped'>,
                    message='Stopped: 1 of 2 tasks kept in x.jsonl; run again to resume.')
 
     """
-    errored = [(task, s) for task, s in statuses.items() if s.state == "error"]
-    done = sum(s.state in FINISHED for s in statuses.values())
+    errored = [(task, s) for task, s in statuses.items() if s.state is TaskState.ERROR]
+    done = sum(s.state.ended for s in statuses.values())
     total = len(statuses)
     if errored:
         task, first = errored[0]

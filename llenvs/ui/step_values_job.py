@@ -43,17 +43,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
 
 from llenvs.analysis import (
     AnalysisParams,
-    Rollout,
+    RolloutsProgress,
+    RoundDone,
     StepAnalysis,
     analysis_key,
     analysis_path,
     analyze_trace,
 )
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_events import RunEvent, TokenGenerated
 from llenvs.traces import Trace
 from llenvs.ui.background_job import BackgroundJob
 
@@ -146,26 +147,23 @@ class StepValuesJob(BackgroundJob):
             self.params,
             store=self.store,
             forced_answer=self.forced_answer,
-            on_progress=self._advance,
-            on_round=self._stored,
-            should_stop=lambda: self.stop_requested,
-            on_token=self._token,
+            observer=self._observe,
+            stop=self.stop_token,
         )
         if self.stop_requested:
             self.stopped = True
         else:
             self.analysis = analysis
 
-    def _advance(self, done: int, planned: int) -> None:
+    def _observe(self, event: RunEvent) -> None:
+        """Count the run's progress, tokens and stored rounds from its events."""
         with self._lock:
-            self._count, self._planned = done, planned
-
-    def _token(self) -> None:
-        with self._lock:
-            self._live_tokens += 1
-
-    def _stored(self, rounds: int, rollouts: Sequence[Rollout]) -> None:
-        with self._lock:
-            self._rounds = rounds
-            self._generated += len(rollouts)
-            self._tokens += sum(r.tokens for r in rollouts)
+            match event:
+                case TokenGenerated():
+                    self._live_tokens += 1
+                case RolloutsProgress(done=done, planned=planned):
+                    self._count, self._planned = done, planned
+                case RoundDone(rounds=rounds, rollouts=rollouts):
+                    self._rounds = rounds
+                    self._generated += len(rollouts)
+                    self._tokens += event.tokens

@@ -9,25 +9,25 @@ import pytest
 from llenvs.analysis import (
     AnalysisFileError,
     AnalysisParams,
+    RoundDone,
     analysis_key,
     analysis_path,
     analyze_trace,
     read_analysis,
 )
+from llenvs.core.run_events import Stopped, StopToken, fan_out
 
 PARAMS = AnalysisParams(budget=60, width=0.2, seed=11)
 
 
-class Stop(Exception):
-    pass
+def _stop_after(rounds, token):
+    """An observer that stops ``token`` once ``rounds`` rounds are stored."""
 
+    def observe(event):
+        if isinstance(event, RoundDone) and event.rounds == rounds:
+            token.stop()
 
-def _stop_after(rounds):
-    def on_round(stored, rollouts):
-        if stored == rounds:
-            raise Stop
-
-    return on_round
+    return observe
 
 
 def _keys(analysis):
@@ -39,10 +39,13 @@ def test_an_interrupted_run_resumes_to_the_same_rollouts(tmp_path, trace, coin, 
         trace, coin, PARAMS, store=tmp_path / "whole.analysis.jsonl", environment=environment
     )
     store = tmp_path / "cut.analysis.jsonl"
-    with pytest.raises(Stop):
-        analyze_trace(
-            trace, coin, PARAMS, store=store, environment=environment, on_round=_stop_after(1)
-        )
+    token, events = StopToken(), []
+    observe = fan_out(_stop_after(1, token), events.append)
+    cut = analyze_trace(
+        trace, coin, PARAMS, store=store, environment=environment, observer=observe, stop=token
+    )
+    assert events[-1] == Stopped(kept=len(cut.rollouts))  # the stop is the last event
+    assert [e.rounds for e in events if isinstance(e, RoundDone)] == [1]
     kept = read_analysis(store, trace.trace_id, analysis_key(coin.name, PARAMS))
     assert kept.rounds == 1 and 0 < len(kept.rollouts) < len(whole.rollouts)
     resumed = analyze_trace(trace, coin, PARAMS, store=store, environment=environment)

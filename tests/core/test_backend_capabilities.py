@@ -10,6 +10,7 @@ import pytest
 from llenvs.analysis.stoppable_backend import StoppableBackend
 from llenvs.core.backend import BackendCapabilities, ModelBackend, SamplingParams
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_events import StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import TokenSegmenter
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
@@ -86,7 +87,7 @@ def test_the_openai_backend_declares_concurrency_and_how_to_reach_it_again():
 
 
 def test_a_wrapper_declares_the_capabilities_of_the_backend_it_wraps(embedded_backend):
-    wrapped = StoppableBackend(embedded_backend, should_stop=lambda: False)
+    wrapped = StoppableBackend(embedded_backend, StopToken())
     assert isinstance(wrapped, ModelBackend)
     assert wrapped.capabilities is embedded_backend.capabilities
 

@@ -8,6 +8,7 @@ from collections import Counter
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
+from llenvs.evaluation.events import TrajectoryEnded
 from tests.evaluation.conftest import SCRIPT, KeyedBackend
 
 QUIET = LogConfig(targets=())
@@ -96,16 +97,12 @@ def test_a_finished_trajectorys_slot_goes_to_the_next_task_at_once(env):
     backend = KeyedBackend(_scripts(env, tasks, long={0}))
     ended = []
 
-    class Ends:
-        def emit(self, event):
-            if event.kind == "trajectory_end":
-                ended.append(event.task_index)
-
-        def close(self):
-            pass
+    def ends(event):
+        if isinstance(event, TrajectoryEnded):
+            ended.append(event.task_index)
 
     result = run_segmented_evaluation(
-        env, backend, num_tasks=5, batch_size=2, log=QUIET, sinks=[Ends()]
+        env, backend, num_tasks=5, batch_size=2, log=QUIET, observer=ends
     )
     assert result.errors == {}
     long_calls = result.results[0].metadata["calls"]

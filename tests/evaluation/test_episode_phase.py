@@ -7,6 +7,7 @@ import pytest
 from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.errors import EpisodePhaseError, PermanentBackendError
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_events import StopToken
 from llenvs.evaluation import COMPLETE
 from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
@@ -44,6 +45,10 @@ def _episode(outputs, **kwargs):
     return episode
 
 
+_STOPPED = StopToken()
+_STOPPED.stop()
+
+
 def _once(value):
     """A step callback that returns ``value`` on its first call, then nothing."""
     calls = []
@@ -60,8 +65,8 @@ SCENARIOS = {
     "a terminal prefix": lambda: _episode([], prefix="Two dogs. <answer>8</answer>"),
     "complete": lambda: _episode(["One. <answer>4</answer>"], then=COMPLETE),
     "max_steps while generating": lambda: _episode(["One. Two. Three."], max_steps=1),
-    "stopped": lambda: _episode(["One."], should_stop=lambda: True),
-    "stopped while completing": lambda: _episode(["One."], then=COMPLETE, should_stop=lambda: True),
+    "stopped": lambda: _episode(["One."], stop=_STOPPED),
+    "stopped while completing": lambda: _episode(["One."], then=COMPLETE, stop=_STOPPED),
     "failed": lambda: _episode([]),
     "failed while completing": lambda: _episode([], then=COMPLETE),
     "a terminal answer opening after complete": lambda: _episode(
@@ -100,7 +105,7 @@ def test_every_move_in_the_table_is_made_by_a_real_episode_and_none_other(moves)
 
 
 def test_the_phase_says_what_the_episode_result_reports():
-    stopped = _episode(["One."], should_stop=lambda: True).result()
+    stopped = _episode(["One."], stop=_STOPPED).result()
     failed = _episode([])
     assert (stopped.metadata["stopped"], stopped.metadata["truncated"]) == (True, True)
     assert failed.result().error is not None and failed.error.startswith("PermanentBackendError")

@@ -9,6 +9,7 @@ import pytest
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError, TaskIndexError
+from llenvs.core.run_events import Stopped, StopToken
 from llenvs.core.spec import SegmenterSpec
 from llenvs.evaluation import (
     LogConfig,
@@ -16,6 +17,7 @@ from llenvs.evaluation import (
     SegmentedTrajectoryRunner,
     run_segmented_evaluation,
 )
+from llenvs.evaluation.events import StepTaken, TrajectoryEnded
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.inference.protocol import SamplingParams
 from llenvs.traces import SegmentFlag, read_traces
@@ -333,17 +335,13 @@ def test_a_stopped_evaluation_keeps_what_finished_and_a_rerun_completes_the_rest
     env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
     tasks = list(range(6))
     out = tmp_path / "results.jsonl"
-    stop = []
+    token, events = StopToken(), []
 
-    class StopAfterFirst:
-        """A sink that asks the run to stop once a trajectory has ended."""
-
-        def emit(self, event):
-            if event.kind == "trajectory_end":
-                stop.append(event.task_index)
-
-        def close(self):
-            pass
+    def stop_after_first(event):
+        """Stop the run once a trajectory has ended."""
+        events.append(event)
+        if isinstance(event, TrajectoryEnded):
+            token.stop()
 
     result = run_segmented_evaluation(
         env,
@@ -352,13 +350,15 @@ def test_a_stopped_evaluation_keeps_what_finished_and_a_rerun_completes_the_rest
         batch_size=2,
         log=QUIET,
         results_file=out,
-        sinks=[StopAfterFirst()],
-        should_stop=lambda: bool(stop),
+        observer=stop_after_first,
+        stop=token,
     )
     # the first batch (tasks 0 and 1) ends in the same round: both kept, nothing else run
     kept = [t.task.task_index for t in read_traces(out)]
     assert kept == [0, 1] and [t.task.task_index for t in result.traces] == [0, 1]
     assert all(not t.metadata.get("stopped") for t in read_traces(out))
+    assert [type(e).__name__ for e in events[-2:]] == ["Stopped", "RunEnded"]
+    assert events[-2] == Stopped(kept=2)
 
     fresh = _keyed(env, tasks)
     again = run_segmented_evaluation(
@@ -371,15 +371,13 @@ def test_a_stopped_evaluation_keeps_what_finished_and_a_rerun_completes_the_rest
 def test_a_stop_in_the_middle_of_a_batch_drops_the_trajectories_in_flight(leg_counting, tmp_path):
     env = SegmentedEnvironment(leg_counting, SentenceSegmenter())
     out = tmp_path / "results.jsonl"
-    steps = []
+    steps, token = [], StopToken()
 
-    class StopAtSecondStep:
-        def emit(self, event):
-            if event.kind == "step":
-                steps.append(event)
-
-        def close(self):
-            pass
+    def stop_at_second_step(event):
+        if isinstance(event, StepTaken):
+            steps.append(event)
+            if len(steps) == 2:
+                token.stop()
 
     result = run_segmented_evaluation(
         env,
@@ -388,8 +386,8 @@ def test_a_stop_in_the_middle_of_a_batch_drops_the_trajectories_in_flight(leg_co
         batch_size=2,
         log=QUIET,
         results_file=out,
-        sinks=[StopAtSecondStep()],
-        should_stop=lambda: len(steps) >= 2,
+        observer=stop_at_second_step,
+        stop=token,
     )
     assert result.traces == ()  # both were in flight at the stop: neither is kept
     assert not out.exists() or list(read_traces(out)) == []

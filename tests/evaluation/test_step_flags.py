@@ -23,12 +23,9 @@ class Collect:
     def __init__(self):
         self.steps = []
 
-    def emit(self, event):
+    def __call__(self, event):
         if isinstance(event, StepTaken):
             self.steps.append(event)
-
-    def close(self):
-        pass
 
 
 def test_step_events_and_trace_records_carry_the_same_segment_flags():
@@ -43,7 +40,7 @@ def test_step_events_and_trace_records_carry_the_same_segment_flags():
         num_tasks=1,
         step_callback=lambda step: next(answers, None),
         log=LogConfig(targets=()),
-        sinks=[sink],
+        observer=sink,
     )
     [trace] = result.traces
     expected = [{G}, {F, B}, {G}, {G, ONE}]  # forced, then feedback after it; then COMPLETE
