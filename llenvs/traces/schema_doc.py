@@ -99,8 +99,11 @@ cannot hold (token ids and logprobs, where each step came from, other conversati
 branch's parent). An import gives each trace a stable id (an exported row, its own), skips those
 already in its output, and refuses a file whose rows are in another format, naming file and line.
 
-The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) numbers segments as traces do: a
-`step` event's `segment_index` is the segment's `index` here, 0-based.
+The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) holds the run's typed events
+(`llenvs.core.run_events`), one `event_record` per line: `event` (`start`, `step`,
+`trajectory_end`, `error`, `stopped`, `end`), `time`, then the event's fields. It numbers
+segments as traces do: a `step` event's `segment_index` is the segment's `index` here, 0-based;
+its `trajectory` is the task's place in the run's task list.
 
 `run.spec` is the run as one value (`llenvs.core.spec.RunSpec.to_record()`, stored verbatim):
 where the tasks came from, the segmenter, the model (its provider and options: a local model's
