@@ -41,7 +41,7 @@ from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.evaluation.answer_opening import recorded_answer_opening
-from llenvs.evaluation.events import TrajectoryEnded, TrajectoryErrored
+from llenvs.evaluation.events import TrajectoryOver
 from llenvs.evaluation.intervention import COMPLETE, StepDecision
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
@@ -143,7 +143,7 @@ def run_rollouts(
     finished: list[Rollout] = []
 
     def observe(event: RunEvent) -> None:  # kept as each ends: a later stop loses none
-        if isinstance(event, TrajectoryEnded | TrajectoryErrored):
+        if isinstance(event, TrajectoryOver):
             boundary, number = jobs[event.trajectory]
             seed = seeds[event.trajectory]
             finished.append(_rollout(boundary, number, seed, event.result, kept[boundary]))

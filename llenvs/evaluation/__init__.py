@@ -25,6 +25,7 @@ from llenvs.evaluation.events import (
     StepTaken,
     TrajectoryEnded,
     TrajectoryErrored,
+    TrajectoryOver,
 )
 from llenvs.evaluation.intervene import intervene
 from llenvs.evaluation.intervention import (
@@ -79,6 +80,7 @@ __all__ = [
     "TokenContinuationStrategy",
     "TrajectoryEnded",
     "TrajectoryErrored",
+    "TrajectoryOver",
     "TrajectoryResult",
     "branch",
     "intervene",

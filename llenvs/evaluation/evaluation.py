@@ -50,8 +50,7 @@ from llenvs.evaluation.events import (
     RunEnded,
     RunStarted,
     StepTaken,
-    TrajectoryEnded,
-    TrajectoryErrored,
+    TrajectoryOver,
     trajectory_event,
 )
 from llenvs.evaluation.intervention import StepCallback
@@ -364,10 +363,11 @@ def progress_observer(callback: ProgressCallback) -> RunObserver:
     """An observer calling ``callback(finished, total)`` as an evaluation's trajectories end.
 
     It reads ``RunStarted`` (the total, and tasks a results file already had: reported at once
-    when there are some) and each ``TrajectoryEnded`` or ``TrajectoryErrored``.
+    when there are some) and each ``TrajectoryOver`` (ended or errored).
 
     Example:
         >>> from llenvs.core.trajectory import Trajectory
+        >>> from llenvs.evaluation.events import TrajectoryEnded
         >>> seen = []
         >>> observe = progress_observer(lambda done, total: seen.append((done, total)))
         >>> observe(RunStarted("leg_counting", "scripted", "sentence", (0, 1, 2), resumed=1))
@@ -384,7 +384,7 @@ def progress_observer(callback: ProgressCallback) -> RunObserver:
             done, total = event.resumed, len(event.task_indices)
             if done:
                 callback(done, total)
-        elif isinstance(event, TrajectoryEnded | TrajectoryErrored):
+        elif isinstance(event, TrajectoryOver):
             done += 1
             callback(done, total)
 

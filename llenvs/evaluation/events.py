@@ -35,6 +35,7 @@ __all__ = [
     "StepTaken",
     "TrajectoryEnded",
     "TrajectoryErrored",
+    "TrajectoryOver",
     "event_record",
     "trajectory_event",
 ]
@@ -123,29 +124,22 @@ class StepTaken(RunEvent):
 
 
 @dataclass(frozen=True)
-class TrajectoryEnded(RunEvent):
-    """A trajectory finished (``TrajectoryErrored`` instead when a backend failure ended it).
+class TrajectoryOver(RunEvent):
+    """A trajectory of the call is over: ``TrajectoryEnded`` or ``TrajectoryErrored``.
 
     Example:
         >>> from llenvs.core.trajectory import Trajectory
-        >>> ended = TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=False))
-        >>> ended.kind, ended.success, ended.steps, ended.record()
-        ('trajectory_end', False, 0, {'task_index': 0, 'trajectory': 0, 'success': False, 'steps': 0})
+        >>> TrajectoryOver(4, TrajectoryResult(Trajectory(), success=True), 1).record()
+        {'task_index': 4, 'trajectory': 1, 'steps': 0}
 
-    """  # noqa: E501
+    """
 
-    kind: ClassVar[str] = "trajectory_end"
     task_index: int
     """The trajectory's task."""
     result: TrajectoryResult
-    """The finished trajectory."""
+    """The trajectory as it ended (``result.error`` says why, when a failure ended it)."""
     trajectory: int = 0
     """Which trajectory of the call (see ``StepTaken.trajectory``)."""
-
-    @property
-    def success(self) -> bool:
-        """Whether it succeeded."""
-        return self.result.success
 
     @property
     def steps(self) -> int:
@@ -153,17 +147,36 @@ class TrajectoryEnded(RunEvent):
         return len(self.result.trajectory)
 
     def record(self) -> dict[str, Any]:
-        """The log's fields: task, trajectory, success, steps."""
-        return {
-            "task_index": self.task_index,
-            "trajectory": self.trajectory,
-            "success": self.success,
-            "steps": self.steps,
-        }
+        """The log's fields: task, trajectory, steps."""
+        return {"task_index": self.task_index, "trajectory": self.trajectory, "steps": self.steps}
 
 
 @dataclass(frozen=True)
-class TrajectoryErrored(RunEvent):
+class TrajectoryEnded(TrajectoryOver):
+    """A trajectory finished (``TrajectoryErrored`` instead when a backend failure ended it).
+
+    Example:
+        >>> from llenvs.core.trajectory import Trajectory
+        >>> ended = TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=False))
+        >>> ended.kind, ended.success, ended.steps, ended.record()
+        ('trajectory_end', False, 0, {'task_index': 0, 'trajectory': 0, 'steps': 0, 'success': False})
+
+    """  # noqa: E501
+
+    kind: ClassVar[str] = "trajectory_end"
+
+    @property
+    def success(self) -> bool:
+        """Whether it succeeded."""
+        return self.result.success
+
+    def record(self) -> dict[str, Any]:
+        """The log's fields: task, trajectory, steps, success."""
+        return {**super().record(), "success": self.success}
+
+
+@dataclass(frozen=True)
+class TrajectoryErrored(TrajectoryOver):
     """A backend failure, after retries, ended a trajectory (its steps are kept).
 
     Example:
@@ -175,34 +188,20 @@ class TrajectoryErrored(RunEvent):
     """
 
     kind: ClassVar[str] = "error"
-    task_index: int
-    """The trajectory's task."""
-    result: TrajectoryResult
-    """What the trajectory had when it failed (``result.error`` says why)."""
-    trajectory: int = 0
-    """Which trajectory of the call (see ``StepTaken.trajectory``)."""
 
     @property
     def error(self) -> str:
         """The failure."""
         return self.result.error or ""
 
-    @property
-    def steps(self) -> int:
-        """Steps taken before it."""
-        return len(self.result.trajectory)
-
     def record(self) -> dict[str, Any]:
-        """The log's fields: task, trajectory, error, steps."""
-        return {
-            "task_index": self.task_index,
-            "trajectory": self.trajectory,
-            "error": self.error,
-            "steps": self.steps,
-        }
+        """The log's fields: task, trajectory, steps, error."""
+        return {**super().record(), "error": self.error}
 
 
-def trajectory_event(task_index: int, result: TrajectoryResult, trajectory: int = 0) -> RunEvent:
+def trajectory_event(
+    task_index: int, result: TrajectoryResult, trajectory: int = 0
+) -> TrajectoryOver:
     """``TrajectoryEnded``, or ``TrajectoryErrored`` when a backend failure ended ``result``.
 
     Example:

@@ -34,7 +34,7 @@ from llenvs.evaluation import (
     rerun_branch,
     run_segmented_evaluation,
 )
-from llenvs.evaluation.events import StepTaken, TrajectoryEnded, TrajectoryErrored
+from llenvs.evaluation.events import StepTaken, TrajectoryEnded, TrajectoryOver
 from llenvs.evaluation.rerun import rerun
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces
@@ -156,7 +156,7 @@ def test_an_evaluation_reports_each_task_once_its_trace_is_kept(env):
     )
     kinds = [e.kind for e in events]
     assert kinds[0] == "start" and kinds[-1] == "end"
-    ended = {e.task_index: e for e in events if isinstance(e, TrajectoryEnded | TrajectoryErrored)}
+    ended = {e.task_index: e for e in events if isinstance(e, TrajectoryOver)}
     assert sorted(ended) == [0, 1, 2]
     for trace in result.traces:
         index = trace.task.task_index
