@@ -9,7 +9,7 @@ Example:
     >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q"),
     ...           response="", segments=())
     >>> Trace.from_dict(t.to_dict()) == t, SCHEMA_VERSION
-    (True, 4)
+    (True, 5)
 
 """
 

@@ -129,7 +129,7 @@ class RunRecord:
         return name if isinstance(name, str) else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this record (schema version 4).
+        """The JSON object of this record (schema versions 4 and 5).
 
         Example:
             >>> sorted(RunRecord().to_dict())

@@ -123,11 +123,12 @@ are kept there is never sampled again with other settings.
 page pairs two runs' traces by it, never by `task_index` alone (an imported file numbers its
 rows its own way), and says how many tasks it paired and why the others were not.
 
-Schema version: **{version}**. Versions 1 to 3 are still read: their run record (a model name
-and `backend_options`, `sampling_params` and `seed`, a segmenter spec string, and from version
-2 a `prm` object and an `answer_opening`) is mapped to `run.spec` (what maps to no spec field
-goes to `run.unknown`), and before version 3 `task.prompt_hash` is computed from the prompt; a
-trace read from any of them is written back as version {version}, with the same meaning.
+Schema version: **{version}**. Versions 1 to 4 are still read. Version 4 is version 5 without
+`segments[].annotations`. Before version 4, the run record (a model name and `backend_options`,
+`sampling_params` and `seed`, a segmenter spec string, and from version 2 a `prm` object and an
+`answer_opening`) is mapped to `run.spec` (what maps to no spec field goes to `run.unknown`),
+and before version 3 `task.prompt_hash` is computed from the prompt; a trace read from any of
+them is written back as version {version}, with the same meaning.
 """
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llenvs.traces.errors import TraceFormatError
-from llenvs.traces.record_reader import RecordReader, check_scores
+from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
 from llenvs.traces.segment_flag import SegmentFlag
 
 __all__ = ["SegmentRecord"]
@@ -55,6 +55,10 @@ class SegmentRecord:
     """How it came to be: one of generated / forced / replayed, plus one_shot, feedback_after."""
     terminal: bool = False
     """True when its step ended the episode."""
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    """What the segment's source said about it, JSON values by name (an imported study's
+    ``function_tags``, ``depends_on`` and ``summary``); written only when there are some (new in
+    version 5)."""
 
     def __post_init__(self) -> None:
         where = f"segment {self.index}"
@@ -73,6 +77,7 @@ class SegmentRecord:
             raise TraceFormatError(f"{where}: logprobs need one value per token id")
         check_scores(self.rewards, f"{where}.rewards")
         check_scores(self.prm_scores, f"{where}.prm_scores")
+        check_json_safe(dict(self.annotations), f"{where}.annotations")
         if any(not isinstance(flag, SegmentFlag) for flag in self.flags):
             raise TraceFormatError(f"{where}: flags must be SegmentFlag values, got {self.flags!r}")
         origins = sorted(flag.value for flag in self.flags & ORIGINS)
@@ -87,8 +92,11 @@ class SegmentRecord:
         Example:
             >>> SegmentRecord(1, 4, 4, "").to_dict()["start"]
             4
+            >>> SegmentRecord(0, 0, 0, "", annotations={"tags": ["plan"]}).to_dict()["annotations"]
+            {'tags': ['plan']}
 
         """
+        annotations = {"annotations": dict(self.annotations)} if self.annotations else {}
         return {
             "index": self.index,
             "start": self.start,
@@ -100,6 +108,7 @@ class SegmentRecord:
             "prm_scores": dict(self.prm_scores),
             "flags": sorted(flag.value for flag in self.flags),
             "terminal": self.terminal,
+            **annotations,
         }
 
     @classmethod
@@ -125,6 +134,7 @@ class SegmentRecord:
             prm_scores=reader.scores("prm_scores"),
             flags=_flags(reader),
             terminal=reader.boolean("terminal"),
+            annotations=reader.obj("annotations") if "annotations" in reader.data else {},
         )
         reader.done()
         return record

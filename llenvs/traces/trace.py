@@ -4,16 +4,17 @@ One trace is one JSON object (one line of a ``.jsonl`` file); ``docs/traces.md``
 field. ``to_dict`` and ``from_dict`` round-trip exactly. Version 2 added ``run.prm`` (which PRM
 scored the steps) and ``run.answer_opening``; version 3 added ``task.prompt_hash`` (the task's
 identity across runs); version 4 records the run as its ``RunSpec`` (``run.spec``), with
-``run.unknown`` for what an older record holds that maps to no spec field. ``from_dict`` still
-reads versions 1 to 3 (``legacy_run_record``; the hash computed from the prompt before 3), and
-the trace it gives is version 4, so writing always writes the current version.
+``run.unknown`` for what an older record holds that maps to no spec field; version 5 lets a
+segment carry ``annotations`` (what an imported study said about it). ``from_dict`` still reads
+versions 1 to 4 (``legacy_run_record`` before 4; the hash computed from the prompt before 3),
+and the trace it gives is version 5, so writing always writes the current version.
 
 Example:
     >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
     ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
     >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
-    (True, 4)
+    (True, 5)
 
 """
 
@@ -36,13 +37,14 @@ from llenvs.traces.task_record import TaskRecord
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema version this library writes (always: a trace read from an older version is
 upgraded)."""
 
-SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
 """The schema versions this library reads: 1 (without ``run.prm`` and ``run.answer_opening``),
-2 (without ``task.prompt_hash``), 3 (the run as separate fields, not a ``RunSpec``) and 4."""
+2 (without ``task.prompt_hash``), 3 (the run as separate fields, not a ``RunSpec``), 4 (without
+``segments[].annotations``) and 5."""
 
 
 def _new_id() -> str:
@@ -157,9 +159,10 @@ class Trace:
         """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
         An unknown ``schema_version`` is refused first, naming the supported ones. An older
-        object reads as a version-4 trace (versions 1 to 3: its run record is mapped to a
+        object reads as a version-5 trace (versions 1 to 3: its run record is mapped to a
         ``RunSpec`` by ``legacy_run_record``; versions 1 and 2: its task's ``prompt_hash``
-        comes from its prompt), so writing it back writes version 4.
+        comes from its prompt; before 5, no segment has annotations), so writing it back writes
+        version 5.
 
         Example:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
@@ -189,7 +192,7 @@ class Trace:
             task=TaskRecord.from_dict(reader.raw("task")),
             run=(
                 RunRecord.from_dict(reader.raw("run"))
-                if version == SCHEMA_VERSION
+                if version >= 4
                 else legacy_run_record(reader.raw("run"))
             ),
             messages=tuple(messages),

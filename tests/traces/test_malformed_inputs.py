@@ -166,7 +166,7 @@ def test_an_unknown_schema_version_stops_the_read_naming_file_and_line():
     with pytest.raises(TraceFormatError) as error:
         next(stream)
     assert str(error.value).startswith(
-        f"{path}, line 3: unknown trace schema_version 99: this llenvs reads versions 1, 2, 3, 4"
+        f"{path}, line 3: unknown trace schema_version 99: this llenvs reads versions 1, 2, 3, 4, 5"
     )
 
 

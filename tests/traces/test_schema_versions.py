@@ -41,14 +41,14 @@ V1_FILE = Path(__file__).resolve().parents[1] / "data" / "trace_v1.jsonl"
 
 
 def test_the_versions_written_and_read():
-    assert SCHEMA_VERSION == 4 and SUPPORTED_SCHEMA_VERSIONS == (1, 2, 3, 4)
+    assert SCHEMA_VERSION == 5 and SUPPORTED_SCHEMA_VERSIONS == (1, 2, 3, 4, 5)
 
 
 def test_a_stored_v1_file_round_trips_through_the_reader_and_is_written_as_the_current(tmp_path):
     stored = json.loads(V1_FILE.read_text(encoding="utf-8"))
     assert stored["schema_version"] == 1 and "prm" not in stored["run"]
     [trace] = read_traces(V1_FILE)
-    assert trace.schema_version == 4
+    assert trace.schema_version == 5
     assert trace.run.spec.prm is None and trace.run.spec.answer_opening is None
     assert trace.task.prompt_hash == prompt_hash_of(stored["task"]["prompt"])
     old = stored["run"]
@@ -57,7 +57,7 @@ def test_a_stored_v1_file_round_trips_through_the_reader_and_is_written_as_the_c
     out = tmp_path / "v4.jsonl"
     write_traces(out, [trace])
     written = json.loads(out.read_text(encoding="utf-8"))
-    assert written["schema_version"] == 4
+    assert written["schema_version"] == 5
     assert set(written["run"]) == {
         "spec",
         "chat_template",
@@ -157,7 +157,7 @@ def test_a_v3_record_with_an_unknown_prm_field_keeps_it_and_writes_it_back(tmp_p
     path = tmp_path / "t.jsonl"
     write_traces(path, [trace])
     written = json.loads(path.read_text(encoding="utf-8"))
-    assert written["schema_version"] == 4 and written["run"]["unknown"] == {"prm.colour": "blue"}
+    assert written["schema_version"] == 5 and written["run"]["unknown"] == {"prm.colour": "blue"}
     assert list(read_traces(path)) == [trace]
 
 
@@ -234,7 +234,7 @@ def test_every_sample_file_reads_into_the_expected_spec_and_back(path, tmp_path)
     assert all(t.run.spec.sampling.seed is not None for t in resampled)
     out = tmp_path / path.name
     write_traces(out, traces)
-    assert all(json.loads(line)["schema_version"] == 4 for line in out.read_text().splitlines())
+    assert all(json.loads(line)["schema_version"] == 5 for line in out.read_text().splitlines())
     assert list(TraceReader(out)) == traces
 
 
@@ -244,3 +244,25 @@ def test_a_trace_with_unknown_sampling_is_never_resampled():
         trace_sampling_params(trace)
     imported = _old_trace(sampling_params={})
     assert trace_sampling_params(imported) is None  # resampled with the defaults
+
+
+def test_a_v4_line_reads_as_v5_without_annotations_and_only_annotated_segments_write_them():
+    trace = make_trace()
+    data = trace.to_dict()
+    assert all("annotations" not in segment for segment in data["segments"])  # none: not written
+    old = {**data, "schema_version": 4}
+    assert Trace.from_dict(old) == trace
+    annotated = replace(
+        trace,
+        segments=(
+            replace(trace.segments[0], annotations={"function_tags": ["plan"], "depends_on": []}),
+            *trace.segments[1:],
+        ),
+    )
+    written = annotated.to_dict()
+    assert written["segments"][0]["annotations"] == {"function_tags": ["plan"], "depends_on": []}
+    assert Trace.from_dict(json.loads(json.dumps(written))) == annotated
+    bad = json.loads(json.dumps(written))
+    bad["segments"][0]["annotations"] = ["plan"]
+    with pytest.raises(TraceFormatError, match=r"trace\.segments\[0\]\.annotations: expected"):
+        Trace.from_dict(bad)

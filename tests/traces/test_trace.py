@@ -34,7 +34,7 @@ def test_defaults_give_a_fresh_id_a_utc_time_and_the_current_version():
     first, second = make_trace(), make_trace()
     assert first.trace_id != second.trace_id and len(first.trace_id) == 32
     assert first.created_at.endswith("+00:00")
-    assert first.schema_version == SCHEMA_VERSION == 4
+    assert first.schema_version == SCHEMA_VERSION == 5
 
 
 def test_segments_must_join_to_the_response():
@@ -80,13 +80,13 @@ def test_non_finite_rewards_and_non_json_metadata_are_refused():
 
 def test_an_unknown_schema_version_is_refused_naming_the_supported_ones():
     data = make_trace().to_dict()
-    data["schema_version"] = 5
+    data["schema_version"] = 6
     with pytest.raises(
-        TraceFormatError, match="unknown trace schema_version 5: this llenvs reads 1, 2, 3, 4"
+        TraceFormatError, match="unknown trace schema_version 6: this llenvs reads 1, 2, 3, 4, 5"
     ):
         Trace.from_dict(data)
     with pytest.raises(TraceFormatError, match="schema_version"):
-        make_trace(schema_version=5)
+        make_trace(schema_version=6)
     with pytest.raises(TraceFormatError, match="read, and upgraded, by Trace"):
         make_trace(schema_version=1)
 
