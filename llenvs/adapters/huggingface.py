@@ -121,6 +121,8 @@ def answers_match(answer: str, expected: str) -> bool:
         (True, True)
         >>> answers_match("3", "4")
         False
+        >>> answers_match("-\\dfrac{1}{4027}", "-\\frac{1} { 4027}")
+        True
 
     """
     try:
@@ -133,9 +135,13 @@ def answers_match(answer: str, expected: str) -> bool:
         # may set
         main = threading.current_thread() is threading.main_thread()
         timeout = math.ceil(ANSWER_TIMEOUT_S) if main else None
-        gold = parse(expected, parsing_timeout=timeout) or parse(f"${expected}$")
-        guess = parse(answer, parsing_timeout=timeout) or parse(f"${answer}$")
-        return bool(gold and guess and verify(gold, guess, timeout_seconds=timeout))
+        # a bare LaTeX answer parses wrongly without its dollars (``-\frac{1} { 4027}`` as
+        # 4027), so both readings of each side are tried
+        golds = [p for p in (parse(expected, parsing_timeout=timeout), parse(f"${expected}$")) if p]
+        guesses = [p for p in (parse(answer, parsing_timeout=timeout), parse(f"${answer}$")) if p]
+        return any(
+            verify(gold, guess, timeout_seconds=timeout) for gold in golds for guess in guesses
+        )
 
     try:
         if _within(check, ANSWER_TIMEOUT_S):

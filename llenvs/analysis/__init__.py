@@ -36,7 +36,9 @@ from llenvs.analysis.analysis_sidecar import (
     AnalysisKind,
     StoredAnalysis,
     analysis_path,
+    append_published,
     read_analysis,
+    read_published,
     stored_keys,
 )
 from llenvs.analysis.analyze import analysis_key, analyze_trace
@@ -84,6 +86,7 @@ __all__ = [
     "analysis_key",
     "analysis_path",
     "analyze_trace",
+    "append_published",
     "calibrate",
     "difference_interval",
     "exact_outcome",
@@ -93,6 +96,7 @@ __all__ = [
     "plan",
     "rank_chances",
     "read_analysis",
+    "read_published",
     "rollout_seed",
     "run_rollouts",
     "sampled_boundaries",

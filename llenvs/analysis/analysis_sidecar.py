@@ -1,7 +1,8 @@
 """The analysis sidecar: rollouts and forced answers of a trace file, stored next to it.
 
 ``runs.jsonl`` gets ``runs.analysis.jsonl``. One JSON object per line: a round of rollouts
-(``"kind": "rollouts"``) or a forced-answer curve (``"kind": "forced_answers"``), each with the
+(``"kind": "rollouts"``), a forced-answer curve (``"kind": "forced_answers"``) or a study's
+published step values (``"kind": "published"``, ``PublishedValues``), each with the
 trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
@@ -32,6 +33,7 @@ from enum import Enum
 from typing import Any
 
 from llenvs.analysis.forced_answer import ForcedAnswer
+from llenvs.analysis.published_values import PublishedValues
 from llenvs.analysis.rollout import Rollout
 from llenvs.core.errors import LlenvsError
 from llenvs.traces.json_line import JsonLineError, parse_json_line
@@ -46,13 +48,18 @@ __all__ = [
     "StoredAnalysis",
     "analysis_path",
     "append_forced_answers",
+    "append_published",
     "append_rollouts",
     "read_analysis",
+    "read_published",
     "stored_keys",
 ]
 
 ANALYSIS_SCHEMA_VERSION = 1
 """The version of the sidecar's lines."""
+
+Stored = Rollout | ForcedAnswer | PublishedValues
+"""What one line holds."""
 
 
 class AnalysisFileError(LlenvsError, ValueError):
@@ -78,6 +85,8 @@ class AnalysisKind(Enum):
     """One round of rollouts."""
     FORCED_ANSWERS = "forced_answers"
     """A forced-answer curve."""
+    PUBLISHED = "published"
+    """A study's published step values (``PublishedValues``), under their own key."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,39 @@ def append_forced_answers(
     append_lines_atomically(path, [_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
 
 
+def append_published(
+    path: str | os.PathLike[str], trace_id: str, published: PublishedValues
+) -> None:
+    """Append ``published``, the step values a study published for ``trace_id``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_published(path, "t", PublishedValues("s", "S", "m", (), {}, {}))
+        >>> [p.study for p in read_published(path, "t")], read_analysis(path, "t", {}).rounds
+        (['s'], 0)
+
+    """
+    body = {"published": published.to_dict()}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    line = _line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
+    append_lines_atomically(path, [line])
+
+
+def read_published(path: str | os.PathLike[str], trace_id: str) -> list[PublishedValues]:
+    """Every study's published values for ``trace_id``, the last stored per key, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+    """
+    found: dict[str, PublishedValues] = {}
+    for kind, record_id, record_key, records in _read_lines(path):
+        if kind is AnalysisKind.PUBLISHED and record_id == trace_id:
+            found[json.dumps(record_key, sort_keys=True)] = next(
+                r for r in records if isinstance(r, PublishedValues)
+            )
+    return list(found.values())
+
+
 def read_analysis(
     path: str | os.PathLike[str], trace_id: str, key: Mapping[str, Any]
 ) -> StoredAnalysis:
@@ -180,7 +222,7 @@ def read_analysis(
         if kind is AnalysisKind.ROLLOUTS:
             rollouts.extend(r for r in records if isinstance(r, Rollout))
             rounds += 1
-        else:
+        elif kind is AnalysisKind.FORCED_ANSWERS:
             forced = tuple(r for r in records if isinstance(r, ForcedAnswer))
     return StoredAnalysis(tuple(rollouts), rounds, forced)
 
@@ -210,7 +252,7 @@ def stored_keys(
 
 def _read_lines(
     path: str | os.PathLike[str],
-) -> Iterator[tuple[AnalysisKind, str, dict[str, Any], list[Rollout | ForcedAnswer]]]:
+) -> Iterator[tuple[AnalysisKind, str, dict[str, Any], list[Stored]]]:
     """``(kind, trace id, key, records)`` of every line, each checked whole (see the module)."""
     try:
         handle = open(path, "rb")
@@ -246,14 +288,17 @@ def _header(data: object) -> tuple[AnalysisKind, str, dict[str, Any], RecordRead
     return kind, reader.text("trace_id"), reader.obj("key"), reader
 
 
-def _records(kind: AnalysisKind, reader: RecordReader) -> list[Rollout | ForcedAnswer]:
+def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
+    found: list[Stored]
     if kind is AnalysisKind.ROLLOUTS:
         if reader.integer("round") < 0:
             raise ValueError("analysis.round must be >= 0")
-        found: list[Rollout | ForcedAnswer] = [
+        found = [
             Rollout.from_dict(item, f"analysis.rollouts[{n}]")
             for n, item in enumerate(reader.array("rollouts"))
         ]
+    elif kind is AnalysisKind.PUBLISHED:
+        found = [PublishedValues.from_dict(reader.raw("published"), "analysis.published")]
     else:
         found = [
             ForcedAnswer.from_dict(item, f"analysis.answers[{n}]")

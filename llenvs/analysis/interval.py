@@ -68,6 +68,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
     Example:
         >>> wilson_interval(0, 0), wilson_interval(0, 20).high < 0.17
         (Interval(low=0.0, high=1.0), True)
+        >>> wilson_interval(0, 100).low, wilson_interval(100, 100).high  # exact ends
+        (0.0, 1.0)
         >>> wilson_interval(3, 2)
         Traceback (most recent call last):
         ...
@@ -84,7 +86,10 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
     half = (
         z * math.sqrt(rate * (1 - rate) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
     )
-    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+    # at an end the rate itself is the bound (the formula gives it up to rounding)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return Interval(low, high)
 
 
 def difference_interval(

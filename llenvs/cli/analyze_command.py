@@ -45,6 +45,7 @@ from llenvs.analysis import (
 )
 from llenvs.cli.options import bounded
 from llenvs.cli.server_options import add_server_options, recorded_backend
+from llenvs.cli.stored_values import print_stored_values
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
@@ -70,7 +71,16 @@ def add_parser(subparsers: Any) -> None:
     )
     add_trace_arguments(parser)
     parser.add_argument(
-        "--budget", type=bounded(ROLLOUT_BUDGET), default=64, help="most rollouts in all"
+        "--budget",
+        type=bounded(ROLLOUT_BUDGET),
+        default=64,
+        help="most rollouts in all (0: print the step values stored for the trace, published "
+        "ones included, and load no model)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="with --budget 0: one JSON object per boundary and source",
     )
     parser.add_argument(
         "--width", type=float, default=0.3, help="target width of every 95%% interval"
@@ -134,6 +144,8 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Plan, run and print the analysis of one trace."""
     trace = find_trace(args.traces, args.trace)
+    if args.budget == 0:
+        return print_stored_values(trace, analysis_path(args.traces), as_json=args.json)
     own = trace_sampling_params(trace)
     params = AnalysisParams(
         budget=args.budget,

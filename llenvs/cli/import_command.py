@@ -26,7 +26,9 @@ from typing import Any
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from llenvs.analysis.thought_anchors import STUDY
 from llenvs.cli.options import PRM_BASE_URL_HELP, prm_options
+from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.json_line import JsonLineError, parse_json_line
 from llenvs.traces.trace_writer import append_traces
@@ -50,10 +52,13 @@ def add_parser(subparsers: Any) -> None:
     """
     parser = subparsers.add_parser(
         "import",
-        help="import reasoning-gym logs, ProcessBench/PRM800K step files or chat JSONL as traces",
+        help="import reasoning-gym logs, ProcessBench/PRM800K step files, chat JSONL or Thought "
+        "Anchors data as traces",
         description=(
             "Read an outside file and write its traces (one JSON line each) for the app and "
-            "the other commands. Step files keep their own steps; other responses are cut by "
+            "the other commands. Step files and Thought Anchors folders keep their own steps "
+            "(thought-anchors also stores the published step values in the output's "
+            "analysis sidecar); other responses are cut by "
             "--segmenter. Rows that cannot be read are listed and skipped; a file whose rows "
             "are in another format is refused. An existing output file is kept: the new "
             "traces are appended to it, unless --overwrite; traces already in it (the same "
@@ -61,8 +66,14 @@ def add_parser(subparsers: Any) -> None:
             "When no trace can be read, it is an error and nothing is written."
         ),
     )
-    parser.add_argument("format", choices=sorted(IMPORT_FORMATS), help="the input's format")
-    parser.add_argument("input", help="the file to read (JSONL, or one JSON document)")
+    parser.add_argument(
+        "format", choices=sorted([*IMPORT_FORMATS, STUDY]), help="the input's format"
+    )
+    parser.add_argument(
+        "input",
+        help="the file to read (JSONL, or one JSON document); for thought-anchors, a problem "
+        "folder or any folder above them",
+    )
     parser.add_argument(
         "-o",
         "--output",
@@ -108,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         ValueError: no trace could be read from ...bad.jsonl: 1 row skipped (see above)
 
     """
+    if args.format == STUDY:
+        return import_thought_anchors(args)
     source = TraceImport(args.format, args.input, segmenter=args.segmenter)
     existing = os.path.exists(args.output) and os.path.getsize(args.output) > 0
     write = write_traces if args.overwrite else append_traces
@@ -123,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         ) as progress:
             task = progress.add_task("import", name=args.input, total=None)
             new = _new(source, seen, counts)
-            scored = _scored(new, args.prm, args.prm_base_url)
+            scored = scored_traces(new, args.prm, args.prm_base_url)
             traces = _counted(scored, counts, lambda: progress.advance(task))
             written = write(args.output, _at_least_one(traces, counts, source))
     except _NothingNew:
@@ -200,7 +213,8 @@ def _report_skips(source: TraceImport) -> None:
         print(f"... and {rest} more rows skipped", file=sys.stderr)
 
 
-def _scored(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
+def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
+    """``traces`` with ``prm``'s step scores as the ``prm`` reward (as they are, with None)."""
     options = prm_options(prm, url)  # before the first trace is read: a wrong one fails first
     if prm is None:
         yield from traces

@@ -31,10 +31,15 @@ if TYPE_CHECKING:
     from llenvs.core.backend import ModelBackend
     from llenvs.core.segmenters.base import Segmenter
 
-__all__ = ["DEFAULT_SEGMENTER", "SegmenterSpec"]
+__all__ = ["DEFAULT_SEGMENTER", "IMPORTED", "SegmenterSpec"]
 
 DEFAULT_SEGMENTER = "steps"
 """The CLI's and the app's default: paragraphs, then sentences."""
+
+IMPORTED = "imported"
+"""The name of a recorded-only spec, ``imported:<source>``: the segments are the ones a source
+published (an import), not a segmenter's cut. It is no choice for cutting new text; text
+generated after such a trace's segments (a branch, a rollout) is cut into sentences."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,9 @@ class SegmenterSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise TypeError(f"a segmenter spec must be a str, got {type(self.text).__name__}")
-        name = self.text.partition(":")[0]
+        name, _, source = self.text.partition(":")
+        if name == IMPORTED and source:
+            return
         if name not in segmenter_names():
             raise UnknownName("segmenter", name, segmenter_names())
 
@@ -73,15 +80,30 @@ class SegmenterSpec:
         """The spec string."""
         return self.text
 
+    @property
+    def imported(self) -> bool:
+        """Whether the segments were a source's own (``imported:<source>``), not a cut.
+
+        Example:
+            >>> SegmenterSpec("imported:thought-anchors").imported, SegmenterSpec().imported
+            (True, False)
+
+        """
+        return self.text.partition(":")[0] == IMPORTED
+
     def build(self, backend: ModelBackend | None = None) -> Segmenter:
         """The segmenter; ``backend`` is the model an ``llm`` segmenter asks.
+
+        An imported trace's new text (a branch, a rollout) is cut into sentences.
 
         Example:
             >>> SegmenterSpec("sentence").build().segment("One step. Then two.")
             ['One step.', 'Then two.']
+            >>> SegmenterSpec("imported:thought-anchors").build().spec  # new text: sentences
+            'sentence'
 
         """
-        return segmenter_from_spec(self.text, backend=backend)
+        return segmenter_from_spec("sentence" if self.imported else self.text, backend=backend)
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this spec.
