@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from llenvs.analysis.thought_anchors import STUDY
 from llenvs.traces import IMPORT_FORMATS
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
@@ -45,7 +46,9 @@ HOW_TO_GET_TRACES = """\
 No trace file yet. Add one with the forms below, or from a terminal:
 
 ```bash
-# import an outside file (formats: {formats})
+# import an outside file (formats: {formats}), or Thought Anchors' published data
+.venv/bin/llenvs import thought-anchors ../shared/external/thought_anchors \\
+    --output {folder}/thought_anchors.jsonl
 .venv/bin/llenvs import reasoning_gym ../shared/external/real_responses.jsonl \\
     --output {folder}/real_responses.jsonl --prm arithmetic
 .venv/bin/llenvs import processbench ../shared/external/step_traces.jsonl \\
@@ -177,17 +180,22 @@ def add_traces(folder: Path) -> None:
     with convert:
         st.markdown("**Import an outside file** into the traces folder")
         with st.form("import-form"):
-            format = st.selectbox("Format", sorted(IMPORT_FORMATS))
+            format = st.selectbox("Format", sorted([*IMPORT_FORMATS, STUDY]))
             source = st.text_input(
                 "File path",
                 placeholder=str(shown_path(folder) / "step_traces.jsonl"),
-                help="A file inside the traces folders. " + roots_help(),
+                help="A file inside the traces folders (for thought-anchors: a problem folder "
+                "or a folder above them). " + roots_help(),
             )
             outside = st.file_uploader(
                 "or upload it",
-                type=["jsonl", "json"],
+                type=["jsonl", "json", "zip"],
                 key="upload-import",
-                help=upload_help(_upload_limit_mb(), "Its traces go to a new file."),
+                help=upload_help(
+                    _upload_limit_mb(),
+                    "Its traces go to a new file. For thought-anchors, a .zip of problem "
+                    "folders; their published step values go beside the traces.",
+                ),
             )
             score = st.checkbox("Score every step with ArithmeticPRM", value=True)
             submitted = st.form_submit_button("Import")

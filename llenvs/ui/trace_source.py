@@ -16,14 +16,23 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import re
+import tempfile
 import warnings
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from llenvs.analysis.thought_anchors import (
+    STUDY,
+    read_all,
+    thought_anchors_folders,
+    write_thought_anchors,
+)
 from llenvs.rewards import PRM_REWARD_NAME, ArithmeticPRM
 from llenvs.traces import (
     SkippedLine,
@@ -186,6 +195,9 @@ def import_into(
 ) -> ImportOutcome:
     """Import ``source`` (in ``format``) into a new file ``imported-<name>.jsonl`` in ``folder``.
 
+    For ``thought-anchors``, ``source`` is a problem folder, a folder above them, or a ``.zip``
+    of them; the published step values go to the new file's analysis sidecar.
+
     A file of that name already there is kept: the import goes to ``imported-<name>-2.jsonl``
     (then ``-3``, ...). A source with no row that imports is refused with a
     ``TraceFormatError`` saying why, and nothing is written. With ``score_arithmetic``, every
@@ -206,6 +218,8 @@ def import_into(
         llenvs.traces.errors.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
 
     """  # noqa: E501
+    if format == STUDY:
+        return _import_thought_anchors(Path(folder), Path(source), score_arithmetic)
     reader = TraceImport(format, source)
     prm = ArithmeticPRM()
     traces = (with_prm_scores(t, prm, PRM_REWARD_NAME) if score_arithmetic else t for t in reader)
@@ -216,6 +230,28 @@ def import_into(
     target = next(p for p in _names(Path(folder), f"imported-{stem}") if not p.exists())
     count = write_traces(target, itertools.chain([first], traces))
     return ImportOutcome(target, count, tuple(reader.skipped))
+
+
+def _import_thought_anchors(folder: Path, source: Path, score_arithmetic: bool) -> ImportOutcome:
+    """Thought Anchors' folders (or a ``.zip`` of them) into ``imported-<name>.jsonl``."""
+    with tempfile.TemporaryDirectory() as staging:
+        if source.is_file() and zipfile.is_zipfile(source):
+            with zipfile.ZipFile(source) as archive:
+                archive.extractall(staging)  # names are kept inside ``staging``
+            root = Path(staging)
+        else:
+            root = source
+        imported = read_all(thought_anchors_folders(root))
+    if score_arithmetic:
+        prm = ArithmeticPRM()
+        imported = [
+            dataclasses.replace(item, trace=with_prm_scores(item.trace, prm, PRM_REWARD_NAME))
+            for item in imported
+        ]
+    stem = _safe_name(source.stem) or "thought-anchors"
+    target = next(p for p in _names(folder, f"imported-{stem}") if not p.exists())
+    written, _ = write_thought_anchors(target, imported)
+    return ImportOutcome(target, len(written), ())
 
 
 def _nothing_imported(reader: TraceImport) -> str:
