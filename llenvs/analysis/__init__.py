@@ -55,7 +55,11 @@ from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, 
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
-from llenvs.analysis.stored_step_analysis import stored_forced_answers, stored_step_analysis
+from llenvs.analysis.stored_step_analysis import (
+    published_step_analysis,
+    stored_forced_answers,
+    stored_step_analysis,
+)
 from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
 
 __all__ = [
@@ -94,6 +98,7 @@ __all__ = [
     "forced_answers",
     "js_divergence",
     "plan",
+    "published_step_analysis",
     "rank_chances",
     "read_analysis",
     "read_published",

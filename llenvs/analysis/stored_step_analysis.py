@@ -2,8 +2,9 @@
 
 ``stored_step_analysis`` computes the step values and importances from the stored rollouts
 with the engine's own pieces (``boundary_values``, ``exact_value``, ``step_importances``), as
-``analyze_trace`` does at the end of a run; ``stored_forced_answers`` reads the forced-answer
-curve a model left. Nothing is generated and no backend is built.
+``analyze_trace`` does at the end of a run; ``published_step_analysis`` does the same from a
+study's published tallies (``PublishedValues``); ``stored_forced_answers`` reads the
+forced-answer curve a model left. Nothing is generated and no backend is built.
 
 Example:
     >>> import tempfile, os
@@ -30,6 +31,7 @@ from typing import Any
 from llenvs.analysis.analysis_sidecar import AnalysisKind, read_analysis, stored_keys
 from llenvs.analysis.boundary_value import boundary_values, exact_value
 from llenvs.analysis.forced_answer import ForcedAnswer
+from llenvs.analysis.published_values import PublishedValues
 from llenvs.analysis.rollout_engine import exact_outcome, sampled_boundaries
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
@@ -37,7 +39,7 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
 
-__all__ = ["stored_forced_answers", "stored_step_analysis"]
+__all__ = ["published_step_analysis", "stored_forced_answers", "stored_step_analysis"]
 
 
 def stored_step_analysis(
@@ -79,6 +81,39 @@ def stored_step_analysis(
         tuple(rollouts),
         len(rollouts),
         stored.rounds,
+    )
+
+
+def published_step_analysis(trace: Trace, published: PublishedValues) -> StepAnalysis:
+    """The step values and importances of ``trace`` from a study's ``published`` tallies.
+
+    The importances are ours (``step_importances`` of the published tallies, seed 0), so they
+    compare with those of our rollouts; the study's own measures stay in
+    ``published.measures``. After the last segment of an ended trace, its own verdict.
+
+    Example:
+        >>> from llenvs.analysis.published_values import PublishedTally
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A.", terminal=True),), success=True)
+        >>> p = PublishedValues("s", "S", "m", (PublishedTally(0, 30, 60, True),), {}, {})
+        >>> a = published_step_analysis(t, p)
+        >>> [(v.boundary, v.value, v.exact) for v in a.values], a.key["published"]
+        ([(0, 0.5, False), (1, 1.0, True)], 's')
+
+    """
+    values = published.values()
+    count = len(trace.segments)
+    if count > 0 and trace.segments[-1].terminal and trace.success is not None:
+        answer = trace.metadata.get("answer")
+        values.append(exact_value(count, trace.success, None if answer is None else str(answer)))
+    return StepAnalysis(
+        trace.trace_id,
+        published.key,
+        tuple(values),
+        tuple(step_importances(values, seed=0)),
+        None,
+        (),
     )
 
 

@@ -244,8 +244,16 @@ def describe_key(key: dict[str, Any]) -> str:
         >>> describe_key({"model": "m", "temperature": 0.7, "top_p": 1.0, "max_tokens": 96,
         ...               "seed": 0})
         'm · temperature 0.7 · top-p 1 · 96 tokens a rollout · seed 0'
+        >>> describe_key({"published": "thought-anchors", "model": "r1", "temperature": 0.6,
+        ...               "top_p": 0.95})
+        'published by thought-anchors · r1 · temperature 0.6 · top-p 0.95'
 
     """
+    if "published" in key:
+        return (
+            f"published by {key['published']} · {key.get('model', '?')} · temperature "
+            f"{key.get('temperature', '?'):g} · top-p {key.get('top_p', '?'):g}"
+        )
     return (
         f"{key.get('model', '?')} · temperature {key.get('temperature', '?'):g} · "
         f"top-p {key.get('top_p', '?'):g} · {key.get('max_tokens', '?')} tokens a rollout · "

@@ -1,16 +1,17 @@
 """The Browse page's step values panel: how much each segment moves the chance of success.
 
 What the trace file's ``*.analysis.jsonl`` sidecar holds for the open trace is read back and
-drawn, never recomputed: the step value ``v_i`` before each segment (the success rate of
-continuations from there) and the importance of each segment (``v_{i+1} - v_i``), with their
-95% intervals, in the segment chart's order and colours, and the forced-answer curve when it
-is stored; a click on a bar selects that segment. Below, a run is planned (budget, target
-width, temperature, forced answers on or off) and its cost shown before it starts; it runs in
-the background (``StepValuesJob``) with progress (rollouts as they finish, tokens as they are
-generated) and a Stop that ends the run at the model's next token, each finished round stored
-as it comes, so a stopped or failed run keeps its rollouts and the next run resumes from them. The
-model is the intervention panel's: the trace's own when it is reachable here, else the
-Settings one, or whatever the user picked there.
+drawn, never recomputed (our rollouts, one choice per model and sampling, and the values a study
+published, such as Thought Anchors', imported beside the trace): the step value ``v_i`` before
+each segment (the success rate of continuations from there) and the importance of each segment
+(``v_{i+1} - v_i``), with their 95% intervals, in the segment chart's order and colours, and the
+forced-answer curve when it is stored; a click on a bar selects that segment. Below, a run is
+planned (budget, target width, temperature, forced answers on or off) and its cost shown before
+it starts; it runs in the background (``StepValuesJob``) with progress (rollouts as they finish,
+tokens as they are generated) and a Stop that ends the run at the model's next token, each
+finished round stored as it comes, so a stopped or failed run keeps its rollouts and the next
+run resumes from them. The model is the intervention panel's: the trace's own when it is
+reachable here, else the Settings one, or whatever the user picked there.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from llenvs.ui.model_choice import ModelChoice
 from llenvs.ui.model_picker import current_choice
 from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.published_step_values import published_analyses
 from llenvs.ui.segment_chart import selected_segment
 from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_view import session_key
@@ -85,7 +87,9 @@ def step_values_panel(path: str, trace: Trace, here: BrowseLocation) -> None:
 def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
     """The stored results: which run, its numbers, the chart (a click selects), the table."""
     store = analysis_path(path)
-    keys = stored_keys(store, trace.trace_id)
+    version = stamp(str(store))
+    published = published_analyses(str(store), trace.trace_id, version, trace)
+    keys = [dict(a.key) for a, _ in published] + stored_keys(store, trace.trace_id)
     if not keys:
         st.caption(f"Nothing is stored for this trace in {store.name} yet: plan a run below.")
         return
@@ -102,17 +106,22 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
             )
         )
     key = keys[index]
-    analysis = _read(
-        str(store), trace.trace_id, json.dumps(key, sort_keys=True), stamp(str(store)), trace
-    )
-    analysis = replace(
-        analysis,
-        forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
-    )
-    st.caption(
-        f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
-        f"({describe_key(key)}), stored in {store.name} · {analysis.top_steps(3).headline()}"
-    )
+    if index < len(published):
+        analysis, source = published[index]
+        st.caption(f"{source} · {analysis.top_steps(3).headline()}")
+    else:
+        analysis = _read(
+            str(store), trace.trace_id, json.dumps(key, sort_keys=True), version, trace
+        )
+        analysis = replace(
+            analysis,
+            forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
+        )
+        st.caption(
+            f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
+            f"({describe_key(key)}), stored in {store.name} · "
+            f"{analysis.top_steps(3).headline()}"
+        )
     failed = [r for r in analysis.rollouts if r.error is not None]
     if failed:
         st.warning(
