@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 LLENVS=.venv/bin/llenvs
 OUT=sample_traces
-rm -f "$OUT"/*.jsonl
+rm -f "$OUT"/*-smollm2*.jsonl  # examples/import_thought_anchors.sh writes the others
 
 "$LLENVS" evaluate --env basic_arithmetic --size 100 --seed 42 --num-tasks 8 --prm arithmetic \
     --max-tokens 160 --answer-opening --no-log -o "$OUT/basic_arithmetic-smollm2.jsonl"

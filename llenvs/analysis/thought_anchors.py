@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.adapters.huggingface import answers_match
-from llenvs.analysis.analysis_sidecar import append_published
+from llenvs.analysis.analysis_sidecar import append_published, read_published
 from llenvs.analysis.published_values import PublishedTally, PublishedValues, inferred_tally
 from llenvs.core.backend import Message, SamplingParams
 from llenvs.core.errors import LlenvsError
@@ -234,8 +234,10 @@ def write_thought_anchors(
     """Write the traces ``output`` lacks, and their published values to its analysis sidecar.
 
     Returns ``(written, already there)``. The traces go in one atomic write (appended, or
-    replacing the file with ``overwrite``); the values of each written trace are appended to
-    ``analysis_path(output)`` after it. A trace whose id the output holds is skipped.
+    replacing the file with ``overwrite``); a trace whose id the output holds is skipped. Then
+    every imported trace's published values are appended to ``analysis_path(output)`` unless
+    the sidecar holds the same already (so importing again, or over, stores them once; our own
+    rollouts there are kept).
     """
     path = Path(output)
     existing = path.exists() and path.stat().st_size > 0
@@ -248,8 +250,10 @@ def write_thought_anchors(
     if new:
         write = write_traces if overwrite else append_traces
         write(path, [item.trace for item in new])
-        for item in new:
-            append_published(analysis_path(path), item.trace.trace_id, item.published)
+    store = analysis_path(path)
+    for item in imported:
+        if item.published not in read_published(store, item.trace.trace_id):
+            append_published(store, item.trace.trace_id, item.published)
     return new, len(imported) - len(new)
 
 

@@ -26,7 +26,7 @@ from llenvs.core.spec import SegmenterSpec
 from llenvs.evaluation import BranchRequest, branch
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces
-from tests.conftest import EXTERNAL
+from tests.conftest import EXTERNAL, REPO
 
 DATA = EXTERNAL / "thought_anchors"
 FOLDERS = thought_anchors_folders(DATA) if DATA.is_dir() else []
@@ -177,3 +177,20 @@ def test_a_branch_of_an_imported_trace_cuts_its_new_text_into_sentences():
     assert new == ["Let me check. ", "The answer is 8. \\boxed{8}"]
     assert child.parent.segment_index == 10
     assert child.run.spec.segmenter == SegmenterSpec("sentence")  # what cut its new text
+
+
+def test_the_sample_file_is_what_the_example_script_imports(tmp_path):
+    """``sample_traces/`` holds the three traces ``examples/import_thought_anchors.sh`` names."""
+    sample = REPO / "sample_traces" / "thought_anchors-r1-distill-llama-8b.jsonl"
+    traces = list(read_traces(sample))
+    assert [(_where(t), len(t.segments), t.success) for t in traces] == [
+        (("correct_base_solution", "problem_2189"), 204, True),
+        (("incorrect_base_solution", "problem_2189"), 24, False),
+        (("incorrect_base_solution", "problem_4164"), 321, False),
+    ]
+    for trace in traces:
+        folder = DATA / "deepseek-r1-distill-llama-8b" / trace.metadata["base_solution"]
+        fresh = read_thought_anchors(folder / trace.metadata["problem"])
+        assert fresh.trace.trace_id == trace.trace_id and fresh.trace.response == trace.response
+        assert read_published(analysis_path(sample), trace.trace_id) == [fresh.published]
+        assert all("prm" in s.prm_scores for s in trace.segments)  # scored on import

@@ -211,9 +211,12 @@ EXPECTED_BUDGET = {
 
 
 TRACE_FILES = sorted(
-    p for p in SAMPLES.glob("*.jsonl") if not is_sidecar(p) or p.name.endswith(".branches.jsonl")
+    p
+    for p in SAMPLES.glob("*-smollm2*.jsonl")
+    if not is_sidecar(p) or p.name.endswith(".branches.jsonl")
 )
-"""The sample trace files and their branches (an analysis sidecar holds step values)."""
+"""The sample trace files the embedded model recorded, and their branches (an analysis sidecar
+holds step values; the Thought Anchors sample is imported: ``test_thought_anchors``)."""
 
 
 @pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: p.name)
