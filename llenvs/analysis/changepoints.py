@@ -121,10 +121,29 @@ class _Chain:
         self.chain = chain
         self.change, self.stay = math.log(prior), math.log(1 - prior)
         n = len(chain)
+        # prefix sums: any stretch's counts in O(1), so the sums stay O(n^2), not O(n^3)
+        self.successes = [0, *itertools.accumulate(0 if t.exact else t.successes for t in chain)]
+        self.failures = [
+            0,
+            *itertools.accumulate(0 if t.exact else t.trials - t.successes for t in chain),
+        ]
+        self.exact = {
+            rate: [0, *itertools.accumulate(int(t.exact and t.rate == rate) for t in chain)]
+            for rate in sorted({t.rate for t in chain if t.exact})
+        }
+        trials = self.successes[-1] + self.failures[-1]
+        self.log_factorial = [math.lgamma(k + 1) for k in range(trials + 2)]
+        blocks = [[self._block(i, j) for j in range(i + 1, n + 1)] for i in range(n)]
         self.forward = [0.0] * (n + 1)  # filled in order: each needs the ones before it
         self.starts: list[list[float]] = [[]]  # per j: cumulative weights of the last start
         for j in range(1, n + 1):
-            weights = [self._into(i, j) for i in range(j)]
+            weights = [
+                self.forward[i]
+                + (self.change if i > 0 else 0.0)  # the stretch i..j-1 starts with a change
+                + (j - 1 - i) * self.stay
+                + blocks[i][j - 1 - i]
+                for i in range(j)
+            ]
             self.forward[j] = _log_sum(weights)
             top = max(weights)
             self.starts.append(list(itertools.accumulate(math.exp(w - top) for w in weights)))
@@ -132,42 +151,32 @@ class _Chain:
         for i in range(n - 1, -1, -1):
             self.backward[i] = _log_sum(
                 [
-                    self._block(i, j)
+                    blocks[i][j - 1 - i]
                     + (j - 1 - i) * self.stay
                     + (self.change + self.backward[j] if j < n else 0.0)
                     for j in range(i + 1, n + 1)
                 ]
             )
 
-    def _into(self, i: int, j: int) -> float:
-        """The log weight of the first j boundaries with their last stretch ``i..j-1``."""
-        start = self.change if i > 0 else 0.0
-        return self.forward[i] + start + (j - 1 - i) * self.stay + self._block(i, j)
-
     def _block(self, i: int, j: int) -> float:
         """The log marginal chance of boundaries ``i..j-1``' rollouts at one shared value."""
         successes, failures, fixed = self._counts(i, j)
-        if fixed is None:
-            return (
-                math.lgamma(successes + 1)
-                + math.lgamma(failures + 1)
-                - math.lgamma(successes + failures + 2)
-            )
+        if fixed is None:  # the Beta(1, 1) integral: s! f! / (s + f + 1)!
+            factorial = self.log_factorial
+            return factorial[successes] + factorial[failures] - factorial[successes + failures + 1]
         if math.isnan(fixed):
             return -math.inf  # two different exact values cannot share a stretch
         return _log_power(fixed, successes) + _log_power(1 - fixed, failures)
 
     def _counts(self, i: int, j: int) -> tuple[int, int, float | None]:
         """Successes, failures and the exact value (None; NaN for two that differ)."""
-        successes = failures = 0
-        fixed: float | None = None
-        for tally in self.chain[i:j]:
-            if tally.exact:
-                fixed = tally.rate if fixed in (None, tally.rate) else math.nan
-            else:
-                successes += tally.successes
-                failures += tally.trials - tally.successes
-        return successes, failures, fixed
+        present = [rate for rate, count in self.exact.items() if count[j] > count[i]]
+        fixed = None if not present else present[0] if len(present) == 1 else math.nan
+        return (
+            self.successes[j] - self.successes[i],
+            self.failures[j] - self.failures[i],
+            fixed,
+        )
 
     def draw(self, rng: random.Random) -> list[float]:
         """One draw of the run's values: the stretches from the end back, then their values."""

@@ -8,10 +8,11 @@ is always shown as text (a dataframe cell, ``st.code``), never as HTML. A feedba
 turn injected between segments) shows where it happened: under the segment it follows, and
 marked in the raw response.
 
-Big traces stay quick: the segment table shows a window of ``WINDOW`` rows from just above the
-selected segment (it follows the selection: j/k, the URL's ``?segment=``, a click, and buttons
-that move a window's length), and a segment or response longer than ``TEXT_LIMIT`` characters
-shows a window of its text beside a button that downloads all of it.
+Big traces stay quick: the segment table shows a window of rows (``segment_rows_view``: it
+follows the selection, and filters by function tag when segments carry them), and a segment or
+response longer than ``TEXT_LIMIT`` characters shows a window of its text beside a button that
+downloads all of it. A segment an imported study annotated shows its summary and links
+(``segment_links``: what it depends on, what depends on it).
 """
 
 from __future__ import annotations
@@ -32,14 +33,9 @@ from llenvs.ui.cached import cached_index, cached_trace, stamp
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.run_summary import run_summary
 from llenvs.ui.segment_chart import segment_figure, selected_segment
-from llenvs.ui.segment_table import (
-    SELECTION_MODES,
-    WINDOW,
-    picked_row,
-    segment_table,
-    segment_window,
-    styled_segments,
-)
+from llenvs.ui.segment_links import segment_links
+from llenvs.ui.segment_rows_view import segment_rows
+from llenvs.ui.segment_table import segment_table
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
@@ -163,25 +159,9 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     _header(trace, line)
     rerun_button(index.path, trace)
     table = _segment_rows(index.path, line, stamp(index.path), trace)
-    window = segment_window(segment, len(table))
     left, right = st.columns([3, 2])
     with left:
-        if len(window) < len(table):
-            _window_moves(window, len(table), here)
-        key = f"segments-{line}-{segment}"
-        left.dataframe(
-            styled_segments(table.iloc[window.start : window.stop], segment),
-            hide_index=True,
-            height=360,
-            key=key,
-            on_select=functools.partial(_pick_segment, key, here, window.start),
-            selection_mode=list(SELECTION_MODES),  # a click on a row's text selects it too
-            selection_default={"selection": {"rows": [segment - window.start], "columns": []}}
-            if len(table)
-            else None,
-            column_order=["#", "PRM", "reward", "cumulative", "label", "flags", "text"],
-            column_config={"text": st.column_config.TextColumn("text", width="large")},
-        )
+        window = segment_rows(trace, table, here)
     with right:
         chart_key = f"chart-{line}-{segment}"
         right.plotly_chart(
@@ -191,7 +171,7 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
             selection_mode="points",
         )
     step_values_panel(index.path, trace, here)
-    _segment_detail(trace, segment)
+    _segment_detail(trace, here)
     return trace, segment
 
 
@@ -236,28 +216,6 @@ def _segment_rows(path: str, line: int, version: tuple[int, int], _trace: Trace)
     return segment_table(_trace)
 
 
-def _window_moves(window: range, total: int, here: BrowseLocation) -> None:
-    """Which segments the table shows, and buttons that move the selection a window's length."""
-    back, on, shown = st.columns([1, 1, 3], vertical_alignment="center")
-    moves = [
-        (back, f"◀ {WINDOW}", "rows-back", max(here.segment - WINDOW, 0)),
-        (on, f"{WINDOW} ▶", "rows-on", min(here.segment + WINDOW, total - 1)),
-    ]
-    for column, label, key, target in moves:
-        column.button(
-            label,
-            key=key,
-            on_click=go_to,
-            args=(BrowseLocation(here.file, here.line, target),),
-            help=f"Select the segment {WINDOW} before or after this one",
-            width="stretch",
-        )
-    shown.caption(
-        f"Segments {window.start:,}–{window.stop - 1:,} of {total:,}; the rows follow the "
-        "selection (j, k, the segment box, a click on the chart)."
-    )
-
-
 def _header(trace: Trace, line: int) -> None:
     task = trace.task
     verdict = {True: "succeeded", False: "failed", None: "no verdict"}[trace.success]
@@ -278,7 +236,8 @@ def _header(trace: Trace, line: int) -> None:
             st.text(f"expected answer: {task.expected_answer}")
 
 
-def _segment_detail(trace: Trace, segment: int) -> None:
+def _segment_detail(trace: Trace, here: BrowseLocation) -> None:
+    segment = here.segment
     if not trace.segments:
         st.info("This trace has no segments (an empty response).")
         return
@@ -293,6 +252,7 @@ def _segment_detail(trace: Trace, segment: int) -> None:
             f"flags: {', '.join(sorted(f.value for f in record.flags))}"
             + (" · terminal" if record.terminal else "")
         )
+        segment_links(trace, here)
         shown = text_window(len(record.text), 0)
         st.code(record.text[shown.start : shown.stop], language=None, wrap_lines=True)
         if len(shown) < len(record.text):
@@ -344,12 +304,6 @@ def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
-
-
-def _pick_segment(key: str, here: BrowseLocation, first: int) -> None:
-    row = picked_row(st.session_state[key]["selection"])
-    if row is not None:  # a position in the window, whose first row is segment ``first``
-        go_to(BrowseLocation(here.file, here.line, first + row))
 
 
 def _clicked_point(key: str, here: BrowseLocation) -> None:

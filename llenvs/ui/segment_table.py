@@ -32,6 +32,7 @@ from pandas.io.formats.style import Styler
 
 from llenvs.traces import Trace
 from llenvs.traces.importers import HUMAN_LABEL
+from llenvs.ui.function_tags import segment_tags, tag_colour
 from llenvs.ui.whitespace import one_line
 
 __all__ = [
@@ -81,16 +82,17 @@ def picked_row(selection: Mapping[str, Any]) -> int | None:
 def segment_table(trace: Trace) -> pd.DataFrame:
     """One row per segment: ``#``, ``text``, step ``reward``, ``cumulative``, ``PRM``, and more.
 
-    The last two columns are ``label`` and ``flags``.
+    The last three columns are ``label``, ``flags`` and ``tags``.
 
     ``text`` is on one line, trailing spaces shown as ``·`` and newlines as ``↵``; ``label`` is
-    the human label of imported step files (empty otherwise).
+    the human label of imported step files (empty otherwise); ``tags`` the segment's function
+    tags, joined by ", " (empty when an imported study gave it none: ``function_tags``).
 
     Example:
         >>> from llenvs.traces import TaskRecord
         >>> list(segment_table(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
         ...                          segments=())).columns)
-        ['#', 'text', 'reward', 'cumulative', 'PRM', 'label', 'flags']
+        ['#', 'text', 'reward', 'cumulative', 'PRM', 'label', 'flags', 'tags']
 
     """
     rows = []
@@ -116,31 +118,35 @@ def segment_table(trace: Trace) -> pd.DataFrame:
                 "PRM": min(segment.prm_scores.values()) if segment.prm_scores else math.nan,
                 "label": "" if label is None else f"{label:+.0f}",
                 "flags": ", ".join(sorted(flag.value for flag in segment.flags)),
+                "tags": ", ".join(segment_tags(segment)),
             }
         )
-    columns = ["#", "text", "reward", "cumulative", "PRM", "label", "flags"]
+    columns = ["#", "text", "reward", "cumulative", "PRM", "label", "flags", "tags"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def segment_window(selected: int, total: int, size: int = WINDOW, before: int = BEFORE) -> range:
-    """The ``size`` segment indices the table shows, among ``total``, when ``selected`` is.
+    """The segment indices the table shows (at most ``size``), among ``total``, at ``selected``.
 
     All of them when they fit; else a window that starts ``before`` rows above ``selected``
-    (less at the ends of the trace), so the selected row is in view where the table opens.
+    (less at the start of the trace), so the selected row is in view where the table opens
+    (the table does not scroll to it), and ends ``size`` rows later or at the trace's end.
 
     Example:
         >>> segment_window(5, 12), segment_window(0, 0)
         (range(0, 12), range(0, 0))
         >>> segment_window(9_500, 10_000), segment_window(2, 10_000), segment_window(9_999, 10_000)
-        (range(9496, 9696), range(0, 200), range(9800, 10000))
+        (range(9496, 9696), range(0, 200), range(9995, 10000))
+        >>> segment_window(158, 321)
+        range(154, 321)
 
     """
     if size <= 0 or before < 0:
         raise ValueError(f"size must be > 0 and before >= 0, got size={size}, before={before}")
     if total <= size:
         return range(max(total, 0))
-    start = min(max(selected - before, 0), total - size)
-    return range(start, start + size)
+    start = min(max(selected - before, 0), total - 1)
+    return range(start, min(start + size, total))
 
 
 def score_colour(value: object) -> str:
@@ -164,6 +170,8 @@ def score_colour(value: object) -> str:
 def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
     """``table`` coloured by PRM score and reward, the ``selected`` row's index cell marked.
 
+    The ``tags`` column, when there is one, is coloured by each row's first tag (``tag_colour``).
+
     Example:
         >>> t = pd.DataFrame({"#": [0], "text": ["a"], "reward": [1.0], "cumulative": [1.0],
         ...                   "PRM": [0.0], "label": [""], "flags": [""]})
@@ -183,6 +191,8 @@ def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
         ],
         subset=["reward"],
     )
+    if "tags" in table.columns:
+        style = style.map(tag_colour, subset=["tags"])
     style = style.format({"cumulative": "{:.3g}"})
     if selected is not None and selected in table.index:
         style = style.set_properties(

@@ -37,8 +37,11 @@ from plotly.subplots import make_subplots
 
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.ui.segment_table import score_colour
+from llenvs.ui.whitespace import one_line
 
 __all__ = [
+    "CROWDED",
+    "OUR_IMPORTANCE",
     "SCORE_SCALE",
     "SELECTED",
     "describe_key",
@@ -53,6 +56,12 @@ SCORE_SCALE = [[0, "#dc3c3c"], [0.5, "#dcbe3c"], [1, "#3cb43c"]]
 
 SELECTED = "#1565c0"
 """The colour that marks the selected segment, as in the segment chart and table."""
+
+OUR_IMPORTANCE = "v_i+1 − v_i"
+"""The importance the engine computes from the values (the lower chart's default measure)."""
+
+CROWDED = 80
+"""Past this many bars in view, only the selected bar is outlined and the bars sit closer."""
 
 COLUMNS = [
     "#",
@@ -129,14 +138,29 @@ def importance_colour(value: float) -> str:
     return shade.removeprefix("background-color: ")
 
 
-def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Figure:
+def step_values_figure(
+    rows: pd.DataFrame,
+    selected: int | None = None,
+    *,
+    measure: str = OUR_IMPORTANCE,
+    span: tuple[float, float] | None = None,
+) -> go.Figure:
     """The figure of ``value_rows``: values above, importances below, ``selected`` marked.
+
+    ``measure`` names the lower chart's bars (``rows["importance"]``): ours, ``v_{i+1} - v_i``
+    on a fixed -1..1 axis, or another importance measure (an axis that fits its numbers, no
+    interval). ``span``: the range of segments the x axis shows (every bar is drawn; the view
+    pans and zooms to the others), all of them when None. Where many bars are in view, only the
+    selected one is outlined.
 
     Example:
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
         >>> figure = step_values_figure(value_rows(2, empty), selected=0)
         >>> [t.type for t in figure.data], list(figure.data[0].x)
         (['bar', 'bar'], [0, 1, 2])
+        >>> zoomed = step_values_figure(value_rows(300, empty), 150, span=(120.5, 179.5))
+        >>> zoomed.layout.xaxis2.range, len(zoomed.data[0].x)
+        ((120.5, 179.5), 301)
 
     """
     x = rows["#"].tolist()
@@ -144,7 +168,11 @@ def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Fi
     figure = make_subplots(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.6, 0.4]
     )
-    outline = [2.5 if boundary == selected else 0.5 for boundary in x]
+    in_view = len(x) if span is None else span[1] - span[0]
+    thin = 0.0 if in_view > CROWDED else 0.5
+    outline = [2.5 if boundary == selected else thin for boundary in x]
+    caps = 0 if in_view > CROWDED else 4
+    ours = measure == OUR_IMPORTANCE
     figure.add_trace(
         go.Bar(
             x=x,
@@ -163,6 +191,7 @@ def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Fi
                 "array": (rows["high"] - values).fillna(0).tolist(),
                 "arrayminus": (values - rows["low"]).fillna(0).tolist(),
                 "color": "#444",
+                "width": caps,
             },
             customdata=rows[["low", "high", "trials"]].values.tolist(),
             hovertemplate="before segment %{x}<br>v %{y:.3f} [%{customdata[0]:.3f}, "
@@ -175,7 +204,7 @@ def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Fi
         go.Bar(
             x=x,
             y=_plain(importances),
-            name="importance v_i+1 − v_i",
+            name=f"importance {measure}",
             marker={
                 "color": [importance_colour(v) for v in importances],
                 "line": {"width": outline, "color": SELECTED},
@@ -186,10 +215,14 @@ def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Fi
                 "array": (rows["importance high"] - importances).fillna(0).tolist(),
                 "arrayminus": (importances - rows["importance low"]).fillna(0).tolist(),
                 "color": "#444",
+                "width": caps,
+                "visible": ours,
             },
             customdata=rows[["importance low", "importance high"]].fillna(0).values.tolist(),
             hovertemplate="segment %{x}<br>importance %{y:+.3f} [%{customdata[0]:+.3f}, "
-            "%{customdata[1]:+.3f}]<extra></extra>",
+            "%{customdata[1]:+.3f}]<extra></extra>"
+            if ours
+            else f"segment %{{x}}<br>{measure} %{{y:.4g}}<extra></extra>",
         ),
         row=2,
         col=1,
@@ -224,10 +257,15 @@ def step_values_figure(rows: pd.DataFrame, selected: int | None = None) -> go.Fi
         legend={"orientation": "h", "y": 1.1},
         clickmode="event+select",
         hovermode="closest",
-        bargap=0.25,
+        bargap=0.25 if in_view <= CROWDED else 0.1,
     )
     figure.update_yaxes(title_text="v_i", range=[-0.05, 1.05], row=1, col=1)
-    figure.update_yaxes(title_text="v_i+1 − v_i", range=[-1.05, 1.05], row=2, col=1)
+    if ours:
+        figure.update_yaxes(title_text="v_i+1 − v_i", range=[-1.05, 1.05], row=2, col=1)
+    else:
+        figure.update_yaxes(title_text=one_line(measure, 28), row=2, col=1)
+    if span is not None:
+        figure.update_xaxes(range=span, row=2, col=1)
     ticks = {
         "tickvals": x,
         "ticktext": [str(b) if b < last else "end" for b in x],

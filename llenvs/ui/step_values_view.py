@@ -5,7 +5,10 @@ drawn, never recomputed (our rollouts, one choice per model and sampling, and th
 published, such as Thought Anchors', imported beside the trace): the step value ``v_i`` before
 each segment (the success rate of continuations from there) and the importance of each segment
 (``v_{i+1} - v_i``), with their 95% intervals, in the segment chart's order and colours, and the
-forced-answer curve when it is stored; a click on a bar selects that segment. Below, a run is
+forced-answer curve when it is stored; a click on a bar selects that segment. The lower chart
+can show a study's own importance measures instead, and a long trace's chart opens zoomed on
+the selected segment (``importance_chart``); what is shown is computed once per trace and
+sidecar version (``shown_step_values``), so a move between segments only redraws. Below, a run is
 planned (budget, target width, temperature, forced answers on or off) and its cost shown before
 it starts; it runs in the background (``StepValuesJob``) with progress (rollouts as they finish,
 tokens as they are generated) and a Stop that ends the run at the model's next token, each
@@ -29,30 +32,26 @@ from llenvs.analysis import (
     CostPlan,
     Rollout,
     SpeedSource,
-    StepAnalysis,
     analysis_key,
     analysis_path,
     calibrate,
     plan,
     read_analysis,
-    stored_forced_answers,
-    stored_keys,
-    stored_step_analysis,
 )
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
-from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.browse_location import BrowseLocation
 from llenvs.ui.cached import stamp
+from llenvs.ui.importance_chart import importance_chart
 from llenvs.ui.model_choice import ModelChoice
 from llenvs.ui.model_picker import current_choice
 from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.published_step_values import published_analyses
-from llenvs.ui.segment_chart import selected_segment
 from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_view import session_key
-from llenvs.ui.step_values_chart import describe_key, duration, step_values_figure, value_rows
+from llenvs.ui.shown_step_values import result_keys, shown_values
+from llenvs.ui.step_values_chart import describe_key, duration
 from llenvs.ui.step_values_job import StepValuesJob
 from llenvs.ui.wording import count
 
@@ -88,8 +87,7 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
     """The stored results: which run, its numbers, the chart (a click selects), the table."""
     store = analysis_path(path)
     version = stamp(str(store))
-    published = published_analyses(str(store), trace.trace_id, version, trace)
-    keys = [dict(a.key) for a, _ in published] + stored_keys(store, trace.trace_id)
+    keys = result_keys(str(store), trace.trace_id, version)
     if not keys:
         st.caption(f"Nothing is stored for this trace in {store.name} yet: plan a run below.")
         return
@@ -105,47 +103,16 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
                 key=f"sv-stored-{trace.trace_id}-{index}",
             )
         )
-    key = keys[index]
-    if index < len(published):
-        analysis, source = published[index]
-        st.caption(f"{source} · {analysis.top_steps(3).headline()}")
-    else:
-        analysis = _read(
-            str(store), trace.trace_id, json.dumps(key, sort_keys=True), version, trace
-        )
-        analysis = replace(
-            analysis,
-            forced_answers=stored_forced_answers(store, trace.trace_id, str(key.get("model"))),
-        )
-        st.caption(
-            f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "
-            f"({describe_key(key)}), stored in {store.name} · "
-            f"{analysis.top_steps(3).headline()}"
-        )
-    failed = [r for r in analysis.rollouts if r.error is not None]
-    if failed:
+    key = json.dumps(keys[index], sort_keys=True)
+    shown = shown_values(str(store), trace.trace_id, key, version, trace)
+    st.caption(shown.caption)
+    if shown.failed:
         st.warning(
-            f"{len(failed)} of {len(analysis.rollouts)} rollouts failed and are not counted; "
-            f"the last one: {failed[-1].error}"
+            f"{len(shown.failed)} of {shown.rollouts} rollouts failed and are not counted; "
+            f"the last one: {shown.failed[-1]}"
         )
-    rows = value_rows(len(trace.segments), analysis)
-    chart_key = f"sv-chart-{here.line}-{here.segment}"
-    st.plotly_chart(
-        step_values_figure(rows, here.segment),
-        key=chart_key,
-        on_select=functools.partial(_clicked_bar, chart_key, here, len(trace.segments)),
-        selection_mode="points",
-    )
-    _value_table(rows)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _read(
-    store: str, trace_id: str, key: str, version: tuple[int, int], _trace: Trace
-) -> StepAnalysis:
-    """The stored analysis of ``_trace`` under ``key`` (cached per trace and sidecar version)."""
-    del trace_id, version  # key the cache: this trace, the sidecar as it is now
-    return stored_step_analysis(_trace, store, json.loads(key))
+    importance_chart(shown, len(trace.segments), here)
+    _value_table(shown.rows)
 
 
 def _value_table(rows: pd.DataFrame) -> None:
@@ -177,12 +144,6 @@ def _value_table(rows: pd.DataFrame) -> None:
             "divergence": number("JS (bits)", help="how far the step moves the answers"),
         },
     )
-
-
-def _clicked_bar(key: str, here: BrowseLocation, segments: int) -> None:
-    picked = selected_segment(st.session_state[key])
-    if picked is not None and picked >= 0:  # the end's bar selects the last segment
-        go_to(BrowseLocation(here.file, here.line, min(picked, segments - 1)))
 
 
 @st.fragment

@@ -151,6 +151,36 @@ def test_step_values_of_a_sample_trace(browser):
         page.close()
 
 
+def test_a_321_step_thought_anchors_trace_filters_by_tag_and_follows_a_dependency(
+    browser, tmp_path
+):
+    """The sample's long R1-distill trace: filter the rows by a tag, then select a dependency."""
+    with served_app(REPO / "sample_traces") as url:
+        page = browser.new_page(viewport={"width": 1500, "height": 1400})
+        path = REPO / "sample_traces" / "thought_anchors-r1-distill-llama-8b.jsonl"
+        page.goto(f"{url}/browse?file={path}&trace=3&segment=158")
+        tab(page, "Segment 158").wait_for(timeout=60_000)
+        page.get_by_text("Summary: identify lcm=288").filter(visible=True).first.wait_for(
+            timeout=30_000
+        )
+        tags = page.locator("[data-testid='stMultiSelect']").filter(has_text="Function tags")
+        tags.first.click()
+        page.get_by_role("option", name="self_checking (7)").click(timeout=30_000)
+        page.get_by_text("7 of 321 segments tagged self_checking").filter(
+            visible=True
+        ).first.wait_for(timeout=30_000)
+        page.keyboard.press("Escape")  # close the tag list (it hides the page from a reader)
+        page.get_by_role("button", name=re.compile(r"^151 · ")).click(timeout=30_000)
+        tab(page, "Segment 151").wait_for(timeout=30_000)
+        assert re.search(r"segment=151", page.url)
+        page.get_by_text("7 of 321 segments tagged self_checking").filter(
+            visible=True
+        ).first.wait_for(timeout=30_000)  # the filter holds as the selection moves
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(tmp_path / "thought-anchors.png"), full_page=True)
+        page.close()
+
+
 def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path):
     """Select a segment, edit and force it, then the branch beside the original."""
     from llenvs.core import SegmentedEnvironment

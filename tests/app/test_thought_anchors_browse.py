@@ -2,20 +2,29 @@
 
 The longest shared trace (321 chunks) is imported; Browse opens it, and the step values panel
 draws the published accuracies, values and intervals equal to the sidecar's as the library reads
-them (``published_step_analysis``), with where they came from.
+them (``published_step_analysis``), with where they came from. The segment table filters by the
+published function tags (true segment indices kept), the selected segment links to what it
+depends on and what depends on it, and the chart shows any published importance measure,
+zoomed on the selected segment or whole.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 
 import pytest
 
 from llenvs.analysis import analysis_path, published_step_analysis, read_published
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
+from llenvs.ui.importance_chart import MEASURE, WHOLE, ZOOM
+from llenvs.ui.published_step_values import measure_label
+from llenvs.ui.segment_rows_view import TAG_FILTER
+from llenvs.ui.segment_table import BEFORE, WINDOW
 from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.test_big_traces import click_row, select
 from tests.app.test_pages import open_page, texts
 from tests.conftest import EXTERNAL
 
@@ -54,3 +63,111 @@ def test_browse_shows_the_published_step_values_of_a_321_step_trace(imported, mo
     [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
     figure = json.loads(chart.proto.spec)
     assert len(figure["data"][0]["x"]) == 322
+
+
+def _open(imported, monkeypatch, segment):
+    monkeypatch.setenv(TRACES_DIR_ENV, str(imported.parent))
+    [trace] = read_traces(imported)
+    at = open_page("browse", file=str(imported), trace="1", segment=str(segment))
+    assert not at.exception, at.exception
+    return at, trace
+
+
+def _rows(at):
+    """The true segment indices of the segment table's rows."""
+    return [int(i) for i in at.dataframe[1].value["#"]]
+
+
+def _segment(at):
+    return int(str(at.query_params["segment"]).strip("[]'"))
+
+
+def _tags(segment):
+    return segment.annotations["function_tags"]
+
+
+def _chart(at):
+    [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
+    return chart, json.loads(chart.proto.spec)
+
+
+def test_the_tag_filter_shows_the_segments_carrying_the_tags_by_their_true_index(
+    imported, monkeypatch
+):
+    at, trace = _open(imported, monkeypatch, 158)
+    tags = [s.annotations["function_tags"] for s in trace.segments]
+    counts = Counter(tag for segment in tags for tag in segment)
+    box = at.multiselect(key=f"{TAG_FILTER}-{trace.trace_id}")
+    assert sorted(box.options) == sorted(f"{tag} ({n})" for tag, n in counts.items())
+    assert _rows(at) == list(range(158 - BEFORE, 321))  # unfiltered: the window, true indices
+    assert at.dataframe[1].value["tags"].tolist()[BEFORE] == ", ".join(tags[158])
+    box.select("self_checking").select("result_consolidation").run()
+    assert not at.exception
+    wanted = [i for i, t in enumerate(tags) if {"self_checking", "result_consolidation"} & {*t}]
+    assert _rows(at) == wanted and len(wanted) == 19
+    assert "19 of 321 segments tagged result_consolidation or self_checking" in texts(at)
+    click_row(at, 3)  # a filtered row selects its true segment
+    assert _segment(at) == wanted[3] and f"Segment {wanted[3]}" in [t.label for t in at.tabs]
+    assert _rows(at) == wanted  # the filter holds as the selection moves
+
+
+def test_a_filter_longer_than_the_window_shows_a_window_of_its_rows(imported, monkeypatch):
+    [trace] = read_traces(imported)
+    active = [i for i, s in enumerate(trace.segments) if "active_computation" in _tags(s)]
+    assert len(active) == 202 > WINDOW
+    at, _ = _open(imported, monkeypatch, active[2])
+    at.multiselect(key=f"{TAG_FILTER}-{trace.trace_id}").select("active_computation").run()
+    rows = _rows(at)
+    assert rows == active[:WINDOW]
+    selected = json.loads(at.dataframe[1].proto.selection_default)["selection"]["rows"]
+    assert [rows[r] for r in selected] == [active[2]]
+    assert f"{WINDOW} of the {len(active)} tagged rows" in texts(at)
+
+
+def test_the_selected_segment_shows_its_dependencies_and_a_click_selects_one(imported, monkeypatch):
+    at, trace = _open(imported, monkeypatch, 158)
+    assert "Summary: " + trace.segments[158].annotations["summary"] in texts(at)
+    [uses] = [b for b in at.button if b.key and b.key.startswith("link-1-158-uses-")]
+    assert uses.key == "link-1-158-uses-151"  # its published depends_on
+    uses.click().run()
+    assert not at.exception and _segment(at) == 151 and "Segment 151" in [t.label for t in at.tabs]
+    used_by = [int(b.key.rsplit("-", 1)[1]) for b in at.button if b.key and "-used-by-" in b.key]
+    expected = [i for i, s in enumerate(trace.segments) if 151 in s.annotations["depends_on"]]
+    assert used_by == expected and len(expected) == 15  # the inverse: 152 to 166
+    at.button(key="link-1-151-used-by-166").click().run()
+    assert not at.exception and _segment(at) == 166
+
+
+def test_the_chart_shows_the_chosen_published_measure(imported, monkeypatch):
+    at, trace = _open(imported, monkeypatch, 158)
+    [published] = read_published(analysis_path(imported), trace.trace_id)
+    measure = at.selectbox(key=MEASURE)
+    assert measure.options[1:] == [
+        f"{measure_label(name)} (published)" for name in published.measures
+    ]
+    _, figure = _chart(at)
+    ours = published_step_analysis(trace, published).importances
+    assert figure["data"][1]["y"][:-1] == pytest.approx([s.importance for s in ours])
+    for name in ("resampling_importance_accuracy", "counterfactual_importance_kl"):
+        at.selectbox(key=MEASURE).select(name).run()
+        assert not at.exception
+        bars = _chart(at)[1]["data"][1]
+        assert bars["y"] == [*published.measures[name], None]  # one per segment, none at the end
+        assert name in bars["name"]
+
+
+def test_the_chart_opens_zoomed_on_the_selected_segment_and_shows_the_whole_trace(
+    imported, monkeypatch
+):
+    at, _ = _open(imported, monkeypatch, 158)
+    chart, figure = _chart(at)
+    low, high = figure["layout"]["xaxis2"]["range"]
+    assert (low + high) / 2 == 158 and high - low == ZOOM + 1
+    assert len(figure["data"][0]["x"]) == 322  # every bar is sent: the chart pans
+    point = {"x": 170, "y": 0.5, "point_index": 170, "curve_number": 1}
+    select(at, chart, {"points": [point], "point_indices": [170]})
+    assert _segment(at) == 170
+    low, high = _chart(at)[1]["layout"]["xaxis2"]["range"]
+    assert (low + high) / 2 == 170  # the zoom follows the selection
+    at.toggle(key=WHOLE).set_value(True).run()
+    assert "range" not in _chart(at)[1]["layout"]["xaxis2"]

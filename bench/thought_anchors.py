@@ -1,0 +1,439 @@
+"""Step analysis on real value curves: Thought Anchors' published accuracies as the truth.
+
+Run from the repository root (no model; the simulation is at the schedule level)::
+
+    .venv/bin/python bench/thought_anchors.py                  # all 20 traces; writes its section
+    .venv/bin/python bench/thought_anchors.py --traces 3 --no-write   # prints it only
+
+For every trace under ``--dir`` (``read_thought_anchors``) the published curve is the truth: a
+continuation from before chunk i succeeds with probability ``v_i``, the published ``accuracy``
+(``published.tallies[i]``), and the value after the last chunk is the trace's own verdict
+(``trace.success``), exact. The analysis runs ``analyze_trace``'s round loop without the episode
+machinery (``simulate``): the tallies of the sampled boundaries plus the exact end,
+``schedule.next_round(counted, left, width)``, one Bernoulli draw per rollout asked for, until
+the schedule asks for nothing or the budget is spent. The k-th rollout at a boundary draws the
+same uniform under every schedule (one stream per boundary and seed), so the passes differ only
+in where the rollouts go. The readings are the library's own: ``boundary_values`` (Wilson
+intervals), ``exact_value`` for the end, ``step_importances`` (bootstrap intervals),
+``StepAnalysis.moved`` and ``StepAnalysis.top_steps``.
+
+The section it prints replaces its own in ``docs/benchmarks.md`` (``bench_common``), with the
+command, the date and the machine: nothing in it is transcribed by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench_common import EXTERNAL, publish
+
+from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
+from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
+from llenvs.analysis.rollout import Rollout
+from llenvs.analysis.step_importance import step_importances
+from llenvs.analysis.tally import Tally
+from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
+from llenvs.analysis.top_steps import MOVED_CHANCE
+
+REFERENCE = 100
+"""Thought Anchors' continuations per chunk: the cost the budgets are shares of."""
+
+BUDGETS = (0.10, 0.25, 0.50)
+"""Budgets, as shares of ``REFERENCE`` per chunk."""
+
+MOVE = 0.2
+"""A step whose true ``|v_{i+1} - v_i|`` is at least this is a move."""
+
+NEAR = 2
+"""A called step is *near* a move when the true value changes by ``MOVE`` within this many
+steps on either side: the change is there, its place is off by a step or two (a drift)."""
+
+LASTS = 5
+"""A move *lasts* when the mean of the ``LASTS`` values after it differs from the mean of the
+``LASTS`` values up to it by at least half the move; otherwise it is transient."""
+
+TOP_K = 3
+"""The top k of ``StepAnalysis.top_steps``."""
+
+CHARS_PER_TOKEN = 4
+"""Characters per token, to turn a continuation's length in characters into tokens."""
+
+SCHEDULES: dict[str, Callable[[], Schedule]] = {
+    "fixed": FixedSchedule,
+    "adaptive": AdaptiveSchedule,
+    "widths": lambda: AdaptiveSchedule(top_k=0),
+}
+"""Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``)."""
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One published trace as the simulation needs it."""
+
+    name: str
+    """``correct/problem_330`` and the like."""
+    values: tuple[float, ...]
+    """The true value before each chunk (the published accuracy)."""
+    success: bool
+    """The trace's own verdict: the exact value after its last chunk."""
+    tokens: tuple[float, ...]
+    """A continuation's length from before each chunk: the characters after it / 4."""
+
+    @property
+    def truth(self) -> tuple[float, ...]:
+        """Every boundary's true value, the exact end included."""
+        return (*self.values, float(self.success))
+
+
+def curves(folder: Path, limit: int | None = None) -> list[Curve]:
+    """The published traces under ``folder`` (the first ``limit``), as curves."""
+    found = []
+    for path in thought_anchors_folders(folder)[:limit]:
+        item = read_thought_anchors(path)
+        trace = item.trace
+        if trace.success is None:
+            continue  # no verdict: the end of the curve is unknown
+        length = len(trace.response)
+        found.append(
+            Curve(
+                f"{path.parent.name.split('_')[0]}/{path.name}",
+                tuple(t.successes / t.trials for t in item.published.tallies),
+                trace.success,
+                tuple((length - s.start) / CHARS_PER_TOKEN for s in trace.segments),
+            )
+        )
+    return found
+
+
+def simulate(
+    curve: Curve, schedule: Schedule, budget: int, width: float, seed: int
+) -> tuple[dict[int, Tally], int]:
+    """The tallies ``analyze_trace`` would reach on ``curve``'s oracle, and its rounds.
+
+    As its loop: the sampled boundaries' tallies and the exact end are what the schedule sees;
+    each round's boundaries get one draw each; the loop stops when a round is empty.
+    """
+    count = len(curve.values)
+    streams = [random.Random(seed * 1_000_003 + b) for b in range(count)]
+    successes, trials = [0] * count, [0] * count
+    known = {count: Tally(int(curve.success), 1, exact=True)}
+    rounds = 0
+    while True:
+        counted = {**{b: Tally(successes[b], trials[b]) for b in range(count)}, **known}
+        asked = [b for b in schedule.next_round(counted, budget - sum(trials), width) if b < count]
+        if not asked:
+            return counted, rounds
+        for b in asked:
+            successes[b] += streams[b].random() < curve.values[b]
+            trials[b] += 1
+        rounds += 1
+
+
+def analysis_of(curve: Curve, counted: Mapping[int, Tally], seed: int) -> StepAnalysis:
+    """The ``StepAnalysis`` of the simulated tallies, read by the library's own functions."""
+    count = len(curve.values)
+    values: list[BoundaryValue] = []
+    rollouts: list[Rollout] = []
+    for b in range(count):
+        tally = counted[b]
+        own = [
+            Rollout(b, n, n, n < tally.successes, "right" if n < tally.successes else "wrong", 0)
+            for n in range(tally.trials)
+        ]
+        values.extend(boundary_values(own, [b]))
+        rollouts.extend(own)
+    values.append(exact_value(count, curve.success, "right" if curve.success else "wrong"))
+    importances = step_importances(values, seed=seed)
+    return StepAnalysis(curve.name, {}, tuple(values), tuple(importances), None, tuple(rollouts))
+
+
+@dataclass
+class Score:
+    """Counts summed over traces and seeds, from which every column is a ratio."""
+
+    values: int = 0
+    values_covered: int = 0
+    error: float = 0.0
+    steps: int = 0
+    steps_covered: int = 0
+    steps_width: float = 0.0
+    moves: int = 0
+    lasting: int = 0
+    """True moves that last (``lasts``); the others are transient: a wiggle that reverts."""
+    called: int = 0
+    called_true: int = 0
+    called_lasting: int = 0
+    called_near: int = 0
+    """Called steps with a true net change of at least ``MOVE`` within ``NEAR`` steps."""
+    excluding: int = 0
+    excluding_true: int = 0
+    sure: int = 0
+    sure_in_top: int = 0
+    rollouts: int = 0
+    tokens: float = 0.0
+    reference_tokens: float = 0.0
+    chunks: int = 0
+    scheduling: float = 0.0
+    """Seconds in the simulated round loop (mostly ``next_round``)."""
+    reading: float = 0.0
+    """Seconds reading the tallies (values, bootstrap intervals, changepoint posterior)."""
+
+    def add(self, other: Score) -> None:
+        """Add ``other``'s counts to these."""
+        for name, value in vars(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+
+def true_top(truth: Sequence[float], top_k: int) -> set[int]:
+    """The steps whose true ``|Δ|`` is at least the k-th largest (ties all in)."""
+    sizes = [abs(b - a) for a, b in itertools.pairwise(truth)]
+    cut = sorted(sizes, reverse=True)[min(top_k, len(sizes)) - 1]
+    return {s for s, size in enumerate(sizes) if size >= cut}
+
+
+def lasts(truth: Sequence[float], step: int) -> bool:
+    """Whether the true move at ``step`` lasts (``LASTS``), not a wiggle that reverts."""
+    before = truth[max(0, step + 1 - LASTS) : step + 1]
+    after = truth[step + 1 : step + 1 + LASTS]
+    move = abs(truth[step + 1] - truth[step])
+    return abs(sum(after) / len(after) - sum(before) / len(before)) >= move / 2
+
+
+def near(truth: Sequence[float], step: int) -> bool:
+    """Whether the true value changes by ``MOVE`` between ``step - w`` and ``step + 1 + w``."""
+    last = len(truth) - 1
+    return any(
+        abs(truth[min(last, step + 1 + w)] - truth[max(0, step - w)]) >= MOVE
+        for w in range(NEAR + 1)
+    )
+
+
+def score(curve: Curve, analysis: StepAnalysis, counted: Mapping[int, Tally]) -> Score:
+    """What ``analysis`` got right of ``curve``'s truth."""
+    truth = curve.truth
+    result = Score(chunks=len(curve.values))
+    for value in analysis.values:
+        if value.exact or value.value is None:
+            continue
+        result.values += 1
+        result.values_covered += value.interval.low <= truth[value.boundary] <= value.interval.high
+        result.error += abs(value.value - truth[value.boundary])
+    moved = analysis.moved
+    for step in analysis.importances:
+        delta = truth[step.step + 1] - truth[step.step]
+        inside = step.interval.low <= delta <= step.interval.high
+        result.steps += 1
+        result.steps_covered += inside
+        result.steps_width += step.interval.width
+        real = abs(delta) >= MOVE
+        lasting = real and lasts(truth, step.step)
+        result.moves += real
+        result.lasting += lasting
+        if moved.get(step.step, 0.0) > MOVED_CHANCE:
+            result.called += 1
+            result.called_true += real
+            result.called_lasting += lasting
+            result.called_near += near(truth, step.step)
+        if step.interval.low > 0 or step.interval.high < 0:
+            result.excluding += 1
+            result.excluding_true += real
+    top = true_top(truth, TOP_K)
+    sure = analysis.top_steps(TOP_K).sure
+    result.sure, result.sure_in_top = len(sure), len(set(sure) & top)
+    result.rollouts = sum(t.trials for t in counted.values() if not t.exact)
+    result.tokens = sum(counted[b].trials * curve.tokens[b] for b in range(len(curve.values)))
+    result.reference_tokens = REFERENCE * sum(curve.tokens)
+    return result
+
+
+Results = dict[tuple[float, str], dict[str, Score]]
+"""(budget share, schedule label): trace name: its score, summed over seeds."""
+
+
+def run(found: Sequence[Curve], seeds: int, width: float) -> Results:
+    """Every trace through every budget and schedule, ``seeds`` times each."""
+    results: Results = {(b, label): {} for b in BUDGETS for label in SCHEDULES}
+    for number, curve in enumerate(found):
+        for share, (label, schedule) in itertools.product(BUDGETS, SCHEDULES.items()):
+            total = Score()
+            budget = round(share * REFERENCE * len(curve.values))
+            for seed in range(seeds):
+                started = time.perf_counter()
+                counted, _ = simulate(curve, schedule(), budget, width, seed)
+                simulated = time.perf_counter()
+                analysis = analysis_of(curve, counted, seed)
+                result = score(curve, analysis, counted)
+                result.scheduling = simulated - started
+                result.reading = time.perf_counter() - simulated
+                total.add(result)
+            results[share, label][curve.name] = total
+        print(f"trace {number + 1}/{len(found)} ({curve.name})", file=sys.stderr)
+    return results
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{part / whole:.3f}" if whole else "–"
+
+
+def _pooled(per_trace: Mapping[str, Score]) -> Score:
+    total = Score()
+    for one in per_trace.values():
+        total.add(one)
+    return total
+
+
+def cost_table(results: Results, seeds: int) -> list[str]:
+    """Coverage, error and cost: one row per budget and schedule, every trace pooled."""
+    lines = [
+        "| budget | schedule | rollouts per chunk | tokens, share of TA's | value coverage | "
+        "importance coverage | importance interval width | MAE of v̂ | s scheduling | "
+        "s reading |",
+        "| --- | --- |" + " --- |" * 8,
+    ]
+    for (share, label), per_trace in results.items():
+        s = _pooled(per_trace)
+        lines.append(
+            f"| {share:.0%} | {label} | {s.rollouts / max(1, s.chunks):.1f} | "
+            f"{_share(s.tokens, s.reference_tokens)} | {_share(s.values_covered, s.values)} | "
+            f"{_share(s.steps_covered, s.steps)} | {_share(s.steps_width, s.steps)} | "
+            f"{_share(s.error, s.values)} | {s.scheduling / seeds:.1f} | "
+            f"{s.reading / seeds:.1f} |"
+        )
+    return lines
+
+
+def moves_table(results: Results) -> list[str]:
+    """Finding the moves: one row per budget and schedule, every trace pooled."""
+    lines = [
+        "| budget | schedule | recall (moved) | recall, lasting moves | recall, transient moves | "
+        f"precision (moved) | precision, a move within ±{NEAR} steps | "
+        "recall (interval excludes 0) | precision (interval excludes 0) | "
+        f"sure steps in the true top-{TOP_K} |",
+        "| --- | --- |" + " --- |" * 8,
+    ]
+    for (share, label), per_trace in results.items():
+        s = _pooled(per_trace)
+        lines.append(
+            f"| {share:.0%} | {label} | {_share(s.called_true, s.moves)} | "
+            f"{_share(s.called_lasting, s.lasting)} | "
+            f"{_share(s.called_true - s.called_lasting, s.moves - s.lasting)} | "
+            f"{_share(s.called_true, s.called)} | {_share(s.called_near, s.called)} | "
+            f"{_share(s.excluding_true, s.moves)} | {_share(s.excluding_true, s.excluding)} | "
+            f"{s.sure_in_top}/{s.sure} |"
+        )
+    return lines
+
+
+def _cells(
+    scores: Sequence[Score], part: Callable[[Score], float], whole: Callable[[Score], float]
+) -> str:
+    return " / ".join(_share(part(s), whole(s)) for s in scores)
+
+
+def trace_table(results: Results, found: Sequence[Curve], share: float) -> list[str]:
+    """One row per trace at ``share`` of the budget: fixed / adaptive / widths in each cell."""
+    labels = list(SCHEDULES)
+    lines = [
+        "| trace | chunks | true moves | value coverage | importance coverage | recall (moved) | "
+        "precision (moved) | sure in true top-3 | MAE of v̂ |",
+        "| --- | --- | --- |" + " --- |" * 6,
+    ]
+    for curve in found:
+        scores = [results[share, label][curve.name] for label in labels]
+
+        moves = sum(abs(b - a) >= MOVE for a, b in itertools.pairwise(curve.truth))
+        lines.append(
+            f"| {curve.name} | {len(curve.values)} | {moves} | "
+            f"{_cells(scores, lambda s: s.values_covered, lambda s: s.values)} | "
+            f"{_cells(scores, lambda s: s.steps_covered, lambda s: s.steps)} | "
+            f"{_cells(scores, lambda s: s.called_true, lambda s: s.moves)} | "
+            f"{_cells(scores, lambda s: s.called_true, lambda s: s.called)} | "
+            f"{' / '.join(f'{s.sure_in_top}/{s.sure}' for s in scores)} | "
+            f"{_cells(scores, lambda s: s.error, lambda s: s.values)} |"
+        )
+    return lines
+
+
+HEADING = "## Step analysis on real value curves (`bench/thought_anchors.py`)"
+
+SETUP = (
+    "No model: for each of Thought Anchors' published traces (`--dir`; DeepSeek-R1-Distill-"
+    "Llama-8B, MATH), a continuation from before chunk i succeeds with probability v_i, the "
+    "published `accuracy` (the truth here), and the value after the last chunk is the trace's "
+    "own verdict, exact. `analyze_trace`'s round loop runs at the schedule level (`simulate`: "
+    "`next_round` on the tallies and the exact end, one Bernoulli draw per rollout, until a "
+    "round is empty; `tests/analysis/test_thought_anchors_bench.py` checks it against "
+    "`analyze_trace`), and the library reads the tallies: Wilson intervals (`boundary_values`), "
+    "bootstrap intervals of v_{i+1} − v_i (`step_importances`), `StepAnalysis.moved` and "
+    "`top_steps`. Budgets are shares of Thought Anchors' 100 continuations per chunk; "
+    "schedules: `fixed` (`FixedSchedule()`), `adaptive` (`AdaptiveSchedule()`, the default: "
+    "settles the top 3 first) and `widths` (`AdaptiveSchedule(top_k=0)`). Coverage is pooled "
+    "over every boundary (the exact end left out) and every step (the last one, into the exact "
+    f"end, in) of every trace. A *move* is a step whose true |Δv| ≥ {MOVE}; it *lasts* when the "
+    f"mean of the {LASTS} true values after it differs from that of the {LASTS} up to it by at "
+    "least half the move, and is *transient* otherwise (a wiggle that reverts). The method "
+    f"*calls* a move where `StepAnalysis.moved` > {MOVED_CHANCE} (`MOVED_CHANCE`, what "
+    f"`top_steps` calls detected); the columns *interval excludes 0* call it where the step's "
+    f"bootstrap interval excludes 0 instead. *Precision, a move within ±{NEAR} steps* counts a "
+    f"called step right when the true value changes by ≥ {MOVE} between {NEAR} steps before it "
+    f"and {NEAR} after. *Sure steps in the true top-{TOP_K}*: of the steps "
+    f"`top_steps({TOP_K}).sure` names, how many are among the {TOP_K} largest true |Δv| (ties "
+    "all in). Tokens: each rollout from before chunk i counted as the characters of the "
+    "response after it / 4 (a continuation about as long as the published one), against 100 "
+    "such per chunk. s scheduling / s reading: seconds per seed in the round loop (mostly "
+    "`next_round`) and in reading the tallies (the bootstrap, and `top_steps`' 2,000 "
+    "changepoint draws, twice: ranking and membership)."
+)
+
+
+def main() -> None:
+    """Parse the options, run, print the section and write it to ``docs/benchmarks.md``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, default=EXTERNAL / "thought_anchors")
+    parser.add_argument("--traces", type=int, default=None, help="the first N traces only")
+    parser.add_argument("--seeds", type=int, default=1, help="runs per trace and pass")
+    parser.add_argument("--width", type=float, default=0.2, help="adaptive target width")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    found = curves(args.dir, args.traces)
+    results = run(found, args.seeds, args.width)
+    truths = [c.truth for c in found]
+    moves = [(t, s) for t in truths for s in range(len(t) - 1) if abs(t[s + 1] - t[s]) >= MOVE]
+    seconds = time.perf_counter() - started
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    options = "" if args.traces is None else f" --traces {args.traces}"
+    command = f"bench/thought_anchors.py{options} --seeds {args.seeds} --width {args.width}"
+    lines = [
+        HEADING,
+        "",
+        f"Command: `.venv/bin/python {command}` — run {now} on {platform.machine()}, Python "
+        f"{platform.python_version()}, {seconds:.0f} s. {SETUP}",
+        "",
+        f"{len(found)} traces, {sum(len(c.values) for c in found)} chunks; {len(moves)} true "
+        f"moves, {sum(lasts(t, s) for t, s in moves)} of them lasting. Coverage, error, cost:",
+        "",
+        *cost_table(results, args.seeds),
+        "",
+        "Finding the moves:",
+        "",
+        *moves_table(results),
+        "",
+        "Per trace at 25% (each cell: fixed / adaptive / widths):",
+        "",
+        *trace_table(results, found, 0.25),
+    ]
+    publish(HEADING, "\n".join(lines) + "\n", write=not args.no_write)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""The trace view's segment rows: the tag filter, the window of rows, a click that selects.
+
+The table shows at most ``WINDOW`` rows, from just above the selected segment (it follows the
+selection: j/k, the URL's ``?segment=``, a click, and buttons that move a window's length).
+When the segments carry function tags (an imported Thought Anchors trace), a ``tags`` column
+coloured by tag is shown, and a filter over the tags present (each with its count) narrows the
+rows to the segments carrying any chosen tag; the window is then taken among those rows. The
+``#`` column is always the true segment index, and a click on a row selects that segment.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.traces import Trace
+from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.function_tags import tag_counts, tagged_segments
+from llenvs.ui.segment_table import (
+    SELECTION_MODES,
+    WINDOW,
+    picked_row,
+    segment_window,
+    styled_segments,
+)
+
+__all__ = ["TAG_FILTER", "segment_rows", "shown_segments"]
+
+TAG_FILTER = "tag-filter"
+"""The tag filter's key, followed by ``-`` and the trace id (each trace keeps its own)."""
+
+COLUMNS = ["#", "PRM", "reward", "cumulative", "label", "flags", "text"]
+"""The table's columns, in order (``tags`` goes before ``text`` when segments carry tags)."""
+
+
+def shown_segments(shown: list[int], selected: int, size: int = WINDOW) -> list[int]:
+    """The segments of ``shown`` (true indices, in order) the table draws when ``selected`` is.
+
+    At most ``size``: a window from just above ``selected``, or above the first shown segment
+    after it when ``selected`` is not shown (a filter left it out).
+
+    Example:
+        >>> shown_segments(list(range(0, 1000, 2)), 501, size=5)
+        [494, 496, 498, 500, 502]
+        >>> shown_segments([3, 8], 0), shown_segments([], 4)
+        ([3, 8], [])
+
+    """
+    position = min(bisect.bisect_left(shown, selected), max(len(shown) - 1, 0))
+    window = segment_window(position, len(shown), size)
+    return shown[window.start : window.stop]
+
+
+def segment_rows(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:
+    """Draw the segment rows of ``trace`` (``table``: its ``segment_table``), ``here`` selected.
+
+    Returns the span of segments the table shows, for the chart to shade.
+    """
+    counts = tag_counts(trace)
+    chosen = _tag_filter(trace, counts) if counts else []
+    shown = tagged_segments(trace, chosen)
+    rows = shown_segments(shown, here.segment)
+    if chosen:
+        st.caption(
+            f"{len(shown):,} of {len(table):,} segments tagged {' or '.join(chosen)}"
+            + ("" if here.segment in shown else f"; segment {here.segment} is not among them")
+            + "."
+        )
+    if len(rows) < len(shown):
+        _window_moves(rows, len(shown), here, last=len(table) - 1, filtered=bool(chosen))
+    key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}"
+    selected = rows.index(here.segment) if here.segment in rows else None
+    st.dataframe(
+        styled_segments(table.iloc[rows], here.segment),
+        hide_index=True,
+        height=360,
+        key=key,
+        on_select=functools.partial(_pick_segment, key, here, rows),
+        selection_mode=list(SELECTION_MODES),  # a click on a row's text selects it too
+        selection_default={"selection": {"rows": [selected], "columns": []}}
+        if selected is not None
+        else None,
+        column_order=COLUMNS[:-1] + (["tags"] if counts else []) + COLUMNS[-1:],
+        column_config={
+            "text": st.column_config.TextColumn("text", width="large"),
+            "tags": st.column_config.TextColumn(
+                "tags", help="Function tags (Thought Anchors); coloured by the first one"
+            ),
+        },
+    )
+    return range(rows[0], rows[-1] + 1) if rows else range(0)
+
+
+def _tag_filter(trace: Trace, counts: dict[str, int]) -> list[str]:
+    """The tag filter (the tags present, each with its count); the tags chosen, in its order."""
+    chosen = st.multiselect(
+        "Function tags",
+        list(counts),
+        format_func=lambda tag: f"{tag} ({counts[tag]})",
+        key=f"{TAG_FILTER}-{trace.trace_id}",
+        placeholder="All segments: choose tags to show only the segments carrying them",
+        help="Show only the segments that carry any of these tags (Thought Anchors' labels)",
+    )
+    return [tag for tag in counts if tag in chosen]
+
+
+def _window_moves(
+    rows: list[int], total: int, here: BrowseLocation, *, last: int, filtered: bool
+) -> None:
+    """Which segments the table shows, and buttons that move the selection a window's length.
+
+    ``total``: the rows the filter lets through; ``last``: the trace's last segment.
+    """
+    back, on, shown = st.columns([1, 1, 3], vertical_alignment="center")
+    moves = [
+        (back, f"◀ {WINDOW}", "rows-back", max(here.segment - WINDOW, 0)),
+        (on, f"{WINDOW} ▶", "rows-on", min(here.segment + WINDOW, last)),
+    ]
+    for column, label, key, target in moves:
+        column.button(
+            label,
+            key=key,
+            on_click=go_to,
+            args=(BrowseLocation(here.file, here.line, target),),
+            help=f"Select the segment {WINDOW} before or after this one",
+            width="stretch",
+        )
+    if filtered:
+        shown.caption(
+            f"{len(rows)} of the {total:,} tagged rows: segments {rows[0]:,}–{rows[-1]:,}"
+        )
+    else:
+        shown.caption(
+            f"Segments {rows[0]:,}–{rows[-1]:,} of {total:,}; the rows follow the "
+            "selection (j, k, the segment box, a click on the chart)."
+        )
+
+
+def _pick_segment(key: str, here: BrowseLocation, rows: list[int]) -> None:
+    row = picked_row(st.session_state[key]["selection"])
+    if row is not None and 0 <= row < len(rows):  # a position among the rows shown
+        go_to(BrowseLocation(here.file, here.line, rows[row]))
