@@ -152,7 +152,7 @@ def test_step_values_of_a_sample_trace(browser):
 
 
 def test_a_321_step_thought_anchors_trace_filters_by_tag_and_follows_a_dependency(
-    browser, tmp_path
+    browser,
 ):
     """The sample's long R1-distill trace: filter the rows by a tag, then select a dependency."""
     with served_app(REPO / "sample_traces") as url:
@@ -177,7 +177,7 @@ def test_a_321_step_thought_anchors_trace_filters_by_tag_and_follows_a_dependenc
             visible=True
         ).first.wait_for(timeout=30_000)  # the filter holds as the selection moves
         page.wait_for_timeout(1500)
-        page.screenshot(path=str(tmp_path / "thought-anchors.png"), full_page=True)
+        page.screenshot(path=str(SCREENSHOTS / "thought-anchors.png"), full_page=True)
         page.close()
 
 
