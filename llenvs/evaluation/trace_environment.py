@@ -12,7 +12,7 @@ Example:
     ...           response="", segments=())
     >>> env, why = trace_base_environment(t)
     >>> env.spec.adapter, why  # doctest: +ELLIPSIS
-    ('task_record', "its environment cannot be made again (...)...")
+    ('task_record', "it was imported ('reasoning_gym_log' data, no registry adapter): ...")
 
 """
 
@@ -48,6 +48,8 @@ def trace_base_environment(trace: Trace) -> tuple[Environment, str | None]:
 
     """
     task = trace.task
+    if task.adapter not in environment_registry.adapters:
+        return _from_record(trace, f"it was imported ({task.adapter!r} data, no registry adapter)")
     try:
         base: Environment = environment_registry.get(
             name=task.environment, adapter=task.adapter, **dict(task.adapter_kwargs)
@@ -62,6 +64,12 @@ def trace_base_environment(trace: Trace) -> tuple[Environment, str | None]:
             f"the rebuilt {task.environment!r} asks another question for task "
             f"{task.task_index} (made with other options or without a fixed seed)"
         )
+    return _from_record(trace, why)
+
+
+def _from_record(trace: Trace, why: str) -> tuple[Environment, str]:
+    """The environment of the trace's own task record, and the note saying why it is used."""
+    task = trace.task
     scored = (
         "scored with math-verify against its expected answer"
         if task.expected_answer is not None

@@ -14,7 +14,7 @@ Example:
     >>> run_summary(run)
     'model: transformers/SmolLM2-135M-Instruct (float32) · sampling: greedy, 96 tokens · segmenter: sentence'
     >>> run_summary(RunRecord(unknown={"model": "coin", "prm.colour": "blue"}))
-    'model: coin · sampling: none recorded · segmenter: — · unknown fields: model, prm.colour'
+    'model: coin (no backend here) · sampling: none recorded · segmenter: — · unknown fields: prm.colour'
 
 """  # noqa: E501
 
@@ -32,14 +32,17 @@ def run_summary(run: RunRecord) -> str:
     spec = run.spec.model
     if spec is not None and spec.dtype is not None:
         model = f"{model} ({spec.dtype})"
+    elif spec is None and "model" in run.unknown:  # named, but by no backend spec (an import)
+        model = f"{model} (no backend here)"
     segmenter = "—" if run.spec.segmenter is None else run.spec.segmenter.text
     parts = [
         f"model: {model}",
         f"sampling: {sampling_summary(run.spec.sampling)}",
         f"segmenter: {segmenter}",
     ]
-    if run.unknown:
-        parts.append(f"unknown fields: {', '.join(run.unknown_fields)}")
+    unknown = [field for field in run.unknown_fields if field != "model"]  # shown above
+    if unknown:
+        parts.append(f"unknown fields: {', '.join(unknown)}")
     return " · ".join(parts)
 
 

@@ -23,7 +23,7 @@ from llenvs.analysis.thought_anchors import (
 from llenvs.cli.main import main
 from llenvs.core.intervention import Resample
 from llenvs.core.spec import SegmenterSpec
-from llenvs.evaluation import BranchRequest, branch
+from llenvs.evaluation import BranchRequest, branch, trace_base_environment
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces
 from tests.conftest import EXTERNAL, REPO
@@ -177,6 +177,9 @@ def test_a_branch_of_an_imported_trace_cuts_its_new_text_into_sentences():
     assert new == ["Let me check. ", "The answer is 8. \\boxed{8}"]
     assert child.parent.segment_index == 10
     assert child.run.spec.segmenter == SegmenterSpec("sentence")  # what cut its new text
+    environment, why = trace_base_environment(item.trace)
+    assert environment.spec.adapter == "task_record"  # its own prompt, math-verify on gt_answer
+    assert why is not None and why.startswith("it was imported ('thought-anchors' data")
 
 
 def test_the_sample_file_is_what_the_example_script_imports(tmp_path):
