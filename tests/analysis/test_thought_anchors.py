@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.analysis import analysis_path, read_published
+from llenvs.analysis import AnalysisParams, analysis_path, analyze_trace, read_published
 from llenvs.analysis.thought_anchors import (
     ThoughtAnchorsError,
     read_thought_anchors,
@@ -197,3 +197,30 @@ def test_the_sample_file_is_what_the_example_script_imports(tmp_path):
         assert fresh.trace.trace_id == trace.trace_id and fresh.trace.response == trace.response
         assert read_published(analysis_path(sample), trace.trace_id) == [fresh.published]
         assert all("prm" in s.prm_scores for s in trace.segments)  # scored on import
+
+
+def test_our_rollouts_go_beside_the_published_values_never_into_them(tmp_path, capsys):
+    out = tmp_path / "ta.jsonl"
+    assert main(["import", "thought-anchors", str(SHORT), "-o", str(out)]) == 0
+    [trace] = read_traces(out)
+    [before] = read_published(analysis_path(out), trace.trace_id)
+    kept = "".join(s.text for s in trace.segments[:2])
+    backend = get_backend("scripted", outputs=[kept + "So the answer is \\boxed{588}."])
+    ours = analyze_trace(
+        trace,
+        backend,
+        AnalysisParams(budget=4, width=0.5),
+        store=analysis_path(out),
+        boundaries=[2],
+    )
+    assert [r.boundary for r in ours.rollouts] == [2] * 4 and all(r.success for r in ours.rollouts)
+    assert read_published(analysis_path(out), trace.trace_id) == [before]  # untouched
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--trace", trace.trace_id, "--budget", "0", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    sources = {row["source"] for row in rows}
+    assert sources == {"Thought Anchors, imported", "rollouts of scripted"}
+    published_2 = next(r for r in rows if r["boundary"] == 2 and r["source"].startswith("Th"))
+    ours_2 = next(r for r in rows if r["boundary"] == 2 and r["source"] == "rollouts of scripted")
+    assert published_2["value"] == pytest.approx(_chunks(SHORT)[2]["accuracy"])
+    assert (ours_2["value"], ours_2["rollouts"]) == (1.0, 4)
