@@ -27,7 +27,8 @@ from typing import Any
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from llenvs.analysis.thought_anchors import STUDY
-from llenvs.cli.options import PRM_BASE_URL_HELP, prm_options
+from llenvs.cli.options import PRM_BASE_URL_HELP
+from llenvs.cli.scored_traces import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.json_line import JsonLineError, parse_json_line
@@ -211,20 +212,6 @@ def _report_skips(source: TraceImport) -> None:
     rest = len(source.skipped) - SHOWN_SKIPS
     if rest > 0:
         print(f"... and {rest} more rows skipped", file=sys.stderr)
-
-
-def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
-    """``traces`` with ``prm``'s step scores as the ``prm`` reward (as they are, with None)."""
-    options = prm_options(prm, url)  # before the first trace is read: a wrong one fails first
-    if prm is None:
-        yield from traces
-        return
-    from llenvs.rewards import PRM_REWARD_NAME, get_prm
-    from llenvs.ui.trace_scoring import with_prm_scores
-
-    model = get_prm(prm, **options)
-    for trace in traces:
-        yield with_prm_scores(trace, model, PRM_REWARD_NAME)  # the name evaluate gives it
 
 
 def _counted(traces: Iterator[Trace], counts: dict[str, int], tick: Any) -> Iterator[Trace]:

@@ -29,6 +29,7 @@ from llenvs.analysis.thought_anchors import (
     thought_anchors_folders,
     write_thought_anchors,
 )
+from llenvs.cli.scored_traces import scored_traces
 from llenvs.traces.sidecar import analysis_path
 
 __all__ = ["import_thought_anchors"]
@@ -38,8 +39,6 @@ def import_thought_anchors(args: argparse.Namespace) -> int:
     """Import ``args.input`` into ``args.output`` (see the module); 0 on success."""
     imported = read_all(thought_anchors_folders(args.input))
     if args.prm is not None:
-        from llenvs.cli.import_command import scored_traces
-
         scored = scored_traces([item.trace for item in imported], args.prm, args.prm_base_url)
         imported = [
             dataclasses.replace(item, trace=trace)

@@ -1,0 +1,36 @@
+"""Traces given a PRM's step scores on import, as ``llenvs evaluate`` records them.
+
+Example:
+    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="2 + 2 = 5.",
+    ...           segments=(SegmentRecord(0, 0, 10, "2 + 2 = 5."),))
+    >>> [s.prm_scores for s in next(scored_traces([t], "arithmetic", None)).segments]
+    [{'prm': 0.0}]
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from llenvs.cli.options import prm_options
+from llenvs.traces import Trace
+
+__all__ = ["scored_traces"]
+
+
+def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
+    """``traces`` with ``prm``'s step scores as the ``prm`` reward (as they are, with None).
+
+    The PRM's options are checked before the first trace is read, so a wrong one fails first.
+    """
+    options = prm_options(prm, url)
+    if prm is None:
+        yield from traces
+        return
+    from llenvs.rewards import PRM_REWARD_NAME, get_prm
+    from llenvs.ui.trace_scoring import with_prm_scores
+
+    model = get_prm(prm, **options)
+    for trace in traces:
+        yield with_prm_scores(trace, model, PRM_REWARD_NAME)  # the name evaluate gives it
