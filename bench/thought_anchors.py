@@ -39,6 +39,7 @@ from bench_common import EXTERNAL, publish
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
 from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
 from llenvs.analysis.rollout import Rollout
+from llenvs.analysis.schedule import MovesSchedule
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
@@ -71,6 +72,7 @@ SCHEDULES: dict[str, Callable[[], Schedule]] = {
     "fixed": FixedSchedule,
     "adaptive": AdaptiveSchedule,
     "widths": lambda: AdaptiveSchedule(top_k=0),
+    "moves": MovesSchedule,
 }
 """Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``)."""
 
@@ -259,11 +261,13 @@ Results = dict[tuple[float, str], dict[str, Score]]
 """(budget share, schedule label): trace name: its score, summed over seeds."""
 
 
-def run(found: Sequence[Curve], seeds: int, width: float) -> Results:
+def run(
+    found: Sequence[Curve], seeds: int, width: float, budgets: Sequence[float] = BUDGETS
+) -> Results:
     """Every trace through every budget and schedule, ``seeds`` times each."""
-    results: Results = {(b, label): {} for b in BUDGETS for label in SCHEDULES}
+    results: Results = {(b, label): {} for b in budgets for label in SCHEDULES}
     for number, curve in enumerate(found):
-        for share, (label, schedule) in itertools.product(BUDGETS, SCHEDULES.items()):
+        for share, (label, schedule) in itertools.product(budgets, SCHEDULES.items()):
             total = Score()
             budget = round(share * REFERENCE * len(curve.values))
             for seed in range(seeds):
@@ -340,7 +344,7 @@ def _cells(
 
 
 def trace_table(results: Results, found: Sequence[Curve], share: float) -> list[str]:
-    """One row per trace at ``share`` of the budget: fixed / adaptive / widths in each cell."""
+    """One row per trace at ``share`` of the budget: every schedule in each cell, in order."""
     labels = list(SCHEDULES)
     lines = [
         "| trace | chunks | true moves | value coverage | importance coverage | recall (moved) | "
@@ -402,16 +406,26 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=None, help="the first N traces only")
     parser.add_argument("--seeds", type=int, default=1, help="runs per trace and pass")
     parser.add_argument("--width", type=float, default=0.2, help="adaptive target width")
+    parser.add_argument(
+        "--budgets",
+        type=float,
+        nargs="+",
+        default=BUDGETS,
+        help="budget shares to run (a quick loop: one)",
+    )
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     started = time.perf_counter()
     found = curves(args.dir, args.traces)
-    results = run(found, args.seeds, args.width)
+    results = run(found, args.seeds, args.width, args.budgets)
+    share = 0.25 if 0.25 in args.budgets else args.budgets[0]
     truths = [c.truth for c in found]
     moves = [(t, s) for t in truths for s in range(len(t) - 1) if abs(t[s + 1] - t[s]) >= MOVE]
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     options = "" if args.traces is None else f" --traces {args.traces}"
+    if tuple(args.budgets) != BUDGETS:
+        options += " --budgets " + " ".join(f"{b:g}" for b in args.budgets)
     command = f"bench/thought_anchors.py{options} --seeds {args.seeds} --width {args.width}"
     lines = [
         HEADING,
@@ -428,9 +442,9 @@ def main() -> None:
         "",
         *moves_table(results),
         "",
-        "Per trace at 25% (each cell: fixed / adaptive / widths):",
+        f"Per trace at {share:.0%} (each cell: {' / '.join(SCHEDULES)}):",
         "",
-        *trace_table(results, found, 0.25),
+        *trace_table(results, found, share),
     ]
     publish(HEADING, "\n".join(lines) + "\n", write=not args.no_write)
 

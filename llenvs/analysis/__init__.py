@@ -51,7 +51,13 @@ from llenvs.analysis.interval import Interval, difference_interval, wilson_inter
 from llenvs.analysis.monte_carlo_prm import MonteCarloPRM
 from llenvs.analysis.rollout import Rollout, rollout_seed
 from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
-from llenvs.analysis.schedule import AdaptiveSchedule, FixedSchedule, Schedule, Tally
+from llenvs.analysis.schedule import (
+    AdaptiveSchedule,
+    FixedSchedule,
+    MovesSchedule,
+    Schedule,
+    Tally,
+)
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
@@ -74,6 +80,7 @@ __all__ = [
     "ForcedAnswer",
     "Interval",
     "MonteCarloPRM",
+    "MovesSchedule",
     "Rollout",
     "RolloutFinished",
     "RolloutsProgress",

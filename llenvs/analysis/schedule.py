@@ -23,12 +23,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from llenvs.analysis.changepoints import CHANGE_PRIOR
+from llenvs.analysis.changepoints import CHANGE_PRIOR, change_chances
 from llenvs.analysis.interval import Z_95
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
 
-__all__ = ["AdaptiveSchedule", "FixedSchedule", "Schedule", "Tally", "sampled", "wilson_width"]
+__all__ = [
+    "AdaptiveSchedule",
+    "FixedSchedule",
+    "MovesSchedule",
+    "Schedule",
+    "Tally",
+    "sampled",
+    "wilson_width",
+]
 
 
 def wilson_width(rate: float, trials: float, z: float = Z_95) -> float:
@@ -167,3 +175,87 @@ class AdaptiveSchedule:
             extra[boundary] += 1
             chosen.append(boundary)
         return sorted(chosen)
+
+
+@dataclass(frozen=True)
+class MovesSchedule:
+    """A first round of ``initial`` rollouts per boundary, then rounds to the doubtful moves.
+
+    Later rounds go to the boundaries on both sides of the steps whose chance of having moved
+    the value (``change_chances`` under ``change_prior``, what ``StepAnalysis.moved`` reads) is
+    still in doubt, strictly between ``low`` and ``high``: each boundary is weighted by the
+    doubt ``p (1 - p)`` of the steps it borders times their apparent size (the difference of
+    the two boundaries' smoothed rates: a large move in doubt first), and the round's
+    rollouts go one at a time to the largest weight over one plus what it got this round
+    already. It seeks every move, the transient ones included (a boundary that dips and
+    returns borders two doubtful steps), where ``AdaptiveSchedule`` settles the top k. With no
+    step in doubt, rounds go to the widest Wilson intervals, as ``AdaptiveSchedule(top_k=0)``'s;
+    an empty round means no step is in doubt and every interval is narrower than the target,
+    or the budget is spent.
+
+    Example:
+        >>> MovesSchedule(initial=2).next_round({0: Tally(0, 0), 1: Tally(1, 1)}, 9, 0.3)
+        [0, 0, 1]
+        >>> flat = {b: Tally(10, 20) for b in range(4)}
+        >>> doubtful = {**flat, 2: Tally(15, 20)}  # boundary 2 may sit higher: steps 1 and 2
+        >>> MovesSchedule(round_size=4).next_round(doubtful, 40, 0.3)
+        [1, 2, 2, 3]
+        >>> settled = {0: Tally(0, 60), 1: Tally(60, 60)}
+        >>> MovesSchedule().next_round(settled, 9, 0.3)
+        []
+
+    """
+
+    initial: int = 8
+    """Rollouts every boundary gets before any gets more."""
+    round_size: int | None = None
+    """Rollouts per later round (None: as many as there are boundaries)."""
+    low: float = 0.05
+    """A step whose chance of having moved is at most this is settled: it did not."""
+    high: float = 0.95
+    """A step whose chance of having moved is at least this is settled: it did."""
+    change_prior: float = CHANGE_PRIOR
+    """The prior chance that a step moves the value (``llenvs.analysis.changepoints``)."""
+
+    def __post_init__(self) -> None:
+        if self.initial < 1:
+            raise ValueError(f"initial must be >= 1, got {self.initial}")
+        if self.round_size is not None and self.round_size < 1:
+            raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
+        if not 0 <= self.low < self.high <= 1:
+            raise ValueError(f"need 0 <= low < high <= 1, got {self.low} and {self.high}")
+
+    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+        """The boundaries of the next round (see the class docstring)."""
+        open_ = sampled(tallies)
+        if not open_ or budget_left <= 0:
+            return []
+        first = _level_up(tallies, self.initial, budget_left)
+        if first:
+            return first
+        size = min(budget_left, self.round_size or len(open_))
+        weights = dict.fromkeys(open_, 0.0)
+        for step, chance in change_chances(tallies, self.change_prior).items():
+            if self.low < chance < self.high:
+                for boundary in (step, step + 1):
+                    if boundary in weights:
+                        weights[boundary] += chance * (1 - chance) * _jump(tallies, step)
+        if any(weights.values()):
+            extra = dict.fromkeys(open_, 0)
+            chosen = []
+            for _ in range(size):
+                boundary = max(weights, key=lambda b: (weights[b] / (1 + extra[b]), -b))
+                extra[boundary] += 1
+                chosen.append(boundary)
+            return sorted(chosen)
+        widest = AdaptiveSchedule(initial=1, round_size=size, top_k=0)
+        return widest.next_round(tallies, size, width)
+
+
+def _jump(tallies: Mapping[int, Tally], step: int) -> float:
+    """The apparent size of ``step``: the difference of its boundaries' smoothed rates."""
+
+    def rate(tally: Tally) -> float:
+        return tally.rate if tally.exact else (tally.successes + 1) / (tally.trials + 2)
+
+    return abs(rate(tallies[step + 1]) - rate(tallies[step]))

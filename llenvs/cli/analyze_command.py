@@ -33,7 +33,9 @@ from llenvs.analysis import (
     AdaptiveSchedule,
     AnalysisParams,
     FixedSchedule,
+    MovesSchedule,
     RolloutsProgress,
+    Schedule,
     SpeedSource,
     StepAnalysis,
     analysis_key,
@@ -100,10 +102,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--schedule",
-        choices=("adaptive", "fixed"),
+        choices=("adaptive", "fixed", "moves"),
         default="adaptive",
         help="adaptive: rounds to the steps whose rank among the top --top-k is unsettled, "
-        "then to the widest intervals; fixed: the same k everywhere",
+        "then to the widest intervals; fixed: the same k everywhere; moves: after 8 "
+        "everywhere, rounds to both sides of every step that may have moved the value (finds "
+        "more of the moves on long traces: bench/thought_anchors.py)",
     )
     parser.add_argument(
         "--top-k",
@@ -172,9 +176,12 @@ def run(args: argparse.Namespace) -> int:
         measured=stored.rollouts,
     )
     print(cost.summary(), flush=True)
-    schedule = (
-        AdaptiveSchedule(top_k=args.top_k) if args.schedule == "adaptive" else FixedSchedule()
-    )
+    schedules: dict[str, Schedule] = {
+        "adaptive": AdaptiveSchedule(top_k=args.top_k),
+        "fixed": FixedSchedule(),
+        "moves": MovesSchedule(),
+    }
+    schedule = schedules[args.schedule]
     with _progress(args.no_progress, cost.rollouts) as advance:
         analysis = analyze_trace(
             trace,

@@ -87,3 +87,17 @@ def test_a_short_trace_where_nothing_moved_says_so(monkeypatch, tmp_path, capsys
     assert [line.split()[4] for line in out[2:5]] == ["3", "3", "2"]
     assert "(sure)" not in "\n".join(out)
     assert out[-1] == "no step moved the value detectably at this budget"
+
+
+def test_the_moves_schedule_is_a_choice_of_the_command(coin_cli, capsys):
+    argv = ["analyze", str(coin_cli), "--no-progress", "--schedule", "moves"]
+    assert main([*argv, "--budget", "100", "--tokens-per-second", "100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    done = next(line for line in out if line.startswith("100 rollouts (100 generated now"))
+    assert "rounds" in done
+    counts = [int(line.split()[4]) for line in out[2:12]]  # seg, v_i, [low, high], n
+    assert min(counts) >= 8  # its first round: 8 at every boundary
+    assert max(counts) > 8  # then rounds to the steps that may have moved
+    with pytest.raises(SystemExit):
+        main(["analyze", str(coin_cli), "--schedule", "widest"])
+    assert "invalid choice: 'widest'" in capsys.readouterr().err
