@@ -146,10 +146,7 @@ class AdaptiveSchedule:
     this prior chance (``llenvs.analysis.changepoints``); None: each value on its own."""
 
     def __post_init__(self) -> None:
-        if self.initial < 1:
-            raise ValueError(f"initial must be >= 1, got {self.initial}")
-        if self.round_size is not None and self.round_size < 1:
-            raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
+        _check_rounds(self.initial, self.round_size)
         if self.top_k < 0:
             raise ValueError(f"top_k must be >= 0, got {self.top_k}")
 
@@ -163,18 +160,7 @@ class AdaptiveSchedule:
             return first
         size = min(budget_left, self.round_size or len(open_))
         racing = top_steps_round(tallies, self.top_k, size, change_prior=self.change_prior)
-        if racing:
-            return racing
-        extra = dict.fromkeys(open_, 0)
-        chosen: list[int] = []
-        for _ in range(size):
-            widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in open_.items()}
-            boundary = max(widths, key=lambda b: (widths[b], -b))
-            if widths[boundary] < width:
-                break
-            extra[boundary] += 1
-            chosen.append(boundary)
-        return sorted(chosen)
+        return racing or _widest(open_, size, width)
 
 
 @dataclass(frozen=True)
@@ -218,10 +204,7 @@ class MovesSchedule:
     """The prior chance that a step moves the value (``llenvs.analysis.changepoints``)."""
 
     def __post_init__(self) -> None:
-        if self.initial < 1:
-            raise ValueError(f"initial must be >= 1, got {self.initial}")
-        if self.round_size is not None and self.round_size < 1:
-            raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
+        _check_rounds(self.initial, self.round_size)
         if not 0 <= self.low < self.high <= 1:
             raise ValueError(f"need 0 <= low < high <= 1, got {self.low} and {self.high}")
 
@@ -248,8 +231,32 @@ class MovesSchedule:
                 extra[boundary] += 1
                 chosen.append(boundary)
             return sorted(chosen)
-        widest = AdaptiveSchedule(initial=1, round_size=size, top_k=0)
-        return widest.next_round(tallies, size, width)
+        return _widest(open_, size, width)
+
+
+def _check_rounds(initial: int, round_size: int | None) -> None:
+    """Refuse a first round of no rollouts, or later rounds of none."""
+    if initial < 1:
+        raise ValueError(f"initial must be >= 1, got {initial}")
+    if round_size is not None and round_size < 1:
+        raise ValueError(f"round_size must be >= 1 or None, got {round_size}")
+
+
+def _widest(open_: Mapping[int, Tally], size: int, width: float) -> list[int]:
+    """Up to ``size`` rollouts, one at a time to the widest Wilson interval at least ``width``.
+
+    The rollouts already handed out this round count at their boundary's current rate.
+    """
+    extra = dict.fromkeys(open_, 0)
+    chosen: list[int] = []
+    for _ in range(size):
+        widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in open_.items()}
+        boundary = max(widths, key=lambda b: (widths[b], -b))
+        if widths[boundary] < width:
+            break
+        extra[boundary] += 1
+        chosen.append(boundary)
+    return sorted(chosen)
 
 
 def _jump(tallies: Mapping[int, Tally], step: int) -> float:
