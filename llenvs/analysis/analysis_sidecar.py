@@ -50,6 +50,7 @@ __all__ = [
     "append_forced_answers",
     "append_published",
     "append_rollouts",
+    "published_by_trace",
     "read_analysis",
     "read_published",
     "stored_keys",
@@ -185,13 +186,28 @@ def read_published(path: str | os.PathLike[str], trace_id: str) -> list[Publishe
 
     Every line is checked as in ``read_analysis`` (nothing when the file is missing).
     """
-    found: dict[str, PublishedValues] = {}
+    return published_by_trace(path).get(trace_id, [])
+
+
+def published_by_trace(path: str | os.PathLike[str]) -> dict[str, list[PublishedValues]]:
+    """``read_published`` of every trace of ``path`` at once (one pass over the file).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> for trace_id in ("a", "b", "a"):
+        ...     append_published(path, trace_id, PublishedValues("s", "S", "m", (), {}, {}))
+        >>> {t: len(found) for t, found in published_by_trace(path).items()}
+        {'a': 1, 'b': 1}
+
+    """
+    found: dict[str, dict[str, PublishedValues]] = {}
     for kind, record_id, record_key, records in _read_lines(path):
-        if kind is AnalysisKind.PUBLISHED and record_id == trace_id:
-            found[json.dumps(record_key, sort_keys=True)] = next(
+        if kind is AnalysisKind.PUBLISHED:
+            found.setdefault(record_id, {})[json.dumps(record_key, sort_keys=True)] = next(
                 r for r in records if isinstance(r, PublishedValues)
             )
-    return list(found.values())
+    return {trace_id: list(by_key.values()) for trace_id, by_key in found.items()}
 
 
 def read_analysis(

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.adapters.huggingface import answers_match
-from llenvs.analysis.analysis_sidecar import append_published, read_published
+from llenvs.analysis.analysis_sidecar import append_published, published_by_trace
 from llenvs.analysis.published_values import PublishedTally, PublishedValues, inferred_tally
 from llenvs.core.backend import Message, SamplingParams
 from llenvs.core.errors import LlenvsError
@@ -251,9 +251,12 @@ def write_thought_anchors(
         write = write_traces if overwrite else append_traces
         write(path, [item.trace for item in new])
     store = analysis_path(path)
+    stored = published_by_trace(store)  # read once: the sidecar may hold many rollouts too
     for item in imported:
-        if item.published not in read_published(store, item.trace.trace_id):
+        known_values = stored.setdefault(item.trace.trace_id, [])
+        if item.published not in known_values:
             append_published(store, item.trace.trace_id, item.published)
+            known_values.append(item.published)  # the same folder twice stores it once
     return new, len(imported) - len(new)
 
 
