@@ -21,7 +21,8 @@ sampling the paper states. ``thought_anchors_folders`` finds the problem folders
 sidecar.
 
 Example:
-    >>> folder = _example_folder()
+    >>> from llenvs.analysis.thought_anchors_example import example_folder
+    >>> folder = example_folder()
     >>> found = read_thought_anchors(folder)
     >>> [s.text for s in found.trace.segments], found.trace.success
     (['So 2 + 2 = 4.\n\n', 'Done.\n</think> \\boxed{4}'], True)
@@ -372,40 +373,3 @@ def _measures(chunks: Sequence[dict[str, Any]]) -> dict[str, tuple[float | None,
         )
         for name in names
     }
-
-
-def _example_folder() -> Path:
-    """A two-chunk problem folder in a temporary directory (for the examples)."""
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp()) / "tiny-model" / "correct_base_solution" / "problem_7"
-    folder.mkdir(parents=True)
-    base = {
-        "prompt": "What is 2 + 2?",
-        "solution": "So 2 + 2 = 4.\n\nDone.\n</think> \\boxed{4}",
-        "answer": "4",
-        "is_correct": True,
-    }
-    chunks = [
-        {
-            "chunk": "So 2 + 2 = 4.",
-            "chunk_idx": 0,
-            "function_tags": ["active_computation"],
-            "depends_on": [],
-            "accuracy": 0.95,
-            "summary": "adds",
-            "forced_importance_accuracy": 0.1,
-        },
-        {
-            "chunk": "Done.",
-            "chunk_idx": 1,
-            "function_tags": ["self_checking"],
-            "depends_on": ["0"],
-            "accuracy": 0.98989898989899,
-            "summary": "checks",
-        },
-    ]
-    (folder / BASE).write_text(json.dumps(base))
-    (folder / CHUNKS).write_text(json.dumps(chunks))
-    (folder / PROBLEM).write_text(json.dumps({"problem": "2 + 2?", "gt_answer": "4"}))
-    return folder

@@ -8,8 +8,8 @@ analysis sidecar (``llenvs analyze OUT --trace N --budget 0 --json`` prints them
 
 Example:
     >>> import argparse, tempfile, pathlib
-    >>> from llenvs.analysis.thought_anchors import _example_folder
-    >>> folder = _example_folder()
+    >>> from llenvs.analysis.thought_anchors_example import example_folder
+    >>> folder = example_folder()
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "ta.jsonl"
     >>> args = argparse.Namespace(input=str(folder), output=str(out), overwrite=False,
     ...                           prm=None, prm_base_url=None)
