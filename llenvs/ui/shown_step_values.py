@@ -99,7 +99,7 @@ def shown_values(
                     f"{published_source(published)} · {analysis.top_steps(3).headline()}",
                     dict(published.measures),
                 )
-        raise KeyError(f"{Path(store).name} holds no published values under {key}")
+        raise ValueError(f"{Path(store).name} holds no published values under {key} any more")
     analysis = stored_step_analysis(_trace, store, wanted)
     analysis = replace(
         analysis,
