@@ -60,7 +60,10 @@ from llenvs.traces.trace_reader import TraceReader
 from llenvs.traces.trace_writer import append_traces, write_traces
 
 __all__ = [
+    "DEPENDS_ON",
+    "FUNCTION_TAGS",
     "STUDY",
+    "SUMMARY",
     "ThoughtAnchorsError",
     "ThoughtAnchorsTrace",
     "read_thought_anchors",
@@ -80,8 +83,12 @@ SAMPLING = {"temperature": 0.6, "top_p": 0.95}
 CHUNKS, BASE, PROBLEM = "chunks_labeled.json", "base_solution.json", "problem.json"
 """The files of a problem folder (``problem.json`` is optional)."""
 
-ANNOTATED = ("function_tags", "depends_on", "summary")
-"""The chunk fields each segment keeps as its annotations."""
+FUNCTION_TAGS, DEPENDS_ON, SUMMARY = "function_tags", "depends_on", "summary"
+"""The chunk fields each segment keeps as its annotations, under the same names: its roles in
+the reasoning, the earlier chunks it uses (as chunk indices), and a few words on it."""
+
+ANNOTATED = (FUNCTION_TAGS, DEPENDS_ON, SUMMARY)
+"""The annotated fields, together."""
 
 NOT_MEASURES = frozenset({"chunk", "chunk_idx", "accuracy", *ANNOTATED})
 """The chunk fields that are not importance measures (every other number is one)."""
@@ -316,8 +323,8 @@ def _trace_id(model: str, prompt: str, response: str) -> str:
 
 def _annotations(chunk: dict[str, Any], folder: Path) -> dict[str, Any]:
     """A chunk's tags, dependencies (as chunk indices) and summary."""
-    tags = chunk.get("function_tags") or []
-    depends = chunk.get("depends_on") or []
+    tags = chunk.get(FUNCTION_TAGS) or []
+    depends = chunk.get(DEPENDS_ON) or []
     try:
         dependencies = sorted({int(d) for d in depends})
     except (TypeError, ValueError):
@@ -326,9 +333,9 @@ def _annotations(chunk: dict[str, Any], folder: Path) -> dict[str, Any]:
             f"indices, got {depends!r:.60}"
         ) from None
     return {
-        "function_tags": [str(tag) for tag in tags],
-        "depends_on": dependencies,
-        "summary": str(chunk.get("summary") or ""),
+        FUNCTION_TAGS: [str(tag) for tag in tags],
+        DEPENDS_ON: dependencies,
+        SUMMARY: str(chunk.get(SUMMARY) or ""),
     }
 
 

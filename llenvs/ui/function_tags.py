@@ -25,10 +25,10 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection
 
+from llenvs.analysis.thought_anchors import FUNCTION_TAGS
 from llenvs.traces import SegmentRecord, Trace
 
 __all__ = [
-    "FUNCTION_TAGS",
     "TAG_COLOURS",
     "segment_tags",
     "tag_colour",
@@ -36,8 +36,6 @@ __all__ = [
     "tagged_segments",
 ]
 
-FUNCTION_TAGS = "function_tags"
-"""The annotation that holds a segment's tags."""
 
 TAG_COLOURS = {
     "problem_setup": "148, 103, 189",

@@ -23,17 +23,13 @@ import re
 
 import streamlit as st
 
+from llenvs.analysis.thought_anchors import DEPENDS_ON, SUMMARY
 from llenvs.traces import Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.whitespace import one_line
 
-__all__ = ["DEPENDS_ON", "SUMMARY", "depended_on_by", "depends_on", "has_links", "segment_links"]
+__all__ = ["depended_on_by", "depends_on", "has_links", "segment_links"]
 
-DEPENDS_ON = "depends_on"
-"""The annotation that lists the earlier segments a segment uses (chunk indices)."""
-
-SUMMARY = "summary"
-"""The annotation that sums a segment up in a few words."""
 
 LABEL_LIMIT = 48
 """The most characters of a linked segment's summary shown on its button."""
