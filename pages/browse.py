@@ -23,9 +23,7 @@ with shows_errors():
     shown = trace_list_view.filters(index).apply(index.table)
     line = trace_list_view.trace_list(shown, index.count, location)
     if line is not None:
-        browse_view.navigation(
-            shown["line"].tolist(), location, browse_view.segment_count(index, line)
-        )
+        browse_view.navigation(shown["line"].tolist(), location, index)
         with shows_errors(f"line {line}"):
             trace, segment = browse_view.trace_view(index, line, location)
             st.page_link(

@@ -66,7 +66,13 @@ from llenvs.analysis.stored_step_analysis import (
     stored_forced_answers,
     stored_step_analysis,
 )
-from llenvs.analysis.top_steps import TopSteps, rank_chances, top_k_membership, top_steps_round
+from llenvs.analysis.top_steps import (
+    TopSteps,
+    rank_chances,
+    top_k_membership,
+    top_k_membership_of,
+    top_steps_round,
+)
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
@@ -116,6 +122,7 @@ __all__ = [
     "stored_keys",
     "stored_step_analysis",
     "top_k_membership",
+    "top_k_membership_of",
     "top_steps_round",
     "total_variation",
     "wilson_interval",

@@ -31,14 +31,14 @@ from llenvs.analysis.top_steps import (
     CONFIDENCE,
     MOVED_CHANCE,
     TopSteps,
-    top_k_membership,
+    top_k_membership_of,
     value_draws,
 )
 
 __all__ = ["VERDICT_DRAWS", "StepAnalysis"]
 
 VERDICT_DRAWS = 2000
-"""Joint posterior draws behind ``StepAnalysis.top_steps``."""
+"""Joint posterior draws behind ``StepAnalysis.sizes`` and ``StepAnalysis.top_steps``."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,36 @@ class StepAnalysis:
         raise KeyError(f"boundary {boundary} was not analysed")
 
     @functools.cached_property
+    def draws(self) -> tuple[dict[int, float], ...]:
+        """``VERDICT_DRAWS`` joint posterior draws of the analysed boundaries' values.
+
+        Drawn once (``value_draws``, seeded by the tallies: the same values give the same
+        draws) and shared by ``sizes`` and ``top_steps``; none when no two analysed boundaries
+        are adjacent, as there is no step to weigh.
+
+        Example:
+            >>> from llenvs.analysis.boundary_value import BoundaryValue
+            >>> from llenvs.analysis.interval import Interval
+            >>> values = tuple(BoundaryValue(b, 4, s, s / 4, Interval(0.0, 1.0))
+            ...                for b, s in enumerate((1, 3)))
+            >>> a = StepAnalysis("t", {}, values, (), None, ())
+            >>> len(a.draws), sorted(a.draws[0]), StepAnalysis("t", {}, (), (), None, ()).draws
+            (2000, [0, 1], ())
+
+        """
+        tallies = self._tallies()
+        if not any(b + 1 in tallies for b in tallies):
+            return ()
+        return tuple(value_draws(tallies, VERDICT_DRAWS))
+
+    @functools.cached_property
     def sizes(self) -> dict[int, float]:
         """Each step's posterior mean ``|v_{i+1} - v_i|``, where the value moves at few steps.
 
-        From 2,000 joint draws of the changepoint model (``llenvs.analysis.changepoints``): a
-        flat step's size shrinks towards 0 and a jump keeps its size, where the raw difference
-        of two estimates gives every flat step its sampling noise.
+        From the 2,000 joint draws of the changepoint model (``draws``, the ones ``top_steps``
+        uses; ``llenvs.analysis.changepoints``): a flat step's size shrinks towards 0 and a jump
+        keeps its size, where the raw difference of two estimates gives every flat step its
+        sampling noise.
 
         Example:
             >>> StepAnalysis("t", {}, (), (), None, ()).sizes
@@ -99,7 +123,7 @@ class StepAnalysis:
         steps = [s.step for s in self.importances]
         if not steps:
             return {}
-        draws = value_draws(self._tallies(), VERDICT_DRAWS)
+        draws = self.draws
         return {step: statistics.fmean(abs(d[step + 1] - d[step]) for d in draws) for step in steps}
 
     @functools.cached_property
@@ -157,10 +181,11 @@ class StepAnalysis:
         above ``MOVED_CHANCE``: fewer when fewer moved the value detectably, none (and
         ``describe`` says so) when nothing did, as with one rollout at a boundary.
 
-        Each step's chance of being among the top k comes from 2,000 joint draws of the
-        boundary values' posteriors (``top_k_membership``; an ended trace's last value is
-        exact): ten times a schedule's round, as a verdict shown once is worth the steadier
-        chance (200 draws put a chance of 0.98 at 0.935 in this example).
+        Each step's chance of being among the top k comes from the 2,000 joint draws of the
+        boundary values' posteriors that ``sizes`` uses too (``draws``, ``top_k_membership``;
+        an ended trace's last value is exact): ten times a schedule's round, as a verdict shown
+        once is worth the steadier chance (200 draws put a chance of 0.98 at 0.935 in this
+        example).
 
         Example:
             >>> from llenvs.analysis.boundary_value import BoundaryValue
@@ -179,7 +204,7 @@ class StepAnalysis:
             'no step moved the value detectably at this budget'
 
         """
-        chances = top_k_membership(self._tallies(), top_k, VERDICT_DRAWS) if top_k > 0 else {}
+        chances = top_k_membership_of(self.draws, top_k) if top_k > 0 else {}
         moved = self.moved
         detected = [s for s in self.moving_steps() if moved.get(s, 0.0) > MOVED_CHANCE]
         return TopSteps(tuple(detected[:top_k]), chances, moved, confidence)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from llenvs.analysis.changepoints import CHANGE_PRIOR, curve_draws
@@ -46,6 +46,7 @@ __all__ = [
     "TopSteps",
     "rank_chances",
     "top_k_membership",
+    "top_k_membership_of",
     "top_steps_round",
     "value_draws",
 ]
@@ -107,6 +108,31 @@ def top_k_membership(
     """
     chances = rank_chances(tallies, top_k, draws, change_prior)
     return {step: row[-1] for step, row in chances.items()}
+
+
+def top_k_membership_of(values: Sequence[Mapping[int, float]], top_k: int) -> dict[int, float]:
+    """``top_k_membership`` over joint draws already made (``value_draws``' list), not new ones.
+
+    For a caller that needs the same draws for more than one reading (``StepAnalysis``: the
+    steps' sizes and their top-k chances), so they are drawn once: given ``value_draws(tallies,
+    n, change_prior)``, the result equals ``top_k_membership(tallies, top_k, n,
+    change_prior)``. Steps are those whose two boundaries every draw holds; no draws, no steps.
+
+    Example:
+        >>> from llenvs.analysis.tally import Tally
+        >>> tallies = {0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}
+        >>> top_k_membership_of(value_draws(tallies, 200), 3)
+        {0: 1.0, 1: 0.005}
+        >>> top_k_membership_of([], 1)
+        {}
+
+    """
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if not values:
+        return {}
+    places = _count_places(values, _steps(values[0]), top_k, 0.0)
+    return {step: row[-1][0] / len(values) for step, row in places.items()}
 
 
 @dataclass(frozen=True)
@@ -262,13 +288,24 @@ def _places(
         raise ValueError(f"draws must be >= 1, got {draws}")
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1, got {top_k}")
-    boundaries = sorted(tallies)
-    steps = [b for b in boundaries if b + 1 in tallies]
+    steps = _steps(tallies)
     if not steps:
         return {}
+    return _count_places(value_draws(tallies, draws, change_prior), steps, top_k, tolerance)
+
+
+def _steps(boundaries: Collection[int]) -> list[int]:
+    """The steps whose two boundaries are both in ``boundaries``, in order."""
+    return [b for b in sorted(boundaries) if b + 1 in boundaries]
+
+
+def _count_places(
+    values: Iterable[Mapping[int, float]], steps: list[int], top_k: int, tolerance: float
+) -> dict[int, list[tuple[int, int]]]:
+    """``_places`` over the joint draws ``values`` of the boundaries of ``steps``."""
     inside = {step: [0] * top_k for step in steps}
     outside = {step: [0] * top_k for step in steps}
-    for value in value_draws(tallies, draws, change_prior):
+    for value in values:
         size = {s: abs(value[s + 1] - value[s]) for s in steps}
         ranked = [*sorted(size.values(), reverse=True), *[0.0] * (top_k + 1)]
         for threshold in range(top_k):

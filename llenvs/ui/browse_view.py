@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -26,15 +27,18 @@ import streamlit as st
 
 from llenvs.evaluation import trace_feedback
 from llenvs.rewards.prm_provenance import describe_prm
-from llenvs.traces import SegmentRecord, Trace
+from llenvs.traces import SegmentRecord, Trace, labels_path
 from llenvs.ui.branch_comparison import describe_branch
+from llenvs.ui.browse_default import browse_default
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
 from llenvs.ui.cached import cached_index, cached_trace, stamp
+from llenvs.ui.function_tags import tagged_segments
+from llenvs.ui.label_column import shown_labels
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.run_summary import run_summary
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_links import segment_links
-from llenvs.ui.segment_rows_view import segment_rows
+from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
 from llenvs.ui.segment_table import segment_table
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.trace_index import TraceIndex
@@ -49,6 +53,7 @@ __all__ = [
     "load_index",
     "navigation",
     "segment_count",
+    "stepped_segments",
     "text_window",
     "trace_view",
 ]
@@ -58,8 +63,11 @@ TEXT_LIMIT = 20_000
 
 
 def choose_file(location: BrowseLocation) -> BrowseLocation | None:
-    """The sidebar's file choice; ``location`` with its file set (the URL's, else the first).
+    """The sidebar's file choice; ``location`` with its file set.
 
+    The file is the URL's (a link, or a pick in the sidebar, which puts it there); without
+    one, the view the traces folder declares (``browse_default``: the sample folder's Thought
+    Anchors trace, at its most telling step), else the folder's first file at its first trace.
     None when there is no trace file at all.
 
     Example:
@@ -67,6 +75,9 @@ def choose_file(location: BrowseLocation) -> BrowseLocation | None:
         3
 
     """
+    about = ""
+    if location.file is None:
+        location, about = _declared_view(location)
     files = [str(p) for p in trace_files(traces_dir())]
     if location.file is not None and location.file not in files:
         files.insert(0, location.file)
@@ -79,7 +90,28 @@ def choose_file(location: BrowseLocation) -> BrowseLocation | None:
     if picked != current:
         go_to(BrowseLocation(picked))
         st.rerun()
+    if about:
+        st.sidebar.caption(about)
     return BrowseLocation(current, location.line, location.segment)
+
+
+def _declared_view(location: BrowseLocation) -> tuple[BrowseLocation, str]:
+    """``location`` (which names no file) in the view the traces folder declares, and why.
+
+    A trace the URL gives (and its segment) is kept; a declaration that cannot be followed is
+    said in the sidebar, and the folder's first file opens instead.
+    """
+    try:
+        declared = browse_default(traces_dir())
+    except ValueError as error:
+        st.sidebar.warning(f"{error}. Browse opens the first trace file instead.")
+        return location, ""
+    if declared is None:
+        return location, ""
+    view = declared.location
+    if location.line is not None:
+        view = BrowseLocation(view.file, location.line, location.segment)
+    return view, declared.about
 
 
 def load_index(path: str) -> TraceIndex:
@@ -107,19 +139,21 @@ def segment_count(index: TraceIndex, line: int) -> int:
     return 0 if found.empty else int(found.iloc[0])
 
 
-def navigation(lines: list[int], location: BrowseLocation, segments: int) -> None:
-    """Previous/next trace and segment buttons, with keyboard shortcuts (p, n, k, j)."""
+def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) -> None:
+    """Previous/next trace and segment buttons, with keyboard shortcuts (p, n, k, j).
+
+    ``lines``: the traces the list shows. The segment keys step among the segments the
+    segment table shows: every one, or those its tag filter lets through (``stepped_segments``).
+    """
     line = location.line if location.line in lines else (lines[0] if lines else None)
+    segments = 0 if line is None else segment_count(index, line)
     here = BrowseLocation(location.file, line, min(location.segment, max(segments - 1, 0)))
+    shown = [] if line is None else stepped_segments(index, line)
     moves = [
         ("◀ trace", "p", BrowseLocation(here.file, neighbour(lines, line, -1), 0)),
         ("trace ▶", "n", BrowseLocation(here.file, neighbour(lines, line, 1), 0)),
-        ("◀ segment", "k", BrowseLocation(here.file, line, max(here.segment - 1, 0))),
-        (
-            "segment ▶",
-            "j",
-            BrowseLocation(here.file, line, min(here.segment + 1, max(segments - 1, 0))),
-        ),
+        ("◀ segment", "k", BrowseLocation(here.file, line, step_among(shown, here.segment, -1))),
+        ("segment ▶", "j", BrowseLocation(here.file, line, step_among(shown, here.segment, 1))),
     ]
     columns = st.columns(len(moves) + 1)
     for column, (label, shortcut, target) in zip(columns, moves, strict=False):
@@ -144,6 +178,26 @@ def navigation(lines: list[int], location: BrowseLocation, segments: int) -> Non
     )
 
 
+def stepped_segments(index: TraceIndex, line: int) -> Sequence[int]:
+    """The segments ``j``/``k`` step among on ``line``: the ones its segment table shows.
+
+    Every segment, or, with the tag filter on (``chosen_tags``), those carrying a chosen tag.
+    The trace is read only then (the filter drew it before), so a trace that does not load
+    still leaves the trace keys to move away from it.
+
+    Example:
+        >>> stepped_segments(TraceIndex("x", pd.DataFrame(
+        ...     {"line": [4], "segments": [3], "trace_id": ["t"]}), ()), 4)
+        range(0, 3)
+
+    """
+    rows = index.table.loc[index.table["line"] == line, "trace_id"]
+    tags = chosen_tags(str(rows.iloc[0])) if not rows.empty else []
+    if not tags:
+        return range(segment_count(index, line))
+    return tagged_segments(cached_trace(index, line), tags)
+
+
 def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int]:
     """The trace on ``line``: header, segment rows beside the chart, step values, the segment.
 
@@ -158,7 +212,8 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     here = BrowseLocation(location.file, line, segment)
     _header(trace, line)
     rerun_button(index.path, trace)
-    table = _segment_rows(index.path, line, stamp(index.path), trace)
+    labels = stamp(str(labels_path(index.path)))  # a new label redraws the table
+    table = _segment_rows(index.path, line, (*stamp(index.path), *labels), trace)
     left, right = st.columns([3, 2])
     with left:
         window = segment_rows(trace, table, here)
@@ -211,9 +266,9 @@ def text_window(length: int, start: int, limit: int = TEXT_LIMIT) -> range:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _segment_rows(path: str, line: int, version: tuple[int, int], _trace: Trace) -> pd.DataFrame:
-    del path, line, version  # the cache key: the trace is the one on this line of this file
-    return segment_table(_trace)
+def _segment_rows(path: str, line: int, version: tuple[int, ...], _trace: Trace) -> pd.DataFrame:
+    del line, version  # the cache key: the trace on this line of this file, and its labels
+    return segment_table(_trace, shown_labels(path, _trace))
 
 
 def _header(trace: Trace, line: int) -> None:

@@ -6,12 +6,14 @@ When the segments carry function tags (an imported Thought Anchors trace), a ``t
 coloured by tag is shown, and a filter over the tags present (each with its count) narrows the
 rows to the segments carrying any chosen tag; the window is then taken among those rows. The
 ``#`` column is always the true segment index, and a click on a row selects that segment.
+With a filter on, ``j``/``k`` step among the rows it shows (``chosen_tags``, ``step_among``).
 """
 
 from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -27,7 +29,7 @@ from llenvs.ui.segment_table import (
     styled_segments,
 )
 
-__all__ = ["TAG_FILTER", "segment_rows", "shown_segments"]
+__all__ = ["TAG_FILTER", "chosen_tags", "segment_rows", "shown_segments", "step_among"]
 
 TAG_FILTER = "tag-filter"
 """The tag filter's key, followed by ``-`` and the trace id (each trace keeps its own)."""
@@ -52,6 +54,41 @@ def shown_segments(shown: list[int], selected: int, size: int = WINDOW) -> list[
     position = min(bisect.bisect_left(shown, selected), max(len(shown) - 1, 0))
     window = segment_window(position, len(shown), size)
     return shown[window.start : window.stop]
+
+
+def chosen_tags(trace_id: str) -> list[str]:
+    """The tags chosen in the tag filter of trace ``trace_id``; none when it shows every row.
+
+    Read from the session, so the keys drawn above the table (``j``/``k``) follow the filter
+    as it is now, before the table draws it again.
+
+    Example:
+        >>> chosen_tags("no-such-trace")
+        []
+
+    """
+    return [str(tag) for tag in st.session_state.get(f"{TAG_FILTER}-{trace_id}") or []]
+
+
+def step_among(shown: Sequence[int], segment: int, step: int) -> int:
+    """The segment ``j`` (``step`` 1) or ``k`` (-1) selects from ``segment``, among ``shown``.
+
+    ``shown`` are the true indices of the rows the table shows, in order: the next one after
+    ``segment`` (or the last one before it), whether or not ``segment`` itself is shown (a
+    filter may leave it out); ``segment`` when there is none that way.
+
+    Example:
+        >>> step_among([2, 5, 9], 5, 1), step_among([2, 5, 9], 5, -1), step_among([2, 5, 9], 6, -1)
+        (9, 2, 5)
+        >>> step_among([2, 5, 9], 9, 1), step_among([2, 5, 9], 0, 1), step_among([], 4, 1)
+        (9, 2, 4)
+
+    """
+    if step > 0:
+        after = bisect.bisect_right(shown, segment)
+        return shown[after] if after < len(shown) else segment
+    before = bisect.bisect_left(shown, segment)
+    return shown[before - 1] if before > 0 else segment
 
 
 def segment_rows(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:

@@ -4,11 +4,11 @@ A long trace is shown a window at a time: ``segment_window`` gives the ``WINDOW`
 above the selected segment, so the styled table never has more than ``WINDOW`` rows and the
 selected one is in view.
 
-A segment's step reward is the sum of its rewards that are not PRM scores or human labels
-(``NaN`` when it has none). The last segment of a trace whose steps do not carry its final
-rewards (an imported trace) gets them there, as the runner's terminal step does. Its PRM score
-is the lowest of its ``prm_scores`` (``NaN`` when none); the cumulative reward adds the step
-rewards up to it.
+A segment's step reward is the sum of its rewards that are not PRM scores (``NaN`` when it has
+none; a ``human_label`` reward, which imports wrote before the label store, is not one either).
+The last segment of a trace whose steps do not carry its final rewards (an imported trace) gets
+them there, as the runner's terminal step does. Its PRM score is the lowest of its
+``prm_scores`` (``NaN`` when none); the cumulative reward adds the step rewards up to it.
 
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
@@ -79,13 +79,14 @@ def picked_row(selection: Mapping[str, Any]) -> int | None:
     return int(rows[0]) if rows else None
 
 
-def segment_table(trace: Trace) -> pd.DataFrame:
+def segment_table(trace: Trace, labels: Mapping[int, int] | None = None) -> pd.DataFrame:
     """One row per segment: ``#``, ``text``, step ``reward``, ``cumulative``, ``PRM``, and more.
 
     The last three columns are ``label``, ``flags`` and ``tags``.
 
     ``text`` is on one line, trailing spaces shown as ``·`` and newlines as ``↵``; ``label`` is
-    the human label of imported step files (empty otherwise); ``tags`` the segment's function
+    the segment's human label in ``labels`` (segment -> -1, 0 or 1, from the label store:
+    ``label_column.shown_labels``), empty where it has none; ``tags`` the segment's function
     tags, joined by ", " (empty when an imported study gave it none: ``function_tags``).
 
     Example:
@@ -93,6 +94,11 @@ def segment_table(trace: Trace) -> pd.DataFrame:
         >>> list(segment_table(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
         ...                          segments=())).columns)
         ['#', 'text', 'reward', 'cumulative', 'PRM', 'label', 'flags', 'tags']
+        >>> from llenvs.traces import SegmentRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.",
+        ...           segments=(SegmentRecord(0, 0, 3, "A. "), SegmentRecord(1, 3, 5, "B.")))
+        >>> segment_table(t, {1: -1})["label"].tolist()
+        ['', '-1']
 
     """
     rows = []
@@ -108,7 +114,7 @@ def segment_table(trace: Trace) -> pd.DataFrame:
             own.update(trace.final_rewards)  # an imported trace: its outcome, on its last step
         reward = float(sum(own.values())) if own else math.nan
         total += 0.0 if math.isnan(reward) else reward
-        label = segment.rewards.get(HUMAN_LABEL)
+        label = (labels or {}).get(segment.index)
         rows.append(
             {
                 "#": segment.index,

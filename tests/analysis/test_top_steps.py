@@ -8,7 +8,14 @@ import random
 import pytest
 
 from llenvs.analysis import AdaptiveSchedule, AnalysisParams, FixedSchedule, Tally, analyze_trace
-from llenvs.analysis.top_steps import rank_chances, top_k_membership, top_steps_round
+from llenvs.analysis.changepoints import CHANGE_PRIOR
+from llenvs.analysis.top_steps import (
+    rank_chances,
+    top_k_membership,
+    top_k_membership_of,
+    top_steps_round,
+    value_draws,
+)
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 SETTLED = Tally(60, 120)
@@ -108,3 +115,17 @@ def test_the_top_k_schedule_finds_the_true_top_step_more_often_than_fixed(trace,
     print(f"true top step over {CURVES} curves: {found} (rollouts {spent})")
     assert spent["adaptive"] == spent["fixed"] == CURVES * BUDGET
     assert found["adaptive"] > found["fixed"]
+
+
+@pytest.mark.parametrize("change_prior", [CHANGE_PRIOR, None])
+def test_membership_over_given_draws_equals_membership_drawing_its_own(change_prior):
+    tallies = {b: Tally(s, 8) for b, s in enumerate((1, 7, 6, 2, 2, 8))}
+    tallies[6] = Tally(1, 1, exact=True)
+    for draws, top_k in ((50, 1), (200, 3), (200, 6)):
+        made = value_draws(tallies, draws, change_prior)
+        assert top_k_membership_of(made, top_k) == top_k_membership(
+            tallies, top_k, draws, change_prior
+        )
+    assert top_k_membership_of([], 2) == {}
+    with pytest.raises(ValueError, match="top_k must be >= 1"):
+        top_k_membership_of(made, 0)

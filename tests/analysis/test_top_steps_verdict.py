@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import statistics
 
 from llenvs.analysis import (
     AnalysisParams,
@@ -13,10 +14,13 @@ from llenvs.analysis import (
     StepAnalysis,
     TopSteps,
     analyze_trace,
+    step_analysis,
+    top_steps,
 )
 from llenvs.analysis.boundary_value import exact_value
+from llenvs.analysis.step_analysis import VERDICT_DRAWS
 from llenvs.analysis.step_importance import step_importances
-from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED
+from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED, top_k_membership, value_draws
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 
@@ -136,3 +140,32 @@ def test_sure_steps_are_truly_in_the_top_3_at_the_stated_confidence(trace, envir
     assert sure >= 20 and ruled_out >= 100  # the run here: sure 36/36, ruled out 151/153
     assert sure_right >= 0.9 * sure
     assert ruled_out_right >= 0.9 * ruled_out
+
+
+def test_sizes_and_top_steps_share_one_set_of_draws_and_read_as_before(monkeypatch):
+    """The verdict's 2,000 joint draws are made once per analysis, and read as they were.
+
+    Before, ``sizes`` and ``top_steps`` each drew their own (the same, seeded by the tallies):
+    the readings are those of the draws made apart, equal to the last bit.
+    """
+    analysis = analysis_of((10, 40), (12, 40), (33, 40), (31, 40), (5, 40), end=False)
+    tallies = analysis._tallies()
+    apart = value_draws(tallies, VERDICT_DRAWS)
+    expected_sizes = {
+        s.step: statistics.fmean(abs(d[s.step + 1] - d[s.step]) for d in apart)
+        for s in analysis.importances
+    }
+    expected_chances = {k: top_k_membership(tallies, k, VERDICT_DRAWS) for k in (1, 3)}
+    made = []
+
+    def counted(*args, **kwargs):
+        made.append(args)
+        return value_draws(*args, **kwargs)
+
+    for module in (step_analysis, top_steps):  # wherever the analysis may draw
+        monkeypatch.setattr(module, "value_draws", counted)
+    assert analysis.sizes == expected_sizes
+    for top_k, chances in expected_chances.items():
+        assert analysis.top_steps(top_k=top_k).chances == chances
+    analysis.ranking()
+    assert len(made) == 1

@@ -171,3 +171,29 @@ def test_the_chart_opens_zoomed_on_the_selected_segment_and_shows_the_whole_trac
     assert (low + high) / 2 == 170  # the zoom follows the selection
     at.toggle(key=WHOLE).set_value(True).run()
     assert "range" not in _chart(at)[1]["layout"]["xaxis2"]
+
+
+def test_j_and_k_step_among_the_segments_the_tag_filter_shows(imported, monkeypatch):
+    start = 100
+    at, trace = _open(imported, monkeypatch, start)
+    checking = [i for i, s in enumerate(trace.segments) if "self_checking" in _tags(s)]
+    before, after = [i for i in checking if i < start], [i for i in checking if i > start]
+    assert start not in checking and len(before) >= 2 and len(after) >= 2
+    box = at.multiselect(key=f"{TAG_FILTER}-{trace.trace_id}")
+    box.select("self_checking").run()
+    at.button(key="nav-j").click().run()  # from a segment the filter leaves out: the next shown
+    assert not at.exception and _segment(at) == after[0]
+    at.button(key="nav-j").click().run()
+    assert _segment(at) == after[1]
+    at.button(key="nav-k").click().run()
+    at.button(key="nav-k").click().run()  # past the start, which is not shown
+    assert _segment(at) == before[-1] and f"Segment {before[-1]}" in [t.label for t in at.tabs]
+    for _ in range(len(after) + 2):
+        at.button(key="nav-j").click().run()
+    assert _segment(at) == checking[-1]  # the last shown row: j stays there
+    at.multiselect(key=f"{TAG_FILTER}-{trace.trace_id}").set_value([]).run()
+    at.button(key="nav-j").click().run()  # no filter: the next segment, as ever
+    assert _segment(at) == checking[-1] + 1
+    at.button(key="nav-k").click().run()
+    at.button(key="nav-k").click().run()
+    assert _segment(at) == checking[-1] - 1

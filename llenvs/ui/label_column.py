@@ -1,0 +1,51 @@
+"""The labels the segment table's ``label`` column shows for a trace, from the label store.
+
+A trace file's labels live beside it (``X.labels.jsonl``, ``llenvs.traces.step_labels``). The
+column shows one labeller's: the first (in the store's order) who labelled a step of the trace,
+their latest label of each step. A trace of a file imported before the store, whose steps
+still hold ``human_label`` rewards (``llenvs labels migrate`` moves them), shows those when the
+store has none for it.
+
+Example:
+    >>> import tempfile, os
+    >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace, append_labels
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.",
+    ...           segments=(SegmentRecord(0, 0, 3, "A. "), SegmentRecord(1, 3, 5, "B.")))
+    >>> shown_labels(path, t)
+    {}
+    >>> _ = append_labels(path, [StepLabel(t.trace_id, 1, -1, "ada")])
+    >>> shown_labels(path, t)
+    {1: -1}
+
+"""
+
+from __future__ import annotations
+
+import os
+
+from llenvs.traces import Trace, read_labels
+from llenvs.traces.label_migration import legacy_labels
+
+__all__ = ["shown_labels"]
+
+
+def shown_labels(trace_file: str | os.PathLike[str], trace: Trace) -> dict[int, int]:
+    """``segment -> label`` for ``trace`` of ``trace_file``, as the label column shows them.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> old = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...             segments=(SegmentRecord(0, 0, 2, "A.", rewards={"human_label": 1.0}),))
+        >>> shown_labels("/nonexistent/runs.jsonl", old)
+        {0: 1}
+
+    """
+    labels = read_labels(trace_file)
+    for labeller in labels.labellers():
+        steps = labels.latest(labeller).get(trace.trace_id)
+        if steps:
+            return {
+                segment: label.label for segment, label in steps.items() if label.label is not None
+            }
+    return {label.segment: label.label for label in legacy_labels(trace) if label.label is not None}
