@@ -32,6 +32,7 @@ from llenvs.cli.scored_traces import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.json_line import JsonLineError, parse_json_line
+from llenvs.traces.step_labels import append_new_labels, labels_path
 from llenvs.traces.trace_writer import append_traces
 
 __all__ = ["add_parser", "run"]
@@ -60,7 +61,11 @@ def add_parser(subparsers: Any) -> None:
             "the other commands. Step files and Thought Anchors folders keep their own steps "
             "(thought-anchors also stores the published step values in the output's "
             "analysis sidecar); other responses are cut by "
-            "--segmenter. Rows that cannot be read are listed and skipped; a file whose rows "
+            "--segmenter. The human step labels of ProcessBench and PRM800K files (and of "
+            "llenvs exports) never go into the traces: they go to the output's label store, "
+            "OUT.labels.jsonl, under the labeller processbench / prm800k (or the one an export "
+            "names), once: importing again adds none twice. Rows that cannot be read are "
+            "listed and skipped; a file whose rows "
             "are in another format is refused. An existing output file is kept: the new "
             "traces are appended to it, unless --overwrite; traces already in it (the same "
             "trace ids: importing a file again gives the same ids) are skipped and counted. "
@@ -73,7 +78,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "input",
         help="the file to read (JSONL, or one JSON document); for thought-anchors, a problem "
-        "folder or any folder above them",
+        "folder or any folder above them; for hf, the folder llenvs export --format hf wrote",
     )
     parser.add_argument(
         "-o",
@@ -105,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
     The traces are appended to an existing output (``args.overwrite``: it is replaced), all at
     once and atomically: when no trace can be read, or anything fails, the output is left
     exactly as it was. A trace whose id the output already holds (or this import gave
-    already) is skipped and counted; when every trace is, nothing is written.
+    already) is skipped and counted; when every trace is, nothing is written. Then the
+    file's human step labels go to the output's label store (only after the traces are
+    written, so a failed import leaves no labels behind), those it holds already left out.
 
     Example:
         >>> import tempfile, os
@@ -145,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"imported nothing: {_traces(known)} of {args.input} "
             f"{'is' if known == 1 else 'are all'} in {args.output} already (the same trace "
-            "ids); it was left as it was"
+            f"ids); it was left as it was{_stored_labels(args.output, source)}"
         )
         return 0
     finally:
@@ -156,9 +163,21 @@ def run(args: argparse.Namespace) -> int:
     plural = "" if written == 1 else "s"
     how = " to" if not existing else ", replacing" if args.overwrite else ", appended to"
     print(
-        f"imported {written} trace{plural} ({counts['segments']} segments){how} {args.output}{note}"
+        f"imported {written} trace{plural} ({counts['segments']} segments){how} {args.output}"
+        f"{note}{_stored_labels(args.output, source)}"
     )
     return 0
+
+
+def _stored_labels(output: str, source: TraceImport) -> str:
+    """Store the import's step labels beside ``output``; what to say of them ("" for none)."""
+    if not source.labels:
+        return ""
+    stored = append_new_labels(output, source.labels)
+    labellers = ", ".join(dict.fromkeys(label.labeller for label in source.labels))
+    known = len(source.labels) - stored
+    there = f" ({known} there already)" if known else ""
+    return f"; {stored} step labels by {labellers} to {labels_path(output)}{there}"
 
 
 def _at_least_one(

@@ -18,6 +18,7 @@ from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
 from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.find_trace import find_trace
+from llenvs.traces.first_error import first_error, first_error_labels, settled_first_error
 from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
 from llenvs.traces.importers import (
     IMPORT_FORMATS,
@@ -25,11 +26,14 @@ from llenvs.traces.importers import (
     step_file_row,
     write_step_file,
 )
+from llenvs.traces.labels import Labels
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.sidecar import Sidecar, is_sidecar, sidecar_path
 from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.step_label import LABEL_VALUES, StepLabel
+from llenvs.traces.step_labels import append_labels, labels_path, read_labels
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
@@ -38,15 +42,18 @@ from llenvs.traces.trace_writer import append_trace, trace_line, write_traces
 
 __all__ = [
     "IMPORT_FORMATS",
+    "LABEL_VALUES",
     "SCHEMA_VERSION",
     "SUPPORTED_SCHEMA_VERSIONS",
     "BranchRecord",
     "InterventionKind",
+    "Labels",
     "RunRecord",
     "SegmentFlag",
     "SegmentRecord",
     "Sidecar",
     "SkippedLine",
+    "StepLabel",
     "TaskIdentity",
     "TaskRecord",
     "Trace",
@@ -55,13 +62,19 @@ __all__ = [
     "TraceReader",
     "WrongFormatError",
     "append_branch",
+    "append_labels",
     "append_trace",
     "branches_path",
     "find_trace",
+    "first_error",
+    "first_error_labels",
     "is_sidecar",
+    "labels_path",
     "read_branches",
+    "read_labels",
     "read_traces",
     "segment_from_transition",
+    "settled_first_error",
     "sidecar_path",
     "step_file_row",
     "trace_from_steps",

@@ -35,6 +35,7 @@ from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.step_label import StepLabel
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import SCHEMA_VERSION, Trace
 
@@ -55,6 +56,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`segments[]`: SegmentRecord", SegmentRecord),
     ("`parent`: BranchRecord (for an intervention; else null)", BranchRecord),
     ("`parent.intervention` of a resample, besides `kind` and `text`: Resample", Resample),
+    ("Step labels: one line of `<name>.labels.jsonl`, the label store (StepLabel)", StepLabel),
 )
 """The records documented, in order, with their headings."""
 
@@ -79,25 +81,35 @@ an unknown `schema_version` (the rules are below). Invariant: the segments' text
 `response`, and each segment's `[start, end)` is its span in `response`.
 
 A segment's `rewards` hold every reward of its step by name: the environment's own
-(`correctness`, `format`), a PRM's, and `human_label`, the human step label of an imported
-ProcessBench / PRM800K step file (1 right, 0 neutral, -1 wrong). Its `prm_scores` hold the
-model scores only, the subset of `rewards` that process reward models gave. A PRM's score has
-one name, `prm` (the name of `PRMRewardFunction`), in both, whoever scored it: `llenvs
-evaluate`, `intervene` and `replay` with `--prm`, `llenvs import --prm` and the app's import.
-The app's PRM column shows the lowest of a segment's `prm_scores`; a human label is never
-among them.
+(`correctness`, `format`) and a PRM's. Its `prm_scores` hold the model scores only, the subset
+of `rewards` that process reward models gave. A PRM's score has one name, `prm` (the name of
+`PRMRewardFunction`), in both, whoever scored it: `llenvs evaluate`, `intervene` and `replay`
+with `--prm`, `llenvs import --prm` and the app's import. The app's PRM column shows the lowest
+of a segment's `prm_scores`; a human label is never among them.
 
-`llenvs import` reads reasoning-gym evaluation logs, step files and OpenAI chat JSONL into
-traces; `llenvs export prm800k` writes traces back as a step file that keeps the two kinds of
-score apart: `labels` are human labels only (null where a step has none), `prm_scores` are the
-model scores by name, one object per step. Importing that file gives each back as it was: a
-0.5 `prm` score comes back as `prm` 0.5, never as a `human_label`. Each exported row also holds
-an `llenvs` object (the trace id, the task and run records, the text after each step, the other
+Human step labels are never in a trace file: they live in its label store,
+`<name>.labels.jsonl` beside it (the *Step labels* table below), so sharing a trace file shares
+no labels. Imports before the store kept them as a `human_label` step reward (1 right, 0
+neutral, -1 wrong); such files still load, and `llenvs labels migrate FILE` moves those labels
+to the store.
+
+`llenvs import` reads reasoning-gym evaluation logs, step files (ProcessBench, PRM800K), OpenAI
+chat JSONL and the datasets `llenvs export --format hf` saves into traces, and puts a step
+file's human labels in the output's label store under the labeller `processbench` / `prm800k`
+(or the one an export names), once. `llenvs export FILE --labels LABELLER --format
+prm800k|processbench|hf` writes one labeller's labels with the traces: as a PRM800K-style step
+file that keeps the two kinds of score apart (`labels` are the labeller's, null where a step
+has none; `prm_scores` are the model scores by name, one object per step: a 0.5 `prm` score
+comes back as `prm` 0.5, never as a label), as ProcessBench rows (`label`: the first wrong
+step, or -1, for the traces whose labels settle it) or as a Hugging Face dataset folder. Traces
+the labeller labelled no step of are skipped and counted. Each PRM800K row also holds an
+`llenvs` object (the trace id, the task and run records, the text after each step, the other
 step rewards, the final rewards, the verdict, the error, the metadata), so `llenvs import
 prm800k` gives the trace back, its response byte for byte; the export names what a step file
 cannot hold (token ids and logprobs, where each step came from, other conversation turns, a
-branch's parent). An import gives each trace a stable id (an exported row, its own), skips those
-already in its output, and refuses a file whose rows are in another format, naming file and line.
+branch's parent). An import gives each trace a stable id (an exported row, its own: every row
+of an export holds its `trace_id`), skips those already in its output, and refuses a file whose
+rows are in another format, naming file and line.
 
 The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) holds the run's typed events
 (`llenvs.core.run_events`), one `event_record` per line: `event` (`start`, `step`,
@@ -163,6 +175,14 @@ moment leaves the old file, or the new one, or the old one plus a torn last line
 readers skip; `llenvs evaluate` rewrites its results file with one trace per task when it
 ends (or finds nothing left to run) and moves unreadable lines to `<name>.skipped.jsonl`
 beside it, so a rerun of a killed evaluation runs exactly the missing tasks.
+
+The label store `<name>.labels.jsonl` is append-only: each label is one line (*Step labels*
+below), appended whole under the store's lock, with its `time` and `previous` (the labeller's
+label of the step before it) filled in from the store; the latest line of a labeller on a step
+wins and the lines before it are its history (who changed what, when). A reader never fails on a
+bad line: a line that is not JSON under the rules above, is not a label (a value outside -1, 0,
+1 and null, an empty labeller, a negative segment, a missing or unknown field), or names a trace
+the trace file does not hold is skipped, named by file and line, and the rest loads.
 """
 """The rules of reading and writing trace files, after the introduction."""
 

@@ -216,7 +216,8 @@ def _import(folder: Path, format: str, source: str, outside: object, score: bool
     else:
         st.warning("Give a file path or upload a file to import.")
         return
-    st.success(f"Imported {outcome.count} traces into {outcome.path}")
+    labels = f", their {outcome.labels} step labels beside it" if outcome.labels else ""
+    st.success(f"Imported {outcome.count} traces into {outcome.path}{labels}")
     if outcome.skipped:
         st.warning(f"{len(outcome.skipped)} row(s) skipped")
         st.code("\n".join(str(s) for s in outcome.skipped[:50]), language=None)

@@ -44,6 +44,7 @@ from llenvs.traces import (
     write_traces,
 )
 from llenvs.traces.sidecar import is_sidecar
+from llenvs.traces.step_labels import append_new_labels
 from llenvs.traces.trace_writer import trace_line
 from llenvs.ui.trace_roots import DEFAULT_DIR, TRACES_DIR_ENV, inside_roots, traces_dir
 from llenvs.ui.trace_scoring import with_prm_scores
@@ -184,6 +185,8 @@ class ImportOutcome:
     """Traces written."""
     skipped: tuple[SkippedLine, ...]
     """Rows of the source that could not be read."""
+    labels: int = 0
+    """Human step labels of the source put in the new file's label store (never in traces)."""
 
 
 def import_into(
@@ -202,6 +205,8 @@ def import_into(
     (then ``-3``, ...). A source with no row that imports is refused with a
     ``TraceFormatError`` saying why, and nothing is written. With ``score_arithmetic``, every
     segment gets a ``prm`` score (ArithmeticPRM), as ``llenvs import --prm arithmetic`` gives it.
+    The source's human step labels (step files) go to the new file's label store, not into
+    its traces.
 
     Example:
         >>> import tempfile, json
@@ -229,7 +234,8 @@ def import_into(
     stem = _safe_name(Path(source).stem) or "upload"
     target = next(p for p in _names(Path(folder), f"imported-{stem}") if not p.exists())
     count = write_traces(target, itertools.chain([first], traces))
-    return ImportOutcome(target, count, tuple(reader.skipped))
+    labels = append_new_labels(target, reader.labels)  # after the traces: none left behind
+    return ImportOutcome(target, count, tuple(reader.skipped), labels)
 
 
 def _import_thought_anchors(folder: Path, source: Path, score_arithmetic: bool) -> ImportOutcome:

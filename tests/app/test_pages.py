@@ -73,7 +73,9 @@ def test_home_imports_an_outside_file_into_the_folder(tmp_path, monkeypatch):
     at.button[0].click().run()
     assert not at.exception
     assert "Imported 197 traces" in at.success[0].value
+    assert "their 1119 step labels beside it" in at.success[0].value
     assert (tmp_path / "imported-step_traces.jsonl").is_file()
+    assert (tmp_path / "imported-step_traces.labels.jsonl").is_file()  # the labels: apart
     at.text_input[1].input(str(tmp_path / "missing.jsonl"))
     at.button[0].click().run()
     assert not at.exception and "No such file" in at.error[0].value

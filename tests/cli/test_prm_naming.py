@@ -2,7 +2,8 @@
 
 ``llenvs evaluate`` (its ``PRMRewardFunction``) and ``llenvs import --prm`` both record a PRM's
 score as ``rewards["prm"]`` and ``prm_scores["prm"]``; ``llenvs export prm800k`` writes human
-labels as ``labels`` and model scores as ``prm_scores``, so importing the file gives both back.
+labels (from the label store) as ``labels`` and model scores as ``prm_scores``, so importing the
+file gives both back: the scores in the trace, the labels in the output's label store.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 
 from llenvs.cli.main import main
-from llenvs.traces import read_traces
+from llenvs.traces import read_labels, read_traces
 
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
 # Steps: right arithmetic (1.0), none to check (0.5), wrong arithmetic (0.0).
@@ -27,9 +28,9 @@ def _run(*args):
     assert main([str(arg) for arg in args]) == 0
 
 
-def _export_and_import(traces, folder):
+def _export_and_import(traces, folder, *labels):
     steps, back = folder / "steps.jsonl", folder / "back.jsonl"
-    _run("export", "prm800k", traces, "-o", steps)
+    _run("export", "prm800k", traces, "-o", steps, *labels)
     [row] = [json.loads(line) for line in steps.read_text().splitlines()]
     _run("import", "prm800k", steps, "-o", back)
     [trace] = read_traces(back)
@@ -74,14 +75,19 @@ def test_import_with_a_prm_export_import_keeps_human_labels_and_model_scores_apa
     traces = tmp_path / "t.jsonl"
     _run("import", "prm800k", _write_jsonl(tmp_path / "s.jsonl", [step_row]), "-o", traces,
          "--prm", "arithmetic")  # fmt: skip
-    row, back = _export_and_import(traces, tmp_path)
+    [imported] = read_traces(traces)
+    _assert_model_scores_only(imported)  # the labels went to the label store, not the trace
+    stored = read_labels(traces).latest("prm800k")[imported.trace_id]
+    assert {segment: label.label for segment, label in stored.items()} == {0: 1, 1: 0, 2: -1}
+    row, back = _export_and_import(traces, tmp_path, "--labels", "prm800k")
     assert row["labels"] == [1, 0, -1] and row["first_error_step"] == 2
+    assert row["labeller"] == "prm800k"
     assert row["prm_scores"] == [{"prm": x} for x in SCORES]
-    labels = [1.0, 0.0, -1.0]
-    assert [s.rewards for s in back.segments] == [
-        {"human_label": label, "prm": score} for label, score in zip(labels, SCORES, strict=True)
-    ]
+    assert [s.rewards for s in back.segments] == [{"prm": score} for score in SCORES]
     assert [s.prm_scores for s in back.segments] == [{"prm": x} for x in SCORES]
+    again = read_labels(tmp_path / "back.jsonl").latest("prm800k")[back.trace_id]
+    assert {segment: label.label for segment, label in again.items()} == {0: 1, 1: 0, 2: -1}
+    assert back.trace_id == imported.trace_id
 
 
 def test_evaluate_with_the_mc_prm_scores_steps_by_rollouts_of_its_own_backend(tmp_path):

@@ -68,13 +68,19 @@ def test_reasoning_gym_result_file_gives_one_trace_per_completion(tmp_path):
 
 def test_step_files_keep_their_steps_and_labels_and_round_trip_through_the_exporter(tmp_path):
     rows = read_jsonl("step_traces.jsonl")
-    traces = list(TraceImport("processbench", EXTERNAL / "step_traces.jsonl"))
+    imported = TraceImport("processbench", EXTERNAL / "step_traces.jsonl")
+    traces = list(imported)
     assert len(traces) == len(rows) == 197
+    by_trace: dict[str, dict[int, int]] = {}
+    for label in imported.labels:  # the labels come apart from the traces, for the store
+        by_trace.setdefault(label.trace_id, {})[label.segment] = label.label
     for trace, row in zip(traces, rows, strict=True):
         assert len(trace.segments) == len(row["steps"])
-        back = step_file_row(trace)
+        assert all("human_label" not in s.rewards for s in trace.segments)
+        back = step_file_row(trace, by_trace.get(trace.trace_id), row["dataset"])
         assert back["steps"] == row["steps"]
         assert back["labels"] == row["labels"]
+        assert back["first_error_step"] == row["first_error_step"]
         assert back["problem"] == row["problem"]
     out = tmp_path / "steps.jsonl"
     assert write_step_file(out, traces) == 197
@@ -105,9 +111,14 @@ def test_a_raw_prm800k_record_uses_each_steps_chosen_completion(tmp_path):
     }
     path = tmp_path / "prm800k.jsonl"
     path.write_text(json.dumps(record) + "\n")
-    [trace] = TraceImport("prm800k", path)
+    imported = TraceImport("prm800k", path)
+    [trace] = imported
     assert [s.text for s in trace.segments] == ["1 + 1 = 2\n", "# Answer\n\n2"]
-    assert [s.rewards["human_label"] for s in trace.segments] == [1.0, 1.0]
+    assert [s.rewards for s in trace.segments] == [{}, {}]  # no label in the trace
+    assert [(x.trace_id, x.segment, x.label, x.labeller) for x in imported.labels] == [
+        (trace.trace_id, 0, 1, "prm800k"),
+        (trace.trace_id, 1, 1, "prm800k"),
+    ]
 
 
 def test_openai_chat_shapes_and_bad_rows_are_skipped_by_line(tmp_path):

@@ -7,7 +7,8 @@ import math
 
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement, boundary_agreement
-from llenvs.traces import TraceImport, write_traces
+from llenvs.traces import TraceImport, append_labels, write_traces
+from llenvs.ui.label_column import shown_labels
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_table import segment_table
 from llenvs.ui.segmenter_comparison import agreement_matrix, aligned_table, compare_segmenters
@@ -76,10 +77,18 @@ def test_filters_combine(tmp_path):
 
 
 def test_segment_rows_and_chart_of_an_imported_step_file(tmp_path):
-    trace = next(iter(TraceImport("processbench", EXTERNAL / "step_traces.jsonl")))
-    table = segment_table(trace)
+    source = TraceImport("processbench", EXTERNAL / "step_traces.jsonl")
+    trace = next(iter(source))
+    path = tmp_path / "steps.jsonl"
+    write_traces(path, [trace])
+    append_labels(path, source.labels)  # as llenvs import stores them: beside the trace file
+    table = segment_table(trace, shown_labels(path, trace))
     assert len(table) == len(trace.segments)
-    assert set(table["label"]) <= {"+1", "-1", "+0", ""}
+    shown = {1: "+1", 0: "+0", -1: "-1", None: ""}
+    assert table["label"].tolist() == [
+        shown[x] for x in read_jsonl("step_traces.jsonl")[0]["labels"]
+    ]
+    assert set(segment_table(trace)["label"]) == {""}  # the trace itself holds no label
     assert table["reward"].iloc[-1] == trace.final_rewards["correctness"]
     figure = segment_figure(table, selected=2)
     assert [t.name for t in figure.data] == ["cumulative reward"]  # no PRM scores: no PRM line

@@ -1,33 +1,44 @@
 """Importers of outside trace formats, and the PRM800K-style step-file exporter.
 
 ``TraceImport(format, path)`` reads reasoning-gym evaluation logs (``reasoning_gym``),
-ProcessBench and PRM800K step files (``processbench``, ``prm800k``) and OpenAI chat-completion
-JSONL (``openai_chat``) as traces; ``write_step_file`` writes traces as a PRM800K-style step file
-that ``llenvs import prm800k`` reads back as the traces it was written from (``dropped_fields``
-names what a step file cannot hold).
+ProcessBench and PRM800K step files (``processbench``, ``prm800k``), OpenAI chat-completion
+JSONL (``openai_chat``) and the Hugging Face datasets ``llenvs export --format hf`` saves
+(``hf``) as traces, and the step files' human labels apart (``TraceImport.labels``, for the label
+store). ``write_step_file`` writes traces as a PRM800K-style step file that ``llenvs import
+prm800k`` reads back as the traces it was written from (``dropped_fields`` names what a step
+file cannot hold); ``label_export`` writes a labeller's labels in the three formats.
 
 Example:
     >>> sorted(IMPORT_FORMATS)
-    ['openai_chat', 'prm800k', 'processbench', 'reasoning_gym']
+    ['hf', 'openai_chat', 'prm800k', 'processbench', 'reasoning_gym']
 
 """
 
 from llenvs.traces.importers.exported_trace import dropped_fields
 from llenvs.traces.importers.openai_chat import openai_chat_traces
 from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
+from llenvs.traces.importers.row_labels import RowLabels
 from llenvs.traces.importers.step_file import (
     HUMAN_LABEL,
     StepFormat,
     prm800k_traces,
     processbench_traces,
+    step_file_labels,
     step_file_traces,
 )
 from llenvs.traces.importers.step_file_export import step_file_row, write_step_file
-from llenvs.traces.importers.trace_import import IMPORT_FORMATS, TraceImport, stable_trace_id
+from llenvs.traces.importers.trace_import import (
+    IMPORT_FORMATS,
+    LABELLED_FORMATS,
+    TraceImport,
+    stable_trace_id,
+)
 
 __all__ = [
     "HUMAN_LABEL",
     "IMPORT_FORMATS",
+    "LABELLED_FORMATS",
+    "RowLabels",
     "StepFormat",
     "TraceImport",
     "dropped_fields",
@@ -36,6 +47,7 @@ __all__ = [
     "processbench_traces",
     "reasoning_gym_traces",
     "stable_trace_id",
+    "step_file_labels",
     "step_file_row",
     "step_file_traces",
     "write_step_file",

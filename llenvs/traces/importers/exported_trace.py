@@ -120,14 +120,21 @@ def dropped_fields(trace: Trace) -> tuple[str, ...]:
 def exported_trace_id(row: object) -> str | None:
     """The trace id a row of ``llenvs export`` gives back; None for any other row.
 
+    The id is the ``"llenvs"`` object's (``--format prm800k``), else the row's own
+    ``trace_id`` (``--format processbench`` and ``hf`` write one; outside files have none).
+
     Example:
         >>> exported_trace_id({"llenvs": {"trace_id": "ab12"}}), exported_trace_id({"id": 3})
         ('ab12', None)
+        >>> exported_trace_id({"trace_id": "cd34", "steps": []})
+        'cd34'
 
     """
-    block = row.get(EXPORT_KEY) if isinstance(row, dict) else None
-    found = block.get("trace_id") if isinstance(block, dict) else None
-    return found if isinstance(found, str) else None
+    if not isinstance(row, dict):
+        return None
+    block = row.get(EXPORT_KEY)
+    found = block.get("trace_id") if isinstance(block, dict) else row.get("trace_id")
+    return found if isinstance(found, str) and found else None
 
 
 def restored(trace: Trace, block: object, problem: str) -> Trace:

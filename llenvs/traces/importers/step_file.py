@@ -5,14 +5,21 @@ Three shapes are read: the rows of ``shared/external/step_traces.jsonl`` (``{"da
 "final_answer_correct", ...}``), ProcessBench's own rows (``{"id", "problem", "steps", "label",
 "final_answer_correct"}``, ``label`` the earliest wrong step or -1) and PRM800K's own records
 (``{"question": {"problem", ...}, "label": {"steps": [{"completions": [{"text", "rating"}],
-"chosen_completion"}]}}``). Each step is one segment: ProcessBench steps are paragraphs (joined
-by a blank line), PRM800K steps are lines, and the joiner stays with the step before it. A step's
-human label (1 right, 0 neutral, -1 wrong) is its ``human_label`` reward. A row may also carry
-``prm_scores``, one ``{name: score}`` object (or null) per step: a model's scores, as ``llenvs
-export prm800k`` writes them; they come back as that step's ``rewards[name]`` and
-``prm_scores[name]``, never as a human label. A row that ``llenvs export prm800k`` wrote also
-holds an ``"llenvs"`` object (``exported_trace``): the trace comes back as it was exported, id,
-task, run, final rewards and the exact text between steps included.
+"chosen_completion"}]}}``); ``hf`` reads the rows of a Hugging Face dataset that ``llenvs
+export --format hf`` saved (step-file rows with a ``trace_id``). Each step is one segment:
+ProcessBench steps are paragraphs (joined by a blank line), PRM800K steps are lines, and the
+joiner stays with the step before it.
+
+The human labels (1 right, 0 neutral, -1 wrong) never go into the trace: ``step_file_labels``
+gives them apart, under their labeller (the row's ``labeller``, else its dataset's name up to a
+``/``: ``processbench``, ``prm800k``), and ``llenvs import`` puts them in the output's label
+store (``llenvs.traces.step_labels``). A row may also carry ``prm_scores``, one ``{name:
+score}`` object (or null) per step: a model's scores, as ``llenvs export`` writes them; they
+come back as that step's ``rewards[name]`` and ``prm_scores[name]``, never as a human label. A
+row that ``llenvs export --format prm800k`` wrote also holds an ``"llenvs"`` object
+(``exported_trace``): the trace comes back as it was exported, id, task, run, final rewards and
+the exact text between steps included; a row with a ``trace_id`` (every row llenvs exports)
+gives that id back.
 
 Each format reads its own rows and the shared step-file rows; a row of the other format (a
 PRM800K record or an exported row read as ``processbench``, a ProcessBench row read as
@@ -24,7 +31,9 @@ Example:
     ...        "final_answer_correct": False}
     >>> [t] = step_file_traces(row)
     >>> [s.text for s in t.segments], [s.rewards for s in t.segments], t.task.task_index
-    (['2 + 2 = 5.\n\n', 'So 5.'], [{'human_label': -1.0}, {}], 7)
+    (['2 + 2 = 5.\n\n', 'So 5.'], [{}, {}], 7)
+    >>> step_file_labels(row)
+    [RowLabels(labeller='processbench', labels=(-1, None))]
 
 """
 
@@ -39,6 +48,7 @@ from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
+from llenvs.traces.importers.row_labels import RowLabels, labeller_of
 from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
@@ -47,13 +57,19 @@ from llenvs.traces.trace import Trace
 __all__ = [
     "HUMAN_LABEL",
     "StepFormat",
+    "hf_labels",
+    "hf_traces",
+    "prm800k_labels",
     "prm800k_traces",
+    "processbench_labels",
     "processbench_traces",
+    "step_file_labels",
     "step_file_traces",
 ]
 
 HUMAN_LABEL = "human_label"
-"""The step reward that holds a step's human label (1 right, 0 neutral, -1 wrong)."""
+"""The step reward in which imports before the label store kept a step's human label (1 right,
+0 neutral, -1 wrong); ``llenvs labels migrate`` moves such labels to the store."""
 
 
 class StepFormat(Enum):
@@ -69,15 +85,17 @@ class StepFormat(Enum):
     """ProcessBench: steps are paragraphs, ``label`` is the earliest wrong step."""
     PRM800K = "prm800k"
     """PRM800K: steps are lines, each rated; also what ``llenvs export prm800k`` writes."""
+    HF = "hf"
+    """A Hugging Face dataset saved by ``llenvs export --format hf``: step-file rows."""
 
     @property
     def expected(self) -> str:
         """The rows this format reads, for messages."""
-        own = (
-            'a ProcessBench row ({"id", "problem", "steps", "label"})'
-            if self is StepFormat.PROCESSBENCH
-            else 'a PRM800K record ({"question", "label": {"steps"}})'
-        )
+        own = {
+            StepFormat.PROCESSBENCH: 'a ProcessBench row ({"id", "problem", "steps", "label"})',
+            StepFormat.PRM800K: 'a PRM800K record ({"question", "label": {"steps"}})',
+            StepFormat.HF: "a row of llenvs export --format hf",
+        }[self]
         return f'{own} or a step-file row ({{"problem", "steps", "labels"}})'
 
 
@@ -87,8 +105,9 @@ def processbench_traces(row: object, segmenter: str = "steps", number: int = 1) 
     Example:
         >>> [t] = processbench_traces({"id": "x-2", "problem": "q", "steps": ["a", "b"],
         ...                            "label": 1, "final_answer_correct": False})
-        >>> t.response, [s.rewards for s in t.segments]
-        ('a\n\nb', [{'human_label': 1.0}, {'human_label': -1.0}])
+        >>> t.response, processbench_labels({"id": "x-2", "problem": "q", "steps": ["a", "b"],
+        ...                                  "label": 1})[0].labels
+        ('a\n\nb', (1, -1))
 
     """
     return step_file_traces(row, segmenter, number, format=StepFormat.PROCESSBENCH)
@@ -107,6 +126,20 @@ def prm800k_traces(row: object, segmenter: str = "steps", number: int = 1) -> li
     return step_file_traces(row, segmenter, number, format=StepFormat.PRM800K)
 
 
+def hf_traces(row: object, segmenter: str = "steps", number: int = 1) -> list[Trace]:
+    r"""The trace of one row of a dataset that ``llenvs export --format hf`` saved.
+
+    Example:
+        >>> row = {"trace_id": "ab", "dataset": "prm800k", "id": "p-1", "problem": "q",
+        ...        "steps": ["a", "b"], "labels": [1, None], "labeller": "ada"}
+        >>> [t] = hf_traces(row)
+        >>> t.response, hf_labels(row)
+        ('a\nb', [RowLabels(labeller='ada', labels=(1, None))])
+
+    """
+    return step_file_traces(row, segmenter, number, format=StepFormat.HF)
+
+
 def step_file_traces(
     row: object,
     segmenter: str = "steps",
@@ -115,6 +148,9 @@ def step_file_traces(
     format: StepFormat = StepFormat.PRM800K,
 ) -> list[Trace]:
     r"""The trace of one row of a step file (``segmenter`` is unused: the file has its steps).
+
+    The row's labels are checked (a row with a bad label is refused) but not kept:
+    ``step_file_labels`` gives them.
 
     Example:
         >>> record = {"question": {"problem": "1 + 1?", "ground_truth_answer": "2"},
@@ -126,20 +162,16 @@ def step_file_traces(
         >>> [t] = step_file_traces(record, number=4)
         >>> t.response, t.task.adapter, t.task.task_index
         ('1 + 1 = 2\n# Answer\n\n2', 'prm800k', 3)
+        >>> step_file_labels(record)
+        [RowLabels(labeller='prm800k', labels=(1, 1))]
 
     """
     del segmenter
-    if not isinstance(row, dict):
-        raise TraceFormatError(f"expected a JSON object, got {type(row).__name__}")
-    _check_format(row, format)
-    block = row.get(EXPORT_KEY)
-    if isinstance(row.get("label"), dict):
-        row = _from_prm800k(row)
-    dataset = str(row.get("dataset") or ("prm800k" if "labeler" in row else "processbench"))
-    steps = row.get("steps")
-    if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
-        raise TraceFormatError(f"'steps' must be a list of strings; expected {format.expected}")
-    labels = _labels(row, len(steps))
+    block = row.get(EXPORT_KEY) if isinstance(row, dict) else None
+    row = _step_row(row, format)
+    dataset = _dataset(row)
+    steps = row["steps"]
+    _labels(row, len(steps))
     scores = _prm_scores(row, len(steps))
     joiner = "\n" if dataset == "prm800k" else "\n\n"
     joiners = _joiners(block, len(steps)) if block is not None else None
@@ -171,11 +203,7 @@ def step_file_traces(
         ),
         messages=(Message("user", problem), Message("assistant", response)),
         response=response,
-        segments=segments_of(
-            pieces,
-            [{} if label is None else {HUMAN_LABEL: float(label)} for label in labels],
-            scores,
-        ),
+        segments=segments_of(pieces, None, scores),
         final_rewards=final,
         success=None if not final else bool(correct),
         metadata={
@@ -183,11 +211,84 @@ def step_file_traces(
             "id": identifier,
             "source": row.get("source"),
             "step_joiner": joiner,
-            "first_error_step": row.get("first_error_step"),
             "final_answer": row.get("final_answer"),
         },
     )
     return [trace if block is None else restored(trace, block, problem)]
+
+
+def processbench_labels(row: object) -> list[RowLabels]:
+    """The labels of the trace of one ProcessBench row (see ``step_file_labels``).
+
+    Example:
+        >>> processbench_labels({"id": "x", "problem": "q", "steps": ["a", "b", "c"],
+        ...                      "label": -1})
+        [RowLabels(labeller='processbench', labels=(1, 1, 1))]
+
+    """
+    return step_file_labels(row, format=StepFormat.PROCESSBENCH)
+
+
+def prm800k_labels(row: object) -> list[RowLabels]:
+    """The labels of the trace of one PRM800K row (see ``step_file_labels``).
+
+    Example:
+        >>> prm800k_labels({"dataset": "prm800k", "problem": "q", "steps": ["a", "b"],
+        ...                 "labels": [0, -1]})
+        [RowLabels(labeller='prm800k', labels=(0, -1))]
+
+    """
+    return step_file_labels(row, format=StepFormat.PRM800K)
+
+
+def hf_labels(row: object) -> list[RowLabels]:
+    """The labels of the trace of one row of an ``llenvs export --format hf`` dataset.
+
+    Example:
+        >>> hf_labels({"dataset": "x", "problem": "q", "steps": ["a"], "labels": [None]})
+        [RowLabels(labeller='x', labels=(None,))]
+
+    """
+    return step_file_labels(row, format=StepFormat.HF)
+
+
+def step_file_labels(row: object, *, format: StepFormat = StepFormat.PRM800K) -> list[RowLabels]:
+    """The human labels of the trace ``step_file_traces`` reads from ``row``, one per step.
+
+    The labeller is the row's ``labeller`` (what ``llenvs export`` records), else the row's
+    dataset up to a ``/`` (``processbench/gsm8k`` gives ``processbench``; a PRM800K record,
+    ``prm800k``). ProcessBench's ``label`` (the earliest wrong step, or -1) labels every step
+    before it 1 and it -1, leaving the rest unlabelled; -1 labels every step 1.
+
+    Example:
+        >>> step_file_labels({"dataset": "processbench/math", "problem": "q",
+        ...                   "steps": ["a", "b"], "label": 0}, format=StepFormat.PROCESSBENCH)
+        [RowLabels(labeller='processbench', labels=(-1, None))]
+
+    """
+    row = _step_row(row, format)
+    labels = _labels(row, len(row["steps"]))
+    named = row.get("labeller")
+    labeller = named if isinstance(named, str) and named else labeller_of(_dataset(row))
+    return [RowLabels(labeller, tuple(labels))]
+
+
+def _step_row(row: object, format: StepFormat) -> dict[str, Any]:
+    """``row`` checked against ``format``, as a step-file row (a PRM800K record converted)."""
+    if not isinstance(row, dict):
+        raise TraceFormatError(f"expected a JSON object, got {type(row).__name__}")
+    _check_format(row, format)
+    if isinstance(row.get("label"), dict):
+        row = _from_prm800k(row)
+    steps = row.get("steps")
+    if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+        raise TraceFormatError(f"'steps' must be a list of strings; expected {format.expected}")
+    return row
+
+
+def _dataset(row: dict[str, Any]) -> str:
+    """The dataset a step-file row names (a raw PRM800K or ProcessBench row: by its shape)."""
+    return str(row.get("dataset") or ("prm800k" if "labeler" in row else "processbench"))
 
 
 def _check_format(row: dict[str, Any], format: StepFormat) -> None:
@@ -241,6 +342,8 @@ def _labels(row: dict[str, Any], count: int) -> list[int | None]:
                 f"'label' must be the earliest wrong step (an integer) or -1, got {wrong!r:.40}"
             )
         labels = [1 if wrong < 0 or i < wrong else -1 if i == wrong else None for i in range(count)]
+        # Kept although nothing reads it now: a row's stable trace id has always been taken
+        # after this, so ids of files imported before stay the same.
         row.setdefault("first_error_step", wrong)
     if labels is None:
         return [None] * count

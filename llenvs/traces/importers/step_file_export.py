@@ -2,13 +2,14 @@ r"""Exporting traces as a PRM800K-style step file: one row per trace, steps and 
 
 The rows have the shape of ``shared/external/step_traces.jsonl`` (``{"dataset", "id",
 "problem", "steps", "labels", "first_error_step", "ground_truth_answer",
-"final_answer_correct"}``) plus ``prm_scores``, which ``llenvs import prm800k`` reads back.
-Human labels and model scores stay apart:
+"final_answer_correct"}``) plus ``labeller`` and ``prm_scores``, which ``llenvs import
+prm800k`` reads back. Human labels and model scores stay apart:
 
-* ``labels`` are human labels only: a step's ``human_label`` reward (1 right, 0 neutral, -1
-  wrong), null where it has none and after the first wrong step, as in PRM800K.
-  ``first_error_step`` is that first wrong step, -1 when humans labelled steps and found none
-  wrong, null when no step has a human label.
+* ``labels`` are one labeller's labels from the label store (1 right, 0 neutral, -1 wrong),
+  as given: null where the step has none (traces carry no labels; ``label_export`` passes the
+  store's). ``first_error_step`` is the first wrong step, -1 when the labeller labelled steps
+  and found none wrong, null when no step has a label (``first_error``); ``labeller`` names
+  who labelled (null with no labels), and an import puts the labels back under that name.
 * ``prm_scores`` are a model's: one ``{name: score}`` object per step, its ``prm_scores`` as
   the trace holds them. A model score never becomes a label; importing the file gives each back
   under its name.
@@ -23,9 +24,9 @@ Example:
     >>> from llenvs.traces.importers.step_file import step_file_traces
     >>> row = {"dataset": "prm800k", "id": "p-1", "problem": "q", "steps": ["a", "b"],
     ...        "labels": [1, -1], "final_answer_correct": False}
-    >>> back = step_file_row(step_file_traces(row)[0])
-    >>> back["steps"], back["labels"], back["first_error_step"]
-    (['a', 'b'], [1, -1], 1)
+    >>> back = step_file_row(step_file_traces(row)[0], {0: 1, 1: -1}, "prm800k")
+    >>> back["steps"], back["labels"], back["first_error_step"], back["labeller"]
+    (['a', 'b'], [1, -1], 1, 'prm800k')
 
 """
 
@@ -33,19 +34,36 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from llenvs.traces.first_error import first_error
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
-from llenvs.traces.importers.step_file import HUMAN_LABEL
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_writer import write_lines_atomically
 
-__all__ = ["step_file_row", "write_step_file"]
+__all__ = ["step_file_row", "step_texts", "write_rows", "write_step_file"]
 
 
-def step_file_row(trace: Trace) -> dict[str, Any]:
-    """The step-file row of one trace.
+def step_texts(trace: Trace) -> list[str]:
+    r"""A trace's steps as a step file holds them: each segment without the text after it.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.",
+        ...           segments=(SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B.")))
+        >>> step_texts(t)
+        ['A.', 'B.']
+
+    """
+    joiner = trace.metadata.get("step_joiner")
+    return [step_and_joiner(segment.text, joiner)[0] for segment in trace.segments]
+
+
+def step_file_row(
+    trace: Trace, labels: Mapping[int, int] | None = None, labeller: str | None = None
+) -> dict[str, Any]:
+    """The step-file row of one trace, with ``labeller``'s ``labels`` (segment -> label).
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
@@ -55,28 +73,27 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
         >>> row = step_file_row(t)
         >>> row["steps"], row["labels"], row["first_error_step"], row["prm_scores"]
         (['1 + 1 = 3.', 'Ok.'], [None, None], None, [{'p': 0.0}, {'p': 0.5}])
+        >>> step_file_row(t, {1: 0, 0: -1}, "ada")["labels"]
+        [-1, 0]
 
     """
-    joiner = trace.metadata.get("step_joiner")
-    steps = [step_and_joiner(segment.text, joiner)[0] for segment in trace.segments]
-    labels: list[int | None] = []
-    wrong: int | None = None
-    for segment in trace.segments:
-        human = segment.rewards.get(HUMAN_LABEL)
-        label = None if wrong is not None or human is None else int(human)
-        if label == -1:
-            wrong = segment.index
-        labels.append(label)
-    labelled = any(label is not None for label in labels)
+    given = dict(labels or {})
+    outside = sorted(set(given) - {segment.index for segment in trace.segments})
+    if outside:
+        raise ValueError(
+            f"labels of segments {outside} of trace {trace.trace_id}, which has "
+            f"{len(trace.segments)} segments"
+        )
     dataset = trace.metadata.get("imported_from")
     return {
         "dataset": dataset if isinstance(dataset, str) else trace.task.environment,
         "id": trace.metadata.get("id") or trace.trace_id,
         "generator": trace.run.model_name,
         "problem": trace.task.prompt,
-        "steps": steps,
-        "labels": labels,
-        "first_error_step": wrong if wrong is not None else -1 if labelled else None,
+        "steps": step_texts(trace),
+        "labels": [given.get(segment.index) for segment in trace.segments],
+        "first_error_step": first_error(given),
+        "labeller": labeller if given else None,
         "prm_scores": [dict(segment.prm_scores) for segment in trace.segments],
         "ground_truth_answer": trace.task.expected_answer,
         "final_answer_correct": trace.success,
@@ -85,7 +102,7 @@ def step_file_row(trace: Trace) -> dict[str, Any]:
 
 
 def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
-    """Write the step-file rows of ``traces`` to ``path`` (JSONL) atomically; the number written.
+    """Write the step-file rows of ``traces`` (no labels) to ``path`` atomically; their number.
 
     Example:
         >>> import tempfile, os
@@ -93,5 +110,18 @@ def write_step_file(path: str | os.PathLike[str], traces: Iterable[Trace]) -> in
         0
 
     """
-    rows = (json.dumps(step_file_row(t), ensure_ascii=False) + "\n" for t in traces)
-    return write_lines_atomically(path, (row.encode("utf-8") for row in rows))
+    return write_rows(path, (step_file_row(t) for t in traces))
+
+
+def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]) -> int:
+    r"""Write ``rows`` to ``path`` as JSON Lines, atomically; the number written.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "rows.jsonl")
+        >>> write_rows(path, [{"a": 1}]), open(path).read()
+        (1, '{"a": 1}\n')
+
+    """
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return write_lines_atomically(path, (line.encode("utf-8") for line in lines))

@@ -1,5 +1,8 @@
 r"""Importing an outside file as traces, by format name; bad rows skipped and reported.
 
+The human step labels a file holds (ProcessBench, PRM800K, an export of llenvs) are gathered
+apart, in ``TraceImport.labels``, for the label store: they never go into a trace.
+
 Example:
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "chat.jsonl")
@@ -22,26 +25,50 @@ from collections.abc import Callable, Iterator
 
 from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.traces.errors import WrongFormatError
-from llenvs.traces.importers.exported_trace import exported_trace_id
+from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_trace_id
+from llenvs.traces.importers.hf_dataset import read_hf_rows
 from llenvs.traces.importers.openai_chat import openai_chat_traces
 from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
-from llenvs.traces.importers.rows import read_rows
-from llenvs.traces.importers.step_file import prm800k_traces, processbench_traces
+from llenvs.traces.importers.row_labels import RowLabels
+from llenvs.traces.importers.rows import Row, read_rows
+from llenvs.traces.importers.step_file import (
+    hf_labels,
+    hf_traces,
+    prm800k_labels,
+    prm800k_traces,
+    processbench_labels,
+    processbench_traces,
+)
 from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.step_label import StepLabel
 from llenvs.traces.trace import Trace
 
-__all__ = ["IMPORT_FORMATS", "TraceImport", "stable_trace_id"]
+__all__ = ["IMPORT_FORMATS", "LABELLED_FORMATS", "TraceImport", "stable_trace_id"]
 
 RowConverter = Callable[[object, str, int], list[Trace]]
 """Turns one row (its JSON value, a segmenter spec, its line) into traces."""
+
+RowLabeller = Callable[[object], list[RowLabels]]
+"""The human labels of the traces of one row (its JSON value), one ``RowLabels`` per trace."""
 
 IMPORT_FORMATS: dict[str, RowConverter] = {
     "reasoning_gym": reasoning_gym_traces,
     "processbench": processbench_traces,
     "prm800k": prm800k_traces,
     "openai_chat": openai_chat_traces,
+    "hf": hf_traces,
 }
-"""The formats ``llenvs import`` and the app read, by name."""
+"""The formats ``llenvs import`` and the app read, by name (``hf``: a folder)."""
+
+LABELLED_FORMATS: dict[str, RowLabeller] = {
+    "processbench": processbench_labels,
+    "prm800k": prm800k_labels,
+    "hf": hf_labels,
+}
+"""The formats whose rows hold human step labels, and how to read them."""
+
+ROW_SOURCES: dict[str, Callable[[str], Iterator[Row]]] = {"hf": read_hf_rows}
+"""Where a format's rows come from when not from a JSON Lines file (``read_rows``)."""
 
 
 class TraceImport:
@@ -61,11 +88,15 @@ class TraceImport:
     trace's own id back; any other row's traces get the first 32 hex digits of the SHA-256 of
     the format, the row's JSON and the trace's position in the row.
 
+    ``labels`` gathers, as the traces are read, the human step labels of the formats that
+    have them (``LABELLED_FORMATS``), under each trace's id: for the label store, never in the
+    trace.
+
     Example:
         >>> TraceImport("csv", "x.csv")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.core.errors.UnknownName: unknown import format 'csv': choose one of: openai_chat, ...
+        llenvs.core.errors.UnknownName: unknown import format 'csv': choose one of: hf, ...
 
     """
 
@@ -79,16 +110,20 @@ class TraceImport:
         self.segmenter = segmenter
         self.skipped: list[SkippedLine] = []
         """The rows skipped so far, in order."""
+        self.labels: list[StepLabel] = []
+        """The human step labels of the traces read so far, in order."""
 
     def __iter__(self) -> Iterator[Trace]:
         convert = IMPORT_FORMATS[self.format]
-        for row in read_rows(self.path):
+        label = LABELLED_FORMATS.get(self.format)
+        for row in ROW_SOURCES.get(self.format, read_rows)(self.path):
             if row.error is not None:
                 self.skipped.append(SkippedLine(self.path, row.line, row.error))
                 continue
             try:
                 _not_a_trace(row.data)
                 traces = convert(row.data, self.segmenter, row.line)
+                found = label(row.data) if label is not None else []
             except WrongFormatError as error:
                 raise WrongFormatError(f"{self.path}, line {row.line}: {error}") from None
             except RecursionError:
@@ -100,13 +135,13 @@ class TraceImport:
             ) as error:  # fmt: skip
                 self.skipped.append(SkippedLine(self.path, row.line, f"not {self._a_row}: {error}"))
                 continue
-            if exported_trace_id(row.data) is not None:
-                yield from traces
-                continue
+            given = _given_id(row.data, label is not None)
             for position, trace in enumerate(traces):
-                yield dataclasses.replace(
-                    trace, trace_id=stable_trace_id(self.format, row.data, position)
-                )
+                trace_id = given or stable_trace_id(self.format, row.data, position)
+                trace = dataclasses.replace(trace, trace_id=trace_id)
+                if position < len(found):
+                    self.labels.extend(found[position].step_labels(trace_id))
+                yield trace
 
     @property
     def _a_row(self) -> str:
@@ -128,6 +163,13 @@ def stable_trace_id(format: str, row: object, position: int) -> str:
     """
     text = json.dumps([format, row, position], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _given_id(row: object, step_file: bool) -> str | None:
+    """The id a row of ``llenvs export`` gives back (a row-level ``trace_id``: step files only)."""
+    if isinstance(row, dict) and (step_file or isinstance(row.get(EXPORT_KEY), dict)):
+        return exported_trace_id(row)
+    return None
 
 
 def _not_a_trace(row: object) -> None:
