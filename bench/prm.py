@@ -44,11 +44,11 @@ from typing import Any
 from bench_common import ROOT, best_seconds, publish, read_jsonl
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
+from llenvs.rewards.first_error import THRESHOLD
+from llenvs.rewards.prm_metrics import prm_metrics
 
 HEADING = "## Process reward models (`bench/prm.py`)"
 COMMAND = ".venv/bin/python bench/prm.py"
-THRESHOLD = 0.5
-"""A step scored below this is predicted erroneous (for ArithmeticPRM: a wrong equation)."""
 RANDOM_SEEDS = range(100)
 
 Scorer = Callable[[list[dict[str, Any]]], list[list[float]]]
@@ -72,58 +72,21 @@ class Result:
     """AUROC of ``1 - score`` for "this labelled step is the first error"."""
 
 
-def first_below(scores: Sequence[float | None], threshold: float = THRESHOLD) -> int:
-    """The index of the first score below ``threshold``, or -1 (unrated steps, None, skipped)."""
-    return next((i for i, s in enumerate(scores) if s is not None and s < threshold), -1)
-
-
-def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
-    """P(a positive outranks a negative), ties counting one half (midranks, O(n log n))."""
-    pooled = sorted([(v, 1) for v in positives] + [(v, 0) for v in negatives])
-    rank_sum = 0.0
-    i = 0
-    while i < len(pooled):
-        j = i
-        while j < len(pooled) and pooled[j][0] == pooled[i][0]:
-            j += 1
-        midrank = (i + 1 + j) / 2
-        rank_sum += midrank * sum(label for _, label in pooled[i:j])
-        i = j
-    n_pos, n_neg = len(positives), len(negatives)
-    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
-
-
 def evaluate(
     name: str, rows: list[dict[str, Any]], scores: Sequence[Sequence[float | None]]
 ) -> Result:
-    """Localisation accuracies and step AUROC of one scorer's scores (None: unrated, skipped)."""
-    hits_error = hits_correct = n_error = n_correct = 0
-    positives: list[float] = []
-    negatives: list[float] = []
-    for row, trace in zip(rows, scores, strict=True):
-        predicted = first_below(trace)
-        if row["first_error_step"] == -1:
-            n_correct += 1
-            hits_correct += predicted == -1
-        else:
-            n_error += 1
-            hits_error += predicted == row["first_error_step"]
-        for label, score in zip(row["labels"], trace, strict=True):
-            if label is None or score is None:
-                continue
-            (positives if label == -1 else negatives).append(1.0 - score)
-    accuracy_error = hits_error / n_error if n_error else math.nan
-    accuracy_correct = hits_correct / n_correct if n_correct else math.nan
-    total = accuracy_error + accuracy_correct
-    f1 = 2 * accuracy_error * accuracy_correct / total if total else 0.0
-    accuracy = accuracy_of(hits_error + hits_correct, len(rows))
-    area = auroc(positives, negatives) if positives and negatives else math.nan
-    return Result(name, accuracy, accuracy_error, accuracy_correct, f1, area)
+    """Localisation accuracies and step AUROC of one scorer's scores (None: unrated, skipped).
 
-
-def accuracy_of(hits: int, total: int) -> float:
-    """``hits / total`` (NaN for no traces)."""
-    return hits / total if total else math.nan
+    The library's ``prm_metrics`` computes them (``llenvs agreement`` does the same): each
+    row's labels as segment -> label, its first error the first step labelled -1 (the file's
+    ``first_error_step``).
+    """
+    labels = {
+        str(i): {step: label for step, label in enumerate(row["labels"]) if label is not None}
+        for i, row in enumerate(rows)
+    }
+    m = prm_metrics(labels, {str(i): trace for i, trace in enumerate(scores)}, THRESHOLD)
+    return Result(name, m.accuracy, m.accuracy_error, m.accuracy_correct, m.f1, m.auroc)
 
 
 def fmt(value: float) -> str:

@@ -37,6 +37,8 @@ COMMAND_MODULES = (
     "llenvs.cli.analyze_command",
     "llenvs.cli.import_command",
     "llenvs.cli.export_command",
+    "llenvs.cli.labels_command",
+    "llenvs.cli.agreement_command",
 )
 """The modules that add a subcommand, in the order ``--help`` lists them."""
 
@@ -76,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     Example:
         >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:2]
-        ['analyze', 'evaluate']
+        ['agreement', 'analyze']
 
     """
     parser = _Parser(

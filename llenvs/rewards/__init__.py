@@ -7,7 +7,10 @@ exactly; ``JudgePRM`` asks a chat model for a verdict on each step; ``VllmPRM`` 
 a vLLM server serves (over HTTP); ``TransformersPRM`` (``llenvs.rewards.transformers_prm``, which
 imports torch) reads a local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd convention.
 ``get_prm`` finds them by name; ``aggregate`` turns step scores into one (min, last, product,
-mean). Importing this package imports neither torch nor transformers.
+mean). ``prm_agreement`` measures a PRM's scores against a labeller's step labels (AUROC,
+ProcessBench F1, localisation, each with a bootstrap interval), ``label_agreement`` two
+labellers against each other (Cohen's kappa, first-error agreement). Importing this package
+imports neither torch nor transformers.
 
 Example:
     >>> from llenvs.rewards import ArithmeticPRM, Aggregation, aggregate
@@ -20,7 +23,12 @@ Example:
 from llenvs.rewards.aggregation import Aggregation, aggregate
 from llenvs.rewards.arithmetic import ArithmeticVerdict, EquationCheck, check_equations
 from llenvs.rewards.arithmetic_prm import ArithmeticPRM
+from llenvs.rewards.bootstrap_estimate import Estimate, bootstrap
+from llenvs.rewards.calibration_bin import CalibrationBin, calibration_table
+from llenvs.rewards.first_error import first_below
 from llenvs.rewards.judge_prm import JudgePRM
+from llenvs.rewards.label_agreement import LabelAgreement, cohen_kappa, label_agreement
+from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
 from llenvs.rewards.prm import (
     NEUTRAL_SCORE,
     PRM,
@@ -30,6 +38,7 @@ from llenvs.rewards.prm import (
     judge_traces,
     score_traces,
 )
+from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement
 from llenvs.rewards.prm_conventions import (
     CONVENTIONS,
     MathShepherd,
@@ -37,6 +46,7 @@ from llenvs.rewards.prm_conventions import (
     QwenMathPRM,
     convention_from_name,
 )
+from llenvs.rewards.prm_metrics import PRMMetrics, prm_metrics
 from llenvs.rewards.prm_registry import (
     PRM_NAMES,
     PRMFactory,
@@ -47,6 +57,8 @@ from llenvs.rewards.prm_registry import (
     register_prm,
 )
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
+from llenvs.rewards.step_auroc import auroc
+from llenvs.rewards.step_disagreement import StepDisagreement
 from llenvs.rewards.step_judgement import StepJudgement
 from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
 from llenvs.rewards.vllm_prm import VllmPRM
@@ -61,26 +73,42 @@ __all__ = [
     "ArithmeticPRM",
     "ArithmeticVerdict",
     "BatchPRM",
+    "CalibrationBin",
     "EquationCheck",
+    "Estimate",
     "JudgePRM",
     "JudgingPRM",
+    "LabelAgreement",
+    "LabellerCoverage",
     "MathShepherd",
+    "PRMAgreement",
     "PRMConvention",
     "PRMFactory",
+    "PRMMetrics",
     "PRMRewardFunction",
     "QwenMathPRM",
+    "StepDisagreement",
     "StepJudgement",
     "TextScorer",
     "TextScorerPRM",
     "Trace",
     "VllmPRM",
     "aggregate",
+    "auroc",
+    "bootstrap",
     "build_prm",
     "build_prm_rewards",
+    "calibration_table",
     "check_equations",
+    "cohen_kappa",
     "convention_from_name",
+    "first_below",
     "get_prm",
     "judge_traces",
+    "label_agreement",
+    "labeller_coverage",
+    "prm_agreement",
+    "prm_metrics",
     "prm_rewards",
     "register_prm",
     "score_traces",
