@@ -38,6 +38,7 @@ from bench_common import EXTERNAL, publish
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
 from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
+from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.schedule import MovesSchedule
 from llenvs.analysis.step_importance import step_importances
@@ -73,8 +74,14 @@ SCHEDULES: dict[str, Callable[[], Schedule]] = {
     "adaptive": AdaptiveSchedule,
     "widths": lambda: AdaptiveSchedule(top_k=0),
     "moves": MovesSchedule,
+    "moves, no excursions": lambda: MovesSchedule(excursion=0.0),
 }
 """Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``)."""
+
+EXCURSIONS = {"moves, no excursions": 0.0}
+"""Passes whose value-curve model has another excursion prior than ``EXCURSION_PRIOR``, in
+their schedule and in their reading (``StepAnalysis.excursion``): the model before excursions,
+measured in the same run."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,9 @@ def simulate(
         rounds += 1
 
 
-def analysis_of(curve: Curve, counted: Mapping[int, Tally], seed: int) -> StepAnalysis:
+def analysis_of(
+    curve: Curve, counted: Mapping[int, Tally], seed: int, excursion: float = EXCURSION_PRIOR
+) -> StepAnalysis:
     """The ``StepAnalysis`` of the simulated tallies, read by the library's own functions."""
     count = len(curve.values)
     values: list[BoundaryValue] = []
@@ -155,7 +164,15 @@ def analysis_of(curve: Curve, counted: Mapping[int, Tally], seed: int) -> StepAn
         rollouts.extend(own)
     values.append(exact_value(count, curve.success, "right" if curve.success else "wrong"))
     importances = step_importances(values, seed=seed)
-    return StepAnalysis(curve.name, {}, tuple(values), tuple(importances), None, tuple(rollouts))
+    return StepAnalysis(
+        curve.name,
+        {},
+        tuple(values),
+        tuple(importances),
+        None,
+        tuple(rollouts),
+        excursion=excursion,
+    )
 
 
 @dataclass
@@ -274,7 +291,7 @@ def run(
                 started = time.perf_counter()
                 counted, _ = simulate(curve, schedule(), budget, width, seed)
                 simulated = time.perf_counter()
-                analysis = analysis_of(curve, counted, seed)
+                analysis = analysis_of(curve, counted, seed, EXCURSIONS.get(label, EXCURSION_PRIOR))
                 result = score(curve, analysis, counted)
                 result.scheduling = simulated - started
                 result.reading = time.perf_counter() - simulated
@@ -380,7 +397,12 @@ SETUP = (
     "bootstrap intervals of v_{i+1} − v_i (`step_importances`), `StepAnalysis.moved` and "
     "`top_steps`. Budgets are shares of Thought Anchors' 100 continuations per chunk; "
     "schedules: `fixed` (`FixedSchedule()`), `adaptive` (`AdaptiveSchedule()`, the default: "
-    "settles the top 3 first) and `widths` (`AdaptiveSchedule(top_k=0)`). Coverage is pooled "
+    "settles the top 3 first), `widths` (`AdaptiveSchedule(top_k=0)`) and `moves` "
+    "(`MovesSchedule()`: seeks every step whose chance of having moved is in doubt). The value "
+    "curve's model (`llenvs.analysis.changepoints`) lets a step move the value for good (prior "
+    f"{CHANGE_PRIOR}) or for one boundary, an excursion (prior {EXCURSION_PRIOR}); the pass "
+    "*moves, no excursions* is `MovesSchedule` read and scheduled with the model before "
+    "excursions (prior 0), in the same run. Coverage is pooled "
     "over every boundary (the exact end left out) and every step (the last one, into the exact "
     f"end, in) of every trace. A *move* is a step whose true |Δv| ≥ {MOVE}; it *lasts* when the "
     f"mean of the {LASTS} true values after it differs from that of the {LASTS} up to it by at "
@@ -394,8 +416,8 @@ SETUP = (
     "all in). Tokens: each rollout from before chunk i counted as the characters of the "
     "response after it / 4 (a continuation about as long as the published one), against 100 "
     "such per chunk. s scheduling / s reading: seconds per seed in the round loop (mostly "
-    "`next_round`) and in reading the tallies (the bootstrap, and `top_steps`' 2,000 "
-    "changepoint draws, twice: ranking and membership)."
+    "`next_round`) and in reading the tallies (the bootstrap, and the 2,000 posterior "
+    "draws behind ranking and membership)."
 )
 
 

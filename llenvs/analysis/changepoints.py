@@ -1,26 +1,38 @@
-"""A value curve that moves at few steps: the changepoint posterior of the boundary values.
+"""A value curve that moves at few steps, with short excursions: the posterior of its values.
 
 Most steps of a reasoning trace leave the chance of success where it was; a few move it (the
-"thought anchors"). Estimating each ``v_i`` alone and ranking steps by ``|v_{i+1} - v_i|``
+"thought anchors"), and on real traces some move it only for a sentence or two (a wrong
+turn taken back). Estimating each ``v_i`` alone and ranking steps by ``|v_{i+1} - v_i|``
 makes every flat step look as if it moved by its sampling noise. Here the values are a curve
-that is constant between changes: each step is a change with prior probability ``prior``
-(independently), each constant stretch has one value with a uniform prior, and each
-boundary's rollouts are binomial draws at its stretch's value. The posterior over where the
-changes are is exact (a forward-backward sum over every split of the boundaries into
-stretches, O(n^2)); ``change_chances`` gives each step's chance of being a change, and
-``curve_draws`` joint draws of every boundary's value, from which a step's size ``|Δ|``,
-its rank and its chance of being among the top k follow. An exact tally (an ended trace's own
-outcome) fixes its stretch's value.
+that is constant between changes, read as a hidden Markov chain over the boundaries:
+
+* each step is a change with prior chance ``prior``: the next value is drawn anew (uniform);
+* each step starts an *excursion* with prior chance ``excursion``: one boundary takes a
+  value of its own (uniform) and the curve comes back to where it was at the next boundary.
+  A dip that reverts costs one excursion, where a curve of changes only would need two
+  changes, which is why the flat-between-changes model missed most one-sentence dips of
+  Thought Anchors' published curves (``bench/thought_anchors.py``);
+* each boundary's rollouts are binomial draws at its value; an exact tally (an ended trace's
+  own outcome) fixes it.
+
+Values live on a grid of ``GRID_POINTS`` points in [0, 1] (0.01 apart, the uniform prior
+weighted as the trapezoid rule weights them; an exact value snaps to the nearest), so the
+forward-backward sums are exact for that grid in O(n x grid), with no enumeration of the
+splits into stretches. With ``excursion=0`` this is the changepoint model
+of a product partition (tested against brute force over every split, to the grid's
+precision). ``change_chances`` gives each step's chance of having moved the value,
+``curve_draws`` joint draws of every boundary's value, from which a step's size ``|Δ|``, its
+rank and its chance of being among the top k follow.
 
 ``bench/analysis_simulated.py`` measures what ranking steps by the posterior mean size gains
-over ranking them by the raw differences, on simulated curves with 1-3 jumps (its last column;
-``docs/benchmarks.md``).
+over ranking them by the raw differences, on simulated curves with 1-3 jumps, and
+``bench/thought_anchors.py`` how many of the real curves' moves it finds (``docs/benchmarks.md``).
 
 Example:
     >>> from llenvs.analysis.tally import Tally
     >>> tallies = {0: Tally(2, 8), 1: Tally(3, 8), 2: Tally(8, 8), 3: Tally(7, 8)}
     >>> {step: round(p, 2) for step, p in change_chances(tallies).items()}
-    {0: 0.14, 1: 0.97, 2: 0.1}
+    {0: 0.18, 1: 0.97, 2: 0.13}
     >>> draws = curve_draws(tallies, 3, random.Random(0))
     >>> len(draws), sorted(draws[0])
     (3, [0, 1, 2, 3])
@@ -29,44 +41,80 @@ Example:
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from llenvs.analysis.tally import Tally
 
-__all__ = ["CHANGE_PRIOR", "change_chances", "curve_draws"]
+__all__ = ["CHANGE_PRIOR", "EXCURSION_PRIOR", "GRID_POINTS", "change_chances", "curve_draws"]
 
 CHANGE_PRIOR = 0.2
-"""The prior chance that a step moves the value (0.1-0.3 ranked alike in the simulation)."""
+"""The prior chance that a step moves the value for good (0.1-0.3 ranked alike in the
+simulation)."""
+
+EXCURSION_PRIOR = 0.03
+"""The prior chance that the boundary after a step departs for that boundary only.
+
+On Thought Anchors' 20 published curves, at a quarter of their rollouts (the ``moves``
+schedule, 5 seeds), no excursions find 0.78 of the moves of 0.2 or more, 0.03 finds 0.81,
+0.05 0.82 and 0.1 0.82, each with more false calls (precision 0.28, 0.26, 0.24, 0.20).
+Larger priors also keep more flat steps from being ruled out of a top k: a flat step's chance
+of having moved cannot fall far below the prior's share without many rollouts."""
+
+GRID_POINTS = 101
+"""Points of the value grid in [0, 1]."""
+
+_GRID = np.linspace(0.0, 1.0, GRID_POINTS)
 
 
-def change_chances(tallies: Mapping[int, Tally], prior: float = CHANGE_PRIOR) -> dict[int, float]:
+def _weights(grid: np.ndarray) -> np.ndarray:
+    """The uniform prior on ``grid``: trapezoid weights (the two ends half), summing to 1."""
+    weights = np.ones(len(grid))
+    weights[[0, -1]] = 0.5
+    normalised: np.ndarray = weights / weights.sum()
+    return normalised
+
+
+def change_chances(
+    tallies: Mapping[int, Tally], prior: float = CHANGE_PRIOR, excursion: float = EXCURSION_PRIOR
+) -> dict[int, float]:
     """Each step's posterior chance of moving the value (steps between two tallied boundaries).
+
+    A step moved the value unless both its boundaries sit at the same value: a change, an
+    excursion at either boundary, or a return from one, all count.
 
     Example:
         >>> round(change_chances({0: Tally(0, 20), 1: Tally(20, 20)})[0], 6)
         1.0
         >>> change_chances({4: Tally(1, 2)})
         {}
+        >>> dip = {0: Tally(16, 16), 1: Tally(10, 16), 2: Tally(16, 16), 3: Tally(16, 16)}
+        >>> [round(p, 2) for p in change_chances(dip).values()]
+        [0.94, 0.97, 0.03]
+        >>> [round(p, 2) for p in change_chances(dip, excursion=0).values()]
+        [0.64, 0.81, 0.04]
 
     """
-    _check(prior)
+    _check(prior, excursion)
     chances: dict[int, float] = {}
     for start, chain in _chains(tallies):
-        model = _Chain(chain, prior)
-        total = model.forward[-1]
-        for k in range(len(chain) - 1):
-            joint = model.forward[k + 1] + math.log(prior) + model.backward[k + 1]
-            chances[start + k] = min(1.0, math.exp(joint - total))
+        model = _Chain(chain, prior, excursion)
+        for k, chance in enumerate(model.moved()):
+            chances[start + k] = chance
     return chances
 
 
 def curve_draws(
-    tallies: Mapping[int, Tally], draws: int, rng: random.Random, prior: float = CHANGE_PRIOR
+    tallies: Mapping[int, Tally],
+    draws: int,
+    rng: random.Random,
+    prior: float = CHANGE_PRIOR,
+    excursion: float = EXCURSION_PRIOR,
 ) -> list[dict[int, float]]:
-    """``draws`` joint posterior draws of every tallied boundary's value.
+    """``draws`` joint posterior draws of every tallied boundary's value (seeded by ``rng``).
 
     Example:
         >>> [d[1] for d in curve_draws({0: Tally(1, 1, exact=True), 1: Tally(9, 9)}, 2,
@@ -74,21 +122,26 @@ def curve_draws(
         [1.0, 1.0]
 
     """
-    _check(prior)
-    models = [(start, _Chain(chain, prior)) for start, chain in _chains(tallies)]
-    result = []
-    for _ in range(draws):
-        values: dict[int, float] = {}
-        for start, model in models:
-            for offset, value in enumerate(model.draw(rng)):
-                values[start + offset] = value
-        result.append(values)
-    return result
+    _check(prior, excursion)
+    generator = np.random.default_rng(rng.getrandbits(64))
+    columns: dict[int, np.ndarray] = {}
+    for start, chain in _chains(tallies):
+        values = _Chain(chain, prior, excursion).draw(draws, generator)
+        for offset in range(len(chain)):
+            columns[start + offset] = values[:, offset]
+    rows = np.column_stack(list(columns.values())) if columns else np.empty((draws, 0))
+    names = list(columns)
+    return [dict(zip(names, row, strict=True)) for row in rows.tolist()]
 
 
-def _check(prior: float) -> None:
+def _check(prior: float, excursion: float) -> None:
     if not 0 < prior < 1:
         raise ValueError(f"the change prior must be in (0, 1), got {prior}")
+    if not 0 <= excursion < 1 - prior:
+        raise ValueError(
+            f"the excursion prior must be in [0, 1 - change prior) = [0, {1 - prior:g}), "
+            f"got {excursion}"
+        )
 
 
 def _chains(tallies: Mapping[int, Tally]) -> list[tuple[int, list[Tally]]]:
@@ -102,97 +155,117 @@ def _chains(tallies: Mapping[int, Tally]) -> list[tuple[int, list[Tally]]]:
     return chains
 
 
-def _log_sum(terms: list[float]) -> float:
-    top = max(terms)
-    if top == -math.inf:
-        return top
-    return top + math.log(sum(math.exp(t - top) for t in terms))
+def _likelihood(tally: Tally, grid: np.ndarray) -> np.ndarray:
+    """The chance of ``tally`` at each value of ``grid`` (0 to 1), scaled so its largest is 1."""
+    if tally.exact:
+        point = np.zeros(len(grid))
+        point[int(np.argmin(np.abs(grid - tally.rate)))] = 1.0
+        return point
+    successes, failures = tally.successes, tally.trials - tally.successes
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = successes * np.log(grid) + failures * np.log1p(-grid)
+    log[0] = 0.0 if successes == 0 else -np.inf  # 0 ** 0 = 1
+    log[-1] = 0.0 if failures == 0 else -np.inf
+    scaled: np.ndarray = np.exp(log - log.max())
+    return scaled
 
 
+@dataclass
 class _Chain:
     """The forward and backward sums of one run of boundaries, and draws from its posterior.
 
-    ``forward[j]``: the log chance of the first j boundaries' data with a stretch ending at
-    j - 1 (each change counted once, at the start of its stretch); ``backward[i]``: that of
-    the data from i on, given a stretch starts at i (its own start not counted).
+    The states at boundary s: *settled* at grid value u (``settled[s, u]``) or *away* on an
+    excursion from u (``away[s, u]``, its own value summed out: ``mean[s]``). From settled u
+    the next boundary stays at u (1 - prior - excursion), is drawn anew (prior, uniform) or
+    goes away from u (excursion); from away it comes back to u (1 - prior) or is drawn anew
+    (prior). The forward sums are scaled to 1 at each boundary (``scale``).
     """
 
-    def __init__(self, chain: list[Tally], prior: float) -> None:
-        self.chain = chain
-        self.change, self.stay = math.log(prior), math.log(1 - prior)
-        n = len(chain)
-        # prefix sums: any stretch's counts in O(1), so the sums stay O(n^2), not O(n^3)
-        self.successes = [0, *itertools.accumulate(0 if t.exact else t.successes for t in chain)]
-        self.failures = [
-            0,
-            *itertools.accumulate(0 if t.exact else t.trials - t.successes for t in chain),
-        ]
-        self.exact = {
-            rate: [0, *itertools.accumulate(int(t.exact and t.rate == rate) for t in chain)]
-            for rate in sorted({t.rate for t in chain if t.exact})
-        }
-        trials = self.successes[-1] + self.failures[-1]
-        self.log_factorial = [math.lgamma(k + 1) for k in range(trials + 2)]
-        blocks = [[self._block(i, j) for j in range(i + 1, n + 1)] for i in range(n)]
-        self.forward = [0.0] * (n + 1)  # filled in order: each needs the ones before it
-        self.starts: list[list[float]] = [[]]  # per j: cumulative weights of the last start
-        for j in range(1, n + 1):
-            weights = [
-                self.forward[i]
-                + (self.change if i > 0 else 0.0)  # the stretch i..j-1 starts with a change
-                + (j - 1 - i) * self.stay
-                + blocks[i][j - 1 - i]
-                for i in range(j)
-            ]
-            self.forward[j] = _log_sum(weights)
-            top = max(weights)
-            self.starts.append(list(itertools.accumulate(math.exp(w - top) for w in weights)))
-        self.backward = [0.0] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            self.backward[i] = _log_sum(
-                [
-                    blocks[i][j - 1 - i]
-                    + (j - 1 - i) * self.stay
-                    + (self.change + self.backward[j] if j < n else 0.0)
-                    for j in range(i + 1, n + 1)
+    chain: list[Tally]
+    prior: float
+    excursion: float
+    grid: np.ndarray = field(default_factory=lambda: _GRID)
+    """The values a boundary may take (a coarser one lets a test enumerate every path)."""
+
+    def __post_init__(self) -> None:
+        n, points = len(self.chain), len(self.grid)
+        self.like = np.array([_likelihood(t, self.grid) for t in self.chain])
+        self.weights = _weights(self.grid)
+        self.mean = self.like @ self.weights
+        self.stay = 1.0 - self.prior - self.excursion
+        self.settled = np.zeros((n, points))
+        self.away = np.zeros((n, points))
+        self.scale = np.ones(n)
+        settled = (1 - self.excursion) * self.weights * self.like[0]
+        away = self.excursion * self.weights * self.mean[0]
+        for s in range(n):
+            if s > 0:
+                before, away_before = self.settled[s - 1], self.away[s - 1]
+                anew = self.prior * (before.sum() + away_before.sum()) * self.weights
+                settled = (self.stay * before + (1 - self.prior) * away_before + anew) * self.like[
+                    s
                 ]
+                away = self.excursion * before * self.mean[s]
+            self.scale[s] = settled.sum() + away.sum()
+            self.settled[s], self.away[s] = settled / self.scale[s], away / self.scale[s]
+        self.settled_back = np.ones((n, points))
+        self.away_back = np.ones((n, points))
+        for s in range(n - 2, -1, -1):
+            ahead = self.like[s + 1] * self.settled_back[s + 1]
+            anew = self.prior * (ahead @ self.weights)
+            self.settled_back[s] = (
+                self.stay * ahead + anew + self.excursion * self.mean[s + 1] * self.away_back[s + 1]
+            ) / self.scale[s + 1]
+            self.away_back[s] = ((1 - self.prior) * ahead + anew) / self.scale[s + 1]
+
+    def moved(self) -> list[float]:
+        """Each step's chance that its two boundaries do not sit at the same value."""
+        same = [
+            float(
+                (
+                    self.settled[s]
+                    * (self.stay + self.prior * self.weights)
+                    * self.like[s + 1]
+                    * self.settled_back[s + 1]
+                ).sum()
+                / self.scale[s + 1]
             )
+            for s in range(len(self.chain) - 1)
+        ]
+        return [min(1.0, max(0.0, 1.0 - chance)) for chance in same]
 
-    def _block(self, i: int, j: int) -> float:
-        """The log marginal chance of boundaries ``i..j-1``' rollouts at one shared value."""
-        successes, failures, fixed = self._counts(i, j)
-        if fixed is None:  # the Beta(1, 1) integral: s! f! / (s + f + 1)!
-            factorial = self.log_factorial
-            return factorial[successes] + factorial[failures] - factorial[successes + failures + 1]
-        if math.isnan(fixed):
-            return -math.inf  # two different exact values cannot share a stretch
-        return _log_power(fixed, successes) + _log_power(1 - fixed, failures)
-
-    def _counts(self, i: int, j: int) -> tuple[int, int, float | None]:
-        """Successes, failures and the exact value (None; NaN for two that differ)."""
-        present = [rate for rate, count in self.exact.items() if count[j] > count[i]]
-        fixed = None if not present else present[0] if len(present) == 1 else math.nan
-        return (
-            self.successes[j] - self.successes[i],
-            self.failures[j] - self.failures[i],
-            fixed,
+    def draw(self, draws: int, generator: np.random.Generator) -> np.ndarray:
+        """``draws`` joint draws of the run's values (rows): the states from the end back."""
+        n, points = len(self.chain), len(self.grid)
+        values = np.zeros((draws, n))
+        last = np.cumsum(np.concatenate([self.settled[-1], self.away[-1]]))
+        state = np.minimum(
+            np.searchsorted(last, generator.random(draws) * last[-1], side="right"), 2 * points - 1
         )
-
-    def draw(self, rng: random.Random) -> list[float]:
-        """One draw of the run's values: the stretches from the end back, then their values."""
-        values = [0.0] * len(self.chain)
-        j = len(self.chain)
-        while j > 0:
-            i = rng.choices(range(j), cum_weights=self.starts[j])[0]
-            successes, failures, fixed = self._counts(i, j)
-            value = rng.betavariate(successes + 1, failures + 1) if fixed is None else fixed
-            values[i:j] = [value] * (j - i)
-            j = i
+        for s in range(n - 1, -1, -1):
+            is_away, level = state >= points, state % points
+            values[:, s] = np.where(is_away, 0.0, self.grid[level])
+            if is_away.any():  # an excursion's own value, from its rollouts alone
+                own = np.cumsum(self.like[s] * self.weights)
+                picked = np.searchsorted(
+                    own, generator.random(int(is_away.sum())) * own[-1], "right"
+                )
+                values[is_away, s] = self.grid[np.minimum(picked, points - 1)]
+            if s == 0:
+                break
+            before, away_before = self.settled[s - 1], self.away[s - 1]
+            # what led here: settled u came from settled u (stay), from away from u (return)
+            # or from anywhere (anew); away from u came from settled u
+            pool = np.cumsum(np.concatenate([before, away_before]))
+            anew = self.prior * self.weights[level] * pool[-1]
+            stay = np.where(is_away, 0.0, self.stay * before[level])
+            back = np.where(is_away, 0.0, (1 - self.prior) * away_before[level])
+            roll = generator.random(draws) * (stay + back + anew)
+            fresh = np.minimum(
+                np.searchsorted(pool, generator.random(draws) * pool[-1], side="right"),
+                2 * points - 1,
+            )
+            state = np.where(
+                is_away | (roll < stay), level, np.where(roll < stay + back, points + level, fresh)
+            )
         return values
-
-
-def _log_power(base: float, exponent: int) -> float:
-    """``log(base ** exponent)``, with ``0 ** 0 = 1``."""
-    if exponent == 0:
-        return 0.0
-    return exponent * math.log(base) if base > 0 else -math.inf

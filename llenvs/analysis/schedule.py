@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from llenvs.analysis.changepoints import CHANGE_PRIOR, change_chances
+from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR, change_chances
 from llenvs.analysis.interval import Z_95
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
@@ -129,7 +129,7 @@ class AdaptiveSchedule:
         []
         >>> wide = {0: Tally(1, 4), 1: Tally(3, 4), 2: Tally(3, 4), 3: Tally(2, 4)}
         >>> AdaptiveSchedule(top_k=1).next_round(wide, 9, 0.3)
-        [0, 1, 1, 2]
+        [1, 1, 2, 2]
         >>> AdaptiveSchedule(top_k=0).next_round(wide, 9, 0.3)
         [0, 1, 3, 3]
 
@@ -202,6 +202,8 @@ class MovesSchedule:
     """A step whose chance of having moved is at least this is settled: it did."""
     change_prior: float = CHANGE_PRIOR
     """The prior chance that a step moves the value (``llenvs.analysis.changepoints``)."""
+    excursion: float = EXCURSION_PRIOR
+    """The prior chance that a step departs for one boundary (the same model's)."""
 
     def __post_init__(self) -> None:
         _check_rounds(self.initial, self.round_size)
@@ -218,7 +220,7 @@ class MovesSchedule:
             return first
         size = min(budget_left, self.round_size or len(open_))
         weights = dict.fromkeys(open_, 0.0)
-        for step, chance in change_chances(tallies, self.change_prior).items():
+        for step, chance in change_chances(tallies, self.change_prior, self.excursion).items():
             if self.low < chance < self.high:
                 for boundary in (step, step + 1):
                     if boundary in weights:

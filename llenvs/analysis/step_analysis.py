@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.analysis.boundary_value import BoundaryValue
-from llenvs.analysis.changepoints import change_chances
+from llenvs.analysis.changepoints import EXCURSION_PRIOR, change_chances
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
@@ -67,6 +67,9 @@ class StepAnalysis:
     """How many of them were read back from the sidecar rather than generated now."""
     rounds: int = 0
     """Rounds of rollouts in all (stored ones included)."""
+    excursion: float = EXCURSION_PRIOR
+    """The value-curve model's prior chance of a one-boundary excursion after a step
+    (``llenvs.analysis.changepoints``), behind ``moved``, ``sizes`` and ``top_steps``."""
 
     def value(self, boundary: int) -> BoundaryValue:
         """The value of ``boundary``.
@@ -104,7 +107,7 @@ class StepAnalysis:
         tallies = self._tallies()
         if not any(b + 1 in tallies for b in tallies):
             return ()
-        return tuple(value_draws(tallies, VERDICT_DRAWS))
+        return tuple(value_draws(tallies, VERDICT_DRAWS, excursion=self.excursion))
 
     @functools.cached_property
     def sizes(self) -> dict[int, float]:
@@ -136,7 +139,7 @@ class StepAnalysis:
 
         """
         steps = {s.step for s in self.importances}
-        chances = change_chances(self._tallies())
+        chances = change_chances(self._tallies(), excursion=self.excursion)
         return {step: chance for step, chance in chances.items() if step in steps}
 
     def ranking(self) -> list[int]:

@@ -34,7 +34,7 @@ import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from llenvs.analysis.changepoints import CHANGE_PRIOR, curve_draws
+from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR, curve_draws
 from llenvs.analysis.tally import Tally
 
 __all__ = [
@@ -101,7 +101,7 @@ def top_k_membership(
         >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 1)
         {0: 1.0, 1: 0.0}
         >>> top_k_membership({0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}, 3)
-        {0: 1.0, 1: 0.005}
+        {0: 1.0, 1: 0.0}
         >>> top_k_membership({5: Tally(0, 0), 7: Tally(0, 0)}, 1)
         {}
 
@@ -122,7 +122,7 @@ def top_k_membership_of(values: Sequence[Mapping[int, float]], top_k: int) -> di
         >>> from llenvs.analysis.tally import Tally
         >>> tallies = {0: Tally(0, 30), 1: Tally(30, 30), 2: Tally(30, 30)}
         >>> top_k_membership_of(value_draws(tallies, 200), 3)
-        {0: 1.0, 1: 0.005}
+        {0: 1.0, 1: 0.0}
         >>> top_k_membership_of([], 1)
         {}
 
@@ -321,13 +321,17 @@ def _count_places(
 
 
 def value_draws(
-    tallies: Mapping[int, Tally], draws: int, change_prior: float | None = CHANGE_PRIOR
+    tallies: Mapping[int, Tally],
+    draws: int,
+    change_prior: float | None = CHANGE_PRIOR,
+    excursion: float = EXCURSION_PRIOR,
 ) -> list[dict[int, float]]:
     """Joint posterior draws of every boundary's value, seeded by the tallies.
 
     With ``change_prior``, the curve moves at few steps (``curve_draws``: a step is a change
-    with that prior chance); None draws each value alone from ``Beta(successes + 1,
-    failures + 1)``. An ``exact`` tally's value is its rate either way.
+    with that prior chance, and departs for one boundary with ``excursion``); None draws each
+    value alone from ``Beta(successes + 1, failures + 1)``. An ``exact`` tally's value is its
+    rate either way.
 
     Example:
         >>> from llenvs.analysis.tally import Tally
@@ -341,7 +345,7 @@ def value_draws(
     """
     rng = random.Random(repr(sorted((b, t.successes, t.trials) for b, t in tallies.items())))
     if change_prior is not None:
-        return curve_draws(tallies, draws, rng, change_prior)
+        return curve_draws(tallies, draws, rng, change_prior, excursion)
     return [
         {
             b: t.rate if t.exact else rng.betavariate(t.successes + 1, t.trials - t.successes + 1)

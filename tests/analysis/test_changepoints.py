@@ -1,4 +1,10 @@
-"""The changepoint posterior against brute force, and its draws against its chances."""
+"""The curve posterior against brute force, and its draws against its chances.
+
+Two brute forces: without excursions, the continuous changepoint model summed over every split
+into stretches (the grid of 101 values reproduces it to 0.01, the trapezoid rule's error on
+its Beta integrals); with them, every path of states of the grid model itself, on a grid of 5
+values (the forward-backward sums exactly).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,12 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llenvs.analysis.changepoints import change_chances, curve_draws
+from llenvs.analysis.changepoints import _Chain, change_chances, curve_draws
 from llenvs.analysis.tally import Tally
 
 
@@ -44,18 +51,68 @@ def brute_force(chain: list[Tally], prior: float) -> list[float]:
 tally = st.builds(lambda n, share: Tally(round(n * share), n), st.integers(0, 6), st.floats(0, 1))
 
 
+def every_path(chain: list[Tally], prior: float, excursion: float, grid: np.ndarray) -> list[float]:
+    """P(a step's boundaries differ), summing over every path of the grid model's states."""
+    weights = _Chain(chain, prior, excursion, grid).weights  # the prior on the grid
+    like = [_Chain([t], prior, excursion, grid).like[0] for t in chain]
+    states = [(away, u) for away in (False, True) for u in range(len(grid))]
+
+    def emission(b: int, state: tuple[bool, int]) -> float:
+        away, u = state
+        return float(like[b] @ weights if away else like[b][u])
+
+    def step(a: tuple[bool, int], b: tuple[bool, int]) -> float:
+        if b[0]:  # away from u: only from settled u
+            return excursion if not a[0] and a[1] == b[1] else 0.0
+        kept = (1 - prior - excursion) if not a[0] else (1 - prior)
+        return prior * weights[b[1]] + (kept if a[1] == b[1] else 0.0)
+
+    total, differ = 0.0, [0.0] * (len(chain) - 1)
+    for path in itertools.product(states, repeat=len(chain)):
+        away, u = path[0]
+        weight = (excursion if away else 1 - excursion) * weights[u] * emission(0, path[0])
+        for b in range(1, len(chain)):
+            weight *= step(path[b - 1], path[b]) * emission(b, path[b])
+        total += weight
+        for k in range(len(chain) - 1):
+            if path[k][0] or path[k + 1][0] or path[k][1] != path[k + 1][1]:
+                differ[k] += weight
+    return [d / total for d in differ]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(tally, min_size=2, max_size=7), st.sampled_from([0.1, 0.2, 0.5]))
-def test_the_chances_are_the_brute_force_sums(chain, prior):
-    chances = change_chances(dict(enumerate(chain)), prior)
-    assert [chances[k] for k in range(len(chain) - 1)] == pytest.approx(brute_force(chain, prior))
+def test_without_excursions_the_chances_are_the_changepoint_sums(chain, prior):
+    chances = change_chances(dict(enumerate(chain)), prior, excursion=0)
+    expected = brute_force(chain, prior)
+    assert [chances[k] for k in range(len(chain) - 1)] == pytest.approx(expected, abs=0.01)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(tally, min_size=2, max_size=4),
+    st.sampled_from([0.1, 0.3]),
+    st.sampled_from([0.0, 0.05, 0.2]),
+)
+def test_the_forward_backward_sums_are_every_path_of_the_grid_model(chain, prior, excursion):
+    grid = np.linspace(0, 1, 5)
+    chances = _Chain(chain, prior, excursion, grid).moved()
+    assert chances == pytest.approx(every_path(chain, prior, excursion, grid), abs=1e-9)
+
+
+def test_an_excursion_costs_less_than_two_changes():
+    dip = {0: Tally(20, 20), 1: Tally(14, 20), 2: Tally(20, 20), 3: Tally(20, 20)}
+    with_ = change_chances(dip)
+    without = change_chances(dip, excursion=0)
+    assert with_[0] > without[0] and with_[1] > without[1]  # both sides of the dip
+    assert with_[2] < 0.25  # the flat step after it stays flat
 
 
 def test_an_exact_end_is_respected_and_two_exact_values_never_share_a_stretch():
     chain = [Tally(3, 6), Tally(6, 6), Tally(1, 1, exact=True)]
     expected = brute_force(chain, 0.2)
-    chances = change_chances(dict(enumerate(chain)), 0.2)
-    assert [chances[0], chances[1]] == pytest.approx(expected)
+    chances = change_chances(dict(enumerate(chain)), 0.2, excursion=0)
+    assert [chances[0], chances[1]] == pytest.approx(expected, abs=0.01)
     assert chances[1] < 0.5  # all six right after step 1: likely the same stretch as the end
     both = {0: Tally(1, 1, exact=True), 1: Tally(0, 1, exact=True)}
     assert change_chances(both)[0] == pytest.approx(1.0)
@@ -77,3 +134,5 @@ def test_runs_of_boundaries_apart_are_separate_curves_and_bad_priors_fail():
     assert set(chances) == {0, 5} and chances[0] > 0.99 > 0.2 > chances[5]
     with pytest.raises(ValueError, match="change prior must be in"):
         change_chances(tallies, prior=1.0)
+    with pytest.raises(ValueError, match=r"excursion prior must be in .* = \[0, 0.8\)"):
+        change_chances(tallies, excursion=0.8)
