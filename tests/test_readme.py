@@ -146,3 +146,21 @@ def test_the_replay_example_runs_the_way_it_says():
     assert done.returncode == 0, done.stderr
     assert "Step 3: terminal=True, reward=1.0" in done.stdout
     assert "Step 3: terminal=True, reward=2.0" in done.stdout
+
+
+def test_the_labelling_commands_run_and_print_what_the_tour_says(tmp_path):
+    """The tour's labelling story: agreement on the labelled sample, then a PRM800K export."""
+    [commands] = [body for lang, body in _blocks() if "--format prm800k" in body]
+    (tmp_path / "sample_traces").symlink_to(REPO / "sample_traces")
+    done = _run_block(commands, tmp_path)
+    tour = _readme()
+    printed = dict(re.findall(r"^  (step AUROC|ProcessBench F1|localisation accuracy) +(\S+)",
+                              done.stdout.split(" vs processbench")[1], re.M))  # fmt: skip
+    assert "arithmetic (stored) vs processbench" in done.stdout
+    for measure, value in printed.items():
+        assert f"({value})" in tour, (measure, value)
+    assert len(printed) == 3
+    assert "disagreements: 89" in done.stdout and "the 89 steps" in tour
+    assert "judge-smollm2 (stored) vs processbench: 63 traces" in done.stdout
+    rows = (tmp_path / "runs" / "processbench-labels.jsonl").read_text().splitlines()
+    assert len(rows) == 188  # the ProcessBench traces: the PRM800K ones have no such labels

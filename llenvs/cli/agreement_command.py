@@ -34,24 +34,21 @@ Example:
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli.agreement_scores import PRMScores, prm_scores
+from llenvs.cli.agreement_scores import prm_scores
 from llenvs.cli.options import PRM_BASE_URL_HELP
 from llenvs.cli.server_options import add_server_options
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate
 from llenvs.rewards.calibration_bin import BINS
-from llenvs.rewards.first_error import THRESHOLD, Labelling
-from llenvs.rewards.label_agreement import LabelAgreement, label_agreement
-from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
-from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement
+from llenvs.rewards.first_error import THRESHOLD
+from llenvs.rewards.label_comparison import LabelComparison, compare_labels, labelling
 from llenvs.rewards.step_disagreement import StepDisagreement
-from llenvs.traces import Trace, read_traces
-from llenvs.traces.step_labels import Labels, labels_path, read_labels
+from llenvs.traces import read_traces
+from llenvs.traces.step_labels import read_labels
 
 __all__ = ["SHOWN_DISAGREEMENTS", "add_parser", "run"]
 
@@ -136,110 +133,49 @@ def run(args: argparse.Namespace) -> int:
     """Compare the labels and PRMs ``args`` names; print tables (or JSON); 0.
 
     A labeller with no label on the file's traces is an error (exit 2) naming those there.
+    The comparison is the library's (``compare_labels``), as the workbench's Labels page draws
+    it.
     """
     traces = list(read_traces(args.traces))
     labels = read_labels(args.traces, {t.trace_id for t in traces})
-    labellings = {name: _labelling(labels, name, args.traces) for name in args.labels}
-    steps = {t.trace_id: len(t.segments) for t in traces}
-    coverage = {name: labeller_coverage(labelling, steps) for name, labelling in labellings.items()}
-    options = {"resamples": args.resamples, "seed": args.seed, "level": LEVEL}
-    pairs = [
-        (first, second, label_agreement(labellings[first], labellings[second], **options))
-        for first, second in itertools.combinations(labellings, 2)
-    ]
+    for name in dict.fromkeys(args.labels):
+        labelling(labels, name, args.traces)  # a labeller without labels fails before scoring
     scored = [prm_scores(spec, traces, args) for spec in dict.fromkeys(args.prm)]
-    prms = [
-        (
-            scores,
-            name,
-            prm_agreement(
-                labelling, scores.scores, threshold=args.threshold, bins=args.bins, **options
-            ),
-        )
-        for scores in scored
-        for name, labelling in labellings.items()
-    ]
+    found = compare_labels(
+        traces,
+        labels,
+        args.labels,
+        scored,
+        trace_file=args.traces,
+        threshold=args.threshold,
+        resamples=args.resamples,
+        seed=args.seed,
+        level=LEVEL,
+        bins=args.bins,
+    )
     if args.json:
-        print(json.dumps(_record(args, traces, coverage, pairs, prms), allow_nan=False))
+        print(json.dumps({"file": str(args.traces), **found.as_record()}, allow_nan=False))
     else:
-        print(_text(args, traces, coverage, pairs, prms))
+        print(_text(args, found))
     return 0
 
 
-def _labelling(labels: Labels, name: str, trace_file: Path) -> Labelling:
-    """``name``'s latest labels as trace id -> segment -> label; an error when there are none."""
-    latest = labels.latest(name)
-    if not latest:
-        there = labels.labellers()
-        said = (
-            f"the labellers there are {', '.join(there)}"
-            if there
-            else f"{labels_path(trace_file)} holds no labels"
-        )
-        raise ValueError(f"no labels by {name!r} for the traces of {trace_file}: {said}")
-    return {
-        trace_id: {
-            segment: label.label for segment, label in steps.items() if label.label is not None
-        }
-        for trace_id, steps in latest.items()
-    }
-
-
-_Pair = tuple[str, str, LabelAgreement]
-_PRM = tuple[PRMScores, str, PRMAgreement]
-
-
-def _record(
-    args: argparse.Namespace,
-    traces: list[Trace],
-    coverage: dict[str, LabellerCoverage],
-    pairs: list[_Pair],
-    prms: list[_PRM],
-) -> dict[str, Any]:
-    """The whole comparison as one JSON object."""
-    return {
-        "file": str(args.traces),
-        "traces": len(traces),
-        "steps": sum(len(t.segments) for t in traces),
-        "threshold": args.threshold,
-        "resamples": args.resamples,
-        "seed": args.seed,
-        "level": LEVEL,
-        "labellers": {name: c.as_record() for name, c in coverage.items()},
-        "pairs": [
-            {"first": first, "second": second, **agreement.as_record()}
-            for first, second, agreement in pairs
-        ],
-        "prms": [
-            {"prm": s.name, "source": s.source, "labeller": name, **agreement.as_record()}
-            for s, name, agreement in prms
-        ],
-    }
-
-
-def _text(
-    args: argparse.Namespace,
-    traces: list[Trace],
-    coverage: dict[str, LabellerCoverage],
-    pairs: list[_Pair],
-    prms: list[_PRM],
-) -> str:
+def _text(args: argparse.Namespace, found: LabelComparison) -> str:
     """The comparison as compact tables, intervals in brackets."""
     level = f"{LEVEL:.0%}"
-    steps = sum(len(t.segments) for t in traces)
     lines = [
-        f"{args.traces}: {len(traces)} traces, {steps} steps; intervals: {level} bootstrap over "
-        f"traces ({args.resamples} resamples, seed {args.seed})",
+        f"{args.traces}: {found.traces} traces, {found.steps} steps; intervals: {level} "
+        f"bootstrap over traces ({args.resamples} resamples, seed {args.seed})",
         "",
         f"{'labeller':<20} {'traces':>7} {'w/ error':>8} {'labelled':>9} {'coverage':>8} "
         f"{'-1':>6} {'0':>6} {'1':>6}",
     ]
-    for name, c in coverage.items():
+    for name, c in found.labellers.items():
         lines.append(
             f"{name:<20} {c.traces:>7} {c.traces_with_error:>8} {c.steps_labelled:>9} "
             f"{_number(c.coverage):>8} {c.counts[-1]:>6} {c.counts[0]:>6} {c.counts[1]:>6}"
         )
-    for first, second, agreement in pairs:
+    for (first, second), agreement in found.pairs.items():
         lines += [
             "",
             f"{first} vs {second}: {agreement.traces} traces both labelled, {agreement.steps} "
@@ -248,10 +184,10 @@ def _text(
             f"  first-error agreement    {_estimate(agreement.first_error)}",
             *_disagreements(agreement.disagreements, first, second),
         ]
-    for scores, name, a in prms:
+    for (prm, name), a in found.prms.items():
         lines += [
             "",
-            f"{scores.name} ({scores.source}) vs {name}: {a.traces} traces ({a.traces_with_error} "
+            f"{prm} ({found.sources[prm]}) vs {name}: {a.traces} traces ({a.traces_with_error} "
             f"with an error), {a.steps} labelled steps rated ({a.first_errors} labelled -1)",
             f"  step AUROC               {_estimate(a.auroc)}",
             f"  ProcessBench F1          {_estimate(a.f1)}",
@@ -265,7 +201,7 @@ def _text(
                 for b in a.calibration
                 if b.steps
             ),
-            *_disagreements(a.disagreements, name, scores.name),
+            *_disagreements(a.disagreements, name, prm),
         ]
     return "\n".join(lines)
 

@@ -1,10 +1,12 @@
 """The step scores ``llenvs agreement --prm SPEC`` compares with labels: stored, or scored now.
 
-A SPEC that is a key of the file's segments' ``prm_scores`` reads those stored scores (the
-traces holding none of them are left out); any other SPEC is a PRM name ``get_prm`` knows,
-which scores every trace now (``arithmetic``, ``judge:<backend>``, ``judge`` or ``mc`` with
-``--backend``, ``vllm/<model>`` with ``--prm-base-url``, ``transformers/<path>``). Nothing is
-written back.
+The library's ``llenvs.evaluation.prm_scoring.prm_scores`` gets them (the workbench's Labels
+page gets its own there too): a SPEC that is a key of the file's segments' ``prm_scores``
+reads those stored scores (the traces holding none of them are left out); any other SPEC is a
+PRM name ``get_prm`` knows, which scores every trace now (``arithmetic``, ``judge:<backend>``,
+``judge`` or ``mc`` with ``--backend``, ``vllm/<model>`` with ``--prm-base-url``,
+``transformers/<path>``). Here the command line gives the model and the served PRM's URL.
+Nothing is written back.
 
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
@@ -21,51 +23,17 @@ Example:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from llenvs.cli.options import build_backend, prm_options
 from llenvs.cli.server_options import server_options
 from llenvs.core.backend import ModelBackend
-from llenvs.core.errors import UnknownName
-from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
+from llenvs.core.spec.prm_spec import PRMKind
+from llenvs.evaluation import prm_scoring
+from llenvs.rewards.prm_scores import PRMScores, stored_names
 from llenvs.traces import Trace
 
-__all__ = ["PRMScores", "prm_scores", "stored_names"]
-
-
-@dataclass(frozen=True)
-class PRMScores:
-    """One ``--prm``'s step scores of a file's traces."""
-
-    name: str
-    """The SPEC as given."""
-    stored: bool
-    """True: read from the segments' ``prm_scores``; False: scored now."""
-    scores: Mapping[str, Sequence[float | None]]
-    """Trace id -> one score per segment (None: unrated)."""
-
-    @property
-    def source(self) -> str:
-        """How the scores were had, for people.
-
-        Example:
-            >>> PRMScores("prm", True, {}).source
-            'stored'
-
-        """
-        return "stored" if self.stored else "scored now"
-
-
-def stored_names(traces: Sequence[Trace]) -> tuple[str, ...]:
-    """The score names the traces' segments store, sorted.
-
-    Example:
-        >>> stored_names([])
-        ()
-
-    """
-    return tuple(sorted({name for t in traces for s in t.segments for name in s.prm_scores}))
+__all__ = ["PRMScores", "prm_scores", "scored_now", "stored_names"]
 
 
 def prm_scores(
@@ -82,50 +50,37 @@ def prm_scores(
         Traceback (most recent call last):
         ...
         llenvs.core.errors.UnknownName: unknown prm 'nope': choose one of: arithmetic, ...
+        >>> prm_scores("judge", [])
+        Traceback (most recent call last):
+        ...
+        ValueError: --prm judge asks a model: give --backend NAME (or name it: judge:<backend>)
 
     """
-    stored = stored_names(traces)
-    if spec in stored:
-        scores = {
-            t.trace_id: [s.prm_scores.get(spec) for s in t.segments]
-            for t in traces
-            if any(spec in s.prm_scores for s in t.segments)
-        }
-        return PRMScores(spec, True, scores)
-    try:
-        kind = PRMSpec.parse(spec).kind
-    except UnknownName:
-        kind = PRMKind.NONE
-    if kind is PRMKind.NONE:
-        hint = f"stored in the file: {', '.join(stored)}" if stored else "the file stores none"
-        raise UnknownName("prm", spec, [*stored, *PRM_NAMES], hint=hint) from None
-    return PRMScores(spec, False, _scored_now(spec, kind, traces, args))
+    if prm_scoring.prm_kind(spec, traces) is None:
+        return prm_scoring.prm_scores(spec, traces)
+    return scored_now(spec, traces, args)
 
 
-def _scored_now(
-    spec: str, kind: PRMKind, traces: Sequence[Trace], args: argparse.Namespace | None
-) -> dict[str, list[float | None]]:
-    """Every trace's step scores by the PRM ``spec`` names, one batch where the PRM can."""
-    from llenvs.rewards import get_prm, score_traces
+def scored_now(
+    spec: str, traces: Sequence[Trace], args: argparse.Namespace | None = None
+) -> PRMScores:
+    """The scores of the PRM ``spec`` names, scored now (whatever the traces store).
 
-    options = prm_options(spec, getattr(args, "prm_base_url", None))
-    scored = [t for t in traces if t.segments]
-    questions = [(t.task.prompt, [s.text for s in t.segments]) for t in scored]
+    Example:
+        >>> scored_now("mc", [])
+        Traceback (most recent call last):
+        ...
+        ValueError: --prm mc continues with a model: give --backend NAME
+
+    """
+    kind = prm_scoring.prm_kind(spec)
     if kind is PRMKind.MC:
         import llenvs.analysis  # noqa: F401  (registers "mc" with the PRM registry)
-        from llenvs.evaluation.trace_environment import trace_base_environment
-
-        backend = _backend(spec, args, "continues with")
-        results = []
-        for trace, question in zip(scored, questions, strict=True):
-            environment, _ = trace_base_environment(trace)
-            prm = get_prm(spec, backend=backend, environment=environment, **options)
-            results.extend(score_traces(prm, [question]))
-    else:
-        if kind is PRMKind.JUDGE and PRMSpec.parse(spec).judge is None:
-            options["backend"] = _backend(spec, args, "asks")
-        results = score_traces(get_prm(spec, **options), questions)
-    return {t.trace_id: list(r) for t, r in zip(scored, results, strict=True)}
+    options = prm_options(spec, getattr(args, "prm_base_url", None))
+    if not prm_scoring.needs_model(spec):
+        return prm_scoring.score_now(spec, traces, options=options)
+    backend = _backend(spec, args, "continues with" if kind is PRMKind.MC else "asks")
+    return prm_scoring.score_now(spec, traces, model=lambda: backend, options=options)
 
 
 def _backend(spec: str, args: argparse.Namespace | None, does: str) -> ModelBackend:

@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "llenvs.cli.export_command",
     "llenvs.cli.labels_command",
     "llenvs.cli.agreement_command",
+    "llenvs.cli.score_command",
 )
 """The modules that add a subcommand, in the order ``--help`` lists them."""
 

@@ -9,7 +9,8 @@ imports torch) reads a local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd
 ``get_prm`` finds them by name; ``aggregate`` turns step scores into one (min, last, product,
 mean). ``prm_agreement`` measures a PRM's scores against a labeller's step labels (AUROC,
 ProcessBench F1, localisation, each with a bootstrap interval), ``label_agreement`` two
-labellers against each other (Cohen's kappa, first-error agreement). Importing this package
+labellers against each other (Cohen's kappa, first-error agreement); ``compare_labels`` does
+all of it for a file's labels and the ``PRMScores`` its segments store. Importing this package
 imports neither torch nor transformers.
 
 Example:
@@ -28,6 +29,7 @@ from llenvs.rewards.calibration_bin import CalibrationBin, calibration_table
 from llenvs.rewards.first_error import first_below
 from llenvs.rewards.judge_prm import JudgePRM
 from llenvs.rewards.label_agreement import LabelAgreement, cohen_kappa, label_agreement
+from llenvs.rewards.label_comparison import LabelComparison, compare_labels
 from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
 from llenvs.rewards.prm import (
     NEUTRAL_SCORE,
@@ -57,6 +59,7 @@ from llenvs.rewards.prm_registry import (
     register_prm,
 )
 from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
+from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
 from llenvs.rewards.step_auroc import auroc
 from llenvs.rewards.step_disagreement import StepDisagreement
 from llenvs.rewards.step_judgement import StepJudgement
@@ -79,6 +82,7 @@ __all__ = [
     "JudgePRM",
     "JudgingPRM",
     "LabelAgreement",
+    "LabelComparison",
     "LabellerCoverage",
     "MathShepherd",
     "PRMAgreement",
@@ -86,6 +90,7 @@ __all__ = [
     "PRMFactory",
     "PRMMetrics",
     "PRMRewardFunction",
+    "PRMScores",
     "QwenMathPRM",
     "StepDisagreement",
     "StepJudgement",
@@ -101,6 +106,7 @@ __all__ = [
     "calibration_table",
     "check_equations",
     "cohen_kappa",
+    "compare_labels",
     "convention_from_name",
     "first_below",
     "get_prm",
@@ -112,4 +118,6 @@ __all__ = [
     "prm_rewards",
     "register_prm",
     "score_traces",
+    "stored_names",
+    "stored_scores",
 ]

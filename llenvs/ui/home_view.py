@@ -238,7 +238,11 @@ def page_guide() -> None:
         "point or a row), next/previous with the keys `j`/`k` (segment) and `n`/`p` (trace), "
         "a raw view with whitespace shown, and a URL that shares the view.\n"
         "- **Compare segmenters**: one trace under 2–4 segmenter specs side by side, with "
-        "aligned cuts, segment counts, ArithmeticPRM scores and pairwise boundary F1."
+        "aligned cuts, segment counts, ArithmeticPRM scores and pairwise boundary F1.\n"
+        "- **Labels**: a file's human step labels per labeller, between labellers (Cohen's κ, "
+        "first-error agreement) and against PRM scores (step AUROC, ProcessBench F1, "
+        "first-error localisation with intervals, calibration), each disagreement a link to "
+        "its step in Browse."
     )
     left, right = st.columns(2)
     left.page_link(BROWSE, label="Browse traces", icon=SEARCH)

@@ -13,10 +13,9 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-
 from llenvs.rewards import PRM, score_traces
-from llenvs.traces import SegmentRecord, Trace
+from llenvs.rewards.prm_scores import with_step_scores
+from llenvs.traces import Trace
 
 __all__ = ["with_prm_scores"]
 
@@ -40,18 +39,4 @@ def with_prm_scores(trace: Trace, prm: PRM, name: str) -> Trace:
     if not trace.segments:
         return trace
     [scores] = score_traces(prm, [(trace.task.prompt, [s.text for s in trace.segments])])
-    segments = tuple(
-        _scored(s, name, score) for s, score in zip(trace.segments, scores, strict=True)
-    )
-    return dataclasses.replace(trace, segments=segments)
-
-
-def _scored(segment: SegmentRecord, name: str, score: float | None) -> SegmentRecord:
-    """``segment`` with ``score`` under ``name``; without any ``name`` entry when unrated."""
-    if score is not None:
-        rewards = {**segment.rewards, name: float(score)}
-        prm_scores = {**segment.prm_scores, name: float(score)}
-    else:
-        rewards = {k: v for k, v in segment.rewards.items() if k != name}
-        prm_scores = {k: v for k, v in segment.prm_scores.items() if k != name}
-    return dataclasses.replace(segment, rewards=rewards, prm_scores=prm_scores)
+    return with_step_scores(trace, name, scores)

@@ -1,0 +1,140 @@
+"""The Labels page's panels: the file, what its label store holds, and which labellers to compare.
+
+The file is chosen as in Browse: the URL's ``?file=`` (checked against the traces folders) or
+the sidebar's pick among the traces folder's files; with neither, the first file that has a
+label store. A labels file's unreadable lines are named (file, line, why) above the rest,
+which loads; a file without labels says so and how to get some.
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for name in ("a.jsonl", "b.jsonl", "b.labels.jsonl"):
+    ...     _ = (folder / name).write_text("")
+    >>> Path(labelled_first([str(folder / "a.jsonl"), str(folder / "b.jsonl")])).name
+    'b.jsonl'
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import streamlit as st
+
+from llenvs.traces import labels_path
+from llenvs.traces.labels import Labels
+from llenvs.ui.labelled_file import LabelledFile
+from llenvs.ui.trace_roots import resolve_trace_path
+from llenvs.ui.trace_source import trace_files, traces_dir
+from llenvs.ui.wording import count
+
+__all__ = [
+    "SHOWN_SKIPS",
+    "by_labels",
+    "choose_file",
+    "choose_labellers",
+    "labelled_first",
+    "no_labels",
+]
+
+SHOWN_SKIPS = 10
+"""How many unreadable lines of a labels file are named one by one."""
+
+
+def labelled_first(files: Sequence[str]) -> str | None:
+    """The first of ``files`` with a label store beside it, else the first; None for none.
+
+    Example:
+        >>> labelled_first([]) is None, labelled_first(["/no/a.jsonl"])
+        (True, '/no/a.jsonl')
+
+    """
+    for path in files:
+        if labels_path(path).exists():
+            return path
+    return files[0] if files else None
+
+
+def by_labels(labels: Labels) -> list[str]:
+    """The labellers, those who labelled the most steps first (ties: the store's order).
+
+    Example:
+        >>> from llenvs.traces import StepLabel
+        >>> by_labels(Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 0, 1, "bo"),
+        ...                   StepLabel("t", 1, 1, "bo"))))
+        ['bo', 'ada']
+
+    """
+    steps = {name: sum(len(s) for s in labels.latest(name).values()) for name in labels.labellers()}
+    return sorted(steps, key=lambda name: -steps[name])
+
+
+def choose_file() -> str | None:
+    """The sidebar's choice of trace file (the URL's ``file`` first); None when there is none.
+
+    A URL naming a file outside the traces folders raises ``resolve_trace_path``'s
+    ``PermissionError``, which names the folders.
+    """
+    files = [str(p) for p in trace_files(traces_dir())]
+    wanted = st.query_params.get("file") or None
+    if wanted is not None:
+        resolve_trace_path(wanted)
+        if wanted not in files:
+            files.insert(0, wanted)
+    current = wanted or labelled_first(files)
+    if current is None:
+        return None
+    picked = st.sidebar.selectbox(
+        "Trace file", files, index=files.index(current), format_func=lambda p: Path(p).name
+    )
+    if picked != current:
+        st.query_params.from_dict({"file": picked})
+        st.rerun()
+    return current
+
+
+def no_labels(file: LabelledFile) -> bool:
+    """Say what is wrong with the file's labels: unreadable lines, or none at all.
+
+    True when there is no label to compare (the page stops there).
+    """
+    skipped = file.labels.skipped
+    if skipped:
+        named = "\n".join(f"- {line}" for line in skipped[:SHOWN_SKIPS])
+        more = len(skipped) - SHOWN_SKIPS
+        rest = f"\n- … and {count(more, 'more line')}" if more > 0 else ""
+        st.warning(
+            f"Skipped {count(len(skipped), 'line')} of `{labels_path(file.path)}` that could "
+            f"not be read; the other labels are compared:\n{named}{rest}",
+            icon=":material/warning:",
+        )
+    if file.skipped:
+        st.caption(
+            f"{count(len(file.skipped), 'line')} of the trace file could not be read "
+            "(Browse lists them); their labels are left out."
+        )
+    if file.labels.labellers():
+        return False
+    st.info(
+        f"`{Path(file.path).name}` has no step labels (its label store, "
+        f"`{labels_path(file.path).name}`, holds none). Label steps in Browse's label mode "
+        "(set your name as labeller in Settings), or import a ProcessBench or PRM800K step "
+        "file, whose labels come with it (`llenvs import processbench FILE -o OUT`).",
+        icon=":material/info:",
+    )
+    return True
+
+
+def choose_labellers(file: LabelledFile) -> list[str]:
+    """Which labellers to compare (every one at first), those with the most labels first."""
+    there = by_labels(file.labels)
+    return st.multiselect(
+        "Labellers",
+        there,
+        default=there,
+        key=f"labels-labellers-{file.path}",
+        help="Each labeller's latest label of each step counts; every pair is compared, and "
+        "every PRM's scores with each labeller",
+    )
