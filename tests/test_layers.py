@@ -28,6 +28,7 @@ RANK = {
     "adapters": 1,
     "evaluation": 2,
     "analysis": 3,
+    "experiments": 3,
     "ui": 4,
     "cli": 4,
 }

@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "llenvs.cli.replay_command",
     "llenvs.cli.segment_command",
     "llenvs.cli.intervene_command",
+    "llenvs.cli.experiment_command",
     "llenvs.cli.rerun_command",
     "llenvs.cli.analyze_command",
     "llenvs.cli.import_command",

@@ -1,0 +1,194 @@
+"""``run_branches``: many branches, of many traces, through one continuously scheduled run.
+
+``branch`` makes the samples of one request together; an experiment makes hundreds of branches
+of many parents. Here each branch is one episode (its parent's environment, prefix, answer
+opening and the intervention as ``then=``, exactly as ``branch`` makes it) and all of them go
+through ``drive_episodes`` with up to ``in_flight`` at once: a branch starts the moment another
+ends, so a server backend keeps many in flight. Each finished branch is yielded as it ends,
+with its position in the list, so a caller can record it at once (and resume later).
+
+Example:
+    >>> from llenvs.core.registry import environment_registry
+    >>> from llenvs.core import SegmentedEnvironment
+    >>> from llenvs.core.intervention import Feedback, Force
+    >>> from llenvs.evaluation.replay_trace import replay_trace
+    >>> from llenvs.inference import get_backend
+    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
+    ...                                 size=100, seed=42)
+    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
+    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> jobs = [BranchJob(BranchRequest(parent, 1, Force("So 100. ")), seed=1),
+    ...         BranchJob(BranchRequest(parent, 1, Feedback("Sure?")), seed=2)]
+    >>> script = ["Count. So 100. <answer>100</answer>", "<answer>8</answer>"]
+    >>> backend = get_backend("scripted", outputs=script)
+    >>> [(n, t.success) for n, _, t in run_branches(jobs, backend, in_flight=1)]
+    [(0, True), (1, False)]
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.intervention import Feedback, Resample
+from llenvs.core.run_events import RunObserver, Stopped, StopToken
+from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.evaluation.answer_opening import recorded_answer_opening
+from llenvs.evaluation.branch import step_decision
+from llenvs.evaluation.branch_request import BranchRequest
+from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.episode_driver import drive_episodes
+from llenvs.evaluation.episode_phase import EpisodePhase
+from llenvs.evaluation.events import trajectory_event
+from llenvs.evaluation.result_trace import result_trace
+from llenvs.evaluation.retry_policy import RetryPolicy
+from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
+from llenvs.evaluation.trace_prefix import trace_prefix
+from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.inference.registry import backend_spec
+from llenvs.traces.trace import Trace
+
+__all__ = ["BranchJob", "run_branches"]
+
+
+@dataclass(frozen=True)
+class BranchJob:
+    """One branch to make: a request of one sample, its sampling and its own seed.
+
+    Example:
+        >>> from llenvs.core.intervention import Resample
+        >>> from llenvs.traces import TaskRecord, Trace
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> BranchJob(BranchRequest(t, 0, Resample(2)))
+        Traceback (most recent call last):
+        ...
+        ValueError: a branch job makes one branch: give Resample(1, ...) and one job per sample
+
+    """
+
+    request: BranchRequest
+    """The parent, the branch point and the intervention (one sample)."""
+    sampling_params: SamplingParams | None = None
+    """How to sample after a force, feedback or complete (None: the parent's own); a
+    ``Resample`` samples as its own params say."""
+    seed: int | None = None
+    """The branch's sampling seed (None: the sampling's own)."""
+
+    def __post_init__(self) -> None:
+        if self.request.samples != 1:
+            raise ValueError(
+                "a branch job makes one branch: give Resample(1, ...) and one job per sample"
+            )
+
+    def params(self) -> SamplingParams | None:
+        """The sampling of the branch before its seed is set (as ``branch`` chooses it)."""
+        match self.request.intervention:
+            case Resample(params=params):
+                return params or trace_sampling_params(self.request.parent)
+            case _:
+                return self.sampling_params or trace_sampling_params(self.request.parent)
+
+
+def run_branches(
+    jobs: Sequence[BranchJob],
+    backend: ModelBackend,
+    *,
+    in_flight: int = 8,
+    environments: dict[str, SegmentedEnvironment] | None = None,
+    retry: RetryPolicy | None = None,
+    observer: RunObserver | None = None,
+    stop: StopToken | None = None,
+) -> Iterator[tuple[int, TrajectoryResult, Trace]]:
+    """Make every branch of ``jobs``, up to ``in_flight`` at once; yield each as it ends.
+
+    Yields ``(position in jobs, runner result, branch trace)``. Each parent's environment is
+    made once (``trace_environment``; ``environments`` may give some, by parent trace id, and
+    gets those made). ``observer`` gets the runner's events (``trajectory``: the job's
+    position). Once ``stop`` is stopped no branch starts, and running ones end between
+    segments, yielded with ``metadata["stopped"]`` (a caller keeping only finished branches
+    skips them).
+    """
+    made = {} if environments is None else environments
+    runners: dict[tuple[str, SamplingParams | None], SegmentedTrajectoryRunner] = {}
+    finish: dict[int, tuple[SegmentedTrajectoryRunner, BranchJob]] = {}
+
+    def episodes() -> Iterator[Episode]:
+        for slot, job in enumerate(jobs):
+            if stop is not None and stop.stopped:
+                return
+            trace = job.request.parent
+            params = job.params()
+            key = (trace.trace_id, params)
+            if key not in runners:
+                if trace.trace_id not in made:
+                    made[trace.trace_id] = trace_environment(trace, backend)
+                runners[key] = SegmentedTrajectoryRunner(
+                    made[trace.trace_id],
+                    backend,
+                    params,
+                    retry,
+                    answer_opening=recorded_answer_opening(trace),
+                )
+            runner = runners[key]
+            finish[slot] = (runner, job)
+            yield _episode(runner, job, slot, observer, stop)
+
+    ended = 0
+    for episode in drive_episodes(backend, episodes(), retry, in_flight):
+        result = episode.result()
+        if observer is not None and episode.phase is not EpisodePhase.STOPPED:
+            observer(trajectory_event(episode.task_index, result, episode.slot))
+        runner, job = finish.pop(episode.slot)
+        ended += 0 if result.metadata.get("stopped") else 1
+        yield episode.slot, result, _trace(result, runner, job, episode.params.seed, backend)
+    if stop is not None and stop.stopped and observer is not None and ended < len(jobs):
+        observer(Stopped(kept=ended))
+
+
+def _episode(
+    runner: SegmentedTrajectoryRunner,
+    job: BranchJob,
+    slot: int,
+    observer: RunObserver | None,
+    stop: StopToken | None,
+) -> Episode:
+    """The episode of one branch, as ``branch`` runs it (same prefix, same ``then``)."""
+    request = job.request
+    feedback = isinstance(request.intervention, Feedback)
+    prefix = trace_prefix(request.parent, request.at, keep_feedback_at=not feedback)
+    seed = runner.sampling_params.seed if job.seed is None else job.seed
+    return Episode(
+        runner.environment,
+        runner._new_strategy(),
+        replace(runner.sampling_params, seed=seed),
+        request.parent.task.task_index,
+        prefix=prefix,
+        then=step_decision(request.intervention),
+        observer=observer,
+        stop=stop,
+        answer_opening=runner.answer_opening,
+        slot=slot,
+    )
+
+
+def _trace(
+    result: TrajectoryResult,
+    runner: SegmentedTrajectoryRunner,
+    job: BranchJob,
+    seed: int | None,
+    backend: ModelBackend,
+) -> Trace:
+    """The branch's trace, recorded as ``branch`` records it."""
+    parent = job.request.parent
+    spec = replace(parent.run.spec, model=backend_spec(backend), prm=None)
+    return result_trace(
+        result,
+        runner.environment,
+        replace(spec, sampling=replace(runner.sampling_params, seed=seed)),
+        model_name=backend.name,
+        chat_template=backend.capabilities.chat_template,
+        parent=job.request.record(),
+    )
