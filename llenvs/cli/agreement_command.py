@@ -39,9 +39,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli.agreement_scores import prm_scores
-from llenvs.cli.options import PRM_BASE_URL_HELP
-from llenvs.cli.server_options import add_server_options
+from llenvs.cli.agreement_scores import add_prm_model_options, prm_scores
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate
 from llenvs.rewards.calibration_bin import BINS
 from llenvs.rewards.first_error import THRESHOLD
@@ -113,19 +111,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument("--bins", type=int, default=BINS, help="score bins of the calibration")
-    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
-    group = parser.add_argument_group("model (for --prm judge and --prm mc)")
-    group.add_argument(
-        "--backend",
-        help="the model --prm judge asks and --prm mc continues with: transformers (the "
-        "embedded model), openai/<model> (see --base-url), scripted (see --responses)",
-    )
-    group.add_argument(
-        "--responses",
-        type=Path,
-        help="for --backend scripted: a JSONL file of the replies, one per line, in order",
-    )
-    add_server_options(parser)
+    add_prm_model_options(parser)
     parser.set_defaults(func=run)
 
 

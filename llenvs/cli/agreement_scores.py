@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
-from llenvs.cli.options import build_backend, prm_options
-from llenvs.cli.server_options import server_options
+from llenvs.cli.options import PRM_BASE_URL_HELP, build_backend, prm_options
+from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.prm_spec import PRMKind
 from llenvs.evaluation import prm_scoring
 from llenvs.rewards.prm_scores import PRMScores, stored_names
 from llenvs.traces import Trace
 
-__all__ = ["PRMScores", "prm_scores", "scored_now", "stored_names"]
+__all__ = ["PRMScores", "add_prm_model_options", "prm_scores", "scored_now", "stored_names"]
 
 
 def prm_scores(
@@ -90,3 +91,28 @@ def _backend(spec: str, args: argparse.Namespace | None, does: str) -> ModelBack
         named = " (or name it: judge:<backend>)" if spec == "judge" else ""
         raise ValueError(f"--prm {spec} {does} a model: give --backend NAME{named}")
     return build_backend(name, args.responses, progress=False, options=server_options(args, name))
+
+
+def add_prm_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a PRM that scores now: its server, and the model judge and mc use.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_prm_model_options(parser)
+        >>> parser.parse_args(["--backend", "transformers"]).backend
+        'transformers'
+
+    """
+    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
+    group = parser.add_argument_group("model (for --prm judge and --prm mc)")
+    group.add_argument(
+        "--backend",
+        help="the model --prm judge asks and --prm mc continues with: transformers (the "
+        "embedded model), openai/<model> (see --base-url), scripted (see --responses)",
+    )
+    group.add_argument(
+        "--responses",
+        type=Path,
+        help="for --backend scripted: a JSONL file of the replies, one per line, in order",
+    )
+    add_server_options(parser)

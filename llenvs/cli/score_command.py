@@ -33,9 +33,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli.agreement_scores import scored_now
-from llenvs.cli.options import PRM_BASE_URL_HELP
-from llenvs.cli.server_options import add_server_options
+from llenvs.cli.agreement_scores import add_prm_model_options, scored_now
 from llenvs.evaluation.prm_scoring import prm_kind
 from llenvs.rewards.prm_scores import with_step_scores
 from llenvs.traces import TraceReader, write_traces
@@ -85,19 +83,7 @@ def add_parser(subparsers: Any) -> None:
         help="score only the traces of this task environment (give it again for more); the "
         "others keep what they hold",
     )
-    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
-    group = parser.add_argument_group("model (for --prm judge and --prm mc)")
-    group.add_argument(
-        "--backend",
-        help="the model --prm judge asks and --prm mc continues with: transformers (the "
-        "embedded model), openai/<model> (see --base-url), scripted (see --responses)",
-    )
-    group.add_argument(
-        "--responses",
-        type=Path,
-        help="for --backend scripted: a JSONL file of the replies, one per line, in order",
-    )
-    add_server_options(parser)
+    add_prm_model_options(parser)
     parser.set_defaults(func=run)
 
 
