@@ -32,4 +32,5 @@ with shows_errors():
                 icon=":material/content_cut:",
                 query_params={"file": location.file, "trace": str(line)},
             )
-            intervention_panel(location.file, trace, segment)
+            if segment is not None:  # None in label mode: its keys move without the page
+                intervention_panel(location.file, trace, segment)

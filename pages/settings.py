@@ -1,4 +1,4 @@
-"""Settings: the default model, PRM and segmenter, saved in the traces folder (never a key)."""
+"""Settings: default model, PRM and segmenter, the labeller; saved in the traces folder."""
 
 import streamlit as st
 

@@ -17,29 +17,26 @@ downloads all of it. A segment an imported study annotated shows its summary and
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from llenvs.evaluation import trace_feedback
 from llenvs.rewards.prm_provenance import describe_prm
-from llenvs.traces import SegmentRecord, Trace, labels_path
+from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.branch_comparison import describe_branch
 from llenvs.ui.browse_default import browse_default
-from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour
-from llenvs.ui.cached import cached_index, cached_trace, stamp
+from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour, read_location
+from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.ui.function_tags import tagged_segments
-from llenvs.ui.label_column import shown_labels
+from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_name, labelling_panel
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.run_summary import run_summary
-from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_links import segment_links
-from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
-from llenvs.ui.segment_table import segment_table
+from llenvs.ui.segment_panel import segment_panel, segment_rows_table
+from llenvs.ui.segment_rows_view import chosen_tags, step_among
+from llenvs.ui.segment_table import label_values
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
@@ -131,6 +128,7 @@ def segment_count(index: TraceIndex, line: int) -> int:
     """The number of segments of the trace on ``line`` (from the index, without loading it).
 
     Example:
+        >>> import pandas as pd
         >>> segment_count(TraceIndex("x", pd.DataFrame({"line": [4], "segments": [7]}), ()), 4)
         7
 
@@ -144,18 +142,25 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
 
     ``lines``: the traces the list shows. The segment keys step among the segments the
     segment table shows: every one, or those its tag filter lets through (``stepped_segments``).
+    In label mode the segment moves are label mode's own (``labelling_view``: they move
+    inside its fragment), so only the trace moves are drawn here.
     """
     line = location.line if location.line in lines else (lines[0] if lines else None)
     segments = 0 if line is None else segment_count(index, line)
     here = BrowseLocation(location.file, line, min(location.segment, max(segments - 1, 0)))
-    shown = [] if line is None else stepped_segments(index, line)
     moves = [
         ("◀ trace", "p", BrowseLocation(here.file, neighbour(lines, line, -1), 0)),
         ("trace ▶", "n", BrowseLocation(here.file, neighbour(lines, line, 1), 0)),
-        ("◀ segment", "k", BrowseLocation(here.file, line, step_among(shown, here.segment, -1))),
-        ("segment ▶", "j", BrowseLocation(here.file, line, step_among(shown, here.segment, 1))),
     ]
-    columns = st.columns(len(moves) + 1)
+    labelling = label_mode()
+    if not labelling:
+        shown = [] if line is None else stepped_segments(index, line)
+        back, on = (step_among(shown, here.segment, step) for step in (-1, 1))
+        moves += [
+            ("◀ segment", "k", BrowseLocation(here.file, line, back)),
+            ("segment ▶", "j", BrowseLocation(here.file, line, on)),
+        ]
+    columns = st.columns(5)  # four moves and the segment box; label mode leaves two empty
     for column, (label, shortcut, target) in zip(columns, moves, strict=False):
         column.button(
             label,
@@ -166,6 +171,8 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
             help=f"shortcut: {shortcut}",
             width="stretch",
         )
+    if labelling:
+        return
     columns[-1].number_input(
         "segment",
         min_value=0,
@@ -186,6 +193,7 @@ def stepped_segments(index: TraceIndex, line: int) -> Sequence[int]:
     still leaves the trace keys to move away from it.
 
     Example:
+        >>> import pandas as pd
         >>> stepped_segments(TraceIndex("x", pd.DataFrame(
         ...     {"line": [4], "segments": [3], "trace_id": ["t"]}), ()), 4)
         range(0, 3)
@@ -198,34 +206,33 @@ def stepped_segments(index: TraceIndex, line: int) -> Sequence[int]:
     return tagged_segments(cached_trace(index, line), tags)
 
 
-def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int]:
+def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[Trace, int | None]:
     """The trace on ``line``: header, segment rows beside the chart, step values, the segment.
 
     A trace of more than ``WINDOW`` segments shows ``WINDOW`` rows from just above the selected
     one; the ``#`` column is the true segment index and a click on a row selects that segment.
-    The chart shows every segment.
+    The chart shows every segment. The label mode switch (off by default) turns the rows, the
+    chart and the selected step into label mode's fragment (``labelling_view``).
 
-    Returns the trace and the selected segment (for the intervention panel).
+    Returns the trace and the selected segment (for the intervention panel); None for the
+    segment in label mode, whose keys move the selection without running the page.
     """
     trace = cached_trace(index, line)
     segment = min(location.segment, max(len(trace.segments) - 1, 0))
     here = BrowseLocation(location.file, line, segment)
     _header(trace, line)
     rerun_button(index.path, trace)
-    labels = stamp(str(labels_path(index.path)))  # a new label redraws the table
-    table = _segment_rows(index.path, line, (*stamp(index.path), *labels), trace)
-    left, right = st.columns([3, 2])
-    with left:
-        window = segment_rows(trace, table, here)
-    with right:
-        chart_key = f"chart-{line}-{segment}"
-        right.plotly_chart(
-            segment_figure(table, segment, window),
-            key=chart_key,
-            on_select=functools.partial(_clicked_point, chart_key, here),
-            selection_mode="points",
-        )
-    step_values_panel(index.path, trace, here)
+    if label_mode_switch():
+        if read_location() != here:
+            go_to(here)  # label mode's fragment reads the selection from the URL
+        labelling_panel(index.path, line, trace)
+        labeller = labeller_name() or None
+        labels = label_values(segment_rows_table(index.path, line, trace, labeller))
+        step_values_panel(index.path, trace, here, labels)
+        return trace, None
+    table = segment_rows_table(index.path, line, trace)
+    segment_panel(trace, table, here)
+    step_values_panel(index.path, trace, here, label_values(table))
     _segment_detail(trace, here)
     return trace, segment
 
@@ -263,12 +270,6 @@ def text_window(length: int, start: int, limit: int = TEXT_LIMIT) -> range:
         return range(length)
     first = min(max(start - limit // 4, 0), length - limit)
     return range(first, first + limit)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _segment_rows(path: str, line: int, version: tuple[int, ...], _trace: Trace) -> pd.DataFrame:
-    del line, version  # the cache key: the trace on this line of this file, and its labels
-    return segment_table(_trace, shown_labels(path, _trace))
 
 
 def _header(trace: Trace, line: int) -> None:
@@ -359,12 +360,6 @@ def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
-
-
-def _clicked_point(key: str, here: BrowseLocation) -> None:
-    picked = selected_segment(st.session_state[key])
-    if picked is not None and not math.isnan(picked):
-        go_to(BrowseLocation(here.file, here.line, picked))
 
 
 def _typed_segment(key: str, here: BrowseLocation) -> None:

@@ -6,6 +6,7 @@ resampling, counterfactual and forced importance, in accuracy and in KL, ...), c
 selectbox. A trace of more than ``ZOOM`` segments opens zoomed on the selected segment's bar,
 in the middle, and ``ZOOM // 2`` bars either side (``zoom_span``); "Whole trace" shows them all. All
 the bars are always sent, so the chart pans and zooms, and a click on a bar selects its segment.
+The trace's human step labels, when it has any, are marked under the values.
 
 Example:
     >>> rows = pd.DataFrame({"#": [0, 1, 2], "importance": [0.1, -0.2, float("nan")],
@@ -82,8 +83,16 @@ def zoom_span(selected: int, size: int = ZOOM) -> tuple[float, float]:
     return (selected - half - 0.5, selected + half + 0.5)
 
 
-def importance_chart(shown: ShownValues, segments: int, here: BrowseLocation) -> None:
-    """Draw the chart of ``shown`` for a trace of ``segments`` segments, ``here`` selected."""
+def importance_chart(
+    shown: ShownValues,
+    segments: int,
+    here: BrowseLocation,
+    labels: Mapping[int, int] | None = None,
+) -> None:
+    """Draw the chart of ``shown`` for a trace of ``segments`` segments, ``here`` selected.
+
+    ``labels``: the trace's step labels (segment -> -1, 0 or 1), marked on the chart.
+    """
     measure = _measure_choice(shown.measures)
     whole = segments + 1 <= ZOOM or st.toggle(
         "Whole trace",
@@ -97,6 +106,7 @@ def importance_chart(shown: ShownValues, segments: int, here: BrowseLocation) ->
             here.segment,
             measure=measure,
             span=None if whole else zoom_span(here.segment),
+            labels=labels,
         ),
         key=chart_key,
         on_select=functools.partial(_clicked_bar, chart_key, here, segments),

@@ -1,8 +1,9 @@
 """The labels the segment table's ``label`` column shows for a trace, from the label store.
 
 A trace file's labels live beside it (``X.labels.jsonl``, ``llenvs.traces.step_labels``). The
-column shows one labeller's: the first (in the store's order) who labelled a step of the trace,
-their latest label of each step. A trace of a file imported before the store, whose steps
+column shows one labeller's latest label of each step: the labeller named (Browse's label mode
+names the one labelling now, from Settings), else the first (in the store's order) who labelled
+a step of the trace. A trace of a file imported before the store, whose steps
 still hold ``human_label`` rewards (``llenvs labels migrate`` moves them), shows those when the
 store has none for it.
 
@@ -30,8 +31,13 @@ from llenvs.traces.label_migration import legacy_labels
 __all__ = ["shown_labels"]
 
 
-def shown_labels(trace_file: str | os.PathLike[str], trace: Trace) -> dict[int, int]:
+def shown_labels(
+    trace_file: str | os.PathLike[str], trace: Trace, labeller: str | None = None
+) -> dict[int, int]:
     """``segment -> label`` for ``trace`` of ``trace_file``, as the label column shows them.
+
+    ``labeller``: show this labeller's labels (none when they have not labelled the trace),
+    not the first labeller's.
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
@@ -39,13 +45,18 @@ def shown_labels(trace_file: str | os.PathLike[str], trace: Trace) -> dict[int, 
         ...             segments=(SegmentRecord(0, 0, 2, "A.", rewards={"human_label": 1.0}),))
         >>> shown_labels("/nonexistent/runs.jsonl", old)
         {0: 1}
+        >>> shown_labels("/nonexistent/runs.jsonl", old, labeller="ada")
+        {}
 
     """
     labels = read_labels(trace_file)
-    for labeller in labels.labellers():
-        steps = labels.latest(labeller).get(trace.trace_id)
-        if steps:
+    named = labels.labellers() if labeller is None else (labeller,)
+    for name in named:
+        steps = labels.latest(name).get(trace.trace_id)
+        if steps or labeller is not None:
             return {
-                segment: label.label for segment, label in steps.items() if label.label is not None
+                segment: label.label
+                for segment, label in (steps or {}).items()
+                if label.label is not None
             }
     return {label.segment: label.label for label in legacy_labels(trace) if label.label is not None}

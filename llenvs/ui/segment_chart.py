@@ -1,9 +1,11 @@
-"""The trace view's chart: per-step PRM score and cumulative reward by segment.
+"""The trace view's chart: per-step PRM score and cumulative reward by segment, and labels.
 
 Points carry their segment index as ``x``, so clicking one selects that segment. The chart
 always shows every segment: past ``SVG_POINTS`` points it draws with WebGL (``Scattergl``, small
 markers, PRM scores unjoined), which stays fast at tens of thousands of points, and it shades
-the window of rows the table beside it shows.
+the window of rows the table beside it shows. Human step labels (the table's ``label`` column)
+are small marks along the bottom of the PRM axis, coloured as the table's rows: red wrong,
+grey neutral, green correct.
 
 Example:
     >>> import pandas as pd
@@ -16,14 +18,64 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["SVG_POINTS", "segment_figure", "selected_segment"]
+from llenvs.ui.segment_table import LABEL_COLOURS, label_values
+
+__all__ = [
+    "LABEL_MARKS",
+    "SVG_POINTS",
+    "label_marks",
+    "outline_figure",
+    "segment_figure",
+    "selected_segment",
+]
 
 SVG_POINTS = 1000
 """The most segments drawn as SVG points (each one a DOM element); more are drawn with WebGL."""
+
+LABEL_MARKS = "human label"
+"""The name of the label marks' trace (in the legend)."""
+
+_MARK_COLOURS = {label: f"rgb({r}, {g}, {b})" for label, (r, g, b) in LABEL_COLOURS.items()}
+_MARK_SYMBOLS = {-1: "x", 0: "line-ew-open", 1: "triangle-up"}
+_MARK_WORDS = {-1: "-1 wrong", 0: "0 neutral", 1: "+1 correct"}
+
+
+def label_marks(
+    labels: Mapping[int, int], y: float, *, large: bool = False, **where: str
+) -> go.Scatter | go.Scattergl:
+    """Small marks at the labelled segments of ``labels`` (segment -> -1, 0 or 1), at height ``y``.
+
+    Clicking one reads like a point of the chart (its ``x`` is the segment); ``where`` places
+    it on other axes (``xaxis``, ``yaxis``) of a figure with several.
+
+    Example:
+        >>> marks = label_marks({3: -1, 5: 1}, -0.03)
+        >>> list(marks.x), list(marks.marker.color)
+        ([3, 5], ['rgb(220, 60, 60)', 'rgb(60, 180, 60)'])
+
+    """
+    segments = sorted(labels)
+    scatter = go.Scattergl if large else go.Scatter
+    return scatter(
+        x=segments,
+        y=[y] * len(segments),
+        name=LABEL_MARKS,
+        mode="markers",
+        marker={
+            "size": 6 if large else 9,
+            "symbol": [_MARK_SYMBOLS[labels[s]] for s in segments],
+            "color": [_MARK_COLOURS[labels[s]] for s in segments],
+            "line": {"width": 2, "color": [_MARK_COLOURS[labels[s]] for s in segments]},
+        },
+        text=[_MARK_WORDS[labels[s]] for s in segments],
+        hovertemplate="segment %{x}<br>labelled %{text}<extra></extra>",
+        **where,
+    )
 
 
 def segment_figure(
@@ -33,7 +85,8 @@ def segment_figure(
 
     The PRM score (left axis, 0..1, coloured red to green) is drawn when some segment has one;
     the cumulative reward (right axis) always. ``window``, the segments the table shows, is
-    shaded when it is not all of them.
+    shaded when it is not all of them. The labels of the table's ``label`` column, when it has
+    any, are marks under the PRM scores (``label_marks``).
 
     Example:
         >>> t = pd.DataFrame({"#": [0], "PRM": [float("nan")], "cumulative": [0.0]})
@@ -43,6 +96,9 @@ def segment_figure(
         >>> figure = segment_figure(big, selected=300, window=range(200, 400))
         >>> {trace.type for trace in figure.data}, len(figure.layout.shapes)
         ({'scattergl'}, 2)
+        >>> labelled = t.assign(label=["-1"])
+        >>> [(trace.name, list(trace.x)) for trace in segment_figure(labelled).data][-1]
+        ('human label', [0])
 
     """
     figure = go.Figure()
@@ -80,6 +136,9 @@ def segment_figure(
             hovertemplate="segment %{x}<br>cumulative reward %{y:.3g}<extra></extra>",
         )
     )
+    labels = label_values(table)
+    if labels:
+        figure.add_trace(label_marks(labels, -0.02, large=large))
     if window is not None and len(window) < len(x):
         figure.add_vrect(
             x0=window.start - 0.5,
@@ -106,6 +165,29 @@ def segment_figure(
         clickmode="event+select",
         hovermode="closest",
     )
+    return figure
+
+
+def outline_figure(
+    table: pd.DataFrame, selected: int | None = None, window: range | None = None
+) -> go.Figure:
+    """``segment_figure`` drawn as lines: no marker per segment, the label marks kept.
+
+    Label mode redraws the chart at every key; each marker is an element the browser draws
+    again, so the PRM score and cumulative reward are lines there, and only the labelled
+    segments (and the selected one's dotted line) are marked.
+
+    Example:
+        >>> t = pd.DataFrame({"#": [0, 1], "PRM": [1.0, 0.0], "cumulative": [0.0, 1.0],
+        ...                   "label": ["+1", ""]})
+        >>> [(trace.name, trace.mode) for trace in outline_figure(t, 1).data]
+        [('PRM score', 'lines'), ('cumulative reward', 'lines'), ('human label', 'markers')]
+
+    """
+    figure = segment_figure(table, selected, window)
+    for trace in figure.data:
+        if trace.name != LABEL_MARKS:
+            trace.mode = "lines"
     return figure
 
 

@@ -91,15 +91,18 @@ def step_among(shown: Sequence[int], segment: int, step: int) -> int:
     return shown[before - 1] if before > 0 else segment
 
 
-def segment_rows(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:
+def segment_rows(
+    trace: Trace, table: pd.DataFrame, here: BrowseLocation, size: int = WINDOW
+) -> range:
     """Draw the segment rows of ``trace`` (``table``: its ``segment_table``), ``here`` selected.
 
+    At most ``size`` rows at once (label mode draws fewer: it redraws them at every key).
     Returns the span of segments the table shows, for the chart to shade.
     """
     counts = tag_counts(trace)
     chosen = _tag_filter(trace, counts) if counts else []
     shown = tagged_segments(trace, chosen)
-    rows = shown_segments(shown, here.segment)
+    rows = shown_segments(shown, here.segment, size)
     if chosen:
         st.caption(
             f"{len(shown):,} of {len(table):,} segments tagged {' or '.join(chosen)}"
@@ -107,7 +110,7 @@ def segment_rows(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> ran
             + "."
         )
     if len(rows) < len(shown):
-        _window_moves(rows, len(shown), here, last=len(table) - 1, filtered=bool(chosen))
+        _window_moves(rows, len(shown), here, last=len(table) - 1, filtered=bool(chosen), size=size)
     key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}"
     selected = rows.index(here.segment) if here.segment in rows else None
     st.dataframe(
@@ -145,16 +148,17 @@ def _tag_filter(trace: Trace, counts: dict[str, int]) -> list[str]:
 
 
 def _window_moves(
-    rows: list[int], total: int, here: BrowseLocation, *, last: int, filtered: bool
+    rows: list[int], total: int, here: BrowseLocation, *, last: int, filtered: bool, size: int
 ) -> None:
     """Which segments the table shows, and buttons that move the selection a window's length.
 
-    ``total``: the rows the filter lets through; ``last``: the trace's last segment.
+    ``total``: the rows the filter lets through; ``last``: the trace's last segment; ``size``:
+    the window's length.
     """
     back, on, shown = st.columns([1, 1, 3], vertical_alignment="center")
     moves = [
-        (back, f"◀ {WINDOW}", "rows-back", max(here.segment - WINDOW, 0)),
-        (on, f"{WINDOW} ▶", "rows-on", min(here.segment + WINDOW, last)),
+        (back, f"◀ {size}", "rows-back", max(here.segment - size, 0)),
+        (on, f"{size} ▶", "rows-on", min(here.segment + size, last)),
     ]
     for column, label, key, target in moves:
         column.button(
@@ -162,7 +166,7 @@ def _window_moves(
             key=key,
             on_click=go_to,
             args=(BrowseLocation(here.file, here.line, target),),
-            help=f"Select the segment {WINDOW} before or after this one",
+            help=f"Select the segment {size} before or after this one",
             width="stretch",
         )
     if filtered:

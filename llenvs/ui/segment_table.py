@@ -37,8 +37,11 @@ from llenvs.ui.whitespace import one_line
 
 __all__ = [
     "BEFORE",
+    "LABELLED_COLUMNS",
     "SELECTION_MODES",
     "WINDOW",
+    "label_colour",
+    "label_values",
     "picked_row",
     "score_colour",
     "segment_table",
@@ -54,6 +57,52 @@ BEFORE = 4
 
 SELECTION_MODES: tuple[Literal["single-row", "single-cell"], ...] = ("single-row", "single-cell")
 """How the table selects: by a row's marker or by a click on any of its cells (its text too)."""
+
+
+LABEL_COLOURS = {-1: (220, 60, 60), 0: (150, 150, 150), 1: (60, 180, 60)}
+"""A step label's colour: red wrong (-1), grey neutral (0), green correct (+1)."""
+
+LABELLED_COLUMNS = ("#", "cumulative", "label", "flags", "text")
+"""The cells a labelled row is tinted in: all but the ones with colours of their own (``PRM``,
+``reward``: by score; ``tags``: by function tag), which stay as they are."""
+
+
+def label_colour(label: object, strength: float = 0.2) -> str:
+    """A CSS background for a ``label`` cell's text ("+1", "-1", "+0"; "" for none).
+
+    ``strength`` is the colour's opacity: the ``label`` cell itself is drawn stronger than the
+    rest of its row, so the row reads as tinted and the other colours stay legible.
+
+    Example:
+        >>> label_colour("-1"), label_colour("")
+        ('background-color: rgba(220, 60, 60, 0.2)', '')
+        >>> label_colour("+1", 0.5)
+        'background-color: rgba(60, 180, 60, 0.5)'
+
+    """
+    value = _label_value(label)
+    if value is None:
+        return ""
+    red, green, blue = LABEL_COLOURS[value]
+    return f"background-color: rgba({red}, {green}, {blue}, {strength:g})"
+
+
+def label_values(table: pd.DataFrame) -> dict[int, int]:
+    """``segment -> label`` of a ``segment_table``'s ``label`` column (unlabelled rows left out).
+
+    Example:
+        >>> label_values(pd.DataFrame({"#": [0, 1, 2], "label": ["+1", "", "-1"]}))
+        {0: 1, 2: -1}
+
+    """
+    if "label" not in table.columns:
+        return {}
+    found = {}
+    for segment, label in zip(table["#"].tolist(), table["label"].tolist(), strict=True):
+        value = _label_value(label)
+        if value is not None:
+            found[int(segment)] = value
+    return found
 
 
 def picked_row(selection: Mapping[str, Any]) -> int | None:
@@ -176,12 +225,16 @@ def score_colour(value: object) -> str:
 def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
     """``table`` coloured by PRM score and reward, the ``selected`` row's index cell marked.
 
-    The ``tags`` column, when there is one, is coloured by each row's first tag (``tag_colour``).
+    The ``tags`` column, when there is one, is coloured by each row's first tag (``tag_colour``);
+    a labelled row is tinted by its label (``label_colour``: the ``label`` cell strongly, the
+    other ``LABELLED_COLUMNS`` lightly), leaving the score and tag colours as they are.
 
     Example:
         >>> t = pd.DataFrame({"#": [0], "text": ["a"], "reward": [1.0], "cumulative": [1.0],
         ...                   "PRM": [0.0], "label": [""], "flags": [""]})
         >>> "rgba(220, 60, 60" in styled_segments(t, 0).to_html()
+        True
+        >>> "rgba(60, 180, 60, 0.5)" in styled_segments(t.assign(label=["+1"]), 0).to_html()
         True
 
     """
@@ -199,12 +252,32 @@ def styled_segments(table: pd.DataFrame, selected: int | None) -> Styler:
     )
     if "tags" in table.columns:
         style = style.map(tag_colour, subset=["tags"])
+    if "label" in table.columns and table["label"].astype(bool).any():
+        labels = table["label"].tolist()
+        tinted = [column for column in LABELLED_COLUMNS if column in table.columns]
+        style = style.apply(
+            lambda column: [
+                label_colour(label, 0.5 if column.name == "label" else 0.2) for label in labels
+            ],
+            subset=tinted,
+        )
     style = style.format({"cumulative": "{:.3g}"})
     if selected is not None and selected in table.index:
         style = style.set_properties(
             subset=pd.IndexSlice[[selected], ["#"]], **{"font-weight": "bold", "color": "#1565c0"}
         )
     return style
+
+
+def _label_value(label: object) -> int | None:
+    """The label a ``label`` cell shows ("+1" -> 1), None for an empty cell."""
+    text = str(label).strip()
+    if not text:
+        return None
+    value = int(text)
+    if value not in LABEL_COLOURS:
+        raise ValueError(f"a step label must be -1, 0 or 1, got {label!r}")
+    return value
 
 
 def _number(value: float, form: str) -> str:

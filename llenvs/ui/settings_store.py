@@ -3,7 +3,8 @@
 ``llenvs-settings.json`` in the traces folder holds what a researcher set on the Settings
 page, so that it survives a restart: the model (embedded, a local transformers folder, or an
 OpenAI-compatible server with its URL, model, mode and tokenizer), the PRM that scores new
-steps, and the segmenter spec. An API key is never part of it: the server's key is read from
+steps, the segmenter spec, and the labeller's name that Browse's label mode writes with each
+step label. An API key is never part of it: the server's key is read from
 the environment variable the settings name, or typed on the Settings page for the browser
 session only (``session_key``), and neither is written anywhere nor shown back.
 
@@ -81,8 +82,17 @@ class Settings:
     max_models: int = DEFAULT_MAX_MODELS
     """Models kept loaded at once, shared by sessions (1 to ``MAX_MODELS_LIMIT``; the least
     recently used beyond it is dropped; ``$LLENVS_MAX_MODELS`` overrides it)."""
+    labeller: str = ""
+    """Who labels steps in Browse's label mode (their name, on one line); "" for nobody yet:
+    labelling waits until it is set."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.labeller, str) or self.labeller != self.labeller.strip():
+            raise ValueError(
+                f"labeller must be a name without surrounding spaces, got {self.labeller!r}"
+            )
+        if any(not character.isprintable() for character in self.labeller):
+            raise ValueError(f"labeller must be a name on one line, got {self.labeller!r}")
         if (
             not isinstance(self.max_models, int)
             or isinstance(self.max_models, bool)

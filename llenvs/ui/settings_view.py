@@ -1,4 +1,4 @@
-"""The Settings page: the default model, PRM and segmenter, models kept loaded; a session key.
+"""The Settings page: default model, PRM and segmenter, models kept loaded, labeller; a key.
 
 What is set here is saved in the traces folder (``settings_store``) and used where a page needs
 a model, a PRM or a segmenter and has no better one (the intervention panel uses a trace's own
@@ -65,6 +65,17 @@ def settings_form(folder: Path) -> None:
     problem = _spec_problem(spec)
     if problem:
         st.error(problem, icon=":material/error:")
+    st.subheader("Labelling")
+    labeller = " ".join(
+        st.text_input(
+            "Your name as labeller",
+            value=saved.labeller,
+            key="settings-labeller",
+            placeholder="e.g. ada",
+            help="Written with every step label you give in Browse's label mode (each "
+            "labeller's labels are kept apart, with their history); needed before labelling.",
+        ).split()
+    )
     wrong = bool(problem) or prm is None
     if st.button("Save settings", type="primary", key="settings-save", disabled=wrong):
         assert prm is not None
@@ -76,6 +87,7 @@ def settings_form(folder: Path) -> None:
             prm_base_url=prm.base_url or "",
             segmenter=spec,
             max_models=max_models,
+            labeller=labeller,
         )
         save_settings(folder, chosen)
         st.success(f"Saved in {folder.name}/llenvs-settings.json (no key is ever saved).")

@@ -6,8 +6,9 @@ sharing the segment axis, in the segment chart's order and colours: step values 
 its red–amber–green PRM scale, importances like the segment table's rewards (green when the
 step helped, red when it hurt), each bar with its 95% interval as an error bar, the selected
 segment marked with the same dotted line, and the forced-answer curve (1: the answer forced
-there is right, 0: wrong) over the values when it is stored. Bars carry their segment index as
-``x``, so ``segment_chart.selected_segment`` reads a click on them.
+there is right, 0: wrong) over the values when it is stored, and the trace's human step labels
+as small marks along the bottom of the values (``segment_chart.label_marks``). Bars carry their
+segment index as ``x``, so ``segment_chart.selected_segment`` reads a click on them.
 
 Example:
     >>> from llenvs.analysis.boundary_value import boundary_values
@@ -29,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -36,6 +38,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.ui.segment_chart import label_marks
 from llenvs.ui.segment_table import score_colour
 from llenvs.ui.whitespace import one_line
 
@@ -144,6 +147,7 @@ def step_values_figure(
     *,
     measure: str = OUR_IMPORTANCE,
     span: tuple[float, float] | None = None,
+    labels: Mapping[int, int] | None = None,
 ) -> go.Figure:
     """The figure of ``value_rows``: values above, importances below, ``selected`` marked.
 
@@ -151,7 +155,8 @@ def step_values_figure(
     on a fixed -1..1 axis, or another importance measure (an axis that fits its numbers, no
     interval). ``span``: the range of segments the x axis shows (every bar is drawn; the view
     pans and zooms to the others), all of them when None. Where many bars are in view, only the
-    selected one is outlined.
+    selected one is outlined. ``labels`` (segment -> -1, 0 or 1: the segment table's label
+    column) are marked at their segments under the values.
 
     Example:
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
@@ -161,6 +166,9 @@ def step_values_figure(
         >>> zoomed = step_values_figure(value_rows(300, empty), 150, span=(120.5, 179.5))
         >>> zoomed.layout.xaxis2.range, len(zoomed.data[0].x)
         ((120.5, 179.5), 301)
+        >>> marked = step_values_figure(value_rows(2, empty), labels={1: -1})
+        >>> [(t.name, list(t.x)) for t in marked.data][-1]
+        ('human label', [1])
 
     """
     x = rows["#"].tolist()
@@ -248,6 +256,8 @@ def step_values_figure(
             row=1,
             col=1,
         )
+    if labels:
+        figure.add_trace(label_marks(labels, -0.02), row=1, col=1)
     if selected is not None:
         figure.add_vline(x=selected, line_width=2, line_dash="dot", line_color=SELECTED)
     last = x[-1] if x else 0

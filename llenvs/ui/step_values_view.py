@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -67,8 +67,12 @@ _SPEEDS = "sv-speeds"
 _NAMES = "sv-names"
 
 
-def step_values_panel(path: str, trace: Trace, here: BrowseLocation) -> None:
+def step_values_panel(
+    path: str, trace: Trace, here: BrowseLocation, labels: Mapping[int, int] | None = None
+) -> None:
     """Draw the panel for ``trace`` (a trace of the file ``path``), ``here`` being selected.
+
+    ``labels``: the trace's step labels as the segment table shows them, marked on the chart.
 
     The stored results are part of the page (a click on a bar reruns the page, which selects
     the segment); the run controls are a fragment, and while a run goes on a small fragment
@@ -79,11 +83,13 @@ def step_values_panel(path: str, trace: Trace, here: BrowseLocation) -> None:
             st.info("This trace has no segments: there is no step to value.")
             return
         with shows_errors("The stored step values cannot be shown"):
-            _stored(path, trace, here)
+            _stored(path, trace, here, labels)
         _controls(path, trace)
 
 
-def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
+def _stored(
+    path: str, trace: Trace, here: BrowseLocation, labels: Mapping[int, int] | None
+) -> None:
     """The stored results: which run, its numbers, the chart (a click selects), the table."""
     store = analysis_path(path)
     version = stamp(str(store))
@@ -111,7 +117,7 @@ def _stored(path: str, trace: Trace, here: BrowseLocation) -> None:
             f"{len(shown.failed)} of {shown.rollouts} rollouts failed and are not counted; "
             f"the last one: {shown.failed[-1]}"
         )
-    importance_chart(shown, len(trace.segments), here)
+    importance_chart(shown, len(trace.segments), here, labels)
     _value_table(shown.rows)
 
 

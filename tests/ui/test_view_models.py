@@ -91,7 +91,8 @@ def test_segment_rows_and_chart_of_an_imported_step_file(tmp_path):
     assert set(segment_table(trace)["label"]) == {""}  # the trace itself holds no label
     assert table["reward"].iloc[-1] == trace.final_rewards["correctness"]
     figure = segment_figure(table, selected=2)
-    assert [t.name for t in figure.data] == ["cumulative reward"]  # no PRM scores: no PRM line
+    # No PRM scores: no PRM line; the labels are marked.
+    assert [t.name for t in figure.data] == ["cumulative reward", "human label"]
     assert selected_segment({"selection": {"points": [{"x": 2.0}]}}) == 2
 
 

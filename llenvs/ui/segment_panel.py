@@ -1,0 +1,78 @@
+"""The trace view's segment panel: the segment rows beside their chart, both with labels.
+
+Browse draws it as part of the page (label mode draws its own, lighter, inside its fragment:
+``labelling_view``); a click on a row or on a point of the chart selects that segment. The
+table (``segment_table``) is built once per version of the trace file and of its
+labels file, and per labeller shown (``segment_rows_table``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.traces import Trace, labels_path
+from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.cached import stamp
+from llenvs.ui.label_column import shown_labels
+from llenvs.ui.segment_chart import segment_figure, selected_segment
+from llenvs.ui.segment_rows_view import segment_rows
+from llenvs.ui.segment_table import segment_table
+
+__all__ = ["segment_panel", "segment_rows_table"]
+
+
+def segment_rows_table(
+    path: str, line: int, trace: Trace, labeller: str | None = None
+) -> pd.DataFrame:
+    """The ``segment_table`` of ``trace`` (on ``line`` of ``path``), labels from its store.
+
+    ``labeller``: the labeller whose labels the ``label`` column shows (``shown_labels``).
+    A new label (the labels file changed) builds it again.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A."),))
+        >>> segment_rows_table("/no/such.jsonl", 1, t)["label"].tolist()
+        ['']
+
+    """
+    version = (*stamp(path), *stamp(str(labels_path(path))))
+    return _table(path, line, version, labeller, trace)
+
+
+def segment_panel(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:
+    """Draw the segment rows of ``trace`` (``table``) beside their chart, ``here`` selected.
+
+    Returns the span of segments the rows show (the chart shades it).
+    """
+    left, right = st.columns([3, 2])
+    with left:
+        window = segment_rows(trace, table, here)
+    with right:
+        chart_key = f"chart-{here.line}-{here.segment}"
+        st.plotly_chart(
+            segment_figure(table, here.segment, window),
+            key=chart_key,
+            on_select=functools.partial(_clicked_point, chart_key, here),
+            selection_mode="points",
+        )
+    return window
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _table(
+    path: str, line: int, version: tuple[int, ...], labeller: str | None, _trace: Trace
+) -> pd.DataFrame:
+    del line, version  # the cache key: the trace on this line of this file, and its labels
+    return segment_table(_trace, shown_labels(path, _trace, labeller))
+
+
+def _clicked_point(key: str, here: BrowseLocation) -> None:
+    picked = selected_segment(st.session_state[key])
+    if picked is not None and not math.isnan(picked):
+        go_to(BrowseLocation(here.file, here.line, picked))
