@@ -10,6 +10,7 @@ navigation = st.navigation(
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/play_arrow:"),
         st.Page("pages/compare.py", title="Compare segmenters", icon=":material/content_cut:"),
         st.Page("pages/compare_runs.py", title="Compare runs", icon=":material/compare_arrows:"),
+        st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
         st.Page("pages/labels.py", title="Labels", icon=":material/label:"),
         st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
     ]

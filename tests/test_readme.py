@@ -10,6 +10,7 @@ import subprocess
 
 from llenvs.core.intervention import Feedback
 from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.experiments import read_experiment, steerability_map
 from llenvs.traces import read_branches, read_traces
 from tests.conftest import REPO
 
@@ -164,3 +165,24 @@ def test_the_labelling_commands_run_and_print_what_the_tour_says(tmp_path):
     assert "judge-smollm2 (stored) vs processbench: 63 traces" in done.stdout
     rows = (tmp_path / "runs" / "processbench-labels.jsonl").read_text().splitlines()
     assert len(rows) == 188  # the ProcessBench traces: the PRM800K ones have no such labels
+
+
+def test_the_experiment_command_prints_the_recorded_sample_experiment(tmp_path):
+    """The tour's experiment: every branch is recorded, so it loads no model and prints the
+    statistics the tour quotes."""
+    [commands] = [body for lang, body in _blocks() if "llenvs experiment" in body]
+    (tmp_path / "sample_traces").symlink_to(REPO / "sample_traces")
+    done = _run_block(commands, tmp_path)
+    assert "12 branches planned, 12 recorded before" in done.stdout
+    assert "4 parents, 12 branches; success 50.0% -> 75.0%" in done.stdout
+    assert "[0.00, 0.25) n=3: flips 66.7%" in done.stdout
+    tour = _readme()
+    assert "success 50.0% → 75.0% over the 12 branches" in tour
+    assert "2 of the 3 verdicts where it came in the" in tour
+    assert "in 3 of the 7 cuts in the first" in tour  # early answering, below
+    _, early = read_experiment(
+        REPO / "sample_traces" / "products-smollm2-early-answering.experiment.jsonl"
+    )
+    [first, *later] = [b for b in steerability_map(early) if b.branches]
+    assert (first.branches - first.answer_changes, first.branches) == (3, 7)
+    assert sum(b.branches for b in later) == 9 and not any(b.answer_changes for b in later)

@@ -242,7 +242,11 @@ def page_guide() -> None:
         "- **Labels**: a file's human step labels per labeller, between labellers (Cohen's κ, "
         "first-error agreement) and against PRM scores (step AUROC, ProcessBench F1, "
         "first-error localisation with intervals, calibration), each disagreement a link to "
-        "its step in Browse."
+        "its step in Browse.\n"
+        "- **Experiments**: one intervention (a hint, early answering, a mistake, …) at chosen "
+        "positions of every trace of a file, run as one experiment with Stop and resume; the "
+        "steerability map (flip and answer-change rates by position, with intervals), paired "
+        "statistics, and each branch a link to Browse."
     )
     left, right = st.columns(2)
     left.page_link(BROWSE, label="Browse traces", icon=SEARCH)

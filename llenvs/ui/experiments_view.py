@@ -1,0 +1,400 @@
+"""The Experiments page: build a recipe, see its branches, run it, read the steerability map.
+
+Build: the parents' trace file, a ready-made recipe (or a custom force, feedback or complete),
+the positions, the samples per point, which parents and how many, and the token budget; the
+planned branches are counted before anything runs (``plan_file``), with the most tokens they
+can generate. Run starts an ``ExperimentJob`` on the model in Settings, into an experiment file
+named after the parents and a digest of the recipe (the same recipe resumes it); a fragment
+redraws branches recorded and flips so far, with Stop. Then, as for an experiment opened from
+the folder (``*.experiment.jsonl``): the steerability map (``steerability_figure``), the summary
+with its intervals (``summary_table``) and every branch beside its parent's verdict, each a link
+to the branch in Browse.
+
+Example:
+    >>> positions_where("0.25, 0.5"), positions_where("3"), positions_where("every")
+    (RelativePositions(fractions=(0.25, 0.5)), SegmentAt(index=3), EveryBoundary())
+    >>> summary_table(summarize([])).iloc[0]["success before → after"]
+    'n/a → n/a'
+
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from llenvs.core.bounds import MAX_TOKENS, SAMPLES
+from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention
+from llenvs.experiments import (
+    READY_RECIPES,
+    BranchOutcome,
+    EveryBoundary,
+    ExperimentSummary,
+    How,
+    ParentFilter,
+    ParentOutcome,
+    Recipe,
+    RelativePositions,
+    SegmentAt,
+    Where,
+    plan_file,
+    read_experiment,
+    summarize,
+)
+from llenvs.traces.line_limit import max_line_bytes
+from llenvs.traces.sidecar import branches_path
+from llenvs.traces.trace_reader import TraceReader
+from llenvs.ui.experiment_job import ExperimentJob
+from llenvs.ui.home_view import how_to_get_traces
+from llenvs.ui.model_pool import load_backend
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.settings_store import load_settings
+from llenvs.ui.settings_view import session_key
+from llenvs.ui.steerability_chart import steerability_figure
+from llenvs.ui.trace_source import trace_files, traces_dir
+from llenvs.ui.wording import count
+
+__all__ = [
+    "branch_rows",
+    "experiment_name",
+    "experiments_page",
+    "parents_file_of",
+    "positions_where",
+    "show_experiment",
+    "summary_table",
+]
+
+POLL_SECONDS = 0.5
+"""How often the live view redraws while a run goes on."""
+
+LINKS = 50
+"""Branches linked into Browse at most (the table lists them all)."""
+
+BROWSE = "pages/browse.py"
+_JOB = "xp-job"
+_DONE = "xp-done"
+_MODES = ("Build and run an experiment", "Open a recorded experiment")
+_CUSTOM = "custom"
+_WHATS = ("feedback", "force", "complete")
+_BRANCH_COLUMNS = ["task", "segment", "position", "sample", "verdict", "answer", "flipped", "line"]
+
+
+def positions_where(text: str) -> Where:
+    """Where the page's positions box says: fractions, one segment index, or ``every``.
+
+    Example:
+        >>> positions_where("x")
+        Traceback (most recent call last):
+        ...
+        ValueError: positions: 'x': give fractions like 0.25,0.5, a segment index, or every
+
+    """
+    spec = text.strip()
+    try:
+        if spec == "every":
+            return EveryBoundary()
+        if spec.isdigit():
+            return SegmentAt(int(spec))
+        return RelativePositions(tuple(float(part) for part in spec.split(",")))
+    except ValueError:
+        raise ValueError(
+            f"positions: {text!r}: give fractions like 0.25,0.5, a segment index, or every"
+        ) from None
+
+
+def experiment_name(parents_file: str | Path, recipe: Recipe) -> str:
+    """The experiment file's name: the parents, the recipe's name, a digest of the recipe.
+
+    Example:
+        >>> recipe = READY_RECIPES["continue"]
+        >>> name = experiment_name("a/runs.jsonl", recipe)
+        >>> name.startswith("runs-continue-"), name.endswith(".experiment.jsonl")
+        (True, True)
+
+    """
+    digest = hashlib.sha256(recipe.to_json().encode()).hexdigest()[:8]
+    return f"{Path(parents_file).stem}-{recipe.name}-{digest}.experiment.jsonl"
+
+
+def summary_table(summary: ExperimentSummary) -> pd.DataFrame:
+    """The experiment at a glance, in one row.
+
+    Success before → after, the paired difference with its interval and McNemar's p, the
+    flips each way, the answer-change rate with its interval.
+    """
+    record = summary.to_record()
+    paired = summary.paired
+    low, high = summary.answer_change_interval.low, summary.answer_change_interval.high
+    rate = record["answer_change_rate"]
+    return pd.DataFrame(
+        [
+            {
+                "parents": summary.parents,
+                "branches": summary.branches,
+                "success before → after": f"{_pct(summary.success_before)} → "
+                f"{_pct(summary.success_after)}",
+                "paired difference (95%)": "–"
+                if paired is None
+                else f"{paired.difference:+.3f} [{paired.interval.low:+.3f}, "
+                f"{paired.interval.high:+.3f}]",
+                "McNemar p": "–" if paired is None else f"{paired.p_value:.4g}",
+                "fail → success": summary.fail_to_success,
+                "success → fail": summary.success_to_fail,
+                "answer changed (95%)": "–"
+                if rate is None
+                else f"{summary.answer_changed}/{summary.branches} = {rate:.3f} "
+                f"[{low:.3f}, {high:.3f}]",
+            }
+        ]
+    )
+
+
+def branch_rows(outcomes: Sequence[BranchOutcome], lines: dict[str, int]) -> pd.DataFrame:
+    """One row per branch: its parent's task, where, the verdict and answer before → after.
+
+    ``lines`` gives each branch's line in the branches sidecar ("" where it is not there).
+
+    Example:
+        >>> o = BranchOutcome("p", 3, 1, 1, 4, 0, 0, "b", False, "8", True, "100")
+        >>> branch_rows([o], {"b": 2}).iloc[0].to_dict()["verdict"]
+        'fail → success'
+
+    """
+    return pd.DataFrame(
+        [
+            {
+                "task": o.task_index,
+                "segment": o.segment,
+                "position": round(o.position, 3),
+                "sample": o.sample,
+                "verdict": f"{_verdict(o.parent_success)} → {_verdict(o.success)}",
+                "answer": f"{o.parent_answer} → {o.answer}",
+                "flipped": o.flipped,
+                "line": lines.get(o.branch_id, ""),
+            }
+            for o in outcomes
+        ],
+        columns=_BRANCH_COLUMNS,
+    )
+
+
+def experiments_page() -> None:
+    """Draw the page: build and run, or open a recorded experiment."""
+    folder = traces_dir()
+    mode = st.radio("Experiment", _MODES, horizontal=True, key="xp-mode")
+    if mode == _MODES[1]:
+        found = sorted(folder.glob("*.experiment.jsonl"))
+        if not found:
+            st.info(f"No experiment in {folder} yet: build and run one.")
+            return
+        picked = st.selectbox(
+            "Experiment file", found, format_func=lambda p: Path(p).name, key="xp-open"
+        )
+        show_experiment(Path(picked))
+        return
+    files = [str(p) for p in trace_files(folder)]
+    if not files:
+        st.info(how_to_get_traces(folder))
+        return
+    built = _form(files)
+    job: ExperimentJob | None = st.session_state.get(_JOB)
+    choice = load_settings(folder).choice()
+    st.caption(f"Model: {choice.backend_name if choice else 'not set'} — change it in Settings.")
+    if job is None and built is not None:
+        recipe, parents, planned = built
+        if st.button("Run", type="primary", key="xp-run", disabled=choice is None):
+            assert choice is not None
+            with shows_errors("Nothing was started"):
+                backend = load_backend(choice, session_key())
+                path = folder / experiment_name(parents, recipe)
+                job = ExperimentJob(recipe, parents, path, backend, planned)
+                st.session_state[_JOB] = job
+                st.session_state.pop(_DONE, None)
+    if job is not None:
+        st.fragment(_live, run_every=POLL_SECONDS)(job)
+        return
+    _last_outcome()
+    if built is not None:
+        path = folder / experiment_name(built[1], built[0])
+        if path.exists():
+            show_experiment(path)
+
+
+def _form(files: list[str]) -> tuple[Recipe, str, int] | None:
+    """The recipe the form builds, its parents' file and its planned branches (None: said)."""
+    parents = st.selectbox(
+        "Parents (a trace file)", files, format_func=lambda p: Path(p).name, key="xp-file"
+    )
+    names = [_CUSTOM, *READY_RECIPES]
+    ready = st.selectbox("Recipe", names, index=names.index("misleading-hint"), key="xp-recipe")
+    base = READY_RECIPES.get(ready)
+    default_at = "0.25,0.5,0.75" if base is None else _where_text(base.where)
+    at = st.text_input(
+        "Positions",
+        value=default_at,
+        key=f"xp-at-{ready}",
+        help="Fractions of each trace's segments (0.25,0.5,0.75), a segment index, or every",
+    )
+    if base is None:
+        kind = st.radio("What", _WHATS, horizontal=True, key="xp-what")
+        text = ""
+        if kind != "complete":
+            text = st.text_area(
+                "Text (a template: {segment}, {answer}, {expected}, {perturbed})",
+                value="Hint: the answer is not {expected}. Check your reasoning.",
+                key="xp-text",
+            )
+    else:
+        st.caption(f"What: {_what_text(base.what)}")
+    left, middle, right, last = st.columns(4)
+    samples = int(left.number_input("samples", SAMPLES.low, SAMPLES.high, 1, key="xp-samples"))
+    outcome = middle.selectbox("parents", [o.value for o in ParentOutcome], key="xp-parents")
+    limit = int(right.number_input("first N parents (0: all)", 0, 100_000, 5, key="xp-limit"))
+    max_tokens = int(
+        last.number_input("max tokens", MAX_TOKENS.low, MAX_TOKENS.high, 64, key="xp-max")
+    )
+    try:
+        where = positions_where(at)
+        what: Intervention
+        if base is None:
+            what = (
+                COMPLETE if kind == "complete" else (Force if kind == "force" else Feedback)(text)
+            )
+        else:
+            what = base.what
+        recipe = Recipe(
+            ready if base is not None else what.kind.value,
+            ParentFilter(outcome=ParentOutcome(outcome), limit=limit or None),
+            where,
+            what,
+            How(samples=samples, max_tokens=max_tokens),
+        )
+        planned = plan_file(recipe, parents)
+    except Exception as error:  # every problem in the form is said, with what to change
+        st.error(f"{type(error).__name__}: {error}", icon=":material/error:")
+        return None
+    points = len({(p.request.parent.trace_id, p.segment) for p in planned})
+    parents_count = len({p.request.parent.trace_id for p in planned})
+    st.info(
+        f"Planned: {count(len(planned), 'branch', 'branches')} ({count(parents_count, 'parent')}"
+        f", {count(points, 'point')}, {count(samples, 'sample')} each); at most "
+        f"{len(planned) * max_tokens:,} new tokens."
+    )
+    return recipe, parents, len(planned)
+
+
+def _live(job: ExperimentJob) -> None:
+    """Branches recorded and flips so far while the run goes on, with Stop."""
+    st.caption(f"{job.progress.line()}; {job.clock()}")
+    st.progress(job.progress.done / max(job.progress.planned, 1))
+    session_jobs(job, "xp-stop-session")
+    if job.running:
+        if job.stop_requested or st.button("Stop", key="xp-stop", icon=":material/stop:"):
+            job.stop()
+            st.caption("Stopping: no branch starts now; those in flight end (cut short: not kept).")
+        return
+    del st.session_state[_JOB]
+    st.session_state[_DONE] = job.error or (
+        f"{'Stopped' if job.stop_requested else 'Done'}: {job.progress.line()} in {job.path.name}"
+    )
+    st.rerun()
+
+
+def _last_outcome() -> None:
+    outcome = st.session_state.get(_DONE)
+    if isinstance(outcome, Exception):
+        with shows_errors("The experiment failed (recorded branches are kept; run to resume)"):
+            raise outcome
+    elif isinstance(outcome, str):
+        st.success(outcome)
+
+
+def show_experiment(path: Path) -> None:
+    """An experiment file's recipe, steerability map, summary and branches (links to Browse)."""
+    header, outcomes = read_experiment(path)
+    recipe = header.recipe
+    summary = summarize(outcomes, seed=recipe.how.seed)
+    st.subheader(f"Results: {path.name}")
+    st.caption(
+        f"Recipe {recipe.name!r}: {_what_text(recipe.what)} at {_where_text(recipe.where)} of "
+        f"{Path(header.parents_file).name}; {count(summary.branches, 'branch', 'branches')} "
+        f"recorded."
+    )
+    st.markdown(
+        "**Steerability map**: how often the intervention flipped the verdict, and how often "
+        "it changed the answer, by where in the reasoning it was made (95% Wilson intervals)."
+    )
+    st.plotly_chart(steerability_figure(summary.map), key=f"xp-map-{path.name}")
+    st.dataframe(summary_table(summary), hide_index=True)
+    parents = parents_file_of(path, header.parents_file)
+    lines = _branch_lines(parents)
+    st.dataframe(branch_rows(outcomes, lines), hide_index=True)
+    sidecar = str(branches_path(parents))
+    linked = [o for o in outcomes if o.branch_id in lines]
+    if len(linked) > LINKS:
+        st.caption(f"The first {LINKS} of {len(linked)} branches, each opened in Browse:")
+    for o in linked[:LINKS]:
+        st.page_link(
+            BROWSE,
+            label=f"task {o.task_index}, segment {o.segment} (sample {o.sample}): "
+            f"{_verdict(o.parent_success)} → {_verdict(o.success)}, answer {o.parent_answer} → "
+            f"{o.answer}",
+            icon=":material/call_split:",
+            query_params={
+                "file": sidecar,
+                "trace": str(lines[o.branch_id]),
+                "segment": str(o.segment),
+            },
+        )
+
+
+def parents_file_of(path: Path, recorded: str) -> Path:
+    """The parents' file of the experiment at ``path``: as recorded, else the one beside it.
+
+    An experiment file records its parents' absolute path; moved with them (a checkout of
+    ``sample_traces/`` elsewhere), the file of that name beside it is the one.
+
+    Example:
+        >>> parents_file_of(Path("/x/a.experiment.jsonl"), "/gone/runs.jsonl").as_posix()
+        '/x/runs.jsonl'
+
+    """
+    where = Path(recorded)
+    return where if where.exists() else path.parent / where.name
+
+
+def _branch_lines(parents_file: Path) -> dict[str, int]:
+    """Each branch's line in the parents' branches sidecar (from 1, as Browse shows it)."""
+    sidecar = branches_path(parents_file)
+    if not sidecar.exists():
+        return {}
+    reader = TraceReader(sidecar, max_line=max_line_bytes())
+    return {trace.trace_id: line for line, trace in reader.numbered()}
+
+
+def _where_text(where: Where) -> str:
+    if isinstance(where, RelativePositions):
+        return ",".join(f"{f:g}" for f in where.fractions)
+    if isinstance(where, SegmentAt):
+        return str(where.index)
+    if isinstance(where, EveryBoundary):
+        return "every"
+    return repr(where)
+
+
+def _what_text(what: Intervention) -> str:
+    text = getattr(what, "text", None)
+    return what.kind.value + (f" {text!r}" if text else "")
+
+
+def _verdict(success: bool | None) -> str:
+    return {True: "success", False: "fail", None: "—"}[success]
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -1,0 +1,177 @@
+"""The Experiments page under AppTest, with the scripted backend: build, run, read, open."""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import parse_qsl
+
+import pytest
+
+from llenvs.core.intervention import Feedback
+from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment
+from llenvs.experiments import run_experiment as run_library_experiment
+from llenvs.inference import get_backend
+from llenvs.traces import read_branches
+from llenvs.ui import experiments_view
+from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.test_evaluate import Held
+from tests.app.test_pages import REPO, open_page, texts
+from tests.experiments.scripted_parents import parents_file
+
+RIGHT_FOR_TASK_0 = "So 100. <answer>100</answer>"
+"""Every branch's answer: right for task 0 (whose parent says 8: a flip), wrong for task 1."""
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    parents_file(traces)
+    return traces
+
+
+def _links(at):
+    """Each page link's label and query parameters."""
+    return [
+        (str(link.proto.label), dict(parse_qsl(link.proto.query_string)))
+        for link in at.get("page_link")
+    ]
+
+
+def _check_results(at, folder):
+    """The map, the summary and one link per branch, each to its branch in the sidecar."""
+    shown = texts(at)
+    assert "Steerability map" in shown
+    [chart] = at.get("plotly_chart")
+    assert '"flip rate"' in chart.proto.spec and '"answer-change rate"' in chart.proto.spec
+    summary = next(d.value for d in at.dataframe if "McNemar p" in d.value.columns)
+    row = summary.iloc[0]
+    assert (int(row["parents"]), int(row["branches"])) == (2, 4)
+    assert row["success before → after"] == "0.0% → 50.0%"  # task 0's two branches flip
+    assert (int(row["fail → success"]), int(row["success → fail"])) == (2, 0)
+    assert row["answer changed (95%)"].startswith("4/4 = 1.000")
+    sidecar = folder / "runs.branches.jsonl"
+    branches = list(read_branches(folder / "runs.jsonl"))
+    links = _links(at)
+    assert len(links) == 4
+    for label, params in links:
+        assert params["file"] == str(sidecar)
+        branch = branches[int(params["trace"]) - 1]  # the line, from 1
+        assert branch.parent is not None
+        task = branch.task.task_index
+        assert label.startswith(f"task {task}, segment {params['segment']} ")
+        assert label.endswith("fail → success, answer 8 → 100" if task == 0 else "answer 8 → 100")
+
+
+def test_build_run_two_parents_at_two_positions_then_read_the_map_and_links(folder, monkeypatch):
+    backend = get_backend("scripted", outputs=[RIGHT_FOR_TASK_0] * 4)
+    monkeypatch.setattr(experiments_view, "load_backend", lambda choice, key=None: backend)
+    at = open_page("experiments")
+    at.selectbox(key="xp-recipe").select("custom").run()
+    at.text_input(key="xp-at-custom").input("0,0.5").run()
+    at.text_area(key="xp-text").input("Check again.").run()
+    at.number_input(key="xp-limit").set_value(2).run()
+    assert (
+        "Planned: 4 branches (2 parents, 4 points, 1 sample each); at most 256 new tokens"
+        in texts(at)
+    )
+    at.button(key="xp-run").click().run()
+    job = at.session_state["xp-job"]
+    assert job.wait(60)
+    at.run()
+    assert not at.exception, at.exception
+    assert any(s.value.startswith("Done: 4 of 4 branches recorded, 2 flips") for s in at.success)
+    [path] = folder.glob("runs-feedback-*.experiment.jsonl")
+    header, outcomes = read_experiment(path)
+    assert header.recipe.what == Feedback("Check again.") and len(outcomes) == 4
+    _check_results(at, folder)
+
+
+def test_a_recipe_that_selects_nothing_is_said_and_nothing_runs(folder):
+    at = open_page("experiments")
+    at.selectbox(key="xp-recipe").select("custom").run()
+    at.text_input(key="xp-at-custom").input("9").run()
+    assert any("selects no segment" in e.value for e in at.error)
+    assert "xp-run" not in [b.key for b in at.button]
+
+
+def test_opening_a_recorded_experiment_shows_its_results_without_running(
+    folder, tmp_path, monkeypatch
+):
+    recipe = Recipe(
+        "hint", ParentFilter(limit=2), RelativePositions((0.0, 0.5)), Feedback("Check again.")
+    )
+    backend = get_backend("scripted", outputs=[RIGHT_FOR_TASK_0] * 4)
+    elsewhere = tmp_path / "recorded-elsewhere"  # then moved, as sample_traces/ is checked out
+    elsewhere.mkdir()
+    parents_file(elsewhere)
+    run_library_experiment(recipe, elsewhere / "runs.jsonl", elsewhere / "hint", backend)
+    for name in ("runs.jsonl", "runs.branches.jsonl", "hint.experiment.jsonl"):
+        shutil.move(elsewhere / name, folder / name)
+
+    def no_model(choice, key=None):
+        raise AssertionError("opening an experiment loads no model")
+
+    monkeypatch.setattr(experiments_view, "load_backend", no_model)
+    at = open_page("experiments")
+    at.radio(key="xp-mode").set_value("Open a recorded experiment").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="xp-open").value.name == "hint.experiment.jsonl"
+    assert "Recipe 'hint': feedback 'Check again.' at 0,0.5 of runs.jsonl" in texts(at)
+    _check_results(at, folder)
+    _, params = _links(at)[0]  # a link opens Browse on the branch, beside its parent
+    browse = open_page("browse", **params)
+    assert not browse.exception, browse.exception
+    assert "A branch of trace" in texts(browse)
+
+
+def test_the_sample_experiment_opens_with_its_map_and_a_link_per_branch(monkeypatch):
+    """The README's sample experiment, as the page shows it from ``sample_traces/``."""
+    samples = REPO / "sample_traces"
+    monkeypatch.setenv(TRACES_DIR_ENV, str(samples))
+    at = open_page("experiments")
+    at.radio(key="xp-mode").set_value("Open a recorded experiment").run()
+    at.selectbox(key="xp-open").select(
+        samples / "products-smollm2-misleading-hint.experiment.jsonl"
+    )
+    at.run()
+    assert not at.exception, at.exception
+    summary = next(d.value for d in at.dataframe if "McNemar p" in d.value.columns).iloc[0]
+    assert summary["success before → after"] == "50.0% → 75.0%"
+    assert len(at.get("plotly_chart")) == 1
+    links = _links(at)
+    assert len(links) == 12
+    assert all(p["file"] == str(samples / "products-smollm2.branches.jsonl") for _, p in links)
+
+
+def test_stop_then_run_again_makes_every_branch_once(folder, monkeypatch):
+    """Stopped, the run keeps what finished (the calls under way when Stop came may finish);
+    run again, it makes the rest: every branch once, none lost."""
+    held = Held(get_backend("scripted", outputs=[RIGHT_FOR_TASK_0] * 4))
+    monkeypatch.setattr(experiments_view, "load_backend", lambda choice, key=None: held)
+    at = open_page("experiments")
+    at.selectbox(key="xp-recipe").select("custom").run()
+    at.text_input(key="xp-at-custom").input("0,0.5").run()
+    at.number_input(key="xp-limit").set_value(2).run()
+    at.button(key="xp-run").click().run()
+    job = at.session_state["xp-job"]
+    at.button(key="xp-stop").click().run()
+    assert "Stopping: no branch starts now" in texts(at)
+    held.gate.set()
+    assert job.wait(60)
+    at.run()
+    assert not at.exception, at.exception
+    [path] = folder.glob("runs-feedback-*.experiment.jsonl")
+    kept = len(read_experiment(path)[1])
+    stopped = f"Stopped: {kept} of 4 branches recorded"
+    assert any(s.value.startswith(stopped) for s in at.success), texts(at)
+    again = get_backend("scripted", outputs=[RIGHT_FOR_TASK_0] * (4 - kept))
+    monkeypatch.setattr(experiments_view, "load_backend", lambda choice, key=None: again)
+    at.button(key="xp-run").click().run()
+    assert at.session_state["xp-job"].wait(60)
+    at.run()
+    assert any(s.value.startswith("Done: 4 of 4 branches recorded") for s in at.success)
+    outcomes = read_experiment(path)[1]
+    assert len(outcomes) == 4 and len({o.key for o in outcomes}) == 4
+    assert len(list(read_branches(folder / "runs.jsonl"))) == 4  # none made twice
