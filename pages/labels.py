@@ -35,5 +35,5 @@ with shows_errors():
         agreement_view.labeller_pair(first, second, agreement, file, comparison.level)
     if comparison.prms:
         st.header("PRMs against the labels")
-    for (prm, labeller), agreement in comparison.prms.items():
-        agreement_view.prm_against_labeller(prm, labeller, agreement, comparison, file)
+    for (prm, labeller), against in comparison.prms.items():
+        agreement_view.prm_against_labeller(prm, labeller, against, comparison, file)
