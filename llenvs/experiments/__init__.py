@@ -19,6 +19,7 @@ from llenvs.experiments.experiment_file import (
     ExperimentHeader,
     experiment_path,
     read_experiment,
+    recorded_parents,
 )
 from llenvs.experiments.experiment_run import ExperimentRun
 from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
@@ -73,6 +74,7 @@ __all__ = [
     "read_experiment",
     "ready_recipe",
     "recipe_from_toml",
+    "recorded_parents",
     "run_experiment",
     "steerability_map",
     "summarize",

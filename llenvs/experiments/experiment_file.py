@@ -123,20 +123,42 @@ def start_experiment(
     replaces it (atomically) with a new experiment instead.
     """
     target = Path(path)
-    parents = str(Path(parents_file).resolve())
+    parents = Path(parents_file).resolve()
     with file_lock(target):
         if not overwrite and target.exists() and target.stat().st_size > 0:
             header, _ = read_experiment(target)
-            if header.recipe != recipe or header.parents_file != parents:
+            if header.recipe != recipe or recorded_parents(target, header.parents_file) != parents:
                 raise ExperimentError(
                     f"{target} holds another experiment (recipe {header.recipe.name!r} on "
                     f"{header.parents_file}): choose another -o, or start it again with --overwrite"
                 )
             return header
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        header = ExperimentHeader(recipe, parents, secrets.token_hex(8), created)
+        # relative to the experiment's folder: the two move together (a checkout elsewhere)
+        relative = os.path.relpath(parents, target.resolve().parent)
+        header = ExperimentHeader(recipe, relative, secrets.token_hex(8), created)
         write_lines_atomically(target, [_line(header.to_record())])
         return header
+
+
+def recorded_parents(path: str | os.PathLike[str], recorded: str) -> Path:
+    """The parents' file an experiment at ``path`` records, as an absolute path.
+
+    Recorded relative to the experiment's folder (files written before: absolute; a moved
+    absolute one that is gone, the file of that name beside the experiment).
+
+    Example:
+        >>> recorded_parents("/x/out/a.experiment.jsonl", "../runs.jsonl").as_posix()
+        '/x/runs.jsonl'
+        >>> recorded_parents("/x/a.experiment.jsonl", "/gone/runs.jsonl").as_posix()
+        '/x/runs.jsonl'
+
+    """
+    folder = Path(path).resolve().parent
+    where = Path(recorded)
+    if not where.is_absolute():
+        return (folder / where).resolve()
+    return where if where.exists() else folder / where.name
 
 
 def append_outcome(path: str | os.PathLike[str], outcome: BranchOutcome) -> None:

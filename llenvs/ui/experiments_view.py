@@ -43,6 +43,7 @@ from llenvs.experiments import (
     Where,
     plan_file,
     read_experiment,
+    recorded_parents,
     summarize,
 )
 from llenvs.traces.line_limit import max_line_bytes
@@ -63,7 +64,6 @@ __all__ = [
     "branch_rows",
     "experiment_name",
     "experiments_page",
-    "parents_file_of",
     "positions_where",
     "show_experiment",
     "summary_table",
@@ -331,7 +331,7 @@ def show_experiment(path: Path) -> None:
     )
     st.plotly_chart(steerability_figure(summary.map), key=f"xp-map-{path.name}")
     st.dataframe(summary_table(summary), hide_index=True)
-    parents = parents_file_of(path, header.parents_file)
+    parents = recorded_parents(path, header.parents_file)
     lines = _branch_lines(parents)
     st.dataframe(branch_rows(outcomes, lines), hide_index=True)
     sidecar = str(branches_path(parents))
@@ -351,21 +351,6 @@ def show_experiment(path: Path) -> None:
                 "segment": str(o.segment),
             },
         )
-
-
-def parents_file_of(path: Path, recorded: str) -> Path:
-    """The parents' file of the experiment at ``path``: as recorded, else the one beside it.
-
-    An experiment file records its parents' absolute path; moved with them (a checkout of
-    ``sample_traces/`` elsewhere), the file of that name beside it is the one.
-
-    Example:
-        >>> parents_file_of(Path("/x/a.experiment.jsonl"), "/gone/runs.jsonl").as_posix()
-        '/x/runs.jsonl'
-
-    """
-    where = Path(recorded)
-    return where if where.exists() else path.parent / where.name
 
 
 def _branch_lines(parents_file: Path) -> dict[str, int]:
