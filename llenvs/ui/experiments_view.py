@@ -47,7 +47,7 @@ from llenvs.experiments import (
     summarize,
 )
 from llenvs.traces.line_limit import max_line_bytes
-from llenvs.traces.sidecar import branches_path
+from llenvs.traces.sidecar import Sidecar, branches_path
 from llenvs.traces.trace_reader import TraceReader
 from llenvs.ui.experiment_job import ExperimentJob
 from llenvs.ui.home_view import how_to_get_traces
@@ -118,7 +118,7 @@ def experiment_name(parents_file: str | Path, recipe: Recipe) -> str:
 
     """
     digest = hashlib.sha256(recipe.to_json().encode()).hexdigest()[:8]
-    return f"{Path(parents_file).stem}-{recipe.name}-{digest}.experiment.jsonl"
+    return f"{Path(parents_file).stem}-{recipe.name}-{digest}{Sidecar.EXPERIMENT.suffix}"
 
 
 def summary_table(summary: ExperimentSummary) -> pd.DataFrame:
@@ -188,7 +188,7 @@ def experiments_page() -> None:
     folder = traces_dir()
     mode = st.radio("Experiment", _MODES, horizontal=True, key="xp-mode")
     if mode == _MODES[1]:
-        found = sorted(folder.glob("*.experiment.jsonl"))
+        found = sorted(folder.glob(f"*{Sidecar.EXPERIMENT.suffix}"))
         if not found:
             st.info(f"No experiment in {folder} yet: build and run one.")
             return
