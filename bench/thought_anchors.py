@@ -76,12 +76,9 @@ SCHEDULES: dict[str, Callable[[], Schedule]] = {
     "moves": MovesSchedule,
     "moves, no excursions": lambda: MovesSchedule(excursion=0.0),
 }
-"""Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``)."""
-
-EXCURSIONS = {"moves, no excursions": 0.0}
-"""Passes whose value-curve model has another excursion prior than ``EXCURSION_PRIOR``, in
-their schedule and in their reading (``StepAnalysis.excursion``): the model before excursions,
-measured in the same run."""
+"""Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``). A schedule with its own
+``excursion`` prior is read with it too (``StepAnalysis.excursion``): ``moves, no excursions`` is
+the model before excursions, measured in the same run."""
 
 
 @dataclass(frozen=True)
@@ -289,9 +286,11 @@ def run(
             budget = round(share * REFERENCE * len(curve.values))
             for seed in range(seeds):
                 started = time.perf_counter()
-                counted, _ = simulate(curve, schedule(), budget, width, seed)
+                made = schedule()
+                counted, _ = simulate(curve, made, budget, width, seed)
                 simulated = time.perf_counter()
-                analysis = analysis_of(curve, counted, seed, EXCURSIONS.get(label, EXCURSION_PRIOR))
+                excursion = getattr(made, "excursion", EXCURSION_PRIOR)
+                analysis = analysis_of(curve, counted, seed, excursion)
                 result = score(curve, analysis, counted)
                 result.scheduling = simulated - started
                 result.reading = time.perf_counter() - simulated
