@@ -36,39 +36,44 @@ def test_a_server_stopped_mid_run_errors_the_rest_and_a_rerun_completes_them(vll
     stopped = threading.Event()
 
     def stop_mid_run(step):
+        # From the 12th step (inside the first batch of 8), at a step its trajectory goes on
+        # from: that trajectory asks again, so at least one errored trace has steps to keep.
         nonlocal steps
         steps += 1
-        if steps == 12 and not stopped.is_set():  # inside the first batch of 8
+        if steps >= 12 and not step.done and not stopped.is_set():
             stopped.set()
             vllm_server.stop()
         return None
 
     quick = RetryPolicy(attempts=2, backoff_s=0.05)
     params = SamplingParams(max_tokens=32)
-    first = run_segmented_evaluation(
-        env,
-        backend,
-        task_indices=TASKS,
-        sampling_params=params,
-        step_callback=stop_mid_run,
-        log=LogConfig(targets=()),
-        batch_size=8,
-        retry=quick,
-        results_file=out,
-    )
-    assert stopped.is_set()
-    assert first.errors  # the tasks the stop caught
-    traces = {t.task.task_index: t for t in read_traces(out)}
-    assert sorted(traces) == TASKS
-    errored = [i for i, t in traces.items() if t.error is not None]
-    assert errored and all(vllm_server.base_url in traces[i].error for i in errored)
-    assert any(traces[i].segments for i in errored)  # steps kept from before the stop
-    finished = {i: t.trace_id for i, t in traces.items() if t.error is None}
-    kept_steps = sum(len(traces[i].segments) for i in errored)
-    print(f"stopped: {len(finished)} finished, {len(errored)} errored ({kept_steps} steps kept)")
-    print(f"first error: {traces[errored[0]].error}")
+    try:
+        first = run_segmented_evaluation(
+            env,
+            backend,
+            task_indices=TASKS,
+            sampling_params=params,
+            step_callback=stop_mid_run,
+            log=LogConfig(targets=()),
+            batch_size=8,
+            retry=quick,
+            results_file=out,
+        )
+        assert stopped.is_set()
+        assert first.errors  # the tasks the stop caught
+        traces = {t.task.task_index: t for t in read_traces(out)}
+        assert sorted(traces) == TASKS
+        errored = [i for i, t in traces.items() if t.error is not None]
+        assert errored and all(vllm_server.base_url in traces[i].error for i in errored)
+        assert any(traces[i].segments for i in errored)  # steps kept from before the stop
+        finished = {i: t.trace_id for i, t in traces.items() if t.error is None}
+        kept_steps = sum(len(traces[i].segments) for i in errored)
+        print(f"stopped: {len(finished)} finished, {len(errored)} errored ({kept_steps} steps kept)")
+        print(f"first error: {traces[errored[0]].error}")
+    finally:  # the server is shared by the session: never leave it stopped
+        if stopped.is_set():
+            vllm_server.start()
 
-    vllm_server.start()
     second = run_segmented_evaluation(
         env,
         backend,
