@@ -192,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
         f"experiment {recipe.name!r} on {args.traces}: {count} branch{'es' * (count != 1)} "
         f"planned, {len(recorded)} recorded before"
     )
+    if planned.skipped:
+        print(planned.note())
     if header is not None and header.recipe != recipe:  # refused before a model loads
         raise ExperimentError(
             f"{path} holds another experiment (recipe {header.recipe.name!r}): choose another "

@@ -5,7 +5,11 @@ of many parents. Here each branch is one episode (its parent's environment, pref
 opening and the intervention as ``then=``, exactly as ``branch`` makes it) and all of them go
 through ``drive_episodes`` with up to ``in_flight`` at once: a branch starts the moment another
 ends, so a server backend keeps many in flight. Each finished branch is yielded as it ends,
-with its position in the list, so a caller can record it at once (and resume later).
+with its position in the list, so a caller can record it at once (and resume later). Each
+branch is scored by its parent's recorded PRM, made again as ``intervene`` makes it
+(``parent_prm``), so a branch made here carries the scores and the ``run.spec.prm`` that the
+same branch made by ``intervene`` carries; a PRM that cannot be made here scores nothing, and
+each branch of that parent says why (``metadata["prm_unscored"]``).
 
 Example:
     >>> from llenvs.core.registry import environment_registry
@@ -37,6 +41,7 @@ from llenvs.core.run_events import RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.branch import step_decision
+from llenvs.evaluation.branch_prm import BranchPRM, parent_prm
 from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import drive_episodes
@@ -97,7 +102,6 @@ def run_branches(
     backend: ModelBackend,
     *,
     in_flight: int = 8,
-    environments: dict[str, SegmentedEnvironment] | None = None,
     retry: RetryPolicy | None = None,
     observer: RunObserver | None = None,
     stop: StopToken | None = None,
@@ -105,13 +109,12 @@ def run_branches(
     """Make every branch of ``jobs``, up to ``in_flight`` at once; yield each as it ends.
 
     Yields ``(position in jobs, runner result, branch trace)``. Each parent's environment is
-    made once (``trace_environment``; ``environments`` may give some, by parent trace id, and
-    gets those made). ``observer`` gets the runner's events (``trajectory``: the job's
-    position). Once ``stop`` is stopped no branch starts, and running ones end between
-    segments, yielded with ``metadata["stopped"]`` (a caller keeping only finished branches
-    skips them).
+    made once (``trace_environment``, with the parent's PRM: ``parent_prm``). ``observer``
+    gets the runner's events (``trajectory``: the job's position). Once ``stop`` is stopped no
+    branch starts, and running ones end between segments, yielded with
+    ``metadata["stopped"]`` (a caller keeping only finished branches skips them).
     """
-    made = {} if environments is None else environments
+    made: dict[str, tuple[SegmentedEnvironment, BranchPRM]] = {}
     runners: dict[tuple[str, SamplingParams | None], SegmentedTrajectoryRunner] = {}
     finish: dict[int, tuple[SegmentedTrajectoryRunner, BranchJob]] = {}
 
@@ -124,9 +127,10 @@ def run_branches(
             key = (trace.trace_id, params)
             if key not in runners:
                 if trace.trace_id not in made:
-                    made[trace.trace_id] = trace_environment(trace, backend)
+                    prm = parent_prm(trace, backend)
+                    made[trace.trace_id] = (trace_environment(trace, backend, prm.rewards), prm)
                 runners[key] = SegmentedTrajectoryRunner(
-                    made[trace.trace_id],
+                    made[trace.trace_id][0],
                     backend,
                     params,
                     retry,
@@ -143,7 +147,9 @@ def run_branches(
             observer(trajectory_event(episode.task_index, result, episode.slot))
         runner, job = finish.pop(episode.slot)
         ended += 0 if result.metadata.get("stopped") else 1
-        yield episode.slot, result, _trace(result, runner, job, episode.params.seed, backend)
+        prm = made[job.request.parent.trace_id][1]
+        trace = _trace(result, runner, job, episode.params.seed, backend, prm)
+        yield episode.slot, result, trace
     if stop is not None and stop.stopped and observer is not None and ended < len(jobs):
         observer(Stopped(kept=ended))
 
@@ -180,11 +186,12 @@ def _trace(
     job: BranchJob,
     seed: int | None,
     backend: ModelBackend,
+    prm: BranchPRM,
 ) -> Trace:
-    """The branch's trace, recorded as ``branch`` records it."""
+    """The branch's trace, recorded as ``intervene`` records it (with the PRM that scored it)."""
     parent = job.request.parent
-    spec = replace(parent.run.spec, model=backend_spec(backend), prm=None)
-    return result_trace(
+    spec = replace(parent.run.spec, model=backend_spec(backend), prm=prm.spec)
+    made = result_trace(
         result,
         runner.environment,
         replace(spec, sampling=replace(runner.sampling_params, seed=seed)),
@@ -192,3 +199,5 @@ def _trace(
         chat_template=backend.capabilities.chat_template,
         parent=job.request.record(),
     )
+    unscored = prm.metadata()
+    return replace(made, metadata={**made.metadata, **unscored}) if unscored else made

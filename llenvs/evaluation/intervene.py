@@ -42,14 +42,11 @@ from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.reward_function import RewardFunction
 from llenvs.core.run_events import RunObserver, StopToken
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.branch import branch
+from llenvs.evaluation.branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.scored_environment import run_prm_rewards
 from llenvs.evaluation.trace_environment import trace_environment
-from llenvs.rewards.prm_provenance import provenance_of, recorded_prm_rewards
 from llenvs.traces.branches import append_branch
 from llenvs.traces.trace import Trace
 
@@ -92,7 +89,7 @@ def intervene(
 
     """
     trace = request.parent
-    rewards = _prm_rewards(trace, prm, backend, prm_options or {})
+    rewards = branch_prm_rewards(trace, prm, backend, prm_options)
     environment = trace_environment(trace, backend, rewards)
     children = branch(
         request,
@@ -102,7 +99,7 @@ def intervene(
         observer=observer,
         stop=stop,
     )
-    record = _scored_by(trace, prm, prm_options or {}, rewards, backend)
+    record = branch_prm_spec(trace, prm, prm_options or {}, rewards, backend)
     children = [
         replace(child, run=replace(child.run, spec=replace(child.run.spec, prm=record)))
         for child in children
@@ -110,60 +107,3 @@ def intervene(
     for child in children:
         append_branch(path, child)
     return children
-
-
-def _recorded(trace: Trace, prm: str | None, options: Mapping[str, Any]) -> PRMSpec | None:
-    """The parent's recorded PRM when ``prm`` names it without new options, else None."""
-    recorded = trace.run.spec.prm
-    if recorded is not None and prm == recorded.name and not options:
-        return recorded
-    return None
-
-
-def _prm_rewards(
-    trace: Trace, prm: str | None, backend: ModelBackend, options: Mapping[str, Any]
-) -> tuple[RewardFunction, ...]:
-    """The PRM reward called ``prm``: the parent's recorded PRM when it is that one.
-
-    ``"mc"`` continues with ``backend`` and judges with the trace's own environment. Options
-    make the PRM anew even when it has the recorded name (e.g. the recorded ``vllm/<model>``
-    at another server): they say how, and a record is made again only as it records itself.
-    """
-    if prm == "mc":
-        return run_prm_rewards(prm, options, backend, trace_environment(trace, backend))
-    recorded = _recorded(trace, prm, options)
-    if recorded is not None:
-        return recorded_prm_rewards(recorded, backend, trace.run.spec.model)
-    return run_prm_rewards(prm, options, backend)
-
-
-def _scored_by(
-    trace: Trace,
-    prm: str | None,
-    options: Mapping[str, Any],
-    rewards: tuple[RewardFunction, ...],
-    backend: ModelBackend,
-) -> PRMSpec | None:
-    """The spec of the PRM that scored the branches (None: none), as they record it.
-
-    A recorded judge of the parent's own model that is not the branch's model judged as the
-    parent's model: the branch's record names it.
-    """
-    if prm is None:
-        return None
-    recorded = _recorded(trace, prm, options)
-    if recorded is None:
-        kind = PRMSpec.parse(prm).kind
-        spec = PRMSpec.parse(prm, **{k: v for k, v in options.items() if k in kind.options})
-        return provenance_of(spec, rewards)
-    made = provenance_of(recorded, rewards)
-    parent_model = trace.run.spec.model
-    if (
-        made is not None
-        and made.kind is PRMKind.JUDGE
-        and made.judge is None
-        and parent_model is not None
-        and parent_model.recorded_name != backend.name
-    ):
-        made = replace(made, judge=parent_model)
-    return made

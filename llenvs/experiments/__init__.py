@@ -21,6 +21,7 @@ from llenvs.experiments.experiment_file import (
     read_experiment,
     recorded_parents,
 )
+from llenvs.experiments.experiment_plan import ExperimentPlan
 from llenvs.experiments.experiment_run import ExperimentRun
 from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
 from llenvs.experiments.how import How
@@ -31,6 +32,7 @@ from llenvs.experiments.planned_branch import PlannedBranch, plan_experiment
 from llenvs.experiments.ready_recipes import READY_RECIPES, ready_recipe
 from llenvs.experiments.recipe import Recipe, load_recipe, recipe_from_toml
 from llenvs.experiments.run_experiment import plan_file, run_experiment
+from llenvs.experiments.skip_reason import SkipReason
 from llenvs.experiments.template_values import TemplateValues
 from llenvs.experiments.where import (
     EveryBoundary,
@@ -49,6 +51,7 @@ __all__ = [
     "EveryBoundary",
     "ExperimentError",
     "ExperimentHeader",
+    "ExperimentPlan",
     "ExperimentRun",
     "ExperimentSummary",
     "How",
@@ -62,6 +65,7 @@ __all__ = [
     "Recipe",
     "RelativePositions",
     "SegmentAt",
+    "SkipReason",
     "TemplateValues",
     "TopImportance",
     "Where",

@@ -3,9 +3,12 @@
 For each parent the recipe's ``where`` picks the intervened segments; at each, the
 intervention's template is filled (``TemplateValues``) and ``samples_per_point`` branches are
 planned, each with its own seed. A force replaces the intervened segment, feedback follows
-it, and complete and resample generate again from it. A recipe that plans no branch is an
-``ExperimentError`` saying why (no parent passed the filter, the regex never matched, no PRM
-score was under the threshold, no segment had a number to perturb).
+it, and complete and resample generate again from it. A selected position where the template
+cannot be filled, or whose kept prefix holds an empty segment (feedback after an empty last
+step: replaying it would end the branch before the intervention), is skipped and counted in
+the plan (``ExperimentPlan.note``), so it never fails at run time. A recipe that plans no
+branch is an ``ExperimentError`` saying why (no parent passed the filter, the regex never
+matched, no PRM score was under the threshold, every position skipped, and why).
 
 Example:
     >>> from llenvs.core import SegmentedEnvironment
@@ -43,8 +46,10 @@ from llenvs.evaluation.branch_run import BranchJob
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.experiments.branch_outcome import BranchKey
 from llenvs.experiments.experiment_error import ExperimentError
+from llenvs.experiments.experiment_plan import ExperimentPlan, plan_of
 from llenvs.experiments.perturbation import perturbed
 from llenvs.experiments.recipe import Recipe
+from llenvs.experiments.skip_reason import SkipReason
 from llenvs.experiments.template_values import TemplateValues
 from llenvs.experiments.where import Importances, segment_prm_score
 from llenvs.traces.trace import Trace
@@ -89,7 +94,7 @@ def plan_experiment(
     *,
     importances: Mapping[str, Importances] | None = None,
     outcomes: ParentOutcomeOf | None = None,
-) -> list[PlannedBranch]:
+) -> ExperimentPlan:
     """The branches of ``recipe`` over ``traces`` (its filter applied), in parent order.
 
     ``importances``: stored step importances by trace id (for ``TopImportance``);
@@ -103,7 +108,8 @@ def plan_experiment(
             f"filter ({recipe.parents.to_record() or 'root traces'})"
         )
     planned: list[PlannedBranch] = []
-    selected = unrenderable = 0
+    skipped: list[SkipReason] = []
+    selected = 0
     for parent in parents:
         chosen = recipe.where.segments(parent, (importances or {}).get(parent.trace_id))
         if not chosen:
@@ -116,24 +122,24 @@ def plan_experiment(
         for segment in chosen:
             selected += 1
             made = _point(recipe, parent, segment, success, answer)
-            unrenderable += 0 if made else 1
-            planned.extend(made)
+            if isinstance(made, SkipReason):
+                skipped.append(made)
+            else:
+                planned.extend(made)
+    plan = plan_of(planned, skipped)
     if not planned:
         if selected == 0:
             why = recipe.where.nothing_reason()
         else:
-            why = (
-                f"{unrenderable} selected segment(s), but the intervention's template could not "
-                "be filled at any (no number to perturb, or no answer/expected answer)"
-            )
+            why = f"{selected} selected position(s), none can be branched: {plan.note()}"
         raise ExperimentError(f"the recipe {recipe.name!r} selects no segment: {why}")
-    return planned
+    return plan
 
 
 def _point(
     recipe: Recipe, parent: Trace, segment: int, success: bool | None, answer: str | None
-) -> list[PlannedBranch]:
-    """The branches at one intervened segment (none when the template cannot be filled)."""
+) -> list[PlannedBranch] | SkipReason:
+    """The branches at one intervened segment, or why it plans none."""
     text = parent.segments[segment].text
     values = TemplateValues(
         segment=text,
@@ -143,8 +149,10 @@ def _point(
     )
     what = values.intervention(recipe.what)
     if what is None:
-        return []
+        return SkipReason.UNFILLED_TEMPLATE
     at = segment + 1 if isinstance(what, Feedback) else segment
+    if any(not kept.text for kept in parent.segments[:at]):
+        return SkipReason.EMPTY_SEGMENT
     score = segment_prm_score(parent.segments[segment])
     recorded = trace_sampling_params(parent)
     branches = []

@@ -60,6 +60,7 @@ from llenvs.experiments.experiment_file import (
     read_experiment,
     start_experiment,
 )
+from llenvs.experiments.experiment_plan import ExperimentPlan
 from llenvs.experiments.experiment_run import ExperimentRun
 from llenvs.experiments.planned_branch import PlannedBranch, plan_experiment
 from llenvs.experiments.recipe import Recipe
@@ -75,7 +76,7 @@ EXPERIMENT_METADATA = "experiment"
 """The key of a branch trace's metadata naming its experiment, point and answer."""
 
 
-def plan_file(recipe: Recipe, parents_file: str | os.PathLike[str]) -> list[PlannedBranch]:
+def plan_file(recipe: Recipe, parents_file: str | os.PathLike[str]) -> ExperimentPlan:
     """The branches ``recipe`` makes of the traces of ``parents_file`` (nothing runs).
 
     Stored step importances are read from the file's analysis sidecar when the recipe picks

@@ -7,16 +7,27 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from llenvs.core.intervention import Feedback
-from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment
+from llenvs.core.intervention import Feedback, Force
+from llenvs.core.spec.answer_opening import DEFAULT_TEXT
+from llenvs.core.spec.model_spec import Provider
+from llenvs.experiments import (
+    How,
+    ParentFilter,
+    Recipe,
+    RelativePositions,
+    read_experiment,
+    summarize,
+)
 from llenvs.experiments import run_experiment as run_library_experiment
 from llenvs.inference import get_backend
-from llenvs.traces import read_branches
+from llenvs.traces import read_branches, read_traces
 from llenvs.ui import experiments_view
+from llenvs.ui.experiments_view import summary_table
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.test_evaluate import Held
 from tests.app.test_pages import REPO, open_page, texts
 from tests.experiments.scripted_parents import parents_file
+from tests.experiments.test_plan import NUMBER_FORMAT
 
 RIGHT_FOR_TASK_0 = "So 100. <answer>100</answer>"
 """Every branch's answer: right for task 0 (whose parent says 8: a flip), wrong for task 1."""
@@ -94,6 +105,21 @@ def test_a_recipe_that_selects_nothing_is_said_and_nothing_runs(folder):
     at.text_input(key="xp-at-custom").input("9").run()
     assert any("selects no segment" in e.value for e in at.error)
     assert "xp-run" not in [b.key for b in at.button]
+
+
+def test_positions_on_an_empty_step_are_skipped_and_counted_in_the_plan(folder):
+    """Feedback after an embedded-model trace's empty last step cannot run: the plan says so."""
+    shutil.copy(NUMBER_FORMAT, folder / "nf.jsonl")
+    at = open_page("experiments")
+    at.selectbox(key="xp-file").select(str(folder / "nf.jsonl")).run()
+    at.selectbox(key="xp-recipe").select("custom").run()
+    at.text_input(key="xp-at-custom").input("every").run()
+    at.number_input(key="xp-limit").set_value(0).run()
+    assert not at.exception, at.exception
+    [planned] = [i.value for i in at.info if i.value.startswith("Planned:")]
+    assert planned.startswith("Planned: 41 branches (14 parents, 41 points, 1 sample each)")
+    assert "4 positions skipped: empty segment (in the kept prefix" in planned
+    assert "xp-run" in [b.key for b in at.button]
 
 
 def test_opening_a_recorded_experiment_shows_its_results_without_running(
@@ -175,3 +201,61 @@ def test_stop_then_run_again_makes_every_branch_once(folder, monkeypatch):
     outcomes = read_experiment(path)[1]
     assert len(outcomes) == 4 and len({o.key for o in outcomes}) == 4
     assert len(list(read_branches(folder / "runs.jsonl"))) == 4  # none made twice
+
+
+def test_early_answering_on_the_embedded_model_is_recorded_and_summarised(
+    tmp_path, monkeypatch, embedded_backend
+):
+    """The ready-made early answering, 2 sample parents x 2 positions, 8 tokens, on SmolLM2
+    (the model of Settings, loaded once per session and shared with the app)."""
+    del embedded_backend
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(REPO / "sample_traces" / "products-smollm2.jsonl", traces / "products.jsonl")
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    at = open_page("experiments")
+    at.selectbox(key="xp-recipe").select("early-answering").run()
+    at.text_input(key="xp-at-early-answering").input("0,0.5").run()
+    at.number_input(key="xp-limit").set_value(2).run()
+    at.number_input(key="xp-max").set_value(8).run()
+    planned = "Planned: 4 branches (2 parents, 4 points, 1 sample each); at most 32 new tokens."
+    assert planned in texts(at)
+    at.button(key="xp-run").click().run(timeout=120)
+    assert at.session_state["xp-job"].wait(120)
+    at.run()
+    assert not at.exception, at.exception
+    assert any(s.value.startswith("Done: 4 of 4 branches recorded") for s in at.success)
+
+    [path] = traces.glob("products-early-answering-*.experiment.jsonl")
+    header, outcomes = read_experiment(path)
+    assert header.recipe == Recipe(
+        "early-answering",
+        ParentFilter(limit=2),
+        RelativePositions((0.0, 0.5)),
+        Force(DEFAULT_TEXT),
+        How(max_tokens=8),
+    )
+    parents = list(read_traces(traces / "products.jsonl"))[:2]
+    by_id = {p.trace_id: p for p in parents}
+    expected_points = {(p.trace_id, s) for p in parents for s in (0, len(p.segments) // 2)}
+    assert {(o.parent_id, o.segment) for o in outcomes} == expected_points
+    branches = {b.trace_id: b for b in read_branches(traces / "products.jsonl")}
+    assert set(branches) == {o.branch_id for o in outcomes}
+    for o in outcomes:
+        branch, parent = branches[o.branch_id], by_id[o.parent_id]
+        assert o.parent_success == parent.success and o.segments == len(parent.segments)
+        kept = [s.text for s in branch.segments[: o.segment]]
+        assert kept == [s.text for s in parent.segments[: o.segment]]
+        assert branch.segments[o.segment].text == DEFAULT_TEXT  # the answer forced there
+        assert branch.run.spec.sampling.max_tokens == 8 and branch.run.spec.sampling.seed == 0
+        assert branch.run.spec.model.provider is Provider.EMBEDDED
+        assert branch.run.spec.prm == parent.run.spec.prm  # scored as its parent was
+        assert all(s.prm_scores for s in branch.segments)
+        assert o.success == branch.success
+
+    summary = summarize(outcomes, seed=header.recipe.how.seed)
+    shown = next(d.value for d in at.dataframe if "McNemar p" in d.value.columns).iloc[0]
+    assert (int(shown["parents"]), int(shown["branches"])) == (2, 4)
+    assert shown.to_dict() == summary_table(summary).iloc[0].to_dict()
+    assert '"flip rate"' in at.get("plotly_chart")[0].proto.spec
+    assert len(_links(at)) == 4

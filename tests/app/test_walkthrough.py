@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 
 from llenvs.core.intervention import Feedback, Force, Resample
-from llenvs.experiments.run_experiment import EXPERIMENT_METADATA
 from llenvs.traces import read_branches, read_traces
 from llenvs.ui.model_choice import ModelKind
 from llenvs.ui.trace_source import TRACES_DIR_ENV
@@ -78,8 +77,5 @@ def test_every_sample_trace_records_its_prm_and_answer_opening():
     for path in files:
         for trace in read_traces(path):
             scored = any(s.prm_scores for s in trace.segments)
-            if EXPERIMENT_METADATA in trace.metadata:  # an experiment's branches: no PRM (yet)
-                assert not scored and trace.run.spec.prm is None
-            else:
-                assert scored and trace.run.spec.prm is not None, f"{path.name}: {trace.trace_id}"
+            assert scored and trace.run.spec.prm is not None, f"{path.name}: {trace.trace_id}"
             assert trace.run.spec.answer_opening is not None, f"{path.name}: {trace.trace_id}"

@@ -68,7 +68,9 @@ def test_a_server_stopped_mid_run_errors_the_rest_and_a_rerun_completes_them(vll
         assert any(traces[i].segments for i in errored)  # steps kept from before the stop
         finished = {i: t.trace_id for i, t in traces.items() if t.error is None}
         kept_steps = sum(len(traces[i].segments) for i in errored)
-        print(f"stopped: {len(finished)} finished, {len(errored)} errored ({kept_steps} steps kept)")
+        print(
+            f"stopped: {len(finished)} finished, {len(errored)} errored ({kept_steps} steps kept)"
+        )
         print(f"first error: {traces[errored[0]].error}")
     finally:  # the server is shared by the session: never leave it stopped
         if stopped.is_set():

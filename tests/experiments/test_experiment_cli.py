@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from llenvs.cli.main import main
 from llenvs.experiments import READY_RECIPES, read_experiment
 from tests.experiments.scripted_parents import parents_file
+from tests.experiments.test_plan import NUMBER_FORMAT
 from tests.experiments.test_run_experiment import OUTPUTS
 
 
@@ -149,3 +151,21 @@ def test_another_recipe_is_refused_unless_overwrite(tmp_path, capsys):
     assert main([*words, "--overwrite"]) == 0
     header, outcomes = read_experiment(tmp_path / "x.experiment.jsonl")
     assert header.recipe.where.index == 1 and len(outcomes) == 4
+
+
+def test_positions_skipped_at_planning_are_said_under_the_planned_line(tmp_path, capsys):
+    parents = tmp_path / "nf.jsonl"
+    shutil.copy(NUMBER_FORMAT, parents)
+    words = ["experiment", str(parents), "--at", "every", "--feedback", "Check."]
+    words += [
+        "--backend",
+        "scripted",
+        "--responses",
+        _responses(tmp_path, ["<answer>1</answer>"] * 41),
+    ]
+    words += ["-o", str(tmp_path / "x"), "--no-progress", "--json"]
+    assert main(words) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "41 branches planned, 0 recorded before" in out[0]
+    assert out[1].startswith("4 positions skipped: empty segment (in the kept prefix")
+    assert json.loads(out[-1])["branches"] == 41

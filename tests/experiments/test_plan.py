@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 
 import pytest
 
@@ -19,9 +20,14 @@ from llenvs.experiments import (
     Recipe,
     RelativePositions,
     SegmentAt,
+    SkipReason,
     TopImportance,
     plan_experiment,
+    plan_file,
+    run_experiment,
 )
+from llenvs.inference import get_backend
+from tests.conftest import REPO
 from tests.experiments.scripted_parents import EXPECTED, parents
 
 
@@ -125,3 +131,48 @@ def test_a_recipe_that_selects_nothing_says_why(recipe, why):
     traces = [_scored(t, (0.9, 0.3, 0.1)) for t in parents()]
     with pytest.raises(ExperimentError, match=why):
         plan_experiment(recipe, traces)
+
+
+NUMBER_FORMAT = REPO / "sample_traces" / "number_format-smollm2.jsonl"
+"""Embedded-model traces: tasks 1, 2, 10 and 13 end with an empty step (the model said nothing
+more), the other ten do not; every trace has 3 or more segments."""
+
+
+def test_feedback_after_an_empty_segment_is_skipped_at_planning_and_counted(tmp_path):
+    path = tmp_path / "nf.jsonl"
+    shutil.copy(NUMBER_FORMAT, path)
+    hint = Recipe("hint", ParentFilter(), EveryBoundary(), Feedback("Check the format."))
+    plan = plan_file(hint, path)
+    assert plan.skipped == {SkipReason.EMPTY_SEGMENT: 4}
+    assert plan.note().startswith("4 positions skipped: empty segment (in the kept prefix")
+    assert all(p.request.parent.segments[p.segment].text for p in plan)
+    # forcing or completing at the empty step keeps only the steps before it: nothing skipped
+    assert not plan_file(Recipe("f", ParentFilter(), SegmentAt(2), Force("X. ")), path).skipped
+    # what is planned runs: the run no longer fails on the empty step
+    run = run_experiment(
+        hint, path, tmp_path / "hint", get_backend("scripted", outputs=["<answer>1</answer>"] * 99)
+    )
+    assert run.complete and len(run.outcomes) == len(plan)
+    assert not any(o.error for o in run.outcomes)
+
+
+def test_a_recipe_whose_every_position_is_skipped_says_how_many_and_why(tmp_path):
+    path = tmp_path / "nf.jsonl"
+    shutil.copy(NUMBER_FORMAT, path)
+    recipe = Recipe("hint", ParentFilter(tasks=(1, 2, 10, 13)), SegmentAt(2), Feedback("Hm."))
+    with pytest.raises(
+        ExperimentError,
+        match=r"the recipe 'hint' selects no segment: 4 selected position\(s\), none can be "
+        r"branched: 4 positions skipped: empty segment",
+    ):
+        plan_file(recipe, path)
+
+
+def test_an_unfilled_template_is_counted_beside_the_branches_it_did_not_plan():
+    traces = parents()
+    plan = plan_experiment(
+        Recipe("m", ParentFilter(), EveryBoundary(), Force("{perturbed}")), traces
+    )
+    # "Count. " and "Think. " have no number to perturb; "So X. <answer>X</answer>" has
+    assert plan.skipped == {SkipReason.UNFILLED_TEMPLATE: 8}
+    assert len(plan) == 4 and {p.segment for p in plan} == {2}

@@ -23,7 +23,6 @@ from llenvs.core.spec import (
     SegmenterSpec,
 )
 from llenvs.evaluation.trace_environment import trace_sampling_params
-from llenvs.experiments.run_experiment import EXPERIMENT_METADATA
 from llenvs.traces import (
     SCHEMA_VERSION,
     SUPPORTED_SCHEMA_VERSIONS,
@@ -227,11 +226,11 @@ def test_every_sample_file_reads_into_the_expected_spec_and_back(path, tmp_path)
     budget = EXPECTED_BUDGET[path.name.split("-")[0]]
     for trace in traces:
         spec = trace.run.spec
-        if EXPERIMENT_METADATA in trace.metadata:  # run_branches: its dtype, no PRM (yet)
-            assert spec.model.provider is Provider.EMBEDDED and spec.prm is None
-        else:
-            assert spec.model == ModelSpec(Provider.EMBEDDED)
-            assert spec.prm == PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
+        # the embedded model, with the precision it ran in where the line records one (every
+        # line made since the run record kept it: float32; older lines: none, the same default)
+        assert replace(spec.model, dtype=None) == ModelSpec(Provider.EMBEDDED)
+        assert spec.model.dtype in (None, "float32")
+        assert spec.prm == PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
         assert spec.sampling is not None and spec.sampling.max_tokens == budget
         assert spec.sampling.stop == ("</answer>",)
         assert spec.answer_opening == AnswerOpening()
