@@ -1,29 +1,33 @@
-"""Compare runs: two or more trace files of the same tasks, task by task."""
+"""Compare runs: two or more runs of the same tasks (trace files, experiment positions)."""
 
 import streamlit as st
 
 from llenvs.ui import runs_view
 from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.ui.trace_source import trace_files, traces_dir
+from llenvs.ui.run_choice import preselect, run_choices
+from llenvs.ui.trace_source import traces_dir
 
 through_app()
 st.title("Compare runs")
 st.caption(
-    "Two or more trace files of the same tasks (two models, two segmenters, with and without "
-    "an intervention): success side by side, the paired difference with its interval, and the "
-    "tasks where they disagree."
+    "Two or more runs of the same tasks (two models, two segmenters, with and without an "
+    "intervention, an experiment's branches at one position against their parents): success "
+    "side by side, the paired difference with its interval, and the tasks where they disagree."
 )
 
 with shows_errors():
-    files = trace_files(traces_dir())
-    by_name = {path.name: path for path in files}
+    choices = run_choices(traces_dir())
+    for problem in choices.problems:
+        st.warning(problem, icon=":material/warning:")
+    for name in preselect(choices, "runs-files"):
+        st.warning(f"{name!r} is not a run in {traces_dir()}: not chosen.")
     chosen = st.multiselect(
-        "Runs (trace files; the first is compared with each other one)",
-        list(by_name),
-        default=list(by_name)[:2] if len(by_name) >= 2 else [],
+        "Runs (trace files, and experiments' branches at each position; the first is compared "
+        "with each other one)",
+        choices.names,
         key="runs-files",
     )
     if len(chosen) < 2:
-        st.info("Choose at least two trace files.")
+        st.info("Choose at least two runs.")
     else:
-        runs_view.show_runs([by_name[name] for name in chosen])
+        runs_view.show_runs([choices.run(name) for name in chosen])

@@ -3,9 +3,10 @@
 Build: the parents' trace file, a ready-made recipe (or a custom force, feedback or complete),
 the positions, the samples per point, which parents and how many, and the token budget; the
 planned branches are counted before anything runs (``plan_file``), with the most tokens they
-can generate. Run starts an ``ExperimentJob`` on the model in Settings, into an experiment file
-named after the parents and a digest of the recipe (the same recipe resumes it); a fragment
-redraws branches recorded and flips so far, with Stop. Then, as for an experiment opened from
+can generate and the selected positions skipped (an empty segment, a template not filled).
+Run starts an ``ExperimentJob`` on the model in Settings, into an experiment file named after
+the parents and a digest of the recipe (the same recipe resumes it); a fragment redraws
+branches recorded and flips so far, with Stop. Then, as for an experiment opened from
 the folder (``*.experiment.jsonl``): the steerability map (``steerability_figure``), the summary
 with its intervals (``summary_table``) and every branch beside its parent's verdict, each a link
 to the branch in Browse.
@@ -53,6 +54,7 @@ from llenvs.ui.experiment_job import ExperimentJob
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.run_choice import open_in_compare_runs
 from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_store import load_settings
 from llenvs.ui.settings_view import session_key
@@ -76,6 +78,7 @@ LINKS = 50
 """Branches linked into Browse at most (the table lists them all)."""
 
 BROWSE = "pages/browse.py"
+COMPARE_ICON = ":material/compare_arrows:"
 _JOB = "xp-job"
 _DONE = "xp-done"
 _MODES = ("Build and run an experiment", "Open a recorded experiment")
@@ -280,10 +283,11 @@ def _form(files: list[str]) -> tuple[Recipe, str, int] | None:
         return None
     points = len({(p.request.parent.trace_id, p.segment) for p in planned})
     parents_count = len({p.request.parent.trace_id for p in planned})
+    skipped = f" {planned.note()}." if planned.skipped else ""
     st.info(
         f"Planned: {count(len(planned), 'branch', 'branches')} ({count(parents_count, 'parent')}"
         f", {count(points, 'point')}, {count(samples, 'sample')} each); at most "
-        f"{len(planned) * max_tokens:,} new tokens."
+        f"{len(planned) * max_tokens:,} new tokens.{skipped}"
     )
     return recipe, parents, len(planned)
 
@@ -331,6 +335,8 @@ def show_experiment(path: Path) -> None:
     )
     st.plotly_chart(steerability_figure(summary.map), key=f"xp-map-{path.name}")
     st.dataframe(summary_table(summary), hide_index=True)
+    if st.button("Compare in Compare runs", key=f"xp-compare-{path.name}", icon=COMPARE_ICON):
+        open_in_compare_runs(path)  # its parents and positions, chosen there
     parents = recorded_parents(path, header.parents_file)
     lines = _branch_lines(parents)
     st.dataframe(branch_rows(outcomes, lines), hide_index=True)

@@ -8,6 +8,10 @@ first run against each other one on the tasks they pair (the paired difference w
 paired-bootstrap interval and McNemar's exact p-value, then how many tasks were paired and why
 the others were not); and the tasks where the runs disagree, each openable in Browse.
 
+A run is a trace file, or an experiment's branches at one position (``llenvs.ui.run_choice``):
+a ``Run`` holds its index table and the file its traces are in, so a disagreement opens the
+trace (for a branch, beside its parent, at the intervened segment) where it is.
+
 Example:
     >>> import pandas as pd
     >>> index = pd.DataFrame({"line": [1, 2, 3], "environment": ["e", "e", "e"],
@@ -21,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -29,10 +34,11 @@ import streamlit as st
 from llenvs.analysis.paired_runs import compare_paired
 from llenvs.analysis.run_pairing import RunPairing, RunTask, pair_runs
 from llenvs.traces.task_identity import TaskIdentity
-from llenvs.ui.cached import cached_index
 from llenvs.ui.wording import count, success_rate
 
 __all__ = [
+    "Run",
+    "browse_params",
     "by_task",
     "disagreements",
     "paired_table",
@@ -43,6 +49,27 @@ __all__ = [
 
 TASK = ["environment", "prompt_hash"]
 """The columns that name a task: its identity (never its index alone)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One run to compare: its name, its index table and the file its traces are in.
+
+    Example:
+        >>> Run("a", pd.DataFrame({"line": [1]}), Path("a.jsonl")).note
+        ''
+
+    """
+
+    name: str
+    """How the page names it."""
+    table: pd.DataFrame
+    """Its index table (``llenvs.ui.trace_index.COLUMNS``; ``segment``: where a branch was
+    made), one row per trace, several per task allowed (the first counts)."""
+    file: Path
+    """The trace file its lines are in (Browse opens them there)."""
+    note: str = ""
+    """What the run is, where that needs saying (an experiment's position)."""
 
 
 def by_task(index: pd.DataFrame) -> pd.DataFrame:
@@ -174,7 +201,8 @@ def disagreements(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """
     verdicts = pd.concat(
         {name: t[["success", "line"]] for name, t in runs.items()}, axis=1, join="inner"
-    ).dropna()
+    )
+    verdicts = verdicts.dropna(subset=[(name, "success") for name in runs])
     successes = verdicts.xs("success", axis=1, level=1).astype(bool)
     split = verdicts[successes.nunique(axis=1) > 1]
     split.columns = [f"{name} {what}" for name, what in split.columns]
@@ -187,16 +215,19 @@ def disagreements(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return split.sort_values(["environment", "task"], kind="stable").reset_index(drop=True)
 
 
-def show_runs(paths: list[Path]) -> None:
-    """Draw the comparison of the trace files ``paths`` (two or more)."""
-    runs = {path.stem: by_task(cached_index(str(path)).table) for path in paths}
+def show_runs(chosen: list[Run]) -> None:
+    """Draw the comparison of the runs ``chosen`` (two or more; the first against the others)."""
+    runs = {run.name: by_task(run.table) for run in chosen}
+    for run in chosen:
+        if run.note:
+            st.caption(f"**{run.name}**: {run.note}")
     shared = set.intersection(*(set(t.index) for t in runs.values()))
     st.caption(
         f"{count(len(shared), 'task')} in every run, matched by environment and question (the "
         "hash of the prompt), never by task index alone."
     )
     st.dataframe(run_summary(runs), hide_index=True)
-    st.subheader(f"{paths[0].stem} against the others")
+    st.subheader(f"{chosen[0].name} against the others")
     st.dataframe(paired_table(runs), hide_index=True)
     split = disagreements(runs)
     st.subheader(f"Tasks where they disagree ({len(split)})")
@@ -212,15 +243,36 @@ def show_runs(paths: list[Path]) -> None:
         return
     st.dataframe(split, hide_index=True)
     for environment, task, *verdicts in split.itertuples(index=False, name=None):
-        columns = st.columns(len(paths) + 1)
+        columns = st.columns(len(chosen) + 1)
         columns[0].markdown(f"`{environment}` task {task}")
-        for number, (column, path) in enumerate(zip(columns[1:], paths, strict=True)):
-            solved, line = bool(verdicts[2 * number]), int(verdicts[2 * number + 1])
+        for number, (column, run) in enumerate(zip(columns[1:], chosen, strict=True)):
+            solved, line = bool(verdicts[2 * number]), verdicts[2 * number + 1]
+            label = f"{run.name}: {'solved' if solved else 'failed'}"
+            if pd.isna(line):
+                column.caption(f"{label} (its trace is not in {run.file.name})")
+                continue
             column.page_link(
                 "pages/browse.py",
-                label=f"{path.stem}: {'solved' if solved else 'failed'} (line {line})",
-                query_params={"file": str(path), "trace": str(line)},
+                label=f"{label} (line {int(line)})",
+                query_params=browse_params(run, int(line)),
             )
+
+
+def browse_params(run: Run, line: int) -> dict[str, str]:
+    """The Browse query of the trace on ``line`` of a run (a branch: at its intervened segment).
+
+    Example:
+        >>> run = Run("x", pd.DataFrame({"line": [4], "segment": [2]}), Path("b.jsonl"))
+        >>> browse_params(run, 4)
+        {'file': 'b.jsonl', 'trace': '4', 'segment': '2'}
+
+    """
+    params = {"file": str(run.file), "trace": str(line)}
+    if "segment" in run.table.columns:
+        at = run.table.loc[run.table["line"] == line, "segment"]
+        if not at.empty:
+            params["segment"] = str(int(at.iloc[0]))
+    return params
 
 
 def _judged_in_every_run(runs: dict[str, pd.DataFrame]) -> int:

@@ -1,18 +1,23 @@
-"""Compare runs under AppTest: two trace files of the same leg_counting tasks, task by task."""
+"""Compare runs under AppTest: trace files of the same tasks, and an experiment's positions."""
 
 from __future__ import annotations
 
 import dataclasses
+from urllib.parse import parse_qsl
 
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from llenvs.core import SegmentedEnvironment
+from llenvs.core.intervention import Feedback
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
+from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment, summarize
+from llenvs.experiments.experiment_file import start_experiment
 from llenvs.traces import read_traces, write_traces
 from llenvs.ui.trace_source import TRACES_DIR_ENV
-from tests.app.test_pages import open_page, texts
+from tests.app.test_pages import REPO, open_page, texts
 
 
 def _run(env, answers):
@@ -61,7 +66,7 @@ def test_two_runs_side_by_side_with_the_paired_difference(two_runs):
 def test_fewer_than_two_runs_asks_for_more(two_runs):
     at = open_page("compare_runs")
     at.multiselect(key="runs-files").set_value(["a.jsonl"]).run()
-    assert "Choose at least two trace files." in texts(at)
+    assert "Choose at least two runs." in texts(at)
     assert not at.dataframe
 
 
@@ -107,3 +112,129 @@ def test_the_mcnemar_column_comes_before_the_counts(two_runs):
     at = open_page("compare_runs")
     columns = list(at.dataframe[1].value.columns)
     assert columns[:4] == ["against", "difference", "95% interval", "McNemar p"]
+
+
+SAMPLES = REPO / "sample_traces"
+PARENTS = "products-smollm2"
+
+
+def _expected(name, fraction):
+    """The experiment summary of the branches ``RelativePositions`` puts at ``fraction``,
+    found from the parents themselves (not by the code under test)."""
+    header, outcomes = read_experiment(SAMPLES / f"{PARENTS}-{name}.experiment.jsonl")
+    assert header.recipe.how.samples == 1
+    parents = {t.trace_id: t for t in read_traces(SAMPLES / f"{PARENTS}.jsonl")}
+    rule = RelativePositions((fraction,))
+    at = [o for o in outcomes if o.segment in rule.segments(parents[o.parent_id], None)]
+    return at, summarize(at)
+
+
+@pytest.fixture
+def samples(monkeypatch):
+    monkeypatch.setenv(TRACES_DIR_ENV, str(SAMPLES))
+    return SAMPLES
+
+
+@pytest.mark.parametrize(
+    ("name", "fractions"),
+    [("misleading-hint", (0.25, 0.5, 0.75)), ("early-answering", (0.0, 0.25, 0.5, 0.75))],
+)
+def test_an_experiment_position_against_its_parents_is_the_experiment_summary(
+    samples, name, fractions
+):
+    at = open_page("compare_runs")
+    box = at.multiselect(key="runs-files")
+    sidecar = samples / f"{PARENTS}.branches.jsonl"
+    branches = list(read_traces(sidecar))
+    for fraction in fractions:
+        run = f"{PARENTS}-{name} @ position {fraction:g}"
+        assert run in box.options
+        box.set_value([f"{PARENTS}.jsonl", run]).run()
+        assert not at.exception, at.exception
+        made, summary = _expected(name, fraction)
+        paired = summary.paired
+        assert paired is not None and paired.tasks == len(made) == 4
+        shown = at.dataframe[1].value.iloc[0]
+        assert shown["against"] == run
+        assert shown["paired"].startswith(f"{paired.tasks} tasks paired by question")
+        assert (shown[f"{PARENTS} solved"], shown["it solved"]) == (
+            paired.first_successes,
+            paired.second_successes,
+        )
+        assert (shown[f"only {PARENTS}"], shown["only it"]) == (
+            summary.success_to_fail,
+            summary.fail_to_success,
+        )
+        assert shown["difference"] == f"{100 * paired.difference:+.1f} points"
+        assert shown["McNemar p"] == round(paired.p_value, 4)
+        rate = at.dataframe[0].value.set_index("run").loc[run, "success (95% interval)"]
+        assert rate.startswith(f"{paired.second_successes}/{paired.tasks} = ")
+        flips = summary.fail_to_success + summary.success_to_fail
+        assert len(at.dataframe[2].value) == flips if flips else len(at.dataframe) == 2
+        made_here = {o.branch_id: o for o in made}
+        linked = [params for label, params in _links(at) if label.startswith(run)]
+        assert len(linked) == flips
+        for params in linked:  # each disagreement opens its branch, at the intervened segment
+            assert params["file"] == str(sidecar)
+            branch = branches[int(params["trace"]) - 1]
+            assert branch.trace_id in made_here
+            assert int(params["segment"]) == made_here[branch.trace_id].segment
+
+
+def _links(at):
+    return [
+        (str(link.proto.label), dict(parse_qsl(link.proto.query_string)))
+        for link in at.get("page_link")
+    ]
+
+
+def test_the_experiments_page_opens_compare_runs_on_the_parents_and_positions(samples):
+    at = open_page("experiments")
+    at.radio(key="xp-mode").set_value("Open a recorded experiment").run()
+    experiment = samples / f"{PARENTS}-misleading-hint.experiment.jsonl"
+    at.selectbox(key="xp-open").select(experiment).run()
+    at.button(key=f"xp-compare-{experiment.name}").click().run()
+    assert not at.exception, at.exception
+    runs = [f"{PARENTS}-misleading-hint @ position {f}" for f in ("0.25", "0.5", "0.75")]
+    assert at.multiselect(key="runs-files").value == [f"{PARENTS}.jsonl", *runs]
+    assert at.title[0].value == "Compare runs"
+    paired = at.dataframe[1].value
+    assert paired["against"].tolist() == runs
+    after = [_expected("misleading-hint", f)[1].paired.second_successes for f in (0.25, 0.5, 0.75)]
+    assert paired["it solved"].tolist() == after  # as the experiment's summary says
+    at.switch_page("pages/compare_runs.py").run()  # AppTest reruns the page it was told
+    at.multiselect(key="runs-files").set_value([f"{PARENTS}.jsonl", runs[0]]).run()
+    assert at.multiselect(key="runs-files").value == [f"{PARENTS}.jsonl", runs[0]]  # read once
+
+
+def test_a_url_names_the_runs_to_compare(samples):
+    run = f"{PARENTS}-early-answering @ position 0"
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.run()
+    at.query_params["runs"] = [f"{PARENTS}.jsonl", run, "gone.jsonl"]
+    at.switch_page("pages/compare_runs.py").run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="runs-files").value == [f"{PARENTS}.jsonl", run]
+    assert any("'gone.jsonl' is not a run" in w.value for w in at.warning)
+
+
+def test_an_experiment_that_cannot_be_opened_is_said_and_the_other_runs_still_show(two_runs):
+    recipe = Recipe("hint", ParentFilter(), RelativePositions((0.5,)), Feedback("Not so."))
+    start_experiment(two_runs / "lost.experiment.jsonl", recipe, two_runs / "a.jsonl")
+    (two_runs / "lost.experiment.jsonl").write_text(
+        (two_runs / "lost.experiment.jsonl").read_text().replace('"a.jsonl"', '"gone.jsonl"')
+    )
+    torn = two_runs / "torn.experiment.jsonl"
+    start_experiment(torn, recipe, two_runs / "b.jsonl")
+    with torn.open("a") as file:
+        file.write('{"kind": "branch", "parent_id": "x", "tas')
+    at = open_page("compare_runs")
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning]
+    assert any(
+        "lost.experiment.jsonl: its parents' file" in w and "gone.jsonl is missing" in w
+        for w in warnings
+    ), warnings
+    assert any(f"{torn}:2: skipped" in w for w in warnings), warnings
+    assert at.multiselect(key="runs-files").options == ["a.jsonl", "b.jsonl"]
+    assert "4 tasks in every run" in texts(at)  # the trace files still compare
