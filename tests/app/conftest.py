@@ -11,6 +11,7 @@ test and fails the test when something was logged. A test that shows one on purp
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 from llenvs.ui.page_guard import LOGGER, is_internal_error
 from llenvs.ui.trace_source import TRACES_DIR_ENV, import_into
+from tests.app.served_app import CHROMIUM_ARGS
 from tests.conftest import EXTERNAL
 
 INTERNAL_ERRORS_MARK = "shows_internal_errors"
@@ -105,6 +107,22 @@ def make_folder(folder: Path) -> Path:
         + good.replace('"terminal": false', '"terminal": "no"', 1)
     )
     return folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's chromium, headless, driven by playwright: one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable, (
+        "Debian chromium is missing: `apt-get install chromium` (.ci/run installs it); "
+        "the browser tests need it"
+    )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import CHROMIUM_ARGS, REPO, served_app
+from tests.app.served_app import REPO, served_app
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
 SHOWN_LINE = 20
@@ -25,21 +25,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     folder = make_folder(tmp_path_factory.mktemp("browser-traces"))
     with served_app(folder) as url:
         yield url, folder
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    assert executable, (
-        "Debian chromium is missing: `apt-get install chromium` (.ci/run installs it); "
-        "the browser test needs it"
-    )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def tab(page, label: str):

@@ -6,26 +6,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 
-import pytest
-
-from tests.app.served_app import CHROMIUM_ARGS, REPO, served_app
+from tests.app.served_app import REPO, served_app
 
 PARENTS = "products-smollm2"
 EXPERIMENT = f"{PARENTS}-misleading-hint.experiment.jsonl"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    assert executable, "Debian chromium is missing: `apt-get install chromium` (.ci/run does)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def test_an_experiment_opens_in_compare_runs_and_a_disagreement_in_browse(browser, tmp_path):

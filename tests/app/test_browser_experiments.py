@@ -9,7 +9,6 @@ offers no scripted backend), so the branches are the embedded model's, 16 tokens
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -18,7 +17,7 @@ import pytest
 
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, read_traces, write_traces
-from tests.app.served_app import CHROMIUM_ARGS, REPO, served_app
+from tests.app.served_app import REPO, served_app
 
 SAMPLE = REPO / "sample_traces" / "products-smollm2.jsonl"
 TASKS = (2, 3)
@@ -36,18 +35,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     write_traces(folder / "products.jsonl", parents)
     with served_app(folder) as url:
         yield url, folder
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    assert executable, "Debian chromium is missing: `apt-get install chromium` (.ci/run does)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def _grid_records(grid) -> list[dict[str, str]]:
