@@ -15,7 +15,8 @@ browsers are never installed), in a 1500 × 1200 window. Each press is timed fro
 
 * *label key* (label mode, a fragment rerun): the next segment selected (the panel says
   "Labelling segment n+1") and the labelled row showing the new label: its ``label`` cell's
-  colour, read from the grid's canvas; keys ``3 3 1 2 3 0 f`` in turn.
+  colour, read from the grid's canvas once the grid has been drawn again since the key (the
+  grid is found by its key); keys ``3 3 1 2 3 0 f`` in turn.
 * *next segment, label mode* (``j``, the same fragment, nothing written): the next segment
   selected.
 * *next segment, whole page* (``j`` with label mode off: the page reruns): the next segment's
@@ -46,6 +47,7 @@ from typing import Any
 
 from bench_common import ROOT, publish
 
+from llenvs.ui.labelling_view import LABEL_ROWS
 from llenvs.ui.segment_table import BEFORE
 
 HEADING = "## Labelling in Browse (`bench/labelling.py`)"
@@ -65,39 +67,53 @@ GOAL_SECONDS = 0.2
 LABELLER = "bench"
 TIMEOUT_MS = 60_000
 
-LABELLED = """([segment, label, row]) => {
+GRID = f"""() => document.querySelector(
+  '[class*="st-key-{LABEL_ROWS}"] [data-testid="stDataFrame"] canvas')"""
+"""Label mode's grid's canvas, found by the key it is drawn under (``LABEL_ROWS``)."""
+
+DRAWN = f"""() => {{
+  const canvas = ({GRID})();
+  if (!canvas || !canvas.getBoundingClientRect().width) return null;
+  const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let hash = 0;
+  for (let i = 0; i < d.length; i += 4) {{
+    hash = (hash * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+  }}
+  return hash;
+}}"""
+"""A fingerprint of what the grid's canvas shows (null before it is drawn)."""
+
+BEFORE_KEY = f"() => {{ window.__drawn = ({DRAWN})(); }}"
+"""Keep the grid's fingerprint before a key, for ``LABELLED`` to see that the grid has changed."""
+
+LABELLED = f"""([segment, label, row]) => {{
   const said = Array.from(document.querySelectorAll('[data-testid="stMarkdownContainer"] p'))
-    .some(p => p.innerText.startsWith(`Labelling segment ${segment + 1} of`));
+    .some(p => p.innerText.startsWith(`Labelling segment ${{segment + 1}} of`));
   if (!said) return false;
   if (label === null) return true;
-  const tints = {'-1': [220, 60, 60], '+0': [150, 150, 150], '+1': [60, 180, 60]};
+  const canvas = ({GRID})();
+  if (!canvas || !canvas.getBoundingClientRect().width) return false;
+  if (({DRAWN})() === window.__drawn) return false;  // the grid not drawn again yet
+  const tints = {{'-1': [220, 60, 60], '+0': [150, 150, 150], '+1': [60, 180, 60]}};
   const near = (d, i, rgb) => rgb.every((c, k) => Math.abs(d[i + k] - (255 + c) / 2) <= 4);
-  for (const grid of document.querySelectorAll('[data-testid="stDataFrame"]')) {
-    const head = grid.querySelector('table tr');
-    const cells = head ? Array.from(head.querySelectorAll('th,td')) : [];
-    const names = cells.map(c => c.innerText.trim());
-    if (!names.includes('label')) continue;
-    const canvas = grid.querySelector('canvas');
-    if (!canvas) return false;
-    const scale = canvas.width / canvas.getBoundingClientRect().width;
-    const y = Math.round((35 + 35 * row + 17) * scale);
-    const d = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
-    const found = Object.keys(tints).filter(name => {  // a cell's fill: a run of pixels
-      let run = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        run = near(d, i, tints[name]) ? run + 1 : 0;
-        if (run >= 12) return true;
-      }
-      return false;
-    });
-    return label === '' ? found.length === 0 : found.length === 1 && found[0] === label;
-  }
-  return false;
-}"""
-"""True once segment ``segment + 1`` is selected in label mode and the table shows ``label`` on
-``segment``'s row, the ``row``-th drawn: its ``label`` cell's colour, read from the grid's canvas
-(what the eye sees: the grid's copy of its rows for screen readers is updated later), no label
-colour for "" (not checked when None)."""
+  const scale = canvas.width / canvas.getBoundingClientRect().width;
+  const y = Math.round((35 + 35 * row + 17) * scale);
+  const d = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
+  const found = Object.keys(tints).filter(name => {{  // a cell's fill: a run of pixels
+    let run = 0;
+    for (let i = 0; i < d.length; i += 4) {{
+      run = near(d, i, tints[name]) ? run + 1 : 0;
+      if (run >= 12) return true;
+    }}
+    return false;
+  }});
+  return label === '' ? found.length === 0 : found.length === 1 && found[0] === label;
+}}"""
+"""True once segment ``segment + 1`` is selected in label mode and the grid, drawn again since
+the key (``BEFORE_KEY``), shows ``label`` on ``segment``'s row, the ``row``-th drawn: its
+``label`` cell's colour, read from the grid's canvas (what the eye sees; the grid is found by
+its key, not by its copy of its rows for screen readers, which the grid updates up to a few
+hundred milliseconds later), no label colour for "" (not checked when None)."""
 
 TAB = """(segment) => Array.from(document.querySelectorAll('[role="tab"]'))
   .some(tab => tab.innerText.trim() === `Segment ${segment}`)"""
@@ -143,6 +159,7 @@ def browser_page(traces: Path) -> Iterator[tuple[Any, str]]:
 
 def timed(page: Any, key: str, shown: Callable[[], None]) -> tuple[float, float]:
     """Seconds from pressing ``key`` until ``shown`` returns, and until the run has ended."""
+    page.evaluate(BEFORE_KEY)
     started = time.perf_counter()
     page.keyboard.press(key)
     shown()
@@ -244,9 +261,9 @@ def section(result: dict[str, Any]) -> str:
         "The sample's 321-segment Thought Anchors trace (with its published step values) in a "
         "temporary copy, opened in Browse at segment "
         f"{START}. *Shown*: from the key press to the page showing its effect (label key: the "
-        "labelled row's `label` cell in the label's colour, read from the table's canvas, and the "
-        "next segment selected; `j`: the next segment selected), checked at every animation "
-        "frame. *Done*: until the app's run has "
+        "labelled row's `label` cell in the label's colour, read from the table's canvas once it "
+        "has been drawn again since the key, and the next segment selected; `j`: the next "
+        "segment selected), checked at every animation frame. *Done*: until the app's run has "
         "ended. Label keys `3 3 1 2 3 0 f` in turn (each written to the labels file; "
         f"{result['labelled_steps']} steps labelled at the end); the whole-page rerun is `j` "
         "with label mode off, on the same trace, in the same browser.",

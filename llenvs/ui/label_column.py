@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import os
 
-from llenvs.traces import Trace, read_labels
+from llenvs.traces import Labels, Trace, read_labels
 from llenvs.traces.label_migration import legacy_labels
 
-__all__ = ["shown_labels"]
+__all__ = ["labels_shown", "shown_labels"]
 
 
 def shown_labels(
@@ -49,7 +49,21 @@ def shown_labels(
         {}
 
     """
-    labels = read_labels(trace_file)
+    return labels_shown(read_labels(trace_file), trace, labeller)
+
+
+def labels_shown(labels: Labels, trace: Trace, labeller: str | None = None) -> dict[int, int]:
+    """``shown_labels`` of a label store already read (``labels``).
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A."),))
+        >>> store = Labels((StepLabel(t.trace_id, 0, 1, "bo"), StepLabel(t.trace_id, 0, -1, "ada")))
+        >>> labels_shown(store, t), labels_shown(store, t, "ada"), labels_shown(store, t, "cy")
+        ({0: 1}, {0: -1}, {})
+
+    """
     named = labels.labellers() if labeller is None else (labeller,)
     for name in named:
         steps = labels.latest(name).get(trace.trace_id)

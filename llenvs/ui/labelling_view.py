@@ -4,9 +4,14 @@ Off by default, so browsing is as without it. Turned on (the ``LABEL_MODE`` swit
 segment table), the segment moves (``j``/``k``), the segment rows beside their chart, and the
 selected step (its text, the label keys, its note and its label history) become one fragment
 (``labelling_panel``): a key press reruns only that, not the page, so the label shows and the
-next segment is selected at once. To keep that quick the rows are a window of ``LABEL_WINDOW``,
-and the chart is drawn as lines with the labels marked (``outline_figure``), kept from key to
-key; segments are selected with the keys and the rows. Keys (``LabelKey``): ``1`` wrong (-1),
+next segment is selected at once. To keep that quick (``bench/labelling.py`` measures it): the
+rows are a window of ``LABEL_WINDOW``, in a grid kept from key to key and updated in place
+(``segment_rows``'s ``key``); the chart is a small SVG picture of the lines with the labels
+marked (``outline_svg``), not a Plotly chart, which the browser would draw anew at every key;
+the table is built once per trace and only its ``label`` column filled in at each key, and the
+label store is parsed once, then only the lines appended (``cached_labels``: a label another
+labeller or process appends shows at the next key too). Segments are selected with the keys
+and the rows. Keys (``LabelKey``): ``1`` wrong (-1),
 ``2`` neutral (0), ``3`` correct (+1), ``0`` clear, ``f`` first error here (this step -1, every
 earlier one +1). Each appends to the trace file's label store (``append_labels``, under its
 lock), with the note typed for the step, then selects the next segment among those the table
@@ -27,14 +32,14 @@ from enum import Enum
 
 import streamlit as st
 
-from llenvs.traces import Labels, StepLabel, Trace, append_labels, labels_path, read_labels
+from llenvs.traces import Labels, StepLabel, Trace, append_labels
 from llenvs.ui.browse_location import BrowseLocation, go_to
-from llenvs.ui.cached import stamp
 from llenvs.ui.function_tags import tagged_segments
 from llenvs.ui.label_history import describe_history, label_words
 from llenvs.ui.label_keys import LabelKey
+from llenvs.ui.label_store_cache import cached_labels
+from llenvs.ui.outline_chart import outline_svg
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.segment_chart import outline_figure
 from llenvs.ui.segment_panel import segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
 from llenvs.ui.settings_store import load_settings
@@ -42,6 +47,7 @@ from llenvs.ui.trace_source import traces_dir
 
 __all__ = [
     "LABEL_MODE",
+    "LABEL_ROWS",
     "NOTE",
     "BrowseMode",
     "label_mode",
@@ -60,11 +66,12 @@ NOTE = "label-note"
 TEXT_LIMIT = 20_000
 """The most characters of the selected step's text drawn at once (Browse's ``TEXT_LIMIT``)."""
 
-LABEL_WINDOW = 30
-"""The most segment rows label mode shows at once: every key redraws them."""
+LABEL_WINDOW = 12
+"""The most segment rows label mode shows at once (every key redraws them): enough to fill
+the table's height."""
 
-_CHART = "label-chart"
-"""The key of label mode's chart: it keeps it, so a key updates the chart drawn already."""
+LABEL_ROWS = "label-rows"
+"""The key label mode's grid is drawn under (``segment_rows``): kept from key to key."""
 
 _PROBLEM = "label-problem"
 """Where a key press leaves what stopped it (no labeller, a write that failed) for the panel."""
@@ -170,9 +177,9 @@ def labelling_panel(path: str, line: int, trace: Trace) -> None:
         table = segment_rows_table(path, line, trace, labeller or None)
         left, right = st.columns([3, 2])
         with left:
-            window = segment_rows(trace, table, here, LABEL_WINDOW)
-        with right:  # redrawn at every key: light, and selected with the keys and the rows
-            right.plotly_chart(outline_figure(table, here.segment, window), key=_CHART)
+            window = segment_rows(trace, table, here, LABEL_WINDOW, key=LABEL_ROWS)
+        with right:  # redrawn at every key: a picture, selected with the keys and the rows
+            st.markdown(outline_svg(table, here.segment, window), unsafe_allow_html=True)
         if trace.segments:
             _selected_step(path, trace, here, labeller, stepped)
         else:
@@ -271,14 +278,8 @@ _KEY_HELP = {
 
 
 def _labels(path: str) -> Labels:
-    """The labels of the trace file ``path``, read once per version of its labels file."""
-    return _read(path, stamp(str(labels_path(path))))
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _read(path: str, version: tuple[int, int]) -> Labels:
-    del version
-    return read_labels(path)
+    """The labels of the trace file ``path``: parsed once, then only the lines appended."""
+    return cached_labels(path)
 
 
 def _press(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[int]) -> None:

@@ -29,7 +29,6 @@ __all__ = [
     "LABEL_MARKS",
     "SVG_POINTS",
     "label_marks",
-    "outline_figure",
     "segment_figure",
     "selected_segment",
 ]
@@ -165,29 +164,6 @@ def segment_figure(
         clickmode="event+select",
         hovermode="closest",
     )
-    return figure
-
-
-def outline_figure(
-    table: pd.DataFrame, selected: int | None = None, window: range | None = None
-) -> go.Figure:
-    """``segment_figure`` drawn as lines: no marker per segment, the label marks kept.
-
-    Label mode redraws the chart at every key; each marker is an element the browser draws
-    again, so the PRM score and cumulative reward are lines there, and only the labelled
-    segments (and the selected one's dotted line) are marked.
-
-    Example:
-        >>> t = pd.DataFrame({"#": [0, 1], "PRM": [1.0, 0.0], "cumulative": [0.0, 1.0],
-        ...                   "label": ["+1", ""]})
-        >>> [(trace.name, trace.mode) for trace in outline_figure(t, 1).data]
-        [('PRM score', 'lines'), ('cumulative reward', 'lines'), ('human label', 'markers')]
-
-    """
-    figure = segment_figure(table, selected, window)
-    for trace in figure.data:
-        if trace.name != LABEL_MARKS:
-            trace.mode = "lines"
     return figure
 
 

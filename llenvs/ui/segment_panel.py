@@ -2,8 +2,9 @@
 
 Browse draws it as part of the page (label mode draws its own, lighter, inside its fragment:
 ``labelling_view``); a click on a row or on a point of the chart selects that segment. The
-table (``segment_table``) is built once per version of the trace file and of its
-labels file, and per labeller shown (``segment_rows_table``).
+table (``segment_table``) is built once per version of the trace file; its ``label`` column is
+filled in at each run from the label store (``cached_labels``: parsed once, then only the lines
+appended), for the labeller shown (``segment_rows_table``), so a new label costs no new table.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import math
 import pandas as pd
 import streamlit as st
 
-from llenvs.traces import Trace, labels_path
+from llenvs.traces import Trace
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.cached import stamp
-from llenvs.ui.label_column import shown_labels
+from llenvs.ui.label_column import labels_shown
+from llenvs.ui.label_store_cache import cached_labels
 from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_rows_view import segment_rows
-from llenvs.ui.segment_table import segment_table
+from llenvs.ui.segment_table import label_cell, segment_table
 
 __all__ = ["segment_panel", "segment_rows_table"]
 
@@ -31,7 +33,7 @@ def segment_rows_table(
     """The ``segment_table`` of ``trace`` (on ``line`` of ``path``), labels from its store.
 
     ``labeller``: the labeller whose labels the ``label`` column shows (``shown_labels``).
-    A new label (the labels file changed) builds it again.
+    A new label (the labels file changed) changes only that column.
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
@@ -41,8 +43,9 @@ def segment_rows_table(
         ['']
 
     """
-    version = (*stamp(path), *stamp(str(labels_path(path))))
-    return _table(path, line, version, labeller, trace)
+    table = _table(path, line, stamp(path), trace)
+    shown = labels_shown(cached_labels(path), trace, labeller)
+    return table.assign(label=[label_cell(shown.get(int(s))) for s in table["#"].tolist()])
 
 
 def segment_panel(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:
@@ -64,12 +67,15 @@ def segment_panel(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> ra
     return window
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _table(
-    path: str, line: int, version: tuple[int, ...], labeller: str | None, _trace: Trace
-) -> pd.DataFrame:
-    del line, version  # the cache key: the trace on this line of this file, and its labels
-    return segment_table(_trace, shown_labels(path, _trace, labeller))
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _table(path: str, line: int, version: tuple[int, int], _trace: Trace) -> pd.DataFrame:
+    """The table of the trace on ``line`` of ``path`` (at ``version``), without labels.
+
+    Kept, not copied, at each call (``cache_resource``): callers get a new frame from it
+    (``segment_rows_table``'s ``assign``) and never change it.
+    """
+    del path, line, version  # the cache key: the trace on this line of this version of the file
+    return segment_table(_trace)
 
 
 def _clicked_point(key: str, here: BrowseLocation) -> None:

@@ -34,6 +34,9 @@ __all__ = ["TAG_FILTER", "chosen_tags", "segment_rows", "shown_segments", "step_
 TAG_FILTER = "tag-filter"
 """The tag filter's key, followed by ``-`` and the trace id (each trace keeps its own)."""
 
+_CLICKS = "segment-row-clicks"
+"""How many rows were clicked in this session: part of a kept grid's key (``segment_rows``)."""
+
 COLUMNS = ["#", "PRM", "reward", "cumulative", "label", "flags", "text"]
 """The table's columns, in order (``tags`` goes before ``text`` when segments carry tags)."""
 
@@ -92,12 +95,22 @@ def step_among(shown: Sequence[int], segment: int, step: int) -> int:
 
 
 def segment_rows(
-    trace: Trace, table: pd.DataFrame, here: BrowseLocation, size: int = WINDOW
+    trace: Trace,
+    table: pd.DataFrame,
+    here: BrowseLocation,
+    size: int = WINDOW,
+    key: str | None = None,
 ) -> range:
     """Draw the segment rows of ``trace`` (``table``: its ``segment_table``), ``here`` selected.
 
     At most ``size`` rows at once (label mode draws fewer: it redraws them at every key).
     Returns the span of segments the table shows, for the chart to shade.
+
+    ``key``: None draws a new grid for each selected segment, opened with its row selected.
+    Label mode names one, and the grid is then kept, its rows updated in place, as long as
+    the selected row stays at the same place among the rows (mid-trace it always does: the
+    window follows the selection), which is much quicker in the browser than a new grid; a
+    click on a row draws a new one, so the grid's own selection never points at another row.
     """
     counts = tag_counts(trace)
     chosen = _tag_filter(trace, counts) if counts else []
@@ -111,8 +124,12 @@ def segment_rows(
         )
     if len(rows) < len(shown):
         _window_moves(rows, len(shown), here, last=len(table) - 1, filtered=bool(chosen), size=size)
-    key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}"
     selected = rows.index(here.segment) if here.segment in rows else None
+    if key is None:
+        key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}"
+    else:
+        clicks = st.session_state.get(_CLICKS, 0)
+        key = f"{key}-{here.line}-{selected}-{'-'.join(chosen)}-{clicks}"
     st.dataframe(
         styled_segments(table.iloc[rows], here.segment),
         hide_index=True,
@@ -181,6 +198,7 @@ def _window_moves(
 
 
 def _pick_segment(key: str, here: BrowseLocation, rows: list[int]) -> None:
+    st.session_state[_CLICKS] = st.session_state.get(_CLICKS, 0) + 1
     row = picked_row(st.session_state[key]["selection"])
     if row is not None and 0 <= row < len(rows):  # a position among the rows shown
         go_to(BrowseLocation(here.file, here.line, rows[row]))

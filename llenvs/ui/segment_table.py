@@ -40,6 +40,7 @@ __all__ = [
     "LABELLED_COLUMNS",
     "SELECTION_MODES",
     "WINDOW",
+    "label_cell",
     "label_colour",
     "label_values",
     "picked_row",
@@ -85,6 +86,17 @@ def label_colour(label: object, strength: float = 0.2) -> str:
         return ""
     red, green, blue = LABEL_COLOURS[value]
     return f"background-color: rgba({red}, {green}, {blue}, {strength:g})"
+
+
+def label_cell(label: int | None) -> str:
+    """What a ``label`` cell shows for a step label (-1, 0 or 1; None: unlabelled).
+
+    Example:
+        >>> label_cell(1), label_cell(0), label_cell(-1), label_cell(None)
+        ('+1', '+0', '-1', '')
+
+    """
+    return "" if label is None else f"{label:+.0f}"
 
 
 def label_values(table: pd.DataFrame) -> dict[int, int]:
@@ -171,7 +183,7 @@ def segment_table(trace: Trace, labels: Mapping[int, int] | None = None) -> pd.D
                 "reward": reward,
                 "cumulative": total,
                 "PRM": min(segment.prm_scores.values()) if segment.prm_scores else math.nan,
-                "label": "" if label is None else f"{label:+.0f}",
+                "label": label_cell(label),
                 "flags": ", ".join(sorted(flag.value for flag in segment.flags)),
                 "tags": ", ".join(segment_tags(segment)),
             }

@@ -3,6 +3,7 @@ the labeller required, and browsing left as it was while label mode is off."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from llenvs.traces import (
 from llenvs.ui.labelling_view import LABEL_MODE, BrowseMode, note_key
 from llenvs.ui.settings_store import Settings, save_settings
 from llenvs.ui.trace_source import TRACES_DIR_ENV
+from tests.app.test_big_traces import select
 from tests.app.test_pages import open_page, texts
 
 STEPS = ["Two and two. ", "That is 4. ", "Times 3 is 13. ", "So 13. ", "Check: 13. ", "Done. "]
@@ -170,3 +172,65 @@ def test_browsing_is_as_before_while_label_mode_is_off(trace_file, labeller):
     at.button(key="nav-j").click().run()
     assert _segment(at) == 2 and "Segment 2" in [tab.label for tab in at.tabs]
     assert not labels_path(trace_file).exists()
+
+
+def _long_trace(n: int = 40) -> Trace:
+    texts_ = [f"Step {index} says {index * 7}. " for index in range(n)]
+    segments, offset = [], 0
+    for index, text in enumerate(texts_):
+        segments.append(SegmentRecord(index, offset, offset + len(text), text))
+        offset += len(text)
+    return Trace(
+        task=TaskRecord("arith", "test", {}, 1, "Count by sevens."),
+        response="".join(texts_),
+        segments=tuple(segments),
+    )
+
+
+@pytest.fixture
+def long_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    path = tmp_path / "long.jsonl"
+    write_traces(path, [_long_trace()])
+    save_settings(tmp_path, Settings(labeller="ada"))
+    return path
+
+
+def _chart(at) -> str:
+    [svg] = [m.value for m in at.markdown if m.value.startswith("<svg")]
+    return svg
+
+
+def test_a_key_updates_the_grid_drawn_and_the_charts_label_marks(long_file):
+    at = _label_mode(long_file, segment=10)
+    grid = at.dataframe[1].proto.id
+    assert "labelled" not in _chart(at)
+    _press(at, "3")
+    assert _segment(at) == 11
+    assert at.dataframe[1].proto.id == grid  # the same grid, its rows updated: not a new one
+    rows = at.dataframe[1].value
+    assert rows.loc[rows["#"] == 10, "label"].tolist() == ["+1"]
+    assert "segment 10: labelled +1 correct" in _chart(at)  # the chart's marks, at once
+    _press(at, "1")
+    assert at.dataframe[1].proto.id == grid
+    assert "segment 11: labelled -1 wrong" in _chart(at)
+    # A click on a row selects its segment in a new grid, opened with that row selected.
+    shown = at.dataframe[1].value["#"].tolist()
+    select(at, at.dataframe[1], {"rows": [2], "columns": [], "cells": []})
+    assert _segment(at) == shown[2]
+    assert at.dataframe[1].proto.id != grid
+    [row] = json.loads(at.dataframe[1].proto.selection_default)["selection"]["rows"]
+    assert at.dataframe[1].value["#"].tolist()[row] == shown[2]
+
+
+def test_labels_another_writer_appends_show_at_the_next_key(long_file):
+    trace_id = _trace_id(long_file)
+    at = _label_mode(long_file, segment=10)
+    # Written outside this session: another labeller, and the same one in another tab.
+    append_labels(long_file, [StepLabel(trace_id, 11, 1, "bo"), StepLabel(trace_id, 13, -1, "ada")])
+    _press(at, "3")
+    rows = at.dataframe[1].value
+    assert rows.loc[rows["#"].isin([10, 11, 13]), "label"].tolist() == ["+1", "", "-1"]
+    assert "bo: none → +1" in texts(at)  # segment 11's history: every labeller's
+    assert "segment 13: labelled -1 wrong" in _chart(at)
+    assert _latest(long_file) == {10: 1, 13: -1}
