@@ -3,7 +3,6 @@ the keyboard (one with a note typed first), and find them in the trace file's la
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from llenvs.traces import read_labels, read_traces, write_traces
 from llenvs.ui.settings_store import Settings, save_settings
-from tests.app.served_app import CHROMIUM_ARGS, served_app
+from tests.app.served_app import served_app
 from tests.app.test_labelling import STEPS, _trace
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -25,18 +24,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     save_settings(folder, Settings(labeller="ada"))
     with served_app(folder) as url:
         yield url, path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    assert executable, "Debian chromium is missing: `apt-get install chromium` (.ci/run does)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def _selected(page, segment: int) -> None:
