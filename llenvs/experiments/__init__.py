@@ -21,14 +21,14 @@ from llenvs.experiments.experiment_file import (
     read_experiment,
     recorded_parents,
 )
-from llenvs.experiments.experiment_plan import ExperimentPlan
+from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
 from llenvs.experiments.experiment_run import ExperimentRun
 from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
 from llenvs.experiments.how import How
 from llenvs.experiments.map_bin import MapBin, prm_score_map, steerability_map
 from llenvs.experiments.parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments.perturbation import perturbed
-from llenvs.experiments.planned_branch import PlannedBranch, plan_experiment
+from llenvs.experiments.planned_branch import PlannedBranch
 from llenvs.experiments.ready_recipes import READY_RECIPES, ready_recipe
 from llenvs.experiments.recipe import Recipe, load_recipe, recipe_from_toml
 from llenvs.experiments.run_experiment import plan_file, run_experiment

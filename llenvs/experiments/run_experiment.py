@@ -60,9 +60,9 @@ from llenvs.experiments.experiment_file import (
     read_experiment,
     start_experiment,
 )
-from llenvs.experiments.experiment_plan import ExperimentPlan
+from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
 from llenvs.experiments.experiment_run import ExperimentRun
-from llenvs.experiments.planned_branch import PlannedBranch, plan_experiment
+from llenvs.experiments.planned_branch import PlannedBranch
 from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.where import Importances, TopImportance
 from llenvs.traces.branches import append_branch, read_branches
