@@ -23,6 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 from llenvs.evaluation import trace_feedback
+from llenvs.evaluation.branch_prm import PRM_UNSCORED
 from llenvs.rewards.prm_provenance import describe_prm
 from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.branch_comparison import describe_branch
@@ -282,6 +283,9 @@ def _header(trace: Trace, line: int) -> None:
         f"{run_summary(trace.run)}"
     )
     st.caption(f"scored by PRM: {describe_prm(trace.run.spec.prm, trace.run.spec.model)}")
+    unscored = trace.metadata.get(PRM_UNSCORED)
+    if unscored:
+        st.caption(f"Not scored by its parent's PRM: {unscored}")
     if trace.parent is not None:
         st.caption(
             f"A branch of trace {trace.parent.parent_id[:8]}: {describe_branch(trace.parent)}"

@@ -13,6 +13,7 @@ from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.core.spec import PRMKind, PRMSpec
 from llenvs.evaluation import replay_trace
+from llenvs.evaluation.branch_prm import PRM_UNSCORED
 from llenvs.rewards import prm_rewards
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import evaluate_view
@@ -109,3 +110,19 @@ def test_the_evaluate_page_records_the_prm_it_scored_with(tmp_path, monkeypatch)
     assert [t.run.spec.prm for t in traces] == [
         PRMSpec(PRMKind.ARITHMETIC, class_name="ArithmeticPRM")
     ] * 2
+
+
+def test_the_header_says_why_a_branch_is_not_scored_by_its_parents_prm(tmp_path, monkeypatch):
+    folder = _folder(tmp_path, monkeypatch, None)
+    path = folder / "lc.jsonl"
+    (trace,) = read_traces(path)
+    reason = "the parent's PRM transformers/gone cannot be made here: no such folder"
+    write_traces(
+        path, [dataclasses.replace(trace, metadata={**trace.metadata, PRM_UNSCORED: reason})]
+    )
+    at = open_page("browse", file=str(path), trace="1", segment="0")
+    assert not at.exception, at.exception
+    assert f"Not scored by its parent's PRM: {reason}" in _captions(at)
+    write_traces(path, [trace])
+    at = open_page("browse", file=str(path), trace="1", segment="0")
+    assert not any(c.startswith("Not scored by its parent's PRM") for c in _captions(at))
