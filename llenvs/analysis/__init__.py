@@ -66,13 +66,8 @@ from llenvs.analysis.stored_step_analysis import (
     stored_forced_answers,
     stored_step_analysis,
 )
-from llenvs.analysis.top_steps import (
-    TopSteps,
-    rank_chances,
-    top_k_membership,
-    top_k_membership_of,
-    top_steps_round,
-)
+from llenvs.analysis.top_k_membership import rank_chances, top_k_membership, top_k_membership_of
+from llenvs.analysis.top_steps import TopSteps, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",

@@ -27,13 +27,8 @@ from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
 from llenvs.analysis.tally import Tally
-from llenvs.analysis.top_steps import (
-    CONFIDENCE,
-    MOVED_CHANCE,
-    TopSteps,
-    top_k_membership_of,
-    value_draws,
-)
+from llenvs.analysis.top_k_membership import top_k_membership_of
+from llenvs.analysis.top_steps import CONFIDENCE, MOVED_CHANCE, TopSteps, value_draws
 
 __all__ = ["VERDICT_DRAWS", "StepAnalysis"]
 

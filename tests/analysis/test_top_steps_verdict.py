@@ -20,7 +20,8 @@ from llenvs.analysis import (
 from llenvs.analysis.boundary_value import exact_value
 from llenvs.analysis.step_analysis import VERDICT_DRAWS
 from llenvs.analysis.step_importance import step_importances
-from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED, top_k_membership, value_draws
+from llenvs.analysis.top_k_membership import top_k_membership
+from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED, value_draws
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 

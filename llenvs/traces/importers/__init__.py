@@ -23,10 +23,10 @@ from llenvs.traces.importers.step_file import (
     StepFormat,
     prm800k_traces,
     processbench_traces,
-    step_file_labels,
     step_file_traces,
 )
 from llenvs.traces.importers.step_file_export import step_file_row, write_step_file
+from llenvs.traces.importers.step_file_labels import step_file_labels
 from llenvs.traces.importers.trace_import import (
     IMPORT_FORMATS,
     LABELLED_FORMATS,

@@ -11,15 +11,14 @@ ProcessBench steps are paragraphs (joined by a blank line), PRM800K steps are li
 joiner stays with the step before it.
 
 The human labels (1 right, 0 neutral, -1 wrong) never go into the trace: ``step_file_labels``
-gives them apart, under their labeller (the row's ``labeller``, else its dataset's name up to a
-``/``: ``processbench``, ``prm800k``), and ``llenvs import`` puts them in the output's label
-store (``llenvs.traces.step_labels``). A row may also carry ``prm_scores``, one ``{name:
-score}`` object (or null) per step: a model's scores, as ``llenvs export`` writes them; they
-come back as that step's ``rewards[name]`` and ``prm_scores[name]``, never as a human label. A
-row that ``llenvs export --format prm800k`` wrote also holds an ``"llenvs"`` object
-(``exported_trace``): the trace comes back as it was exported, id, task, run, final rewards and
-the exact text between steps included; a row with a ``trace_id`` (every row llenvs exports)
-gives that id back.
+(``llenvs.traces.importers.step_file_labels``) gives them apart, under their labeller, and
+``llenvs import`` puts them in the output's label store (``llenvs.traces.step_labels``). A row
+may also carry ``prm_scores``, one ``{name: score}`` object (or null) per step: a model's
+scores, as ``llenvs export`` writes them; they come back as that step's ``rewards[name]`` and
+``prm_scores[name]``, never as a human label. A row that ``llenvs export --format prm800k``
+wrote also holds an ``"llenvs"`` object (``exported_trace``): the trace comes back as it was
+exported, id, task, run, final rewards and the exact text between steps included; a row with a
+``trace_id`` (every row llenvs exports) gives that id back.
 
 Each format reads its own rows and the shared step-file rows; a row of the other format (a
 PRM800K record or an exported row read as ``processbench``, a ProcessBench row read as
@@ -32,8 +31,6 @@ Example:
     >>> [t] = step_file_traces(row)
     >>> [s.text for s in t.segments], [s.rewards for s in t.segments], t.task.task_index
     (['2 + 2 = 5.\n\n', 'So 5.'], [{}, {}], 7)
-    >>> step_file_labels(row)
-    [RowLabels(labeller='processbench', labels=(-1, None))]
 
 """
 
@@ -48,7 +45,6 @@ from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
-from llenvs.traces.importers.row_labels import RowLabels, labeller_of
 from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
@@ -57,13 +53,9 @@ from llenvs.traces.trace import Trace
 __all__ = [
     "HUMAN_LABEL",
     "StepFormat",
-    "hf_labels",
     "hf_traces",
-    "prm800k_labels",
     "prm800k_traces",
-    "processbench_labels",
     "processbench_traces",
-    "step_file_labels",
     "step_file_traces",
 ]
 
@@ -105,9 +97,8 @@ def processbench_traces(row: object, segmenter: str = "steps", number: int = 1) 
     Example:
         >>> [t] = processbench_traces({"id": "x-2", "problem": "q", "steps": ["a", "b"],
         ...                            "label": 1, "final_answer_correct": False})
-        >>> t.response, processbench_labels({"id": "x-2", "problem": "q", "steps": ["a", "b"],
-        ...                                  "label": 1})[0].labels
-        ('a\n\nb', (1, -1))
+        >>> t.response
+        'a\n\nb'
 
     """
     return step_file_traces(row, segmenter, number, format=StepFormat.PROCESSBENCH)
@@ -133,8 +124,8 @@ def hf_traces(row: object, segmenter: str = "steps", number: int = 1) -> list[Tr
         >>> row = {"trace_id": "ab", "dataset": "prm800k", "id": "p-1", "problem": "q",
         ...        "steps": ["a", "b"], "labels": [1, None], "labeller": "ada"}
         >>> [t] = hf_traces(row)
-        >>> t.response, hf_labels(row)
-        ('a\nb', [RowLabels(labeller='ada', labels=(1, None))])
+        >>> t.response
+        'a\nb'
 
     """
     return step_file_traces(row, segmenter, number, format=StepFormat.HF)
@@ -162,8 +153,6 @@ def step_file_traces(
         >>> [t] = step_file_traces(record, number=4)
         >>> t.response, t.task.adapter, t.task.task_index
         ('1 + 1 = 2\n# Answer\n\n2', 'prm800k', 3)
-        >>> step_file_labels(record)
-        [RowLabels(labeller='prm800k', labels=(1, 1))]
 
     """
     del segmenter
@@ -215,62 +204,6 @@ def step_file_traces(
         },
     )
     return [trace if block is None else restored(trace, block, problem)]
-
-
-def processbench_labels(row: object) -> list[RowLabels]:
-    """The labels of the trace of one ProcessBench row (see ``step_file_labels``).
-
-    Example:
-        >>> processbench_labels({"id": "x", "problem": "q", "steps": ["a", "b", "c"],
-        ...                      "label": -1})
-        [RowLabels(labeller='processbench', labels=(1, 1, 1))]
-
-    """
-    return step_file_labels(row, format=StepFormat.PROCESSBENCH)
-
-
-def prm800k_labels(row: object) -> list[RowLabels]:
-    """The labels of the trace of one PRM800K row (see ``step_file_labels``).
-
-    Example:
-        >>> prm800k_labels({"dataset": "prm800k", "problem": "q", "steps": ["a", "b"],
-        ...                 "labels": [0, -1]})
-        [RowLabels(labeller='prm800k', labels=(0, -1))]
-
-    """
-    return step_file_labels(row, format=StepFormat.PRM800K)
-
-
-def hf_labels(row: object) -> list[RowLabels]:
-    """The labels of the trace of one row of an ``llenvs export --format hf`` dataset.
-
-    Example:
-        >>> hf_labels({"dataset": "x", "problem": "q", "steps": ["a"], "labels": [None]})
-        [RowLabels(labeller='x', labels=(None,))]
-
-    """
-    return step_file_labels(row, format=StepFormat.HF)
-
-
-def step_file_labels(row: object, *, format: StepFormat = StepFormat.PRM800K) -> list[RowLabels]:
-    """The human labels of the trace ``step_file_traces`` reads from ``row``, one per step.
-
-    The labeller is the row's ``labeller`` (what ``llenvs export`` records), else the row's
-    dataset up to a ``/`` (``processbench/gsm8k`` gives ``processbench``; a PRM800K record,
-    ``prm800k``). ProcessBench's ``label`` (the earliest wrong step, or -1) labels every step
-    before it 1 and it -1, leaving the rest unlabelled; -1 labels every step 1.
-
-    Example:
-        >>> step_file_labels({"dataset": "processbench/math", "problem": "q",
-        ...                   "steps": ["a", "b"], "label": 0}, format=StepFormat.PROCESSBENCH)
-        [RowLabels(labeller='processbench', labels=(-1, None))]
-
-    """
-    row = _step_row(row, format)
-    labels = _labels(row, len(row["steps"]))
-    named = row.get("labeller")
-    labeller = named if isinstance(named, str) and named else labeller_of(_dataset(row))
-    return [RowLabels(labeller, tuple(labels))]
 
 
 def _step_row(row: object, format: StepFormat) -> dict[str, Any]:

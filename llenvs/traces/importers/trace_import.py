@@ -31,14 +31,8 @@ from llenvs.traces.importers.openai_chat import openai_chat_traces
 from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
 from llenvs.traces.importers.row_labels import RowLabels
 from llenvs.traces.importers.rows import Row, read_rows
-from llenvs.traces.importers.step_file import (
-    hf_labels,
-    hf_traces,
-    prm800k_labels,
-    prm800k_traces,
-    processbench_labels,
-    processbench_traces,
-)
+from llenvs.traces.importers.step_file import hf_traces, prm800k_traces, processbench_traces
+from llenvs.traces.importers.step_file_labels import hf_labels, prm800k_labels, processbench_labels
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.step_label import StepLabel
 from llenvs.traces.trace import Trace
