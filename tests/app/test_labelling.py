@@ -28,18 +28,18 @@ from tests.app.test_pages import open_page, texts
 STEPS = ["Two and two. ", "That is 4. ", "Times 3 is 13. ", "So 13. ", "Check: 13. ", "Done. "]
 
 
-def _trace() -> Trace:
+def _trace_of(texts: list[str], task: TaskRecord, **fields: object) -> Trace:
+    """A trace whose segments are ``texts``, in turn."""
     segments, offset = [], 0
-    for index, text in enumerate(STEPS):
+    for index, text in enumerate(texts):
         segments.append(SegmentRecord(index, offset, offset + len(text), text))
         offset += len(text)
-    return Trace(
-        task=TaskRecord("arith", "test", {}, 0, "(2 + 2) × 3?"),
-        response="".join(STEPS),
-        segments=tuple(segments),
-        final_rewards={"correctness": 0.0},
-        success=False,
-    )
+    return Trace(task=task, response="".join(texts), segments=tuple(segments), **fields)
+
+
+def _trace() -> Trace:
+    task = TaskRecord("arith", "test", {}, 0, "(2 + 2) × 3?")
+    return _trace_of(STEPS, task, final_rewards={"correctness": 0.0}, success=False)
 
 
 @pytest.fixture
@@ -175,16 +175,8 @@ def test_browsing_is_as_before_while_label_mode_is_off(trace_file, labeller):
 
 
 def _long_trace(n: int = 40) -> Trace:
-    texts_ = [f"Step {index} says {index * 7}. " for index in range(n)]
-    segments, offset = [], 0
-    for index, text in enumerate(texts_):
-        segments.append(SegmentRecord(index, offset, offset + len(text), text))
-        offset += len(text)
-    return Trace(
-        task=TaskRecord("arith", "test", {}, 1, "Count by sevens."),
-        response="".join(texts_),
-        segments=tuple(segments),
-    )
+    texts = [f"Step {index} says {index * 7}. " for index in range(n)]
+    return _trace_of(texts, TaskRecord("arith", "test", {}, 1, "Count by sevens."))
 
 
 @pytest.fixture
