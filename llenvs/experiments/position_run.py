@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -255,7 +254,7 @@ def _by_position(
 def _at_fraction(outcome: BranchOutcome, fraction: float) -> bool:
     """Whether ``RelativePositions`` puts ``fraction`` on the branch's segment (its rule)."""
     count = outcome.segments
-    return count > 0 and min(count - 1, math.floor(fraction * count)) == outcome.segment
+    return count > 0 and RelativePositions.segment_at(fraction, count) == outcome.segment
 
 
 def _branches(count: int) -> str:

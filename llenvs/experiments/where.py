@@ -126,12 +126,23 @@ class RelativePositions:
             if not 0 <= fraction < 1:
                 raise ValueError(f"where: relative positions must be in [0, 1), got {fraction}")
 
+    @staticmethod
+    def segment_at(fraction: float, count: int) -> int:
+        """The segment ``fraction`` falls on among ``count`` (> 0) segments.
+
+        Example:
+            >>> [RelativePositions.segment_at(f, 4) for f in (0, 0.25, 0.5, 0.99)]
+            [0, 1, 2, 3]
+
+        """
+        return min(count - 1, math.floor(fraction * count))
+
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
         """One segment per fraction (fewer when two fall on the same segment)."""
         count = len(trace.segments)
         if count == 0:
             return []
-        return sorted({min(count - 1, math.floor(f * count)) for f in self.fractions})
+        return sorted({self.segment_at(f, count) for f in self.fractions})
 
     def nothing_reason(self) -> str:
         """Why no parent gave a segment."""
