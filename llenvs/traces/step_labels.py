@@ -52,6 +52,7 @@ __all__ = [
     "append_labels",
     "append_new_labels",
     "label_line",
+    "label_of_line",
     "labels_path",
     "read_labels",
 ]
@@ -228,16 +229,13 @@ def _read(
     with handle:
         for number, _, raw, _ in limited_lines(handle, None):
             assert raw is not None  # no limit: every line is read
-            if not raw.removeprefix(BOM if number == 1 else b"").strip():
-                continue
             if needles is not None and not any(needle in raw for needle in needles):
                 continue
-            torn = not raw.endswith(b"\n")
-            try:
-                label = StepLabel.from_dict(parse_json_line(raw, first=number == 1))
-            except (JsonLineError, TraceFormatError) as error:
-                reason = f"torn last line (an interrupted write): {error}" if torn else str(error)
-                skipped.append(SkippedLine(shown, number, reason, torn=torn))
+            label = label_of_line(raw, number, shown)
+            if label is None:
+                continue
+            if isinstance(label, SkippedLine):
+                skipped.append(label)
                 continue
             if known is not None and label.trace_id not in known:
                 reason = f"unknown trace id {label.trace_id!r} (not in the trace file)"
@@ -245,6 +243,31 @@ def _read(
                 continue
             history.append(label)
     return history, skipped
+
+
+def label_of_line(raw: bytes, number: int, path: str) -> StepLabel | SkippedLine | None:
+    r"""Line ``number`` of the labels file ``path``: its label, why it is skipped, or None (blank).
+
+    A line without its ``\n`` is a torn last line (an interrupted write), said so when skipped.
+
+    Example:
+        >>> label_of_line(b'{"trace_id": "t", "segment": 0, "label": 1, "labeller": "ada"}\n',
+        ...               1, "x.labels.jsonl").labeller
+        'ada'
+        >>> label_of_line(b"  \n", 2, "x.labels.jsonl") is None
+        True
+        >>> print(label_of_line(b'{"trace_id": "t"', 3, "x.labels.jsonl"))  # doctest: +ELLIPSIS
+        x.labels.jsonl, line 3: torn last line (an interrupted write): ...
+
+    """
+    if not raw.removeprefix(BOM if number == 1 else b"").strip():
+        return None
+    torn = not raw.endswith(b"\n")
+    try:
+        return StepLabel.from_dict(parse_json_line(raw, first=number == 1))
+    except (JsonLineError, TraceFormatError) as error:
+        reason = f"torn last line (an interrupted write): {error}" if torn else str(error)
+        return SkippedLine(path, number, reason, torn=torn)
 
 
 def _needles(trace_ids: Iterable[str]) -> tuple[bytes, ...]:

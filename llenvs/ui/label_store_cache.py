@@ -31,9 +31,9 @@ import warnings
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from llenvs.traces import Labels, StepLabel, TraceFormatError, labels_path
-from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line
+from llenvs.traces import Labels, StepLabel, labels_path
 from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.step_labels import label_of_line
 
 __all__ = ["cached_labels"]
 
@@ -109,14 +109,13 @@ def _parse(path: str, version: tuple[int, int], handle: BinaryIO, since: _Parsed
     history: list[StepLabel] = []
     skipped: list[SkippedLine] = []
     number = since.lines
-    for raw in complete.split(b"\n")[:-1]:  # lines end at b"\n" only, as ``read_labels`` reads
+    for line in complete.split(b"\n")[:-1]:  # lines end at b"\n" only, as ``read_labels`` reads
         number += 1
-        if not raw.removeprefix(BOM if number == 1 else b"").strip():
-            continue
-        try:
-            history.append(StepLabel.from_dict(parse_json_line(raw, first=number == 1)))
-        except (JsonLineError, TraceFormatError) as error:
-            skipped.append(SkippedLine(path, number, str(error)))
+        label = label_of_line(line + b"\n", number, path)
+        if isinstance(label, SkippedLine):
+            skipped.append(label)
+        elif label is not None:
+            history.append(label)
     if skipped:
         named = "; ".join(str(line) for line in skipped[:3])
         warnings.warn(f"skipped {len(skipped)} line(s) of {path}: {named}", stacklevel=4)

@@ -32,7 +32,7 @@ from enum import Enum
 
 import streamlit as st
 
-from llenvs.traces import Labels, StepLabel, Trace, append_labels
+from llenvs.traces import StepLabel, Trace, append_labels
 from llenvs.ui.browse_location import BrowseLocation, go_to
 from llenvs.ui.function_tags import tagged_segments
 from llenvs.ui.label_history import describe_history, label_words
@@ -222,7 +222,7 @@ def _selected_step(
     """The selected step: its text, the label keys, its note, its label history."""
     segment = here.segment
     record = trace.segments[segment]
-    labels = _labels(path)
+    labels = cached_labels(path)
     held = labels.latest(labeller).get(trace.trace_id, {}) if labeller else {}
     mine = held.get(segment)
     st.markdown(
@@ -277,11 +277,6 @@ _KEY_HELP = {
 }
 
 
-def _labels(path: str) -> Labels:
-    """The labels of the trace file ``path``: parsed once, then only the lines appended."""
-    return cached_labels(path)
-
-
 def _press(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[int]) -> None:
     """A label key: write its labels for the selected step, then select the next segment."""
     assert here.file is not None
@@ -291,7 +286,7 @@ def _press(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[
             "No label was saved: set your name as labeller in Settings first."
         )
         return
-    held = _labels(here.file).latest(labeller).get(trace.trace_id, {})
+    held = cached_labels(here.file).latest(labeller).get(trace.trace_id, {})
     note = _typed_note(trace.trace_id, here.segment, held)
     try:
         written = key.labels(
@@ -310,7 +305,7 @@ def _save_note(here: BrowseLocation, trace: Trace) -> None:
     labeller = labeller_name()
     if not labeller:
         return
-    held = _labels(here.file).latest(labeller).get(trace.trace_id, {})
+    held = cached_labels(here.file).latest(labeller).get(trace.trace_id, {})
     mine = held.get(here.segment)
     note = _typed_note(trace.trace_id, here.segment, held)
     if mine is None or note == mine.note:

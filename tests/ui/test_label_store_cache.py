@@ -36,8 +36,8 @@ def test_the_sample_store_reads_as_read_labels_then_only_appended_lines_are_pars
     shutil.copy(labels_path(SAMPLE), labels_path(trace_file))
     assert cached_labels(trace_file) == read_labels(trace_file)
     assert len(cached_labels(trace_file).history) > 1000
-    parse = label_store_cache.parse_json_line
-    with mock.patch.object(label_store_cache, "parse_json_line", side_effect=parse) as calls:
+    parse = label_store_cache.label_of_line
+    with mock.patch.object(label_store_cache, "label_of_line", side_effect=parse) as calls:
         cached_labels(trace_file)
         assert calls.call_count == 0  # unchanged: nothing parsed
         append_labels(trace_file, [StepLabel("t", 0, 1, "ada"), StepLabel("t", 1, -1, "ada")])
