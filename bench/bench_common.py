@@ -12,7 +12,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.vllm_server import VLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTERNAL = ROOT / ".." / "shared" / "external"
@@ -65,3 +68,25 @@ def main(run: Callable[[], str], heading: str, description: str | None) -> None:
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     publish(heading, run(), write=not args.no_write)
+
+
+def started_vllm_server() -> VLLMServer | None:
+    """The embedded model on a vLLM server started now; None when its environment is missing.
+
+    Prints the time to ready, or why it skipped (``make vllm-server`` builds the environment).
+    """
+    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from tests.vllm_server import VLLM_PYTHON, VLLMServer
+
+    if not VLLM_PYTHON.exists():
+        print(
+            f"skipped: the vLLM server's environment is missing ({VLLM_PYTHON}); "
+            "build it with `make vllm-server`",
+            file=sys.stderr,
+        )
+        return None
+    started = time.perf_counter()
+    server = VLLMServer(embedded_model_path(progress=False))
+    server.start()
+    print(f"server ready ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    return server

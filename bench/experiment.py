@@ -32,7 +32,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bench_common import ROOT, publish
+from bench_common import ROOT, publish, started_vllm_server
 
 from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.intervention import Feedback
@@ -40,12 +40,11 @@ from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
 from llenvs.evaluation.intervene import intervene
 from llenvs.experiments import ParentFilter, Recipe, RelativePositions, plan_file, run_experiment
-from llenvs.inference.backends.embedded_model import embedded_model_path
 from llenvs.inference.backends.openai_backend import OpenAIBackend
 from llenvs.traces import SegmentFlag, Trace, read_branches, write_traces
 
 sys.path.insert(0, str(ROOT))
-from tests.vllm_server import SERVED_NAME, VLLM_PYTHON, VLLMServer
+from tests.vllm_server import SERVED_NAME
 
 HEADING = "## An experiment on a vLLM server (`bench/experiment.py`)"
 FEEDBACK = "Check your reasoning."
@@ -92,18 +91,11 @@ def _tokens(branches: list[Trace]) -> int:
 
 def run(args: argparse.Namespace) -> str | None:
     """Measure both ways (see the module) and return the markdown section (None: skipped)."""
-    if not VLLM_PYTHON.exists():
-        print(
-            f"skipped: the vLLM server's environment is missing ({VLLM_PYTHON}); "
-            "build it with `make vllm-server`",
-            file=sys.stderr,
-        )
-        return None
     started = time.perf_counter()
-    folder = embedded_model_path(progress=False)
-    server = VLLMServer(folder)
-    server.start()
-    print(f"server ready ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    server = started_vllm_server()
+    if server is None:
+        return None
+    folder = server.model_folder
     work = Path(tempfile.mkdtemp(prefix="bench-experiment-"))
     together, alone = work / "together" / "parents.jsonl", work / "alone" / "parents.jsonl"
     together.parent.mkdir()

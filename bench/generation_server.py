@@ -30,17 +30,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench_common import ROOT, publish
+from bench_common import ROOT, publish, started_vllm_server
 
 from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import FinishReason, GenerationRequest, ModelBackend
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, SegmentedTrajectoryRunner, run_segmented_evaluation
-from llenvs.inference.backends.embedded_model import embedded_model_path
 from llenvs.inference.backends.openai_backend import Mode, OpenAIBackend
 
 sys.path.insert(0, str(ROOT))
-from tests.vllm_server import SERVED_NAME, VLLM_PYTHON, VLLMServer
+from tests.vllm_server import SERVED_NAME
 
 HEADING = "## Generation on a vLLM server (`bench/generation_server.py`)"
 
@@ -160,18 +159,11 @@ def batch_rate(backend: ModelBackend, count: int, max_tokens: int) -> tuple[floa
 
 def run(args: argparse.Namespace) -> str | None:
     """Measure everything and return the markdown section (None: no server to run)."""
-    if not VLLM_PYTHON.exists():
-        print(
-            f"skipped: the vLLM server's environment is missing ({VLLM_PYTHON}); "
-            "build it with `make vllm-server`",
-            file=sys.stderr,
-        )
-        return None
     started = time.perf_counter()
-    folder = embedded_model_path(progress=False)
-    server = VLLMServer(folder)
-    server.start()
-    print(f"server ready ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    server = started_vllm_server()
+    if server is None:
+        return None
+    folder = server.model_folder
     items = prompts(args.prompts)
     options: dict[str, Any] = {
         "base_url": server.base_url,
