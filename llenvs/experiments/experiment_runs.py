@@ -78,6 +78,20 @@ class ExperimentRuns:
     skipped: tuple[str, ...]
     """The experiment file's lines that were skipped (torn, malformed), each naming its line."""
 
+    def require_parents(self) -> None:
+        """Raise ``ExperimentError`` naming the experiment when its parents' file is gone.
+
+        Example:
+            >>> ExperimentRuns(Path("x.experiment.jsonl"), Path("/no/p.jsonl"),
+            ...                Path("/no/p.branches.jsonl"), (), ()).require_parents()
+            Traceback (most recent call last):
+            ...
+            llenvs.experiments.experiment_error.ExperimentError: x.experiment.jsonl: its parents' file /no/p.jsonl is missing
+
+        """  # noqa: E501
+        if not self.parents_file.is_file():
+            raise ExperimentError(f"{self.path}: its parents' file {self.parents_file} is missing")
+
 
 def experiment_name(path: str | os.PathLike[str]) -> str:
     """An experiment's name: its file's name without ``.experiment.jsonl``.

@@ -106,10 +106,7 @@ def run_choices(folder: str | os.PathLike[str]) -> RunChoices:
     for path in sorted(Path(folder).glob(f"*{Sidecar.EXPERIMENT.suffix}")):
         try:
             experiment = _experiment(str(path), stamp(str(path)))
-            if not experiment.parents_file.is_file():  # gone since it was opened
-                raise ExperimentError(
-                    f"{path}: its parents' file {experiment.parents_file} is missing"
-                )
+            experiment.require_parents()  # gone since it was opened
         except ExperimentError as error:
             problems.append(f"{error} — its runs are not offered.")
             continue
@@ -127,10 +124,7 @@ def _experiment(path: str, version: tuple[int, int]) -> ExperimentRuns:
 
 def position_as_run(experiment: ExperimentRuns, run: PositionRun) -> Run:
     """An experiment position as a run: its branches' rows, linked to the branches file."""
-    if not experiment.parents_file.is_file():
-        raise ExperimentError(
-            f"{experiment.path}: its parents' file {experiment.parents_file} is missing"
-        )
+    experiment.require_parents()
     parents = _parent_tasks(cached_index(str(experiment.parents_file)).table)
     branches = (
         cached_index(str(experiment.branches_file)).table
