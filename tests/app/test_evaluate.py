@@ -19,17 +19,22 @@ TASKS = (0, 1, 2)
 
 
 class Held:
-    """A backend that waits for ``gate`` before each call after the first ``free`` ones."""
+    """A backend that waits for ``gate`` before each call after the first ``free`` ones.
+
+    ``held`` is set once a call waits at the gate: every call before it has returned.
+    """
 
     def __init__(self, inner, free=0):
         self.inner, self.free, self.calls = inner, free, 0
         self.name = inner.name
         self.capabilities = BackendCapabilities()
         self.gate = threading.Event()
+        self.held = threading.Event()
 
     def generate(self, requests):
         self.calls += 1
         if self.calls > self.free:
+            self.held.set()
             assert self.gate.wait(60)
         return self.inner.generate(requests)
 
@@ -104,6 +109,9 @@ def test_stop_keeps_what_finished_and_a_rerun_resumes(folder, monkeypatch):
     at.number_input(key="ev-batch").set_value(1).run()
     at.button(key="ev-run").click().run()
     job = at.session_state["ev-job"]
+    # Stop once task 0 has ended and task 1's call waits: a Stop before the job's first call
+    # (the job queue starts it in a thread of its own) would rightly keep nothing
+    assert held.held.wait(60)
     at.button(key="ev-stop").click().run()
     assert "Stopping after the segments being generated" in texts(at)
     held.gate.set()

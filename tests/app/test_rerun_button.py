@@ -1,55 +1,64 @@
-"""Browse's *Run again from its record*, with the embedded model, on the sample file.
+"""Browse's *Run again from its record*, with the embedded model, on a trace the test records.
 
-Line 1 of ``leg_counting-smollm2.jsonl`` was recorded greedily by the embedded model and comes
-back identical; line 2 does not (recorded before float32 became the default on every CPU: a
-bfloat16 row of a padded batch that parted at a near-tie), and the header says from which
-segment. A trace whose model cannot be reached has the button off, with the reason.
+A greedy trace of the embedded model, recorded here, comes back identical; the same record with
+another response does not, and the header says from which segment. (A committed sample would
+come back identical only on the CPU that recorded it: float32 sums round otherwise elsewhere.) A
+trace whose model cannot be reached has the button off, with the reason.
 """
 
 from __future__ import annotations
 
-import shutil
+from dataclasses import replace
 
-from llenvs.core.spec import ModelSpec, RunSpec
-from llenvs.traces import read_traces
+from llenvs.core import SamplingParams, SegmentedEnvironment
+from llenvs.core.registry import environment_registry
+from llenvs.core.spec import ModelSpec, Provider, RunSpec
+from llenvs.evaluation import replay_trace, run_segmented_evaluation
+from llenvs.evaluation.log_config import LogConfig
+from llenvs.traces import read_traces, write_traces
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page
 
 SAMPLE = REPO / "sample_traces" / "leg_counting-smollm2.jsonl"
 
 
-def _browse(tmp_path, monkeypatch, line):
-    traces = tmp_path / "traces"
-    traces.mkdir(exist_ok=True)
-    shutil.copy(SAMPLE, traces / SAMPLE.name)
-    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
-    return open_page("browse", file=str(traces / SAMPLE.name), trace=str(line))
-
-
-def test_a_greedy_sample_runs_again_identically_and_another_says_where_it_parts(
+def test_a_greedy_trace_runs_again_identically_and_another_says_where_it_parts(
     tmp_path, monkeypatch, embedded_backend
 ):
-    del embedded_backend  # converted and loaded once per session; the app shares it
-    recorded = list(read_traces(SAMPLE))
-    at = _browse(tmp_path, monkeypatch, 1)
-    at.button(key=f"rerun-{recorded[0].trace_id}").click().run(timeout=600)
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    environment = SegmentedEnvironment(base, "sentence")
+    result = run_segmented_evaluation(
+        environment,
+        embedded_backend,
+        task_indices=[1],
+        sampling_params=SamplingParams(max_tokens=24),
+        log=LogConfig(targets=()),
+    )
+    [greedy] = result.traces
+    other = replace(replay_trace(environment, 1, "Seven legs. <answer>7</answer>"), run=greedy.run)
+    assert greedy.run.spec.model == ModelSpec(Provider.EMBEDDED, dtype="float32")
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    path = traces / "recorded.jsonl"
+    write_traces(path, [greedy, other])
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    at = open_page("browse", file=str(path), trace="1")
+    at.button(key=f"rerun-{greedy.trace_id}").click().run(timeout=600)
     assert not at.exception, at.exception
     assert [s.value for s in at.success if "Run again" in s.value] == [
-        "Run again from its record: identical: 12 segments, the same text."
+        f"Run again from its record: identical: {len(greedy.segments)} segments, the same text."
     ]
-    at = _browse(tmp_path, monkeypatch, 2)
-    at.button(key=f"rerun-{recorded[1].trace_id}").click().run(timeout=600)
+    at = open_page("browse", file=str(path), trace="2")
+    at.button(key=f"rerun-{other.trace_id}").click().run(timeout=600)
     assert not at.exception, at.exception
     [warning] = [w.value for w in at.warning if "Run again" in w.value]
     assert warning.startswith("Run again from its record: differs from segment 0 on")
-    assert f"segment 0 recorded: {recorded[1].segments[0].text!r}" in [t.value for t in at.text]
-    assert list(read_traces(tmp_path / "traces" / SAMPLE.name)) == recorded  # nothing written
+    assert f"segment 0 recorded: {other.segments[0].text!r}" in [t.value for t in at.text]
+    assert list(read_traces(path)) == [greedy, other]  # nothing written
 
 
 def test_the_button_is_off_with_the_reason_when_the_model_is_not_here(tmp_path, monkeypatch):
-    from dataclasses import replace
-
-    from llenvs.traces import RunRecord, write_traces
+    from llenvs.traces import RunRecord
 
     [first, *_] = read_traces(SAMPLE)
     traces = tmp_path / "traces"

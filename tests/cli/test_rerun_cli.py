@@ -1,7 +1,9 @@
 """``llenvs rerun``: a stored trace made again from its record alone, compared with the record.
 
-The real-model case runs the embedded SmolLM2 on a sample trace it recorded greedily; the vLLM
-case is in ``test_openai_cli.py`` (beside the evaluation it reruns).
+The real-model case records a trace of the embedded SmolLM2 inside the test and reruns it: a
+committed sample would come back identical only on the CPU that recorded it (float32 sums round
+otherwise elsewhere, and a greedy run can part at a near-tie). The vLLM case is in
+``test_openai_cli.py`` (beside the evaluation it reruns).
 """
 
 from __future__ import annotations
@@ -104,16 +106,6 @@ def test_a_trace_without_a_model_cannot_be_made_again(tmp_path, capsys):
     assert "records no model (a given or imported text): it cannot be made again" in (
         capsys.readouterr().err
     )
-
-
-def test_a_greedy_sample_trace_of_the_embedded_model_comes_back_identical(capsys):
-    """The sample was recorded by ``examples/record_sample_traces.sh`` with the embedded model."""
-    capsys.readouterr()
-    code = main(["rerun", str(SAMPLES / "leg_counting-smollm2.jsonl"), "--trace", "1",
-                 "--no-progress"])  # fmt: skip
-    printed = capsys.readouterr().out.splitlines()
-    assert printed[-1] == "identical: 12 segments, the same text", printed
-    assert code == 0
 
 
 def test_a_trace_of_the_embedded_model_records_its_precision_and_reruns_in_it(tmp_path, capsys):

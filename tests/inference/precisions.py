@@ -1,7 +1,9 @@
 """Both precisions for the exactness tests, forced rather than left to the machine.
 
-float32 (the default on every CPU) is exact: a row's tokens do not depend on the batch it ran in,
-nor on whether its prefix was prefilled or decoded. bfloat16 is exact only up to rounding, as
+float32 (the default on every CPU) gives the same tokens: a row's token ids do not depend on the
+batch it ran in, nor on whether its prefix was prefilled or decoded; its log-probabilities agree
+within ``tests.floats.FLOAT_TOLERANCE`` (float32 sums are not bitwise stable across batch rows,
+shapes and CPUs). bfloat16 is exact only up to rounding, as
 ``DType`` in ``llenvs.inference.backends.transformers_loading`` states: two rows may part where
 the model's two best tokens are within rounding of each other, never where it is sure. The
 tests run on CPUs with and without native bfloat16, so they force each precision.
@@ -58,7 +60,7 @@ def assert_rows_agree(
     *,
     greedy: bool = True,
 ) -> None:
-    """float32: the same tokens row by row. bfloat16: the same up to rounding.
+    """float32: the same token ids row by row. bfloat16: the same up to rounding.
 
     In bfloat16 each row's log-probabilities agree with its reference's to ``ROUNDING`` until
     the rows part, if they do, and (greedy) they part only at a near-tie: both rows' chosen

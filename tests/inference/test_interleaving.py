@@ -16,6 +16,7 @@ from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import GenerationRequest
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.turn_lock import TurnLock
+from tests.floats import assert_same_generations
 
 QUESTION = Prompt((Message("user", "A farmer has 3 cows and 4 hens. How many legs in all?"),))
 
@@ -70,8 +71,7 @@ def test_a_short_call_ends_between_the_steps_of_a_long_batch(embedded_backend):
     assert events[0] == "short queued"
     assert events[1].startswith("short done"), events  # before the long call ended
     assert events[2] == "long done"
-    assert [g.token_ids for g in results["long"]] == [g.token_ids for g in alone_long]
-    assert [g.logprobs for g in results["long"]] == [g.logprobs for g in alone_long]
+    assert_same_generations(results["long"], alone_long)
     assert [g.token_ids for g in results["short"]] == [g.token_ids for g in alone_short]
     assert len(backend.sessions) <= backend.session_limit
 

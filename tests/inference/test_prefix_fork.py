@@ -1,6 +1,7 @@
 """Requests of one batch with the same token ids are prefilled once (the transformers backend).
 
-Forked rows equal unforked ones: token for token in float32, up to rounding in bfloat16
+Forked rows equal unforked ones: token for token in float32 (log-probabilities within
+``tests.floats.FLOAT_TOLERANCE``), up to rounding in bfloat16
 (``tests/inference/precisions.py``); both precisions are forced, whatever the CPU.
 """
 
@@ -13,6 +14,7 @@ import torch
 from llenvs.core import Message, Prompt, SamplingParams
 from llenvs.core.backend import Generation, GenerationRequest
 from llenvs.inference.backends.transformers_backend import TransformersBackend
+from tests.floats import FLOAT_TOLERANCE, assert_same_generations, close
 from tests.inference.precisions import PRECISIONS, ROUNDING, assert_rows_agree, backend_in
 
 QUESTION = Prompt((Message("user", "A farmer has 3 cows and 4 hens. How many legs in all?"),))
@@ -113,7 +115,7 @@ def test_a_mixed_batch_is_forked_per_group_and_equals_the_unforked_batch(source,
     assert sum(fed) == 3 * widest  # three distinct prompts, left-padded to the longest
     want = unforked.generate(_requests(prompts))
     assert_rows_agree(got, want, precision)
-    assert got[0] == got[2] == got[5] and got[1] == got[4]
+    assert_same_generations([got[0], got[0], got[1]], [got[2], got[5], got[4]])
 
 
 @pytest.mark.parametrize("fork", [True, False])
@@ -181,7 +183,7 @@ def test_nested_rows_decode_as_each_request_alone(source, precision, response_id
     assert_rows_agree(got, unforked, precision)
     if precision == "float32":
         for generation, other in zip(got, unforked, strict=True):
-            assert generation.logprobs == pytest.approx(other.logprobs, abs=1e-4)
+            assert generation.logprobs == close(other.logprobs)
 
 
 def test_nested_rows_keep_sessions_as_if_fed_themselves(source, precision, response_ids):
@@ -197,10 +199,12 @@ def test_nested_rows_keep_sessions_as_if_fed_themselves(source, precision, respo
         assert session.cache.get_seq_length() == len(session.ids)
         if precision == "float32":
             assert session.tokens == reference.tokens
-            assert torch.allclose(session.prompt_logits, reference.prompt_logits, atol=1e-4)
+            assert torch.allclose(
+                session.prompt_logits, reference.prompt_logits, atol=FLOAT_TOLERANCE
+            )
             for layer, other in zip(session.cache.layers, reference.cache.layers, strict=True):
-                assert torch.allclose(layer.keys, other.keys, atol=1e-4)
-                assert torch.allclose(layer.values, other.values, atol=1e-4)
+                assert torch.allclose(layer.keys, other.keys, atol=FLOAT_TOLERANCE)
+                assert torch.allclose(layer.values, other.values, atol=FLOAT_TOLERANCE)
             continue
         # bfloat16: the same distribution and the same prompt cache, up to rounding (rows that
         # decoded apart differ after the prompt); a misaligned row would be off by its size
@@ -242,7 +246,7 @@ def test_a_batch_of_nested_identical_and_unrelated_prompts(source, precision, re
     assert fed == [3 * widest]  # the chain's longest, OTHER and UNIQUE
     want = _fresh(source, fork=False).generate(_requests(prompts))
     assert_rows_agree(got, want, precision)
-    assert got[0] == got[5] and got[2] == got[7] and got[1] == got[6]
+    assert_same_generations([got[0], got[2], got[1]], [got[5], got[7], got[6]])
     follow = [
         GenerationRequest(
             Prompt(p.messages, p.continuation + g.text), SamplingParams(logprobs=True), 4

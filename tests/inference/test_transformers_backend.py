@@ -15,6 +15,7 @@ from llenvs.core.errors import BackendError
 from llenvs.evaluation.token_strategy import same_tokenizer
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
+from tests.floats import assert_same_generations
 from tests.inference.precisions import backend_in
 
 QUESTION = (Message("user", "How many legs do 3 dogs and 2 birds have? Think step by step."),)
@@ -112,8 +113,8 @@ def test_a_batch_returns_one_generation_per_request_and_continues(embedded_backe
     follow = [Prompt(p.messages, g.text, g.token_ids) for p, g in zip(prompts, first, strict=True)]
     second = embedded_backend.generate([GenerationRequest(p, SamplingParams(), 6) for p in follow])
     assert len(second) == 2 and all(g.finish_reason for g in second)
-    # a prompt the batch touched starts afresh at batch size 1: the same numbers as before
-    assert _call(embedded_backend, prompts[0], 6) == alone
+    # a prompt the batch touched starts afresh at batch size 1: the same tokens as before
+    assert_same_generations([_call(embedded_backend, prompts[0], 6)], [alone])
 
 
 def test_llm_segmenter_on_the_real_model_stays_lossless(embedded_backend):

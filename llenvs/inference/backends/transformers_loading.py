@@ -35,9 +35,11 @@ __all__ = [
 DType = Literal["float32", "bfloat16", "float16"]
 """Weights' precision. Default (``default_dtype``): float32 on every CPU, bfloat16 on a GPU that
 supports it. The exactness the library states (greedy segmented = one-shot, forked = unforked, a
-greedy resample reproduces its parent) holds in float32: a row's sums do not depend on the batch
-it ran in. In bfloat16 they do (another batch shape, or a prefill instead of a decode, rounds
-otherwise), so rows can differ where the two best tokens are within rounding of each other.
+greedy resample reproduces its parent) holds in float32 for token ids and texts: a row's tokens
+do not depend on the batch it ran in. Its log-probabilities agree within float32 rounding (about
+1e-6), not bit for bit: the order of a sum depends on the batch shape and the CPU. In bfloat16
+the rounding is large enough to matter (another batch shape, or a prefill instead of a decode,
+rounds otherwise), so rows can differ where the two best tokens are within rounding of each other.
 Measured (``bench/precision.py``, docs/benchmarks.md), SmolLM2 on 2 cores with native bfloat16
 (AMX): bfloat16 prefills 250 tokens 2.5x as fast (0.10 vs 0.26 s), decodes one row about as
 fast (23.4 vs 21.6 tokens/s) and 16 rows 1.9x as fast (277 vs 145), and one of 8 greedy rows in a
