@@ -46,10 +46,11 @@ from typing import Any
 from llenvs.adapters.huggingface import answers_match
 from llenvs.analysis.analysis_sidecar import append_published, published_by_trace
 from llenvs.analysis.published_values import PublishedTally, PublishedValues, inferred_tally
-from llenvs.core.backend import Message, SamplingParams
+from llenvs.core.backend import Message
 from llenvs.core.errors import LlenvsError
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.spec.stated_sampling import StatedSampling
 from llenvs.traces.importers.chunk_spans import ChunkAlignmentError, chunk_spans
 from llenvs.traces.importers.pieces import segments_of
 from llenvs.traces.run_record import RunRecord
@@ -78,6 +79,10 @@ PROVENANCE = "Thought Anchors, imported"
 """Where the values come from, in words."""
 
 SAMPLING = {"temperature": 0.6, "top_p": 0.95}
+"""The sampling the study states for its responses and rollouts (no token budget, no seed)."""
+
+SOURCE = "Thought Anchors, arXiv 2506.19143"
+"""Where the study states its sampling."""
 """The sampling the paper states for its resampled continuations."""
 
 CHUNKS, BASE, PROBLEM = "chunks_labeled.json", "base_solution.json", "problem.json"
@@ -193,8 +198,8 @@ def read_thought_anchors(folder: str | os.PathLike[str]) -> ThoughtAnchorsTrace:
         run=RunRecord.made_with(
             RunSpec(
                 segmenter=SegmenterSpec(f"imported:{STUDY}"),
-                sampling=SamplingParams(
-                    temperature=SAMPLING["temperature"], top_p=SAMPLING["top_p"]
+                stated_sampling=StatedSampling(
+                    SOURCE, temperature=SAMPLING["temperature"], top_p=SAMPLING["top_p"]
                 ),
             ),
             model_name=model,

@@ -1,5 +1,7 @@
 """Traces given a PRM's step scores on import, as ``llenvs evaluate`` records them.
 
+The scores go under ``prm``, and the PRM that made them into ``run.spec.prm``.
+
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="2 + 2 = 5.",
@@ -28,9 +30,10 @@ def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> 
     if prm is None:
         yield from traces
         return
-    from llenvs.rewards import PRM_REWARD_NAME, get_prm
+    from llenvs.core.spec import PRMSpec
+    from llenvs.rewards import get_prm
     from llenvs.ui.trace_scoring import with_prm_scores
 
-    model = get_prm(prm, **options)
+    model, spec = get_prm(prm, **options), PRMSpec.parse(prm, **options)
     for trace in traces:
-        yield with_prm_scores(trace, model, PRM_REWARD_NAME)  # the name evaluate gives it
+        yield with_prm_scores(trace, model, spec)  # as evaluate scores and records it

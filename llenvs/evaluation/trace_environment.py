@@ -117,6 +117,9 @@ def trace_environment(
 def trace_sampling_params(trace: Trace) -> SamplingParams | None:
     """The sampling parameters a trace records, or None when it sampled nothing.
 
+    An imported trace whose source states its sampling (``run.spec.stated_sampling``) gives
+    the stated settings, with ``SamplingParams``' defaults for those it does not state.
+
     An older record whose sampling parameters ``SamplingParams`` refuses (a key it does not
     have, from a newer llenvs, say, or a value out of range) keeps them in ``run.unknown``:
     then this raises ``TraceFormatError`` naming the trace and the problem, so the trace is
@@ -148,4 +151,7 @@ def trace_sampling_params(trace: Trace) -> SamplingParams | None:
             f"trace {trace.trace_id}: {problem}; a trace from a newer llenvs? It is not "
             "sampled again with other settings than it records"
         )
-    return trace.run.spec.sampling
+    spec = trace.run.spec
+    if spec.sampling is None and spec.stated_sampling is not None:
+        return spec.stated_sampling.sampling_params()
+    return spec.sampling

@@ -29,6 +29,7 @@ from llenvs.core.spec import (
     RunSpec,
     SegmenterSpec,
     ServerMode,
+    StatedSampling,
     TaskSource,
 )
 from llenvs.traces.branch_record import BranchRecord
@@ -52,6 +53,10 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`run.spec.prm`: PRMSpec (each field only for its kind)", PRMSpec),
     ("`run.spec.sampling`: SamplingParams (absent: nothing was sampled)", SamplingParams),
     ("`run.spec.answer_opening`: AnswerOpening", AnswerOpening),
+    (
+        "`run.spec.stated_sampling`: StatedSampling (an imported trace's source's own sampling)",
+        StatedSampling,
+    ),
     ("`messages[]`: Message", Message),
     ("`segments[]`: SegmentRecord", SegmentRecord),
     ("`parent`: BranchRecord (for an intervention; else null)", BranchRecord),

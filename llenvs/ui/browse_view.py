@@ -24,7 +24,6 @@ import streamlit as st
 
 from llenvs.evaluation import trace_feedback
 from llenvs.evaluation.branch_prm import PRM_UNSCORED
-from llenvs.rewards.prm_provenance import describe_prm
 from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.branch_comparison import describe_branch
 from llenvs.ui.browse_default import browse_default
@@ -33,7 +32,7 @@ from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.ui.function_tags import tagged_segments
 from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_name, labelling_panel
 from llenvs.ui.rerun_view import rerun_button
-from llenvs.ui.run_summary import run_summary
+from llenvs.ui.run_summary import prm_summary, run_summary, scorer_name
 from llenvs.ui.segment_links import segment_links
 from llenvs.ui.segment_panel import segment_panel, segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, step_among
@@ -282,7 +281,7 @@ def _header(trace: Trace, line: int) -> None:
         f"{verdict} · final rewards: {rewards} · {count(len(trace.segments), 'segment')} · "
         f"{run_summary(trace.run)}"
     )
-    st.caption(f"scored by PRM: {describe_prm(trace.run.spec.prm, trace.run.spec.model)}")
+    st.caption(prm_summary(trace))
     unscored = trace.metadata.get(PRM_UNSCORED)
     if unscored:
         st.caption(f"Not scored by its parent's PRM: {unscored}")
@@ -305,10 +304,14 @@ def _segment_detail(trace: Trace, here: BrowseLocation) -> None:
     turns = feedback_turns(trace)
     rendered, raw = st.tabs([f"Segment {segment}", "Raw response (whitespace shown)"])
     with rendered:
-        scores = ", ".join(f"{k} {v:.3f}" for k, v in record.prm_scores.items()) or "—"
-        rewards = ", ".join(f"{k} {v:g}" for k, v in record.rewards.items()) or "—"
+        scores = ", ".join(f"{scorer_name(trace, k)} {v:.3f}" for k, v in record.prm_scores.items())
+        # a PRM's score is also its reward of the same name: said once, as a PRM score
+        rewards = ", ".join(
+            f"{k} {v:g}" for k, v in record.rewards.items() if k not in record.prm_scores
+        )
+        scored = f"PRM score, recorded with the trace: {scores}" if scores else "PRM score: —"
         st.caption(
-            f"characters {record.start}–{record.end} · rewards: {rewards} · PRM: {scores} · "
+            f"characters {record.start}–{record.end} · rewards: {rewards or '—'} · {scored} · "
             f"flags: {', '.join(sorted(f.value for f in record.flags))}"
             + (" · terminal" if record.terminal else "")
         )

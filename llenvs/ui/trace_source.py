@@ -33,7 +33,7 @@ from llenvs.analysis.thought_anchors import (
     thought_anchors_folders,
     write_thought_anchors,
 )
-from llenvs.rewards import PRM_REWARD_NAME, ArithmeticPRM
+from llenvs.rewards import ArithmeticPRM
 from llenvs.traces import (
     SkippedLine,
     TaskRecord,
@@ -227,7 +227,7 @@ def import_into(
         return _import_thought_anchors(Path(folder), Path(source), score_arithmetic)
     reader = TraceImport(format, source)
     prm = ArithmeticPRM()
-    traces = (with_prm_scores(t, prm, PRM_REWARD_NAME) if score_arithmetic else t for t in reader)
+    traces = (with_prm_scores(t, prm, "arithmetic") if score_arithmetic else t for t in reader)
     first = next(traces, None)
     if first is None:
         raise TraceFormatError(_nothing_imported(reader))
@@ -251,7 +251,7 @@ def _import_thought_anchors(folder: Path, source: Path, score_arithmetic: bool) 
     if score_arithmetic:
         prm = ArithmeticPRM()
         imported = [
-            dataclasses.replace(item, trace=with_prm_scores(item.trace, prm, PRM_REWARD_NAME))
+            dataclasses.replace(item, trace=with_prm_scores(item.trace, prm, "arithmetic"))
             for item in imported
         ]
     stem = _safe_name(source.stem) or "thought-anchors"

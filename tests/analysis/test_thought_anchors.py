@@ -79,7 +79,12 @@ def test_every_folder_imports_losslessly_with_its_chunks_as_segments(imported):
         assert trace.run.spec.segmenter == SegmenterSpec("imported:thought-anchors")
         assert trace.run.model_name == "deepseek-r1-distill-llama-8b"
         assert trace.success == base["is_correct"]  # math-verify agrees on all 20
-        assert trace.run.spec.sampling.temperature == 0.6
+        # we sampled nothing; the study states temperature and top-p, no budget nor seed
+        assert trace.run.spec.sampling is None
+        stated = trace.run.spec.stated_sampling
+        assert (stated.temperature, stated.top_p) == (0.6, 0.95)
+        assert stated.max_tokens is None and stated.seed is None
+        assert "2506.19143" in stated.source
 
 
 def test_the_stored_step_values_are_the_published_accuracies(imported):

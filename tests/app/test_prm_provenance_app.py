@@ -57,7 +57,8 @@ def test_the_header_says_which_prm_scored_the_trace(tmp_path, monkeypatch):
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="0")
     assert not at.exception, at.exception
     assert (
-        "scored by PRM: vllm/tiny-prm (ServedPRM, convention qwen2.5-math-prm, "
+        "PRM scores: recorded with the trace, by vllm/tiny-prm (ServedPRM, convention "
+        "qwen2.5-math-prm, "
         "base_url http://127.0.0.1:9/v1)"
     ) in _captions(at)
     # The panel offers the recorded PRM, and chooses it.
@@ -67,7 +68,12 @@ def test_the_header_says_which_prm_scored_the_trace(tmp_path, monkeypatch):
 def test_a_trace_without_a_record_says_so(tmp_path, monkeypatch):
     folder = _folder(tmp_path, monkeypatch, None)
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="0")
-    assert "scored by PRM: none recorded" in _captions(at)
+    # its segments hold PRM scores: the header says so, and that their PRM is not recorded
+    captions = _captions(at)
+    assert "PRM scores: recorded with the trace; which PRM made them is not recorded" in captions
+    assert "PRM scores: none recorded" not in captions
+    [detail] = [c for c in captions if c.startswith("characters 0–")]
+    assert "PRM score, recorded with the trace: prm (PRM not recorded) 0.500" in detail
 
 
 @pytest.mark.parametrize("keep", [True, False], ids=["recorded", "none chosen"])

@@ -197,3 +197,31 @@ def test_j_and_k_step_among_the_segments_the_tag_filter_shows(imported, monkeypa
     at.button(key="nav-k").click().run()
     at.button(key="nav-k").click().run()
     assert _segment(at) == checking[-1] - 1
+
+
+def test_the_header_says_what_the_study_states_and_which_prm_scored_at_import(
+    tmp_path, monkeypatch
+):
+    """Sampling the study does not state is "not recorded", never our default; the PRM scores
+    name the PRM that made them at import."""
+    out = tmp_path / "ta.jsonl"
+    assert (
+        main(["import", "thought-anchors", str(LONGEST), "-o", str(out), "--prm", "arithmetic"])
+        == 0
+    )
+    [trace] = read_traces(out)
+    assert trace.run.spec.prm is not None and trace.run.spec.prm.class_name == "ArithmeticPRM"
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    at = open_page("browse", file=str(out), trace="1", segment="158")
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    [header] = [c for c in captions if "sampling: " in c]
+    assert (
+        "sampling: temperature 0.6, top-p 0.95; top-k, max tokens and seed not recorded "
+        "(stated by Thought Anchors, arXiv 2506.19143)"
+    ) in header
+    assert "256 tokens" not in header
+    assert "PRM scores: recorded with the trace, by arithmetic (ArithmeticPRM)" in captions
+    [detail] = [c for c in captions if c.startswith("characters ")]
+    assert "PRM score, recorded with the trace: arithmetic (ArithmeticPRM) 0.500" in detail
+    assert "rewards: —" in detail  # the PRM's reward is its score: said once

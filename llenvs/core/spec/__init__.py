@@ -24,6 +24,7 @@ from llenvs.core.spec.model_spec import (
 from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.spec.stated_sampling import StatedSampling
 from llenvs.core.spec.task_source import TaskSource
 
 __all__ = [
@@ -38,5 +39,6 @@ __all__ = [
     "SamplingParams",
     "SegmenterSpec",
     "ServerMode",
+    "StatedSampling",
     "TaskSource",
 ]

@@ -34,11 +34,12 @@ from llenvs.core.spec.model_spec import ModelSpec
 from llenvs.core.spec.prm_spec import PRMSpec
 from llenvs.core.spec.record_fields import RecordFields
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.spec.stated_sampling import StatedSampling
 from llenvs.core.spec.task_source import TaskSource
 
 __all__ = ["RunSpec"]
 
-_PARTS = ("task", "segmenter", "model", "prm", "sampling", "answer_opening")
+_PARTS = ("task", "segmenter", "model", "prm", "sampling", "answer_opening", "stated_sampling")
 """A run record's fields, in order."""
 
 
@@ -69,6 +70,9 @@ class RunSpec:
     again from such a record samples with ``SamplingParams``' defaults)."""
     answer_opening: AnswerOpening | None = None
     """The opening forced when a response ends without an answer (None: never)."""
+    stated_sampling: StatedSampling | None = None
+    """How an imported trace's source says it sampled, where it says so (None: it does not;
+    a run of ours records ``sampling`` instead)."""
 
     def __post_init__(self) -> None:
         for name, kind in zip(_PARTS, _KINDS, strict=True):
@@ -101,7 +105,7 @@ class RunSpec:
             >>> RunSpec.from_record({"modle": {}})
             Traceback (most recent call last):
             ...
-            ValueError: run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening
+            ValueError: run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
 
         """  # noqa: E501
         fields = RecordFields(obj, what, _PARTS)
@@ -120,5 +124,6 @@ _KINDS: tuple[Any, ...] = (
     PRMSpec,
     SamplingParams,
     AnswerOpening,
+    StatedSampling,
 )
 """Each part's type, in the order of ``_PARTS``."""
