@@ -222,7 +222,12 @@ def _live(job: InterventionJob) -> None:
     else:
         st.session_state[_NEWEST] = [child.trace_id for child in job.children]
         st.session_state[_OUTCOME] = (job.trace.trace_id, _written(job))
-        st.session_state.pop(_COMPARE, None)  # the comparison opens on the branch just made
+        # the comparison opens on the branch just made: set, not cleared, so that the browser's
+        # select shows it too (a cleared key left the old choice showing above the new table)
+        if job.children:
+            st.session_state[_COMPARE] = job.children[-1].trace_id
+        else:
+            st.session_state.pop(_COMPARE, None)
     st.rerun()  # the whole page: the panel stops redrawing itself and shows the branches
 
 
@@ -281,10 +286,11 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     labels = {b.trace_id: f"#{n} {branch_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
     default = ids.index(made[-1].trace_id) if made else len(ids) - 1
+    if st.session_state.get(_COMPARE) not in labels:  # another trace's branch
+        st.session_state[_COMPARE] = ids[default]
     picked = st.selectbox(
         "Compare with the parent",
         ids,
-        index=default,
         format_func=labels.__getitem__,
         key=_COMPARE,
     )

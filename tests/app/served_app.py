@@ -27,6 +27,22 @@ CHROMIUM_ARGS = [
 ]
 """How the tests and ``bench/walkthrough.py`` start Debian's chromium (never a downloaded one)."""
 
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""The app once its script has run to the end (no rerun under way)."""
+
+
+def grid_records(grid) -> list[dict[str, str]]:
+    """A dataframe's rows by its header, from the copy its grid keeps for screen readers."""
+    rows = grid.evaluate(
+        """e => Array.from(e.querySelectorAll('table tr')).map(
+               r => Array.from(r.querySelectorAll('th,td')).map(c => c.innerText.trim()))"""
+    )
+    rows = [row for row in rows if any(row)]
+    if not rows:
+        return []
+    header, *body = rows
+    return [dict(zip(header, row, strict=False)) for row in body]
+
 
 def free_port() -> int:
     with socket.socket() as sock:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import REPO, served_app
+from tests.app.served_app import REPO, grid_records, served_app
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
 SHOWN_LINE = 20
@@ -215,9 +215,53 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         page.wait_for_timeout(500)
         assert str(tmp_path) not in page.locator("body").inner_text()  # no machine path shown
         page.screenshot(path=str(SCREENSHOTS / "intervene.png"))
+        # a second branch in a row: the select above the table names the branch the table
+        # compares, the one just made (it named the first one over the second's table)
+        page.get_by_text("Feedback", exact=True).click()
+        feedback = page.get_by_label("Feedback after segment 2")
+        feedback.fill("Check the last multiplication again.")
+        feedback.press("Control+Enter")
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text("Branches of this trace (2)").wait_for(timeout=60_000)
+        first, second = read_branches(folder / "lc.jsonl")
+        label = _selected(page, "Compare with the parent", "#1 ")
+        compared = _compared_branch(page, len(second.segments))
         page.close()
-    [child] = read_branches(folder / "lc.jsonl")
-    assert child.parent.segment_index == 2 and child.response == right and child.success
+    assert first.parent.segment_index == 2 and first.response == right and first.success
+    assert label.startswith("#1 feedback after segment 2: 'Check the last multiplication")
+    verdict = "succeeded" if second.success else "failed"
+    assert label.endswith(f"answer {compared['final answer']} · {verdict}")
+    assert len(second.segments) != len(first.segments)  # the table tells the two apart
+
+
+def _selected(page, name: str, start: str) -> str:
+    """The option the select box ``name`` shows, once it starts with ``start`` (polled for
+    30 s while the app reruns; then returned whatever it shows)."""
+    select = page.locator("[data-testid='stSelectbox']").filter(has_text=name)
+    for _ in range(60):
+        shown = select.get_by_role("combobox").input_value()
+        if shown.startswith(start):
+            break
+        page.wait_for_timeout(500)
+    return shown
+
+
+def _compared_branch(page, segments: int) -> dict[str, str]:
+    """The branch column of the outcome table under *Compare with the parent*, by row, once
+    it shows a branch of ``segments`` segments (polled: the grid draws after the rerun)."""
+    grids = page.locator("[data-testid='stDataFrame']")
+    seen: list[dict[str, str]] = []
+    for _ in range(60):
+        for number in range(grids.count()):
+            rows = grid_records(grids.nth(number))
+            if any(row.get("") == "final answer" for row in rows):
+                seen = rows
+                branch = {row[""]: row["branch"] for row in rows}
+                if branch["segments"] == str(segments):
+                    return branch
+        page.wait_for_timeout(500)
+    raise AssertionError(f"the outcome table never showed the new branch: {seen}")
 
 
 def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_backend):

@@ -17,12 +17,11 @@ import pytest
 
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, read_traces, write_traces
-from tests.app.served_app import REPO, served_app
+from tests.app.served_app import IDLE, REPO, grid_records, served_app
 
 SAMPLE = REPO / "sample_traces" / "products-smollm2.jsonl"
 TASKS = (2, 3)
 """Two of the sample's products traces: task 2 succeeded, task 3 failed."""
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 LONG = 300_000
 """Milliseconds for the run: the embedded model loads in the app, then 4 branches of 16 tokens."""
 
@@ -37,29 +36,16 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         yield url, folder
 
 
-def _grid_records(grid) -> list[dict[str, str]]:
-    """A dataframe's rows by its header, from the copy its grid keeps for screen readers."""
-    rows = grid.evaluate(
-        """e => Array.from(e.querySelectorAll('table tr')).map(
-               r => Array.from(r.querySelectorAll('th,td')).map(c => c.innerText.trim()))"""
-    )
-    rows = [row for row in rows if any(row)]
-    if not rows:
-        return []
-    header, *body = rows
-    return [dict(zip(header, row, strict=False)) for row in body]
-
-
 def _summary_row(page) -> dict[str, str]:
     """The summary table's row, once its grid has drawn it (polled: grids draw after the run)."""
     grids = page.locator("[data-testid='stDataFrame']")
     for _ in range(60):
         for number in range(grids.count()):
-            rows = [r for r in _grid_records(grids.nth(number)) if "McNemar p" in r]
+            rows = [r for r in grid_records(grids.nth(number)) if "McNemar p" in r]
             if rows:
                 return rows[0]
         page.wait_for_timeout(500)
-    shown = [_grid_records(grids.nth(n)) for n in range(grids.count())]
+    shown = [grid_records(grids.nth(n)) for n in range(grids.count())]
     raise AssertionError(f"no summary table among the page's {grids.count()} grids: {shown}")
 
 

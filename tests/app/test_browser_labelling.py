@@ -10,10 +10,8 @@ import pytest
 
 from llenvs.traces import read_labels, read_traces, write_traces
 from llenvs.ui.settings_store import Settings, save_settings
-from tests.app.served_app import served_app
+from tests.app.served_app import IDLE, served_app
 from tests.app.test_labelling import STEPS, _trace
-
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 @pytest.fixture(scope="module")
