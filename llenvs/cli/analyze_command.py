@@ -37,7 +37,6 @@ from llenvs.analysis import (
     RolloutsProgress,
     Schedule,
     SpeedSource,
-    StepAnalysis,
     analysis_key,
     analysis_path,
     analyze_trace,
@@ -45,6 +44,7 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
+from llenvs.cli.analysis_table import analysis_table
 from llenvs.cli.options import bounded
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.stored_values import print_stored_values
@@ -53,9 +53,9 @@ from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
 from llenvs.core.run_events import RunEvent, RunObserver
 from llenvs.evaluation import trace_sampling_params
-from llenvs.traces import Trace, find_trace
+from llenvs.traces import find_trace
 
-__all__ = ["add_parser", "analysis_table", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -223,67 +223,6 @@ def _progress(hidden: bool, total: int) -> Iterator[RunObserver | None]:
                 bar.update(task, completed=event.done, total=event.planned)
 
         yield advance
-
-
-def _one_line(answer: str | None) -> str:
-    """An answer on one line (its whitespace runs as single spaces); a dash for none."""
-    return "—" if answer is None else " ".join(answer.split()) or "''"
-
-
-def _rate(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
-    """One row per segment (its value before it, its importance, its forced answer), then the end.
-
-    Example:
-        >>> from llenvs.analysis import StepAnalysis
-        >>> from llenvs.traces import TaskRecord
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
-        >>> print(analysis_table(t, StepAnalysis("t", {}, (), (), None, ())))
-        seg  v_i [95% CI]             n  importance [95% CI]      moved JS    forced     text
-
-    """
-    forced = {a.boundary: a for a in analysis.forced_answers or ()}
-    importances = {s.step: s for s in analysis.importances}
-    lines = [
-        f"{'seg':<4} {'v_i [95% CI]':<22} {'n':>3}  {'importance [95% CI]':<24} {'moved':<5} "
-        f"{'JS':<5} "
-        f"{'forced':<10} text"
-    ]
-    for value in analysis.values:
-        boundary = value.boundary
-        shown = (
-            f"{_rate(value.value)} (exact)"
-            if value.exact
-            else f"{_rate(value.value)} [{value.interval.low:.2f}, {value.interval.high:.2f}]"
-        )
-        step = importances.get(boundary)
-        if step is None or step.importance is None:
-            importance = ""
-        else:
-            importance = (
-                f"{step.importance:+.2f} [{step.interval.low:+.2f}, {step.interval.high:+.2f}]"
-            )
-        divergence = "" if step is None or step.divergence is None else f"{step.divergence:.2f}"
-        moved = analysis.moved.get(boundary)
-        chance = "" if moved is None else f"{moved:.2f}"
-        answer = forced.get(boundary)
-        verdict = (
-            ""
-            if answer is None
-            else f"{_one_line(answer.answer)[:8]} {'✓' if answer.correct else '✗'}"
-        )
-        if boundary < len(trace.segments):
-            label, text = str(boundary), repr(trace.segments[boundary].text[:40])
-        else:
-            label, text = "end", "(after the last segment)"
-        lines.append(
-            f"{label:<4} {shown:<22} {value.trials:>3}  {importance:<24} {chance:<5} "
-            f"{divergence:<5} {verdict:<10} {text}"
-        )
-    return "\n".join(line.rstrip() for line in lines)
 
 
 def _count(text: str) -> int:

@@ -1,10 +1,12 @@
 """``llenvs analyze FILE --trace N --budget 0``: the step values stored for a trace, no model.
 
-Every source the analysis sidecar holds for the trace is printed: a study's published values
-(``PublishedValues``: its tallies, with every published measure as a column) and each set of
-our own rollouts (one per model and sampling key, with the step importances they give). With
-``--json``, one JSON object per boundary and source:
-``{"boundary", "value", "low", "high", "rollouts", "source", ...}``.
+Every source the analysis sidecar holds for the trace is printed as the workbench's step-values
+panel reads it (one ``StepAnalysis`` each): a study's published values (``PublishedValues``:
+its tallies, with every published measure) and each set of our own rollouts (one per model and
+sampling key). Each source prints the table ``llenvs analyze`` prints (values, importances, the
+chance each step moved) and the steps that moved. With ``--json``, one JSON object per boundary
+and source: ``{"boundary", "value", "low", "high", "rollouts", "source", "importance", "moved",
+...}``.
 
 Example:
     >>> from llenvs.analysis.published_values import PublishedTally, PublishedValues
@@ -30,59 +32,87 @@ from typing import Any
 
 from llenvs.analysis.analysis_sidecar import read_published, stored_keys
 from llenvs.analysis.boundary_value import BoundaryValue
-from llenvs.analysis.stored_step_analysis import stored_step_analysis
+from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
+from llenvs.cli.analysis_table import analysis_table
 from llenvs.traces.trace import Trace
 
-__all__ = ["print_stored_values", "stored_value_rows"]
+__all__ = ["print_stored_values", "stored_analyses", "stored_value_rows"]
+
+
+def stored_analyses(
+    trace: Trace, store: str | os.PathLike[str]
+) -> list[tuple[str, StepAnalysis, dict[str, Any]]]:
+    """Every source of step values the sidecar holds for ``trace``, as the workbench reads it.
+
+    ``(source, analysis, extra)``: published values first (``extra``: their measures by name,
+    and which boundaries' trials were inferred), then our rollouts by key (``extra``: the key).
+    """
+    sources: list[tuple[str, StepAnalysis, dict[str, Any]]] = []
+    for published in read_published(store, trace.trace_id):
+        analysis = published_step_analysis(trace, published)
+        inferred = {
+            value.boundary: tally.inferred
+            for value, tally in zip(published.values(), published.tallies, strict=True)
+        }
+        extra = {"measures": published.measures, "inferred": inferred}
+        sources.append((published.provenance, analysis, extra))
+    for key in stored_keys(store, trace.trace_id):
+        analysis = stored_step_analysis(trace, store, key)
+        sources.append((f"rollouts of {key.get('model', '?')}", analysis, {"key": key}))
+    return sources
 
 
 def stored_value_rows(trace: Trace, store: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """One row per boundary and source: published values first, then our rollouts by key."""
+    """One row per boundary and source: its value, the step's importance and chance of moving.
+
+    As ``StepAnalysis`` gives them; a published source adds its measures.
+    """
     rows: list[dict[str, Any]] = []
-    for published in read_published(store, trace.trace_id):
-        for value, tally in zip(published.values(), published.tallies, strict=True):
-            measures = {
-                name: column[value.boundary]
-                for name, column in published.measures.items()
-                if value.boundary < len(column)
-            }
-            source = {"source": published.provenance, "inferred": tally.inferred}
-            rows.append({**_row(value), **source, **measures})
-    for key in stored_keys(store, trace.trace_id):
-        analysis = stored_step_analysis(trace, store, key)
+    for source, analysis, extra in stored_analyses(trace, store):
         importances = {step.step: step for step in analysis.importances}
+        measures = extra.get("measures", {})
         for value in analysis.values:
-            row = {**_row(value), "source": f"rollouts of {key.get('model', '?')}", "key": key}
+            row: dict[str, Any] = {**_row(value), "source": source}
+            if "key" in extra:
+                row["key"] = extra["key"]
+            elif value.boundary in extra["inferred"]:
+                row["inferred"] = extra["inferred"][value.boundary]
             step = importances.get(value.boundary)
-            if step is not None:
+            if step is not None and step.importance is not None:
                 row["importance"] = step.importance
                 row["importance_low"] = step.interval.low
                 row["importance_high"] = step.interval.high
+            if value.boundary in analysis.moved:
+                row["moved"] = analysis.moved[value.boundary]
+            for name, column in measures.items():
+                if value.boundary < len(column):
+                    row[name] = column[value.boundary]
             rows.append(row)
     return rows
 
 
 def print_stored_values(trace: Trace, store: str | os.PathLike[str], *, as_json: bool) -> int:
-    """Print ``stored_value_rows`` (JSON lines, or a table per source); 0, 1 when none."""
-    rows = stored_value_rows(trace, store)
-    if not rows:
+    """Print every stored source; 0, or 1 when none.
+
+    JSON lines (``stored_value_rows``), or per source the table ``llenvs analyze`` prints and
+    the steps that moved.
+    """
+    sources = stored_analyses(trace, store)
+    if not sources:
         print(
             f"no step values stored for trace {trace.trace_id} in {store}: run llenvs analyze "
             "with --budget N to sample some"
         )
         return 1
     if as_json:
-        for row in rows:
+        for row in stored_value_rows(trace, store):
             print(json.dumps(row, ensure_ascii=False, allow_nan=False))
         return 0
-    source = None
-    for row in rows:
-        if row["source"] != source:
-            source = row["source"]
-            print(f"{source}:\n{'seg':<4} {'v_i [95% CI]':<22} {'n':>4}")
-        value = "—" if row["value"] is None else f"{row['value']:.2f}"
-        interval = f"{value} [{row['low']:.2f}, {row['high']:.2f}]"
-        print(f"{row['boundary']:<4} {interval:<22} {row['rollouts']:>4}")
+    for number, (source, analysis, _) in enumerate(sources):
+        print(f"{'' if number == 0 else chr(10)}{source}:")
+        print(analysis_table(trace, analysis))
+        print(analysis.top_steps(3).headline())
     return 0
 
 

@@ -14,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.analysis import AnalysisParams, analysis_path, analyze_trace, read_published
+from llenvs.analysis import (
+    AnalysisParams,
+    analysis_path,
+    analyze_trace,
+    published_step_analysis,
+    read_published,
+)
 from llenvs.analysis.thought_anchors import (
     ThoughtAnchorsError,
     read_thought_anchors,
@@ -113,11 +119,31 @@ def test_budget_0_json_prints_the_published_values_without_a_model(imported, cap
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     folder = DATA / "deepseek-r1-distill-llama-8b" / "incorrect_base_solution" / "problem_4164"
     chunks = _chunks(folder)
-    assert [row["boundary"] for row in rows] == list(range(321))
-    assert [row["value"] for row in rows] == pytest.approx([c["accuracy"] for c in chunks])
+    assert [row["boundary"] for row in rows] == list(range(322))  # and the end, exact
+    assert [row["value"] for row in rows[:321]] == pytest.approx([c["accuracy"] for c in chunks])
+    assert rows[321]["value"] == float(longest.success)
+    assert all("importance" in row and "moved" in row for row in rows[:321])
     assert all(row["source"] == "Thought Anchors, imported" for row in rows)
     assert all(row["low"] <= row["value"] <= row["high"] for row in rows)
     assert rows[5]["forced_importance_accuracy"] == chunks[5]["forced_importance_accuracy"]
+
+
+def test_budget_0_prints_the_importances_and_the_steps_that_moved_as_the_app_does(imported, capsys):
+    """The CLI and the workbench read one ``StepAnalysis`` of the published values: the same
+    importances, the same chances of having moved, the same verdict."""
+    longest = next(t for t in read_traces(imported) if len(t.segments) == 321)
+    [published] = read_published(analysis_path(imported), longest.trace_id)
+    analysis = published_step_analysis(longest, published)
+    capsys.readouterr()
+    assert main(["analyze", str(imported), "--trace", longest.trace_id, "--budget", "0"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "Thought Anchors, imported:"
+    assert "importance [95% CI]" in printed[1] and "moved" in printed[1]
+    verdict = analysis.top_steps(3).headline()
+    assert printed[-1] == verdict and verdict.startswith("most important steps: 158 (sure)")
+    step = next(s for s in analysis.importances if s.step == 158)
+    row = next(line for line in printed if line.startswith("158 "))
+    assert f"{step.importance:+.2f}" in row and f"{analysis.moved[158]:.2f}" in row
 
 
 def test_importing_again_writes_nothing_new(imported, capsys):
