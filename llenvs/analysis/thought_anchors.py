@@ -133,13 +133,15 @@ def thought_anchors_folders(path: str | os.PathLike[str]) -> list[Path]:
     """The problem folders at or under ``path``: each folder holding ``chunks_labeled.json``.
 
     Example:
-        >>> thought_anchors_folders("/nonexistent")  # doctest: +ELLIPSIS
+        >>> thought_anchors_folders("/nonexistent")
         Traceback (most recent call last):
         ...
-        llenvs.analysis.thought_anchors.ThoughtAnchorsError: no Thought Anchors problem folder ...
+        llenvs.analysis.thought_anchors.ThoughtAnchorsError: /nonexistent does not exist
 
     """
     root = Path(path)
+    if not root.exists():
+        raise ThoughtAnchorsError(f"{root} does not exist")
     found = sorted(
         chunks.parent
         for chunks in ([root / CHUNKS] if (root / CHUNKS).is_file() else root.rglob(CHUNKS))

@@ -124,9 +124,9 @@ def run(args: argparse.Namespace) -> int:
         ... # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: no trace could be read from ...bad.jsonl: 1 row skipped (see above)
+        ValueError: ...bad.jsonl is not an openai_chat file: none of its 1 row reads as one (the first, line 1: not JSON: ...); nothing was written
 
-    """
+    """  # noqa: E501
     if args.format == STUDY:
         return import_thought_anchors(args)
     source = TraceImport(args.format, args.input, segmenter=args.segmenter)
@@ -156,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     finally:
-        _report_skips(source)
+        if counts["traces"] or counts["known"]:  # else the error above says it in one line
+            _report_skips(source)
     note = f", {_rows(len(source.skipped))} skipped" if source.skipped else ""
     if counts["known"]:
         note += f", {_traces(counts['known'])} already there skipped (the same trace ids)"
@@ -190,9 +191,17 @@ def _at_least_one(
     if counts["known"] > 0:
         raise _NothingNew
     if source.skipped:
-        skips = _rows(len(source.skipped))
-        raise ValueError(f"no trace could be read from {source.path}: {skips} skipped (see above)")
+        first, rows = source.skipped[0], _rows(len(source.skipped))
+        raise ValueError(
+            f"{source.path} is not {_a(source.format)} file: none of its {rows} "
+            f"reads as one (the first, line {first.line}: {first.reason}); nothing was written"
+        )
     raise ValueError(f"no trace in {source.path}: it holds no rows; nothing was written")
+
+
+def _a(format: str) -> str:
+    """``a processbench``, ``an openai_chat``: a format's name with its article."""
+    return f"{'an' if format[0] in 'aeiou' else 'a'} {format}"
 
 
 class _NothingNew(Exception):

@@ -26,7 +26,7 @@ from typing import Any
 
 from llenvs.core.errors import LlenvsError
 
-__all__ = ["COMMAND_MODULES", "DefaultsHelpFormatter", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "DefaultsHelpFormatter", "build_parser", "main", "os_error_in_words"]
 
 COMMAND_MODULES = (
     "llenvs.cli.evaluate_command",
@@ -108,13 +108,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.formatwarning = _one_line_warning
     try:
         status: int = args.func(args)
-    except (LlenvsError, OSError, ValueError) as error:
+    except OSError as error:
+        print(f"llenvs {args.command}: error: {os_error_in_words(error)}", file=sys.stderr)
+        return 2
+    except (LlenvsError, ValueError) as error:
         print(f"llenvs {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"llenvs {args.command}: interrupted", file=sys.stderr)
         return 130
     return status
+
+
+def os_error_in_words(error: OSError) -> str:
+    """What went wrong with a file, in words, naming it (not ``[Errno 2] ...``).
+
+    Example:
+        >>> os_error_in_words(FileNotFoundError(2, "No such file or directory", "/no.jsonl"))
+        '/no.jsonl does not exist'
+        >>> os_error_in_words(IsADirectoryError(21, "Is a directory", "/tmp"))
+        '/tmp is a folder, not a file'
+        >>> os_error_in_words(OSError("disk on fire"))
+        'disk on fire'
+
+    """
+    name = error.filename
+    if name is None:
+        return str(error)
+    match error:
+        case FileNotFoundError():
+            return f"{name} does not exist"
+        case IsADirectoryError():
+            return f"{name} is a folder, not a file"
+        case NotADirectoryError():
+            return f"{name}: a part of this path is a file, not a folder"
+        case PermissionError():
+            return f"{name}: permission denied (this user may not read or write it)"
+    reason = error.strerror or str(error)
+    return f"{name}: {reason[0].lower()}{reason[1:]}" if reason else str(name)
 
 
 def _one_line_warning(

@@ -71,9 +71,12 @@ def parse_json_line(raw: bytes, *, first: bool = False) -> Any:
         raw = raw[len(BOM) :]
     if b"\x00" in raw:
         column = raw.index(b"\x00") + 1
-        raise JsonLineError(
-            f"NUL bytes (0x00, first at column {column}): a zero-filled block left by a crash?"
+        what = (
+            "a zero-filled block, such as a crash can leave"
+            if not raw.strip(b"\x00\r\n")
+            else "binary data, not a line of JSON text"
         )
+        raise JsonLineError(f"NUL bytes (0x00, first at column {column}): {what}")
     raw = raw.removesuffix(b"\n").removesuffix(b"\r")
     try:
         text = raw.decode("utf-8")

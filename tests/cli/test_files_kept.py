@@ -75,7 +75,7 @@ def test_a_failed_import_leaves_the_output_byte_identical(tmp_path, existing, ca
     for extra in ([], ["--overwrite"]):
         status, _, err = _run(capsys, "import", "openai_chat", source, "-o", existing, *extra)
         assert status == 2
-        assert "no trace could be read" in err and "2 rows skipped" in err
+        assert "is not an openai_chat file: none of its 2 rows reads as one" in err
         assert existing.read_bytes() == before
 
 
