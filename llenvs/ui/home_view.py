@@ -22,10 +22,10 @@ from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
 from llenvs.ui.trace_source import import_into, save_upload, shown_path, trace_files
+from llenvs.ui.workbench_pages import PAGES
 
 __all__ = [
     "BROWSE",
-    "COMPARE",
     "add_traces",
     "folder_summary",
     "how_to_get_traces",
@@ -39,8 +39,6 @@ SEARCH = ":material/search:"
 """The icon of links to Browse."""
 BROWSE = "pages/browse.py"
 """The Browse page's file."""
-COMPARE = "pages/compare.py"
-"""The Compare page's file."""
 
 HOW_TO_GET_TRACES = """\
 No trace file yet. Add one with the forms below, or from a terminal:
@@ -229,25 +227,7 @@ def _upload_limit_mb() -> float:
 
 
 def page_guide() -> None:
-    """What each page does, with links."""
-    st.markdown(
-        "- **Home** (this page): where traces come from, their counts, uploads and imports.\n"
-        "- **Browse**: filter the traces of a file (environment, task, success, reward, PRM "
-        "minimum, text), open one, and read it segment by segment: every segment with its "
-        "step reward, PRM score and flags, a chart of PRM score and cumulative reward (click a "
-        "point or a row), next/previous with the keys `j`/`k` (segment) and `n`/`p` (trace), "
-        "a raw view with whitespace shown, and a URL that shares the view.\n"
-        "- **Compare segmenters**: one trace under 2–4 segmenter specs side by side, with "
-        "aligned cuts, segment counts, ArithmeticPRM scores and pairwise boundary F1.\n"
-        "- **Labels**: a file's human step labels per labeller, between labellers (Cohen's κ, "
-        "first-error agreement) and against PRM scores (step AUROC, ProcessBench F1, "
-        "first-error localisation with intervals, calibration), each disagreement a link to "
-        "its step in Browse.\n"
-        "- **Experiments**: one intervention (a hint, early answering, a mistake, …) at chosen "
-        "positions of every trace of a file, run as one experiment with Stop and resume; the "
-        "steerability map (flip and answer-change rates by position, with intervals), paired "
-        "statistics, and each branch a link to Browse."
-    )
-    left, right = st.columns(2)
-    left.page_link(BROWSE, label="Browse traces", icon=SEARCH)
-    right.page_link(COMPARE, label="Compare segmenters", icon=":material/content_cut:")
+    """What each page does (every page of the navigation), each with a link."""
+    for page in PAGES:
+        st.page_link(page.file, label=page.title, icon=page.icon)
+        st.caption(page.summary[0].upper() + page.summary[1:])

@@ -1,18 +1,20 @@
-"""The Labels page's panels: the file, what its label store holds, and which labellers to compare.
+r"""The Labels page's panels: the file, what its label store holds, and which labellers to compare.
 
 The file is chosen as in Browse: the URL's ``?file=`` (checked against the traces folders) or
-the sidebar's pick among the traces folder's files; with neither, the first file that has a
-label store. A labels file's unreadable lines are named (file, line, why) above the rest,
-which loads; a file without labels says so and how to get some.
+the sidebar's pick among the traces folder's files; with neither, the file with the largest
+label store (the most labels: a few labelled in Browse do not hide a labelled dataset). A
+labels file's unreadable lines are named (file, line, why) above the rest, which loads; a file
+without labels says so and how to get some.
 
 Example:
     >>> import tempfile
     >>> from pathlib import Path
     >>> folder = Path(tempfile.mkdtemp())
-    >>> for name in ("a.jsonl", "b.jsonl", "b.labels.jsonl"):
-    ...     _ = (folder / name).write_text("")
-    >>> Path(labelled_first([str(folder / "a.jsonl"), str(folder / "b.jsonl")])).name
-    'b.jsonl'
+    >>> for name, text in (("a.jsonl", ""), ("b.jsonl", ""), ("c.jsonl", ""),
+    ...                    ("b.labels.jsonl", "{}\n"), ("c.labels.jsonl", "{}\n{}\n")):
+    ...     _ = (folder / name).write_text(text)
+    >>> Path(most_labelled([str(folder / n) for n in ("a.jsonl", "b.jsonl", "c.jsonl")])).name
+    'c.jsonl'
 
 """
 
@@ -35,7 +37,7 @@ __all__ = [
     "by_labels",
     "choose_file",
     "choose_labellers",
-    "labelled_first",
+    "most_labelled",
     "no_labels",
 ]
 
@@ -43,17 +45,19 @@ SHOWN_SKIPS = 10
 """How many unreadable lines of a labels file are named one by one."""
 
 
-def labelled_first(files: Sequence[str]) -> str | None:
-    """The first of ``files`` with a label store beside it, else the first; None for none.
+def most_labelled(files: Sequence[str]) -> str | None:
+    """The one of ``files`` with the largest label store beside it, else the first; or None.
+
+    Among label stores of one size, the first file's.
 
     Example:
-        >>> labelled_first([]) is None, labelled_first(["/no/a.jsonl"])
+        >>> most_labelled([]) is None, most_labelled(["/no/a.jsonl"])
         (True, '/no/a.jsonl')
 
     """
-    for path in files:
-        if labels_path(path).exists():
-            return path
+    sizes = {path: labels_path(path).stat().st_size for path in files if labels_path(path).exists()}
+    if sizes:
+        return max(sizes, key=lambda path: sizes[path])  # the first of the largest
     return files[0] if files else None
 
 
@@ -83,7 +87,7 @@ def choose_file() -> str | None:
         resolve_trace_path(wanted)
         if wanted not in files:
             files.insert(0, wanted)
-    current = wanted or labelled_first(files)
+    current = wanted or most_labelled(files)
     if current is None:
         return None
     picked = st.sidebar.selectbox(

@@ -89,7 +89,7 @@ def test_a_declaration_that_cannot_be_followed_is_said_and_the_first_file_opens(
 def test_homes_links_open_browse_on_what_they_name(default_root):
     home = open_page("home")
     queries = {link.proto.label: link.proto.query_string for link in home.get("page_link")}
-    assert queries["Browse traces"] == ""  # the page guide's link: the declared view
+    assert queries["Browse"] == ""  # the page guide's link: the declared view
     query = queries["Browse thought_anchors-r1-distill-llama-8b.jsonl"]
     assert urllib.parse.parse_qs(query) == {"file": [TA_FILE]}
     at = open_page("browse", file=TA_FILE)  # the file the link names, at its first trace

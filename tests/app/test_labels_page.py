@@ -199,3 +199,21 @@ def test_a_prm_scored_now_on_the_page_gives_the_clis_numbers(tmp_path, monkeypat
             for value, end in zip(row, ("value", "low", "high"), strict=True)
         )
     assert "Scores made now; 12 traces labelled and scored" in texts(at)
+
+
+def test_it_opens_on_the_most_labelled_file_not_on_one_labelled_in_browse(tmp_path, monkeypatch):
+    """Labels kept on an earlier file (a few steps labelled in Browse) do not hide the labelled
+    dataset: the page opens on the file with the largest label store, as the README says."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    for name in ("a-first.jsonl", "processbench-prm800k.jsonl"):
+        (folder / name).write_bytes((REPO / SAMPLE).read_bytes() if "process" in name else b"")
+    write_traces(folder / "a-first.jsonl", [html_trace()])
+    append_labels(folder / "a-first.jsonl", [StepLabel(html_trace().trace_id, 0, 1, "me")])
+    labels_path(folder / "processbench-prm800k.jsonl").write_bytes(
+        labels_path(REPO / SAMPLE).read_bytes()
+    )
+    monkeypatch.setenv(TRACES_DIR_ENV, str(folder))
+    at = open_page("labels")
+    assert not at.exception, at.exception
+    assert Path(at.sidebar.selectbox[0].value).name == "processbench-prm800k.jsonl"

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
 from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.ui.workbench_pages import PAGES
 from tests.app.conftest import SCRIPT
 from tests.conftest import EXTERNAL
 
@@ -52,8 +53,14 @@ def test_home_counts_the_traces_and_says_what_each_page_does(app_env):
     assert set(table["file"]) == {"imported-real_responses.jsonl", "html.jsonl", "broken.jsonl"}
     assert int(table.loc[table["file"] == "imported-real_responses.jsonl", "traces"].iloc[0]) == 20
     assert int(table.loc[table["file"] == "broken.jsonl", "skipped lines"].iloc[0]) == 2
-    shown = texts(at)
-    assert "Browse" in shown and "Compare segmenters" in shown
+    # the guide: every page of the navigation (app.py's), each a link with what it does
+    links = [str(link.proto.label) for link in at.get("page_link")]
+    assert [p.title for p in PAGES] == [t for t in links if t in {p.title for p in PAGES}]
+    assert {"Evaluate", "Compare runs", "Settings"} <= set(links)
+    captions = [c.value for c in at.caption]
+    assert all(p.summary[1:] in caption for p in PAGES for caption in [" ".join(captions)])
+    navigation = (REPO / "app.py").read_text()
+    assert "PAGES" in navigation and "st.Page(page.file" in navigation
 
 
 def test_home_on_an_empty_folder_says_how_to_import_or_record(tmp_path, monkeypatch):
