@@ -59,7 +59,7 @@ START = 20
 """The segment the page opens at (a window of rows above it, as in the middle of a trace)."""
 KEYS = ("3", "3", "1", "2", "3", "0", "f")
 """The label keys pressed, in turn."""
-SHOWN = {"1": "-1", "2": "+0", "3": "+1", "0": "", "f": "-1"}
+SHOWN = {"1": "-1", "2": "0", "3": "+1", "0": "", "f": "-1"}
 """What the labelled row's ``label`` cell shows after each key."""
 PRESSES = 28
 RERUNS = 10
@@ -94,7 +94,7 @@ LABELLED = f"""([segment, label, row]) => {{
   const canvas = ({GRID})();
   if (!canvas || !canvas.getBoundingClientRect().width) return false;
   if (({DRAWN})() === window.__drawn) return false;  // the grid not drawn again yet
-  const tints = {{'-1': [220, 60, 60], '+0': [150, 150, 150], '+1': [60, 180, 60]}};
+  const tints = {{'-1': [220, 60, 60], '0': [150, 150, 150], '+1': [60, 180, 60]}};
   const near = (d, i, rgb) => rgb.every((c, k) => Math.abs(d[i + k] - (255 + c) / 2) <= 4);
   const scale = canvas.width / canvas.getBoundingClientRect().width;
   const y = Math.round((35 + 35 * row + 17) * scale);

@@ -1,7 +1,8 @@
 """Where the Browse page is: file, trace (its line) and segment, kept in the URL.
 
-The query string ``?file=<path>&trace=<line>&segment=<index>`` makes a view shareable; the
-pages read and write it through ``read_location`` and ``go_to``. A URL naming a file outside the
+The query string ``?file=<path>&trace=<line>&segment=<index>`` makes a view shareable (with
+``&mode=label`` in label mode, which a move keeps); the pages read and write it through
+``read_location`` and ``go_to``. A URL naming a file outside the
 traces folders is refused when it is read (``llenvs.ui.trace_roots``), before anything opens it.
 
 Example:
@@ -19,7 +20,13 @@ import streamlit as st
 
 from llenvs.ui.trace_roots import resolve_trace_path
 
-__all__ = ["BrowseLocation", "go_to", "neighbour", "read_location"]
+__all__ = ["KEPT_PARAMS", "MODE_PARAM", "BrowseLocation", "go_to", "neighbour", "read_location"]
+
+MODE_PARAM = "mode"
+"""The URL's parameter that keeps Browse's label mode over a reload or a shared link."""
+
+KEPT_PARAMS = (MODE_PARAM,)
+"""The URL's parameters a move (``go_to``) keeps: they say how to view, not where."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,8 @@ def go_to(location: BrowseLocation) -> None:
         >>> go_to(BrowseLocation("a.jsonl", 1, 0))
 
     """
-    st.query_params.from_dict(location.to_params())
+    kept = {name: st.query_params[name] for name in KEPT_PARAMS if name in st.query_params}
+    st.query_params.from_dict({**location.to_params(), **kept})
 
 
 def _number(value: str | None) -> int | None:

@@ -17,6 +17,7 @@ downloads all of it. A segment an imported study annotated shows its summary and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from llenvs.ui.browse_default import browse_default
 from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour, read_location
 from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.ui.function_tags import tagged_segments
+from llenvs.ui.key_queue import key_queue
 from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_name, labelling_panel
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.run_summary import prm_summary, run_summary, scorer_name
@@ -160,12 +162,13 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
             ("◀ segment", "k", BrowseLocation(here.file, line, back)),
             ("segment ▶", "j", BrowseLocation(here.file, line, on)),
         ]
+    keys = "".join(shortcut for _, shortcut, _ in moves)
+    key_queue(f"nav-keys-{keys}", keys, here, functools.partial(_nav_key, lines, index))
     columns = st.columns(5)  # four moves and the segment box; label mode leaves two empty
     for column, (label, shortcut, target) in zip(columns, moves, strict=False):
         column.button(
             label,
             key=f"nav-{shortcut}",
-            shortcut=shortcut,
             on_click=go_to,
             args=(target,),
             help=f"shortcut: {shortcut}",
@@ -183,6 +186,23 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
         args=(f"seg-input-{line}-{here.segment}", here),
         label_visibility="collapsed",
     )
+
+
+def _nav_key(lines: list[int], index: TraceIndex, key: str, here: BrowseLocation) -> BrowseLocation:
+    """One press of ``p``/``n`` (trace) or ``k``/``j`` (segment) from ``here``; where it went."""
+    line = here.line if here.line in lines else (lines[0] if lines else None)
+    if key in "pn":
+        target = BrowseLocation(here.file, neighbour(lines, line, 1 if key == "n" else -1), 0)
+    elif line is not None:
+        segment = min(here.segment, max(segment_count(index, line) - 1, 0))
+        step = 1 if key == "j" else -1
+        target = BrowseLocation(
+            here.file, line, step_among(stepped_segments(index, line), segment, step)
+        )
+    else:
+        return here
+    go_to(target)
+    return target
 
 
 def stepped_segments(index: TraceIndex, line: int) -> Sequence[int]:

@@ -4,7 +4,8 @@ The lower chart shows one importance measure per segment: ours (``v_{i+1} - v_i`
 interval) or, for published values, any column the study published (Thought Anchors:
 resampling, counterfactual and forced importance, in accuracy and in KL, ...), chosen in a
 selectbox. A trace of more than ``ZOOM`` segments opens zoomed on the selected segment's bar,
-in the middle, and ``ZOOM // 2`` bars either side (``zoom_span``); "Whole trace" shows them all. All
+in the middle, and ``ZOOM // 2`` bars either side (near an end, the ``ZOOM`` bars there:
+``zoom_span``); "Whole trace" shows them all. All
 the bars are always sent, so the chart pans and zooms, and a click on a bar selects its segment.
 The trace's human step labels, when it has any, are marked under the values.
 
@@ -68,19 +69,20 @@ def measure_rows(
     )
 
 
-def zoom_span(selected: int, size: int = ZOOM) -> tuple[float, float]:
+def zoom_span(selected: int, bars: int, size: int = ZOOM) -> tuple[float, float]:
     """The x range of ``selected``'s bar, in the middle, and ``size // 2`` bars either side.
 
-    Near an end of the trace, the range runs past it (empty there), so ``selected`` stays in
-    the middle.
+    ``bars``: the chart's bars (0..bars-1). Near an end of the trace the range stops at the
+    end and reaches further the other way, so no part of the chart is empty.
 
     Example:
-        >>> zoom_span(150), zoom_span(0, 10)
-        ((119.5, 180.5), (-5.5, 5.5))
+        >>> zoom_span(150, 322), zoom_span(0, 322, 10), zoom_span(320, 322, 10)
+        ((119.5, 180.5), (-0.5, 10.5), (310.5, 321.5))
 
     """
     half = size // 2
-    return (selected - half - 0.5, selected + half + 0.5)
+    first = min(max(selected - half, 0), max(bars - 1 - 2 * half, 0))
+    return (first - 0.5, first + 2 * half + 0.5)
 
 
 def importance_chart(
@@ -105,7 +107,7 @@ def importance_chart(
             measure_rows(shown.rows, shown.measures, measure),
             here.segment,
             measure=measure,
-            span=None if whole else zoom_span(here.segment),
+            span=None if whole else zoom_span(here.segment, segments + 1),
             labels=labels,
         ),
         key=chart_key,

@@ -27,14 +27,16 @@ the intervention panel is left out in label mode (its segment would not follow t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from enum import Enum
 
 import streamlit as st
 
 from llenvs.traces import StepLabel, Trace, append_labels
-from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.browse_location import MODE_PARAM, BrowseLocation, go_to, read_location
 from llenvs.ui.function_tags import tagged_segments
+from llenvs.ui.key_queue import key_queue
 from llenvs.ui.label_history import describe_history, label_words
 from llenvs.ui.label_keys import LabelKey
 from llenvs.ui.label_store_cache import cached_labels
@@ -47,6 +49,7 @@ from llenvs.ui.trace_source import traces_dir
 
 __all__ = [
     "LABEL_MODE",
+    "LABEL_PARAM",
     "LABEL_ROWS",
     "NOTE",
     "BrowseMode",
@@ -59,6 +62,9 @@ __all__ = [
 
 LABEL_MODE = "label-mode"
 """The key of the switch between browsing and label mode (browsing by default)."""
+
+LABEL_PARAM = "label"
+"""``MODE_PARAM``'s value in label mode."""
 
 NOTE = "label-note"
 """The note input's key, followed by ``-``, the trace id, ``-`` and the segment."""
@@ -93,6 +99,8 @@ def label_mode() -> bool:
 
     """
     try:
+        if LABEL_MODE not in st.session_state:  # a reload: the URL says
+            return st.query_params.get(MODE_PARAM) == LABEL_PARAM
         return st.session_state.get(LABEL_MODE) == BrowseMode.LABEL
     except Exception:  # no session outside a running app
         return False
@@ -104,11 +112,13 @@ def label_mode_switch() -> bool:
     A pair of buttons rather than a checkbox: the browser keeps the focus on the control just
     clicked, and keys typed in a checkbox, like in a text box, are not shortcuts.
     """
+    if LABEL_MODE not in st.session_state:  # the URL's mode, on a reload or a shared link
+        st.session_state[LABEL_MODE] = BrowseMode.LABEL if label_mode() else BrowseMode.BROWSE
     mode = st.segmented_control(
         "Mode",
         list(BrowseMode),
-        default=BrowseMode.BROWSE,
         required=True,
+        on_change=_mode_to_url,
         format_func=lambda mode: mode.value,
         key=LABEL_MODE,
         label_visibility="collapsed",
@@ -118,6 +128,14 @@ def label_mode_switch() -> bool:
         "Settings, never in the trace.",
     )
     return mode == BrowseMode.LABEL
+
+
+def _mode_to_url() -> None:
+    """Keep the switch's mode in the URL (``mode=label``; nothing while browsing)."""
+    if st.session_state.get(LABEL_MODE) == BrowseMode.LABEL:
+        st.query_params[MODE_PARAM] = LABEL_PARAM
+    elif MODE_PARAM in st.query_params:
+        del st.query_params[MODE_PARAM]
 
 
 def labeller_name() -> str:
@@ -173,6 +191,8 @@ def labelling_panel(path: str, line: int, trace: Trace) -> None:
         if problem:
             st.error(problem, icon=":material/error:")
         stepped = _stepped(trace)
+        keys = "jk" + "".join(key.value for key in LabelKey)
+        key_queue("label-keys", keys, here, functools.partial(_label_key, trace, stepped))
         _moves(here, stepped)
         table = segment_rows_table(path, line, trace, labeller or None)
         left, right = st.columns([3, 2])
@@ -188,7 +208,7 @@ def labelling_panel(path: str, line: int, trace: Trace) -> None:
 
 def _selected(path: str, line: int, trace: Trace) -> BrowseLocation:
     """The selected segment of ``trace``: the URL's, within the trace."""
-    wanted = BrowseLocation.from_params(st.query_params.to_dict()).segment
+    wanted = read_location().segment
     return BrowseLocation(path, line, min(wanted, max(len(trace.segments) - 1, 0)))
 
 
@@ -204,7 +224,6 @@ def _moves(here: BrowseLocation, stepped: Sequence[int]) -> None:
         column.button(
             label,
             key=f"nav-{shortcut}",
-            shortcut=shortcut,
             on_click=go_to,
             args=(BrowseLocation(here.file, here.line, step_among(stepped, here.segment, step)),),
             help=f"shortcut: {shortcut}",
@@ -240,8 +259,7 @@ def _selected_step(
         column.button(
             key.words,
             key=f"label-{key.value}",
-            shortcut=key.value,
-            on_click=_press,
+            on_click=_clicked,
             args=(here, trace, key, tuple(stepped)),
             disabled=not labeller,
             help=_KEY_HELP[key],
@@ -277,15 +295,37 @@ _KEY_HELP = {
 }
 
 
-def _press(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[int]) -> None:
-    """A label key: write its labels for the selected step, then select the next segment."""
+def _label_key(
+    trace: Trace, stepped: Sequence[int], key: str, here: BrowseLocation
+) -> BrowseLocation:
+    """One press of label mode's keys on ``here`` (a move, or a label); where it went."""
+    if key in "jk":
+        step = 1 if key == "j" else -1
+        target = BrowseLocation(here.file, here.line, step_among(stepped, here.segment, step))
+        go_to(target)
+        return target
+    return _press(here, trace, LabelKey(key), stepped)
+
+
+def _clicked(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[int]) -> None:
+    """A label key's button, clicked: as its key."""
+    _press(here, trace, key, stepped)
+
+
+def _press(
+    here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[int]
+) -> BrowseLocation:
+    """A label key: write its labels for the selected step, then select the next segment.
+
+    Returns the segment selected after it (``here`` when nothing was written).
+    """
     assert here.file is not None
     labeller = labeller_name()
     if not labeller:
         st.session_state[_PROBLEM] = (
             "No label was saved: set your name as labeller in Settings first."
         )
-        return
+        return here
     held = cached_labels(here.file).latest(labeller).get(trace.trace_id, {})
     note = _typed_note(trace.trace_id, here.segment, held)
     try:
@@ -295,8 +335,10 @@ def _press(here: BrowseLocation, trace: Trace, key: LabelKey, stepped: Sequence[
         append_labels(here.file, written)
     except (OSError, ValueError) as error:
         st.session_state[_PROBLEM] = f"No label was saved: {type(error).__name__}: {error}"
-        return
-    go_to(BrowseLocation(here.file, here.line, step_among(stepped, here.segment, 1)))
+        return here
+    target = BrowseLocation(here.file, here.line, step_among(stepped, here.segment, 1))
+    go_to(target)
+    return target
 
 
 def _save_note(here: BrowseLocation, trace: Trace) -> None:

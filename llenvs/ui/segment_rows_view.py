@@ -1,7 +1,9 @@
 """The trace view's segment rows: the tag filter, the window of rows, a click that selects.
 
 The table shows at most ``WINDOW`` rows, from just above the selected segment (it follows the
-selection: j/k, the URL's ``?segment=``, a click, and buttons that move a window's length).
+selection: j/k, the URL's ``?segment=``, a click). The ``◀``/``▶`` buttons page the rows a
+window's length without moving the selection; the next move of the selection brings the rows
+back to it.
 When the segments carry function tags (an imported Thought Anchors trace), a ``tags`` column
 coloured by tag is shown, and a filter over the tags present (each with its count) narrows the
 rows to the segments carrying any chosen tag; the window is then taken among those rows. The
@@ -33,6 +35,10 @@ __all__ = ["TAG_FILTER", "chosen_tags", "segment_rows", "shown_segments", "step_
 
 TAG_FILTER = "tag-filter"
 """The tag filter's key, followed by ``-`` and the trace id (each trace keeps its own)."""
+
+_PAGED = "segment-rows-paged"
+"""Session key: ((file, line, selected segment, tags), first row's position) of a window the
+buttons paged to; it holds while that segment stays selected, then the rows follow again."""
 
 _CLICKS = "segment-row-clicks"
 """How many rows were clicked in this session: part of a kept grid's key (``segment_rows``)."""
@@ -115,7 +121,8 @@ def segment_rows(
     counts = tag_counts(trace)
     chosen = _tag_filter(trace, counts) if counts else []
     shown = tagged_segments(trace, chosen)
-    rows = shown_segments(shown, here.segment, size)
+    paged = _paged_start(here, chosen, len(shown), size)
+    rows = shown_segments(shown, here.segment, size) if paged is None else shown[paged:][:size]
     if chosen:
         st.caption(
             f"{len(shown):,} of {len(table):,} segments tagged {' or '.join(chosen)}"
@@ -123,10 +130,10 @@ def segment_rows(
             + "."
         )
     if len(rows) < len(shown):
-        _window_moves(rows, len(shown), here, last=len(table) - 1, filtered=bool(chosen), size=size)
+        _window_moves(rows, shown, here, chosen, size)
     selected = rows.index(here.segment) if here.segment in rows else None
     if key is None:
-        key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}"
+        key = f"segments-{here.line}-{here.segment}-{'-'.join(chosen)}-{rows[0] if rows else 0}"
     else:
         clicks = st.session_state.get(_CLICKS, 0)
         key = f"{key}-{here.line}-{selected}-{'-'.join(chosen)}-{clicks}"
@@ -164,35 +171,58 @@ def _tag_filter(trace: Trace, counts: dict[str, int]) -> list[str]:
     return [tag for tag in counts if tag in chosen]
 
 
-def _window_moves(
-    rows: list[int], total: int, here: BrowseLocation, *, last: int, filtered: bool, size: int
-) -> None:
-    """Which segments the table shows, and buttons that move the selection a window's length.
+def _paged_start(here: BrowseLocation, chosen: list[str], total: int, size: int) -> int | None:
+    """Where a window the buttons paged to starts (a position among ``total`` rows).
 
-    ``total``: the rows the filter lets through; ``last``: the trace's last segment; ``size``:
-    the window's length.
+    None when the rows follow the selection: nothing was paged, or another segment is selected.
     """
-    back, on, shown = st.columns([1, 1, 3], vertical_alignment="center")
+    paged = st.session_state.get(_PAGED)
+    if not paged or paged[0] != (here.file, here.line, here.segment, tuple(chosen)):
+        return None
+    return min(int(paged[1]), max(total - size, 0))
+
+
+def _page(here: BrowseLocation, chosen: list[str], start: int) -> None:
+    st.session_state[_PAGED] = ((here.file, here.line, here.segment, tuple(chosen)), start)
+
+
+def _window_moves(
+    rows: list[int], shown: list[int], here: BrowseLocation, chosen: list[str], size: int
+) -> None:
+    """Which segments the table shows, and buttons that page the rows a window's length.
+
+    ``shown``: the rows the filter lets through (true indices); paging keeps the selection.
+    """
+    back, on, caption = st.columns([1, 1, 3], vertical_alignment="center")
+    first = shown.index(rows[0])
     moves = [
-        (back, f"◀ {size}", "rows-back", max(here.segment - size, 0)),
-        (on, f"{size} ▶", "rows-on", min(here.segment + size, last)),
+        (back, f"◀ {size}", "rows-back", max(first - size, 0), first == 0),
+        (on, f"{size} ▶", "rows-on", min(first + size, len(shown) - size), rows[-1] == shown[-1]),
     ]
-    for column, label, key, target in moves:
+    for column, label, key, start, at_end in moves:
         column.button(
             label,
             key=key,
-            on_click=go_to,
-            args=(BrowseLocation(here.file, here.line, target),),
-            help=f"Select the segment {size} before or after this one",
+            on_click=_page,
+            args=(here, chosen, start),
+            disabled=at_end,
+            help=f"Show the {size} rows before or after these; segment {here.segment} stays "
+            "selected",
             width="stretch",
         )
-    if filtered:
-        shown.caption(
-            f"{len(rows)} of the {total:,} tagged rows: segments {rows[0]:,}–{rows[-1]:,}"
+    where = (
+        ""
+        if here.segment in rows
+        else f"; segment {here.segment}, selected, is not among them (j or k brings it back)"
+    )
+    if chosen:
+        caption.caption(
+            f"{len(rows)} of the {len(shown):,} tagged rows: segments {rows[0]:,}–{rows[-1]:,}"
+            f"{where}"
         )
     else:
-        shown.caption(
-            f"Segments {rows[0]:,}–{rows[-1]:,} of {total:,}; the rows follow the "
+        caption.caption(
+            f"Segments {rows[0]:,}–{rows[-1]:,} of {len(shown):,}{where}; the rows follow the "
             "selection (j, k, the segment box, a click on the chart)."
         )
 

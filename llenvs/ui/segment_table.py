@@ -56,6 +56,9 @@ WINDOW = 200
 BEFORE = 4
 """Rows a window shows above the selected segment: it opens mid-view in a 360-pixel table."""
 
+IN_VIEW = 8
+"""Rows in view where a 360-pixel table opens (its header and about nine rows)."""
+
 SELECTION_MODES: tuple[Literal["single-row", "single-cell"], ...] = ("single-row", "single-cell")
 """How the table selects: by a row's marker or by a click on any of its cells (its text too)."""
 
@@ -69,7 +72,7 @@ LABELLED_COLUMNS = ("#", "cumulative", "label", "flags", "text")
 
 
 def label_colour(label: object, strength: float = 0.2) -> str:
-    """A CSS background for a ``label`` cell's text ("+1", "-1", "+0"; "" for none).
+    """A CSS background for a ``label`` cell's text ("+1", "-1", "0"; "" for none).
 
     ``strength`` is the colour's opacity: the ``label`` cell itself is drawn stronger than the
     rest of its row, so the row reads as tinted and the other colours stay legible.
@@ -93,10 +96,12 @@ def label_cell(label: int | None) -> str:
 
     Example:
         >>> label_cell(1), label_cell(0), label_cell(-1), label_cell(None)
-        ('+1', '+0', '-1', '')
+        ('+1', '0', '-1', '')
 
     """
-    return "" if label is None else f"{label:+.0f}"
+    if label is None:
+        return ""
+    return "0" if label == 0 else f"{label:+d}"  # neutral has no sign
 
 
 def label_values(table: pd.DataFrame) -> dict[int, int]:
@@ -195,13 +200,15 @@ def segment_table(trace: Trace, labels: Mapping[int, int] | None = None) -> pd.D
 def segment_window(selected: int, total: int, size: int = WINDOW, before: int = BEFORE) -> range:
     """The segment indices the table shows (at most ``size``), among ``total``, at ``selected``.
 
-    All of them when they fit; else a window that starts ``before`` rows above ``selected``
-    (less at the start of the trace), so the selected row is in view where the table opens
-    (the table does not scroll to it), and ends ``size`` rows later or at the trace's end.
+    All of them when they fit; else a window that starts ``before`` rows above ``selected``,
+    so the selected row is in view where the table opens (the table does not scroll to it),
+    and ends ``size`` rows later or at the trace's end. Near the start, where the selected row
+    is in view with the window at segment 0 (``IN_VIEW``), the window starts there: no
+    segment before it is hidden for nothing.
 
     Example:
-        >>> segment_window(5, 12), segment_window(0, 0)
-        (range(0, 12), range(0, 0))
+        >>> segment_window(5, 12), segment_window(0, 0), segment_window(5, 114, size=12)
+        (range(0, 12), range(0, 0), range(0, 12))
         >>> segment_window(9_500, 10_000), segment_window(2, 10_000), segment_window(9_999, 10_000)
         (range(9496, 9696), range(0, 200), range(9995, 10000))
         >>> segment_window(158, 321)
@@ -212,7 +219,7 @@ def segment_window(selected: int, total: int, size: int = WINDOW, before: int = 
         raise ValueError(f"size must be > 0 and before >= 0, got size={size}, before={before}")
     if total <= size:
         return range(max(total, 0))
-    start = min(max(selected - before, 0), total - 1)
+    start = 0 if selected < min(IN_VIEW, size) else min(max(selected - before, 0), total - 1)
     return range(start, min(start + size, total))
 
 

@@ -31,6 +31,15 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app once its script has run to the end (no rerun under way)."""
 
 
+def keys_ready(page, queue: str) -> None:
+    """Wait until the key queue ``queue`` listens on the page (``llenvs.ui.key_queue``: its
+    script loads about a second after the page has drawn; a key pressed before it is lost)."""
+    page.wait_for_function(
+        f"() => !!(window.__llenvsKeyQueues && window.__llenvsKeyQueues[{queue!r}]?.send)",
+        timeout=30_000,
+    )
+
+
 def grid_records(grid) -> list[dict[str, str]]:
     """A dataframe's rows by its header, from the copy its grid keeps for screen readers."""
     rows = grid.evaluate(

@@ -141,13 +141,28 @@ def test_clicking_a_row_selects_its_true_segment_and_j_k_go_past_the_window(big)
     assert f"Step {edge - 1}. " in [c.value for c in at.code]
 
 
-def test_the_window_buttons_and_the_chart_reach_any_segment(big):
-    at = open_page("browse", file=str(big / "many.jsonl"), segment="10")
+def test_the_window_buttons_page_the_rows_and_keep_the_selection(big):
+    """``◀``/``▶`` move the rows a window's length; the selection stays where it was (the
+    buttons once moved it too), and the next move of the selection brings the rows back."""
+    at = open_page("browse", file=str(big / "many.jsonl"), segment="158")
+    assert shown_rows(at)[0] == 158 - BEFORE
     at.button(key="rows-on").click().run()
-    assert not at.exception and segment_of(at) == 10 + WINDOW and selected_row(at) == 10 + WINDOW
+    assert not at.exception and segment_of(at) == 158
+    assert shown_rows(at) == list(range(158 - BEFORE + WINDOW, 158 - BEFORE + 2 * WINDOW))
+    assert "segment 158, selected, is not among them" in texts(at)
+    assert "Segment 158" in [t.label for t in at.tabs]
     at.button(key="rows-back").click().run()
     at.button(key="rows-back").click().run()
-    assert segment_of(at) == 0 and selected_row(at) == 0
+    assert segment_of(at) == 158 and shown_rows(at)[0] == 0 and at.button(key="rows-back").disabled
+    click_row(at, 3)  # a row of the paged window selects its segment
+    assert segment_of(at) == 3 and selected_row(at) == 3
+    at.button(key="rows-on").click().run()
+    at.button(key="nav-j").click().run()  # the selection moves: the rows follow it again
+    assert segment_of(at) == 4 and selected_row(at) == 4 and shown_rows(at)[0] == 0
+
+
+def test_the_chart_reaches_any_segment(big):
+    at = open_page("browse", file=str(big / "many.jsonl"), segment="10")
     click_point(at, 8123, 0.3)
     assert not at.exception and segment_of(at) == 8123 and selected_row(at) == 8123
 

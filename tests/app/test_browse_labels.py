@@ -16,7 +16,7 @@ def test_browse_shows_the_stores_labels_of_an_imported_step_file(tmp_path, monke
         main(["import", "processbench", str(EXTERNAL / "step_traces.jsonl"), "-o", str(out)]) == 0
     )
     at = open_page("browse", file=str(out))
-    shown = {1: "+1", 0: "+0", -1: "-1", None: ""}
+    shown = {1: "+1", 0: "0", -1: "-1", None: ""}
     expected = [shown[label] for label in read_jsonl("step_traces.jsonl")[0]["labels"]]
     assert at.dataframe[1].value["label"].tolist() == expected
     # A label given later (the store changed, the trace file did not) shows on the next run.

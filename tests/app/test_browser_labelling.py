@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from llenvs.traces import read_labels, read_traces, write_traces
+from llenvs.ui.labelling_view import LABEL_ROWS
 from llenvs.ui.settings_store import Settings, save_settings
-from tests.app.served_app import IDLE, served_app
+from tests.app.served_app import IDLE, grid_records, keys_ready, served_app
 from tests.app.test_labelling import STEPS, _trace
 
 
@@ -37,6 +39,7 @@ def test_five_steps_labelled_from_the_keyboard_land_in_the_labels_file(app, brow
     page.get_by_role("tab", name="Segment 1").wait_for(timeout=30_000)
     page.locator('[data-testid="stButtonGroup"]').get_by_text("Label steps").click()
     _selected(page, 1)
+    keys_ready(page, "label-keys")
     page.keyboard.press("f")  # the first error is step 1: step 0 correct
     _selected(page, 2)
     page.keyboard.press("3")
@@ -67,3 +70,80 @@ def test_five_steps_labelled_from_the_keyboard_land_in_the_labels_file(app, brow
     }
     assert latest[3].note == "12, not 13"
     assert len(read_labels(path).history) == 6  # one line a step, nothing written twice
+
+
+def _segment(page) -> int:
+    return int(parse_qs(urlparse(page.url).query).get("segment", ["0"])[0])
+
+
+def _settles_on(page, segment: int) -> int:
+    """The selected segment once the page has taken every press (polled for 30 s): ``segment``
+    as soon as the URL says it, else what it says at the end."""
+    for _ in range(60):
+        page.wait_for_selector(IDLE, timeout=30_000)
+        if _segment(page) == segment:
+            break
+        page.wait_for_timeout(500)
+    page.wait_for_timeout(1500)  # a press still under way would move it past ``segment``
+    page.wait_for_selector(IDLE, timeout=30_000)
+    return _segment(page)
+
+
+def test_every_key_press_counts_in_order_however_quick(app, browser):
+    """Four ``j`` 150 ms apart move four segments (three did: a button's shortcut merged the
+    presses that came during a run); ``j j j k k`` ends one further; label keys too."""
+    url, path = app
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page.goto(f"{url}/browse?file={path}&trace=1&segment=0")
+    page.get_by_role("tab", name="Segment 0").wait_for(timeout=30_000)
+    keys_ready(page, "nav-keys-pnkj")
+    for _ in range(4):
+        page.keyboard.press("j")
+        page.wait_for_timeout(150)
+    assert _settles_on(page, 4) == 4
+    for key in "kkkjj":
+        page.keyboard.press(key)
+    assert _settles_on(page, 3) == 3
+    page.locator('[data-testid="stButtonGroup"]').get_by_text("Label steps").click()
+    _selected(page, 3)
+    keys_ready(page, "label-keys")
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    for key in "231":  # three labels in a burst: each on its own step
+        page.keyboard.press(key)
+    assert _settles_on(page, 3) == 3
+    page.close()
+    trace_id = next(read_traces(path)).trace_id
+    latest = read_labels(path).latest("ada")[trace_id]
+    assert {s: latest[s].label for s in (0, 1, 2)} == {0: 0, 1: 1, 2: -1}
+
+
+def test_paging_keeps_the_selection_and_label_mode_keeps_segment_0_and_the_url(app, browser):
+    url, path = app
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page.goto(f"{url}/browse?file={path}&trace=1&segment=2")
+    page.get_by_role("tab", name="Segment 2").wait_for(timeout=30_000)
+    page.locator('[data-testid="stButtonGroup"]').get_by_text("Label steps").click()
+    _selected(page, 2)
+    keys_ready(page, "label-keys")
+    assert "mode=label" in page.url
+    page.keyboard.press("2")  # neutral: shown as 0, never +0
+    _selected(page, 3)
+    rows = _label_rows(page)
+    assert [row["#"] for row in rows][:1] == ["0"]  # the window starts at segment 0
+    assert next(row for row in rows if row["#"] == "2")["label"] == "0"
+    page.reload()  # label mode and the segment come back from the URL
+    _selected(page, 3)
+    page.close()
+
+
+def _label_rows(page) -> list[dict[str, str]]:
+    """Label mode's rows, once its grid has drawn them."""
+    grid = page.locator(f'[class*="st-key-{LABEL_ROWS}"] [data-testid="stDataFrame"]')
+    for _ in range(60):
+        rows = grid_records(grid.first) if grid.count() else []
+        if rows:
+            return rows
+        page.wait_for_timeout(500)
+    raise AssertionError("label mode's rows were never drawn")

@@ -88,8 +88,11 @@ def _press(at, key: str):
 
 def test_keys_1_2_3_label_the_step_and_select_the_next_and_0_clears(trace_file, labeller):
     at = _label_mode(trace_file)
-    shortcuts = {key: at.button(key=f"label-{key}").proto.shortcut for key in "1230f"}
-    assert shortcuts == {key: key for key in "1230f"}
+    # the keys go through label mode's key queue (every press counts), not button shortcuts,
+    # which merge the presses that come during one run
+    assert all(not at.button(key=f"label-{key}").proto.shortcut for key in "1230f")
+    applied, here = at.session_state["key-queue-applied-label-keys"]
+    assert applied == 0 and here.segment == 0
     assert "**Labelling segment 0** of 6" in texts(at)
     _press(at, "3")
     assert _segment(at) == 1 and "**Labelling segment 1** of 6" in texts(at)
@@ -98,7 +101,7 @@ def test_keys_1_2_3_label_the_step_and_select_the_next_and_0_clears(trace_file, 
     _press(at, "2")
     assert _segment(at) == 3
     assert _latest(trace_file) == {0: 1, 1: -1, 2: 0}
-    assert _shown_labels(at)[:4] == ["+1", "-1", "+0", ""]
+    assert _shown_labels(at)[:4] == ["+1", "-1", "0", ""]
     at.button(key="nav-k").click().run()  # back to step 2 (k, as in browsing)
     assert _segment(at) == 2 and "your label: **0**" in texts(at)
     _press(at, "0")
@@ -226,3 +229,16 @@ def test_labels_another_writer_appends_show_at_the_next_key(long_file):
     assert "bo: none → +1" in texts(at)  # segment 11's history: every labeller's
     assert "segment 13: labelled -1 wrong" in _chart(at)
     assert _latest(long_file) == {10: 1, 13: -1}
+
+
+def test_label_mode_is_kept_in_the_url_over_a_reload_and_a_move(trace_file, labeller):
+    at = _label_mode(trace_file)
+    assert str(at.query_params["mode"]).strip("[]'") == "label"
+    _press(at, "3")  # a move keeps the mode in the URL
+    assert _segment(at) == 1 and str(at.query_params["mode"]).strip("[]'") == "label"
+    reloaded = open_page("browse", file=str(trace_file), trace="1", segment="1", mode="label")
+    assert not reloaded.exception
+    assert reloaded.button_group(key=LABEL_MODE).value == BrowseMode.LABEL
+    assert "**Labelling segment 1** of 6" in texts(reloaded)
+    reloaded.button_group(key=LABEL_MODE).set_value(BrowseMode.BROWSE).run()
+    assert "mode" not in reloaded.query_params

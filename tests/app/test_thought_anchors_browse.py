@@ -169,6 +169,8 @@ def test_the_chart_opens_zoomed_on_the_selected_segment_and_shows_the_whole_trac
     assert _segment(at) == 170
     low, high = _chart(at)[1]["layout"]["xaxis2"]["range"]
     assert (low + high) / 2 == 170  # the zoom follows the selection
+    at, _ = _open(imported, monkeypatch, 2)  # near the start: no empty half left of 0
+    assert _chart(at)[1]["layout"]["xaxis2"]["range"] == [-0.5, ZOOM + 0.5]
     at.toggle(key=WHOLE).set_value(True).run()
     assert "range" not in _chart(at)[1]["layout"]["xaxis2"]
 

@@ -24,7 +24,7 @@ def test_the_apps_import_puts_the_labels_in_the_store_and_the_column_shows_them(
     traces = list(read_traces(outcome.path))
     assert len(read_labels(outcome.path).history) == 1119
     rows = read_jsonl("step_traces.jsonl")
-    shown = {1: "+1", 0: "+0", -1: "-1", None: ""}
+    shown = {1: "+1", 0: "0", -1: "-1", None: ""}
     for trace, row in list(zip(traces, rows, strict=True))[:12]:
         table = segment_table(trace, shown_labels(outcome.path, trace))
         assert table["label"].tolist() == [shown[label] for label in row["labels"]]

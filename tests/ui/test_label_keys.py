@@ -91,7 +91,7 @@ def _table(labels: list[str]) -> pd.DataFrame:
 
 
 def test_labelled_rows_are_tinted_and_the_score_and_tag_colours_stay():
-    table = _table(["-1", "", "+1", "+0"])
+    table = _table(["-1", "", "+1", "0"])
     styles = styled_segments(table, 1)._compute().ctx
     column = {name: number for number, name in enumerate(table.columns)}
 
@@ -113,7 +113,7 @@ def test_labelled_rows_are_tinted_and_the_score_and_tag_colours_stay():
 
 
 def test_the_segment_chart_marks_the_labelled_segments():
-    table = _table(["-1", "", "+1", "+0"])
+    table = _table(["-1", "", "+1", "0"])
     assert label_values(table) == {0: -1, 2: 1, 3: 0}
     [marks] = [trace for trace in segment_figure(table, 1).data if trace.name == LABEL_MARKS]
     assert list(marks.x) == [0, 2, 3]

@@ -31,7 +31,7 @@ def _parsed(svg: str) -> ET.Element:
 
 
 def test_each_label_is_a_titled_mark_in_the_plotly_charts_colour():
-    root = _parsed(outline_svg(_table(10, {1: "+1", 4: "-1", 7: "+0"}), selected=5))
+    root = _parsed(outline_svg(_table(10, {1: "+1", 4: "-1", 7: "0"}), selected=5))
     marks = [path for path in root.iter(f"{SVG}path") if path.find(f"{SVG}title") is not None]
     titles = [path.find(f"{SVG}title").text for path in marks]  # type: ignore[union-attr]
     assert titles == [

@@ -84,7 +84,7 @@ def test_segment_rows_and_chart_of_an_imported_step_file(tmp_path):
     append_labels(path, source.labels)  # as llenvs import stores them: beside the trace file
     table = segment_table(trace, shown_labels(path, trace))
     assert len(table) == len(trace.segments)
-    shown = {1: "+1", 0: "+0", -1: "-1", None: ""}
+    shown = {1: "+1", 0: "0", -1: "-1", None: ""}
     assert table["label"].tolist() == [
         shown[x] for x in read_jsonl("step_traces.jsonl")[0]["labels"]
     ]
