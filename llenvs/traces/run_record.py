@@ -155,7 +155,7 @@ class RunRecord:
             ...     "system_prompt": None, "library_version": "0.1.0", "unknown": {}})
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening
+            llenvs.traces.errors.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
 
         """  # noqa: E501
         reader = RecordReader(data, where)

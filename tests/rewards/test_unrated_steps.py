@@ -99,7 +99,7 @@ def test_trace_scoring_stores_nothing_for_an_unrated_segment():
     trace = Trace(
         task=TaskRecord("e", "a", {}, 0, "2 + 2?"), response="".join(text), segments=tuple(segments)
     )
-    scored = with_prm_scores(trace, judge("Yes", "I cannot say.", "No"), PRM_REWARD_NAME)
+    scored = with_prm_scores(trace, judge("Yes", "I cannot say.", "No"), "judge")
     assert [dict(s.prm_scores) for s in scored.segments] == [{"prm": 1.0}, {}, {"prm": 0.0}]
     assert [dict(s.rewards) for s in scored.segments] == [{"prm": 1.0}, {}, {"prm": 0.0}]
 
