@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,3 +92,27 @@ def started_vllm_server() -> VLLMServer | None:
     server.start()
     print(f"server ready ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return server
+
+
+@contextmanager
+def browser_page(traces: Path, size: tuple[int, int] = (1500, 1200)) -> Iterator[tuple[Any, str]]:
+    """A chromium page and the URL of the app serving ``traces``; both stopped at the end.
+
+    The app is served as the browser tests serve it (``tests/app/served_app.py``), driven with
+    playwright and Debian's chromium (``executable_path=shutil.which("chromium")``).
+    """
+    sys.path.insert(0, str(ROOT))
+    from playwright.sync_api import sync_playwright
+
+    from tests.app.served_app import CHROMIUM_ARGS, served_app
+
+    executable = shutil.which("chromium")
+    if not executable:
+        raise SystemExit("Debian chromium is missing: `apt-get install chromium`")
+    with served_app(traces) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            width, height = size
+            yield browser.new_page(viewport={"width": width, "height": height}), url
+        finally:
+            browser.close()

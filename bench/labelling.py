@@ -40,12 +40,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_common import ROOT, publish
+from bench_common import ROOT, browser_page, publish
 
 from llenvs.ui.labelling_view import LABEL_ROWS
 from llenvs.ui.segment_table import BEFORE
@@ -136,25 +135,6 @@ def copy_sample(folder: Path) -> Path:
     shutil.copy(analysis_path(SAMPLE), analysis_path(path))
     save_settings(folder, Settings(labeller=LABELLER))
     return path
-
-
-@contextmanager
-def browser_page(traces: Path) -> Iterator[tuple[Any, str]]:
-    """A chromium page and the URL of the app serving ``traces``; both stopped at the end."""
-    sys.path.insert(0, str(ROOT))
-    from playwright.sync_api import sync_playwright
-
-    from tests.app.served_app import CHROMIUM_ARGS, served_app
-
-    executable = shutil.which("chromium")
-    if not executable:
-        raise SystemExit("Debian chromium is missing: `apt-get install chromium`")
-    with served_app(traces) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield browser.new_page(viewport={"width": 1500, "height": 1200}), url
-        finally:
-            browser.close()
 
 
 def timed(page: Any, key: str, shown: Callable[[], None]) -> tuple[float, float]:

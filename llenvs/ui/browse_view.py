@@ -36,7 +36,7 @@ from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_nam
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.run_summary import prm_summary, run_summary, scorer_name
 from llenvs.ui.segment_links import segment_links
-from llenvs.ui.segment_panel import segment_panel, segment_rows_table
+from llenvs.ui.segment_panel import segment_chart, segment_rows_panel, segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, step_among
 from llenvs.ui.segment_table import label_values
 from llenvs.ui.step_values_view import step_values_panel
@@ -251,9 +251,14 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
         step_values_panel(index.path, trace, here, labels)
         return trace, None
     table = segment_rows_table(index.path, line, trace)
-    segment_panel(trace, table, here)
-    step_values_panel(index.path, trace, here, label_values(table))
+    # the rows and the segment's text are sent first; the charts, slowest to draw, fill
+    # their places after them
+    window, chart = segment_rows_panel(trace, table, here)
+    values = st.container()
     _segment_detail(trace, here)
+    segment_chart(chart, table, here, window)
+    with values:
+        step_values_panel(index.path, trace, here, label_values(table))
     return trace, segment
 
 

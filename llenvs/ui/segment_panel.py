@@ -1,16 +1,18 @@
 """The trace view's segment panel: the segment rows beside their chart, both with labels.
 
-Browse draws it as part of the page (label mode draws its own, lighter, inside its fragment:
-``labelling_view``); a click on a row or on a point of the chart selects that segment. The
-table (``segment_table``) is built once per version of the trace file; its ``label`` column is
-filled in at each run from the label store (``cached_labels``: parsed once, then only the lines
-appended), for the labeller shown (``segment_rows_table``), so a new label costs no new table.
+Browse draws it as part of the page, the rows first and the chart after the segment's text (label
+mode draws its own, lighter, inside its fragment: ``labelling_view``); a click on a row or on a
+point of the chart selects that segment. The table (``segment_table``) is built once per version of
+the trace file; its ``label`` column is filled in at each run from the label store
+(``cached_labels``: parsed once, then only the lines appended), for the labeller shown
+(``segment_rows_table``), so a new label costs no new table.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -24,7 +26,7 @@ from llenvs.ui.segment_chart import segment_figure, selected_segment
 from llenvs.ui.segment_rows_view import segment_rows
 from llenvs.ui.segment_table import label_cell, segment_table
 
-__all__ = ["segment_panel", "segment_rows_table"]
+__all__ = ["segment_chart", "segment_rows_panel", "segment_rows_table"]
 
 
 def segment_rows_table(
@@ -48,15 +50,23 @@ def segment_rows_table(
     return table.assign(label=[label_cell(shown.get(int(s))) for s in table["#"].tolist()])
 
 
-def segment_panel(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> range:
-    """Draw the segment rows of ``trace`` (``table``) beside their chart, ``here`` selected.
+def segment_rows_panel(
+    trace: Trace, table: pd.DataFrame, here: BrowseLocation
+) -> tuple[range, Any]:
+    """Draw the segment rows in the left column; the span they show and the right column.
 
-    Returns the span of segments the rows show (the chart shades it).
+    The chart goes in the right column later (``segment_chart``), so the page can send the
+    rows and the text before the charts, which take longest to draw.
     """
     left, right = st.columns([3, 2])
     with left:
         window = segment_rows(trace, table, here)
-    with right:
+    return window, right
+
+
+def segment_chart(column: Any, table: pd.DataFrame, here: BrowseLocation, window: range) -> None:
+    """Draw the chart of PRM score and cumulative reward in ``column``, ``window`` shaded."""
+    with column:
         chart_key = f"chart-{here.line}-{here.segment}"
         st.plotly_chart(
             segment_figure(table, here.segment, window),
@@ -64,7 +74,6 @@ def segment_panel(trace: Trace, table: pd.DataFrame, here: BrowseLocation) -> ra
             on_select=functools.partial(_clicked_point, chart_key, here),
             selection_mode="points",
         )
-    return window
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
