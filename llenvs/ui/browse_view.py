@@ -150,27 +150,19 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
     line = location.line if location.line in lines else (lines[0] if lines else None)
     segments = 0 if line is None else segment_count(index, line)
     here = BrowseLocation(location.file, line, min(location.segment, max(segments - 1, 0)))
-    moves = [
-        ("◀ trace", "p", BrowseLocation(here.file, neighbour(lines, line, -1), 0)),
-        ("trace ▶", "n", BrowseLocation(here.file, neighbour(lines, line, 1), 0)),
-    ]
+    moves = [("◀ trace", "p"), ("trace ▶", "n")]
     labelling = label_mode()
     if not labelling:
-        shown = [] if line is None else stepped_segments(index, line)
-        back, on = (step_among(shown, here.segment, step) for step in (-1, 1))
-        moves += [
-            ("◀ segment", "k", BrowseLocation(here.file, line, back)),
-            ("segment ▶", "j", BrowseLocation(here.file, line, on)),
-        ]
-    keys = "".join(shortcut for _, shortcut, _ in moves)
+        moves += [("◀ segment", "k"), ("segment ▶", "j")]
+    keys = "".join(shortcut for _, shortcut in moves)
     key_queue(f"nav-keys-{keys}", keys, here, functools.partial(_nav_key, lines, index))
     columns = st.columns(5)  # four moves and the segment box; label mode leaves two empty
-    for column, (label, shortcut, target) in zip(columns, moves, strict=False):
+    for column, (label, shortcut) in zip(columns, moves, strict=False):
         column.button(
             label,
             key=f"nav-{shortcut}",
             on_click=go_to,
-            args=(target,),
+            args=(_moved(lines, index, shortcut, here),),
             help=f"shortcut: {shortcut}",
             width="stretch",
         )
@@ -189,20 +181,22 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
 
 
 def _nav_key(lines: list[int], index: TraceIndex, key: str, here: BrowseLocation) -> BrowseLocation:
-    """One press of ``p``/``n`` (trace) or ``k``/``j`` (segment) from ``here``; where it went."""
-    line = here.line if here.line in lines else (lines[0] if lines else None)
-    if key in "pn":
-        target = BrowseLocation(here.file, neighbour(lines, line, 1 if key == "n" else -1), 0)
-    elif line is not None:
-        segment = min(here.segment, max(segment_count(index, line) - 1, 0))
-        step = 1 if key == "j" else -1
-        target = BrowseLocation(
-            here.file, line, step_among(stepped_segments(index, line), segment, step)
-        )
-    else:
-        return here
+    """One press of ``p``/``n``/``k``/``j`` from ``here``: the page moved; where it went."""
+    target = _moved(lines, index, key, here)
     go_to(target)
     return target
+
+
+def _moved(lines: list[int], index: TraceIndex, key: str, here: BrowseLocation) -> BrowseLocation:
+    """Where ``p``/``n`` (trace) or ``k``/``j`` (segment) moves from ``here`` (its button too)."""
+    line = here.line if here.line in lines else (lines[0] if lines else None)
+    if key in "pn":
+        return BrowseLocation(here.file, neighbour(lines, line, 1 if key == "n" else -1), 0)
+    if line is None:
+        return here
+    segment = min(here.segment, max(segment_count(index, line) - 1, 0))
+    step = 1 if key == "j" else -1
+    return BrowseLocation(here.file, line, step_among(stepped_segments(index, line), segment, step))
 
 
 def stepped_segments(index: TraceIndex, line: int) -> Sequence[int]:
