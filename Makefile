@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 VLLM_VENV ?= .vllm-venv
 VLLM_STAMP := $(VLLM_VENV)/.llenvs-installed
 
-.PHONY: install system-deps vllm-server run test lint typecheck pytest bench clean
+.PHONY: install system-deps vllm-server run test check lint typecheck pytest bench clean
 
 install: $(STAMP)
 
@@ -45,6 +45,13 @@ run: $(STAMP)
 
 test: system-deps $(STAMP) $(VLLM_STAMP) lint typecheck pytest
 
+# The fast tier, for every change: ruff, mypy and the tests that load no model and start no
+# process (no server, no browser): pytest -m "not slow" (tests/tiers.py marks and enforces it).
+check: $(STAMP) lint typecheck
+	@$(BIN)/pytest -q -m "not slow"; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
+	exit $$status
+
 # System packages the tests need: Debian's chromium for the real-browser test (playwright drives
 # it; never `playwright install`). Installed when this user can (root, or sudo without a
 # password); otherwise the run stops at once with the exact command to run.
@@ -58,8 +65,8 @@ system-deps:
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check llenvs tests examples bench app.py pages
-	$(BIN)/ruff format --check llenvs tests examples bench app.py pages
+	$(BIN)/ruff check llenvs tests examples bench app.py pages conftest.py
+	$(BIN)/ruff format --check llenvs tests examples bench app.py pages conftest.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -8,6 +8,8 @@ import re
 import shlex
 import subprocess
 
+import pytest
+
 from llenvs.core.intervention import Feedback
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.experiments import read_experiment, steerability_map
@@ -43,6 +45,7 @@ def _run_block(commands, folder):
     return done
 
 
+@pytest.mark.slow
 def test_the_scripted_cli_example_prints_what_the_readme_shows(tmp_path):
     blocks = _blocks()
     [number] = [i for i, (lang, body) in enumerate(blocks) if "--backend scripted" in body]
@@ -57,6 +60,7 @@ def test_the_scripted_cli_example_prints_what_the_readme_shows(tmp_path):
     assert (tmp_path / "runs" / "scripted.branches.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_the_embedded_model_example_runs_as_written(tmp_path):
     """The issue's "done when": evaluate 10 tasks on the embedded model, then intervene."""
     [commands] = [body for lang, body in _blocks() if "runs/smollm2.jsonl" in body]
@@ -137,6 +141,7 @@ def test_the_segmenter_calls_the_readme_calls_lossless_are_lossless():
             assert "".join(pieces) == text, (spec, call)
 
 
+@pytest.mark.slow
 def test_the_replay_example_runs_the_way_it_says():
     source = (REPO / "examples" / "replay.py").read_text()
     [command] = re.findall(r"[Rr]un it with `([^`]+)`", source)
@@ -149,6 +154,7 @@ def test_the_replay_example_runs_the_way_it_says():
     assert "Step 3: terminal=True, reward=2.0" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_labelling_commands_run_and_print_what_the_tour_says(tmp_path):
     """The tour's labelling story: agreement on the labelled sample, then a PRM800K export."""
     [commands] = [body for lang, body in _blocks() if "--format prm800k" in body]
@@ -167,6 +173,7 @@ def test_the_labelling_commands_run_and_print_what_the_tour_says(tmp_path):
     assert len(rows) == 188  # the ProcessBench traces: the PRM800K ones have no such labels
 
 
+@pytest.mark.slow
 def test_the_experiment_command_prints_the_recorded_sample_experiment(tmp_path):
     """The tour's experiment: every branch is recorded, so it loads no model and prints the
     statistics the tour quotes."""
@@ -186,3 +193,14 @@ def test_the_experiment_command_prints_the_recorded_sample_experiment(tmp_path):
     [first, *later] = [b for b in steerability_map(early) if b.branches]
     assert (first.branches - first.answer_changes, first.branches) == (3, 7)
     assert sum(b.branches for b in later) == 9 and not any(b.answer_changes for b in later)
+
+
+def test_every_make_command_the_docs_give_is_a_makefile_target():
+    """``make run``, ``make test``, ``make check`` and the others the README and docs/ name."""
+    targets = set(re.findall(r"^([\w-]+):", (REPO / "Makefile").read_text(), re.MULTILINE))
+    readme = REPO / "README.md"
+    for path in [readme, *sorted((REPO / "docs").glob("*.md"))]:
+        named = set(re.findall(r"(?:^|`)(?:[A-Z_]+=\S+ )*make ([\w-]+)", path.read_text(), re.M))
+        assert named <= targets, (path.name, named - targets)
+        if path == readme:
+            assert {"run", "test", "check"} <= named

@@ -7,6 +7,8 @@ import statistics
 import subprocess
 import sys
 
+import pytest
+
 from llenvs.analysis import AnalysisParams, SpeedSource, analyze_trace, plan
 
 
@@ -28,12 +30,14 @@ def _imported(module):
     return set(json.loads(out.stdout))
 
 
+@pytest.mark.slow
 def test_importing_analysis_imports_no_heavy_library():
     modules = _imported("llenvs.analysis")
     heavy = ["torch", "transformers", "streamlit", "openai", "plotly", "pandas"]
     assert [m for m in heavy if m in modules] == []
 
 
+@pytest.mark.slow
 def test_no_layer_below_imports_analysis():
     for below in ("llenvs.evaluation", "llenvs.rewards", "llenvs.traces", "llenvs.inference"):
         assert not any(m.startswith("llenvs.analysis") for m in _imported(below)), below

@@ -31,6 +31,20 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app once its script has run to the end (no rerun under way)."""
 
 
+SCREENSHOTS_ENV = "LLENVS_SCREENSHOTS"
+"""Set to 1 to have the browser tests draw the documentation's screenshots again."""
+
+
+def screenshot(target, name: str, **options) -> None:
+    """Save ``target``'s screenshot (a page or a locator) as ``docs/screenshots/<name>`` when
+    ``LLENVS_SCREENSHOTS=1``; a test run leaves the documentation as it is otherwise."""
+    if os.environ.get(SCREENSHOTS_ENV) == "1":
+        folder = REPO / "docs" / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        getattr(target, "page", target).wait_for_timeout(1500)  # charts and fonts settle
+        target.screenshot(path=str(folder / name), **options)
+
+
 def keys_ready(page, queue: str) -> None:
     """Wait until the key queue ``queue`` listens on the page (``llenvs.ui.key_queue``: its
     script loads about a second after the page has drawn; a key pressed before it is lost)."""

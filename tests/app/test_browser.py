@@ -1,6 +1,7 @@
 """The workbench in a real browser (Debian chromium + playwright): open a trace, click a
 segment in the chart and in the list, use the keyboard, switch to the comparison page; HTML in
-a trace shows as text. Saves the README's screenshots under docs/screenshots/."""
+a trace shows as text. With ``LLENVS_SCREENSHOTS=1`` it saves the documentation's screenshots
+under docs/screenshots/."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import REPO, grid_records, served_app
+from tests.app.served_app import REPO, grid_records, screenshot, served_app
 
-SCREENSHOTS = REPO / "docs" / "screenshots"
 SHOWN_LINE = 20
 """A real response (aime24) whose ArithmeticPRM scores vary: a good picture of a trace."""
 
@@ -68,17 +68,14 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     # Next segment from the keyboard (j), then the picture for the README.
     page.locator("body").press("j")
     tab(page, "Segment 3").wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "browse.png"), full_page=True)
+    screenshot(page, "browse.png", full_page=True)
 
     # Switch to the comparison page by the trace's own link: it compares the same trace.
     page.get_by_role("link", name="Compare segmenters on this trace").click()
     page.get_by_text(f"line {SHOWN_LINE} (aime24").wait_for(timeout=30_000)
     page.get_by_text("Aligned cuts").wait_for(timeout=30_000)
     page.get_by_text("Boundary agreement").wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)
-    page.screenshot(path=str(SCREENSHOTS / "compare.png"), full_page=True)
+    screenshot(page, "compare.png", full_page=True)
     page.close()
 
 
@@ -115,24 +112,42 @@ def test_home_shows_where_traces_come_from(browser):
             timeout=30_000
         )
         assert page.get_by_text("sample_traces", exact=True).count() >= 1
-        page.wait_for_timeout(1000)
-        page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+        screenshot(page, "home.png", full_page=True)
         page.close()
 
 
 def test_step_values_of_a_sample_trace(browser):
-    """The stored step values of the products sample: bars, intervals and the caption."""
+    """The stored step values of the products sample: the caption its stored result gives (the
+    run and the top steps) and one value bar per boundary that has a value."""
+    from llenvs.analysis import analysis_path
+    from llenvs.traces import read_traces
+    from llenvs.ui.cached import stamp
+    from llenvs.ui.shown_step_values import result_keys, shown_values
+
+    path = REPO / "sample_traces" / "products-smollm2.jsonl"
+    trace = next(read_traces(path))
+    store = str(analysis_path(path))
+    [*_, key] = result_keys(store, trace.trace_id, stamp(store))
+    shown = shown_values(store, trace.trace_id, json.dumps(key, sort_keys=True), (0, 0), trace)
+    assert "most important steps:" in shown.caption
     with served_app(REPO / "sample_traces") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1300})
-        path = REPO / "sample_traces" / "products-smollm2.jsonl"
         page.goto(f"{url}/browse?file={path}&trace=1&segment=3")
-        caption = page.get_by_text("most important steps:", exact=False).filter(visible=True)
-        caption.first.wait_for(timeout=60_000)
-        panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values")
-        panel.first.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
-        page.wait_for_timeout(1500)
-        panel.first.scroll_into_view_if_needed()
-        panel.first.screenshot(path=str(SCREENSHOTS / "step-values.png"))
+        page.get_by_text(shown.caption, exact=True).filter(visible=True).first.wait_for(
+            timeout=60_000
+        )
+        panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values").first
+        panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
+        values = panel.locator(".trace.bars").first.locator(".point path")
+        page.wait_for_function(
+            "([e, n]) => e.querySelectorAll('.trace.bars')[0]?.querySelectorAll('.point path')"
+            ".length === n",
+            arg=[panel.element_handle(), int(shown.rows["value"].notna().sum())],
+            timeout=30_000,
+        )
+        assert len(shown.rows) == len(trace.segments) + 1  # the end's boundary too
+        assert values.count() == int(shown.rows["value"].notna().sum()) > 0
+        screenshot(panel, "step-values.png")
         page.close()
 
 
@@ -161,8 +176,7 @@ def test_a_321_step_thought_anchors_trace_filters_by_tag_and_follows_a_dependenc
         page.get_by_text("7 of 321 segments tagged self_checking").filter(
             visible=True
         ).first.wait_for(timeout=30_000)  # the filter holds as the selection moves
-        page.wait_for_timeout(1500)
-        page.screenshot(path=str(SCREENSHOTS / "thought-anchors.png"), full_page=True)
+        screenshot(page, "thought-anchors.png", full_page=True)
         page.close()
 
 
@@ -214,7 +228,7 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         )
         page.wait_for_timeout(500)
         assert str(tmp_path) not in page.locator("body").inner_text()  # no machine path shown
-        page.screenshot(path=str(SCREENSHOTS / "intervene.png"))
+        screenshot(page, "intervene.png")
         # a second branch in a row: the select above the table names the branch the table
         # compares, the one just made (it named the first one over the second's table)
         page.get_by_text("Feedback", exact=True).click()
@@ -284,8 +298,7 @@ def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_
         assert page.get_by_role("button", name="Deploy").count() == 0  # toolbarMode minimal
         # the picture for the README: new segments arriving under the panel, with Stop
         page.get_by_text("Intervene on segment 1").evaluate("e => e.scrollIntoView()")
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(SCREENSHOTS / "intervene-live.png"))
+        screenshot(page, "intervene-live.png")
         page.get_by_role("button", name="Stop").click()
         page.get_by_text(re.compile("Stopped: 1 branch kept, marked truncated")).wait_for(
             timeout=120_000
@@ -305,8 +318,7 @@ def test_compare_two_runs_and_open_a_disagreement(browser, tmp_path, monkeypatch
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.goto(f"{url}/compare_runs")
         page.get_by_text("Tasks where they disagree (3)").wait_for(timeout=30_000)
-        page.wait_for_timeout(1000)
-        page.screenshot(path=str(SCREENSHOTS / "compare-runs.png"), full_page=True)
+        screenshot(page, "compare-runs.png", full_page=True)
         page.get_by_role("link", name="b: failed (line 2)").click()
         page.get_by_text("leg_counting · task 1 · line 2").wait_for(timeout=30_000)
         page.close()
@@ -325,8 +337,7 @@ def test_settings_page_saves_the_defaults(browser, tmp_path):
         page.wait_for_timeout(800)
         page.get_by_role("button", name="Save settings").click()
         page.get_by_text("Saved in traces/llenvs-settings.json").wait_for(timeout=30_000)
-        page.wait_for_timeout(500)
-        page.screenshot(path=str(SCREENSHOTS / "settings.png"), full_page=True)
+        screenshot(page, "settings.png", full_page=True)
         page.close()
     assert '"segmenter": "line"' in (folder / "llenvs-settings.json").read_text()
 
@@ -353,8 +364,7 @@ def test_evaluate_three_tasks_then_open_them_in_browse(browser, tmp_path, embedd
             timeout=300_000
         )
         page.get_by_text(re.compile(r"Results: eval-leg_counting-")).wait_for(timeout=30_000)
-        page.wait_for_timeout(800)
-        page.screenshot(path=str(SCREENSHOTS / "evaluate.png"), full_page=True)
+        screenshot(page, "evaluate.png", full_page=True)
         page.get_by_role("link", name=re.compile(r"Open eval-leg_counting-.* in Browse")).click()
         page.get_by_text("3 of 3 traces match").wait_for(timeout=30_000)
         page.close()

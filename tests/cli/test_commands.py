@@ -13,6 +13,8 @@ import pytest
 from llenvs.core.intervention import Force
 from llenvs.traces import SegmentFlag, read_branches, read_traces
 
+pytestmark = pytest.mark.slow
+
 LLENVS = Path(sys.executable).with_name("llenvs")
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
 # The answers of tasks 0..3 of leg_counting (size 100, seed 42).

@@ -22,6 +22,8 @@ import pytest
 from llenvs.traces import TraceReader
 from llenvs.traces.crash_point import CRASH_AT
 
+pytestmark = pytest.mark.slow
+
 LLENVS = Path(sys.executable).with_name("llenvs")
 ENV = ["--env", "leg_counting", "--adapter", "reasoning_gym", "--size", "100", "--seed", "42"]
 TASKS = 6

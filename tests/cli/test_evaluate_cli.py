@@ -53,6 +53,7 @@ def no_backend(monkeypatch):
 # ---- 7: scripted responses belong to tasks ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_resumed_task_gets_its_own_response(tmp_path):
     out = tmp_path / "x.jsonl"
     args = [
@@ -221,6 +222,7 @@ def test_ctrl_c_keeps_the_finished_traces_and_says_how_to_resume(tmp_path, capsy
     assert [t.task.task_index for t in read_traces(out)] == [0]
 
 
+@pytest.mark.slow
 def test_no_progress_silences_the_weight_loading_bar(tmp_path):
     done = subprocess.run(
         [

@@ -166,6 +166,7 @@ def test_help_says_what_happens_to_an_existing_file(command, capsys):
 # ---- resume keeps unreadable lines ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_resume_keeps_unreadable_lines_in_a_skipped_file(tmp_path):
     scripts = [f"Count. So {a}. <answer>{a}</answer>" for a in ("100", "140", "286")]
     responses = tmp_path / "r.jsonl"

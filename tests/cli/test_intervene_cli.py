@@ -17,6 +17,8 @@ from llenvs.cli.main import main
 from llenvs.traces import find_trace, read_branches, read_traces
 from tests.cli.test_commands import llenvs
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 

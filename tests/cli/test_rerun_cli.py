@@ -64,6 +64,7 @@ def test_another_response_is_reported_from_its_first_differing_segment(recorded,
     ]
 
 
+@pytest.mark.slow
 def test_a_branch_is_made_again_from_its_parent_and_intervention(recorded, tmp_path):
     out, _ = recorded
     forced = _write(tmp_path / "forced.jsonl", "<answer>100</answer>")
@@ -108,6 +109,7 @@ def test_a_trace_without_a_model_cannot_be_made_again(tmp_path, capsys):
     )
 
 
+@pytest.mark.slow
 def test_a_trace_of_the_embedded_model_records_its_precision_and_reruns_in_it(tmp_path, capsys):
     """Evaluate one task for 16 tokens, then rerun it from the record: float32, identical."""
     out = tmp_path / "embedded.jsonl"

@@ -1,6 +1,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 HEAVY = ["torch", "transformers", "streamlit", "openai", "plotly", "pandas"]
 LAYERS = [
     "llenvs.adapters",

@@ -346,6 +346,7 @@ def test_a_segmenter_spec_builds_the_segmenter_it_names():
     assert SegmenterSpec.parse("line:\n\n").build().segment("A.\n\nB.") == ["A.", "B."]
 
 
+@pytest.mark.slow
 def test_importing_the_spec_imports_no_heavy_library_and_no_upper_layer():
     code = (
         "import sys, json; import llenvs.core.spec; "

@@ -18,7 +18,9 @@ def test_the_issue_range_is_refused_at_once_naming_the_size():
     started = time.perf_counter()
     with pytest.raises(OutOfBoundsError) as caught:
         parse_tasks("0-99999999", size=100)
-    assert time.perf_counter() - started < 0.1
+    assert (
+        time.perf_counter() - started < 5
+    )  # bounds a hang (the range is never built), not a speed
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 10_000  # KiB
     assert str(caught.value).startswith("tasks 0-99999999: the dataset has 100 tasks (0-99)")
     assert isinstance(caught.value, ValueError) and isinstance(caught.value, LlenvsError)

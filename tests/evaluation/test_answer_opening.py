@@ -131,6 +131,7 @@ def test_a_bad_opening_is_refused(bad):
         AnswerOpening(**bad)
 
 
+@pytest.mark.slow
 def test_the_cli_forces_the_default_opening(tmp_path):
     responses = tmp_path / "responses.jsonl"
     # After the default opening (24 characters) the script resumes at "100</answer>".

@@ -170,6 +170,7 @@ def test_feedback_at_the_branch_point_is_replaced_by_new_feedback(parent):
     assert [m.content for m in second.messages if m.role == "user"][1:] == ["Count the deer again."]
 
 
+@pytest.mark.slow
 def test_tasks_are_the_same_question_in_every_process():
     code = (
         "from llenvs.core.registry import environment_registry as r\n"

@@ -10,12 +10,16 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, write_traces
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 PARENTS = 40
 """Parents, each branched after segments 0 and 1: 80 branches, enough to be killed amid."""

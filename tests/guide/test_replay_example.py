@@ -65,9 +65,21 @@ def test_guide_segmenter_samples():
         "Second step!",
         "Third?",
     ]
-    LineSegmenter(delimiter="\n")
-    LineSegmenter(delimiter="\n\n")
-    PatternSegmenter()
+    text = "Add 2 and 3.\nThat is 5.\n\nSo the answer is 5."
+    assert LineSegmenter(delimiter="\n").segment(text) == [
+        "Add 2 and 3.",
+        "That is 5.",
+        "So the answer is 5.",
+    ]
+    assert LineSegmenter(delimiter="\n\n").segment(text) == [
+        "Add 2 and 3.\nThat is 5.",
+        "So the answer is 5.",
+    ]
+    assert PatternSegmenter().segment("Step 1: add. Step 2: carry. Therefore 5.") == [
+        "Step 1: add.",
+        "Step 2: carry.",
+        "Therefore 5.",
+    ]
     custom = PatternSegmenter(
         patterns=(
             r"(?:^|\s)\d+[.:]\s",  # Numbered steps

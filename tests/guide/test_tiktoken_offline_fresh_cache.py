@@ -98,6 +98,7 @@ def _run_fresh(tmp_path: Path, code: str) -> tuple[subprocess.CompletedProcess[s
     return done, cache
 
 
+@pytest.mark.slow
 def test_the_guides_tiktoken_samples_run_with_an_empty_cache(tmp_path: Path) -> None:
     done, cache = _run_fresh(tmp_path, SAMPLES)
     assert done.returncode == 0, done.stderr
@@ -107,6 +108,7 @@ def test_the_guides_tiktoken_samples_run_with_an_empty_cache(tmp_path: Path) -> 
     assert [p.name for p in cache.iterdir()] == ["9b5ad71b2ce5302211f9c61530b329a4922fc6a4"]
 
 
+@pytest.mark.slow
 def test_importing_llenvs_seeds_the_cache_without_importing_tiktoken(tmp_path: Path) -> None:
     code = "import sys, llenvs; print('tiktoken' in sys.modules)"
     done, cache = _run_fresh(tmp_path, code)
@@ -116,6 +118,7 @@ def test_importing_llenvs_seeds_the_cache_without_importing_tiktoken(tmp_path: P
     assert seeded.read_bytes() == _shipped_cl100k().read_bytes()
 
 
+@pytest.mark.slow
 def test_an_empty_cache_setting_turns_seeding_off(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import llenvs"],

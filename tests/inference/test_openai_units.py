@@ -131,33 +131,34 @@ def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
 
 
 def test_first_calls_made_at_once_probe_the_server_once(monkeypatch):
-    """The runner sends each request as its own call, on its own thread: one probe for all."""
+    """The runner sends each request as its own call, on its own thread: one probe for all,
+    and each call then reads its own generation from the server."""
     import threading
     import time
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
-    from llenvs.inference.backends.openai_backend import OpenAIBackend
-
-    backend = OpenAIBackend("m", base_url=URL, tokenizer="unused")
-    backend._chat = SimpleNamespace(encode=lambda text: [1, 2])
+    backend, server = _scripted_completions(monkeypatch, "One. Two. Three.", token_ids=None)
     probes = []
     lock = threading.Lock()
+    generate = server.create
 
-    def create(**arguments):
-        with lock:
-            probes.append(arguments)
-        time.sleep(0.05)  # the other threads arrive while the probe is out
-        return SimpleNamespace(choices=[SimpleNamespace(token_ids=[3])])
+    def create(*, prompt, max_tokens, **arguments):
+        if not arguments.get("stream"):  # the probe: one token, not streamed
+            with lock:
+                probes.append(list(prompt))
+            time.sleep(0.05)  # the other threads arrive while the probe is out
+            return SimpleNamespace(choices=[SimpleNamespace(token_ids=[3])])
+        return generate(prompt=prompt, max_tokens=max_tokens, **arguments)
 
     monkeypatch.setattr(backend._client.completions, "create", create)
-    monkeypatch.setattr(backend, "_one", lambda request: request.max_tokens)
-    prompt = Prompt((Message("user", "q"),))
-    requests = [GenerationRequest(prompt, SamplingParams(), n) for n in (1, 2, 3, 4)]
+    requests = [_until_sentence([], budget) for budget in (1, 2, 3, 4)]
     with ThreadPoolExecutor(4) as pool:
-        answers = list(pool.map(lambda r: backend.generate([r]), requests))
+        answers = list(pool.map(lambda r: backend.generate([r])[0].text, requests))
     backend.close()
-    assert answers == [[1], [2], [3], [4]] and len(probes) == 1
+    assert probes == [[ord(c) for c in "Hi"]] and backend._token_ids is True
+    assert answers == ["O", "On", "One", "One."]
+    assert sorted(budget for _, budget in server.requests) == [1, 2, 3, 4]
 
 
 class _Script:
@@ -199,12 +200,12 @@ class _Script:
         return Response()
 
 
-def _scripted_completions(monkeypatch, text):
+def _scripted_completions(monkeypatch, text, token_ids=True):
     from types import SimpleNamespace
 
     from llenvs.inference.backends.openai_backend import OpenAIBackend
 
-    backend = OpenAIBackend("m", base_url=URL, tokenizer="unused", token_ids=True)
+    backend = OpenAIBackend("m", base_url=URL, tokenizer="unused", token_ids=token_ids)
     backend._chat = SimpleNamespace(
         tokenizer=Chars(),
         end_ids=frozenset(),

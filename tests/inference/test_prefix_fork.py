@@ -258,6 +258,7 @@ def test_a_batch_of_nested_identical_and_unrelated_prompts(source, precision, re
     assert_rows_agree(forked.generate(follow), reference.generate(follow), precision)
 
 
+@pytest.mark.slow
 def test_get_backend_passes_fork_prefixes_on():
     from llenvs.inference import get_backend
 

@@ -29,6 +29,7 @@ def test_a_missing_folder_is_a_clear_error():
         get_prm("transformers/no/such/folder", convention="math-shepherd")
 
 
+@pytest.mark.slow
 def test_importing_rewards_imports_neither_torch_nor_transformers():
     code = (
         "import sys, llenvs.core, llenvs.rewards; "
@@ -68,6 +69,7 @@ def _mc_error_after_importing(module):
     return out.stdout.strip()
 
 
+@pytest.mark.slow
 def test_mc_is_registered_by_the_analysis_layer_and_every_entry_point_above_it():
     """The rewards layer never imports analysis: ``mc`` comes from the layer that defines it."""
     alone = _mc_error_after_importing("llenvs.evaluation")

@@ -136,6 +136,7 @@ def _slow_shepherd(folder, question, steps):
     return scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("convention", "folder", "slow"),
     [
@@ -154,6 +155,7 @@ def test_one_pass_agrees_with_the_slow_reference(request, convention, folder, sl
     assert len(set(round(s, 6) for s in fast)) > 1  # a random model still tells steps apart
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["qwen_folder", "shepherd_folder"])
 def test_a_padded_batch_agrees_with_one_trace_at_a_time(request, folder):
     path = request.getfixturevalue(folder)
@@ -172,6 +174,7 @@ def test_a_padded_batch_agrees_with_one_trace_at_a_time(request, folder):
         assert b == pytest.approx(a, abs=1e-5)
 
 
+@pytest.mark.slow
 def test_replay_reads_the_trace_in_one_forward_pass(shepherd_folder, leg_counting):
     prm = get_prm(f"transformers/{shepherd_folder}", convention=MathShepherd())
     calls = []
@@ -183,12 +186,14 @@ def test_replay_reads_the_trace_in_one_forward_pass(shepherd_folder, leg_countin
     assert all(0.0 <= r.rewards["prm"].reward <= 1.0 for r in results)
 
 
+@pytest.mark.slow
 def test_a_step_containing_the_separator_is_refused(qwen_folder):
     prm = TransformersPRM.from_pretrained(qwen_folder, convention=QwenMathPRM())
     with pytest.raises(ValueError, match="found 3 '<extra_0>' tokens for 2 steps"):
         prm.score_steps("q", ["a <extra_0> b", "c"])
 
 
+@pytest.mark.slow
 def test_a_token_classifier_without_two_labels_is_refused(tmp_path, qwen_folder):
     model = transformers.AutoModelForTokenClassification.from_pretrained(qwen_folder)
     config = model.config

@@ -291,6 +291,7 @@ def tiny_prm_folder(tmp_path_factory) -> tuple[Path, int]:
     return folder, build_tiny_prm(folder)
 
 
+@pytest.mark.slow
 @pytest.mark.vllm
 def test_served_tiny_prm_scores_as_transformers_prm(tiny_prm_folder):
     from llenvs.rewards.transformers_prm import TransformersPRM
@@ -316,6 +317,7 @@ def test_served_tiny_prm_scores_as_transformers_prm(tiny_prm_folder):
     assert max(flat_expected) - min(flat_expected) > 0.1  # the random weights do discriminate
 
 
+@pytest.mark.slow
 def test_the_cli_scores_with_a_served_prm_and_a_branch_reuses_its_url(fake, tmp_path):
     from tests.cli.test_commands import ENV, _responses, llenvs
 
@@ -346,6 +348,7 @@ def test_the_cli_scores_with_a_served_prm_and_a_branch_reuses_its_url(fake, tmp_
     assert refused.returncode != 0 and "--prm-base-url is for --prm vllm" in refused.stderr
 
 
+@pytest.mark.slow
 def test_import_scores_with_a_served_prm_at_the_url_given(fake, tmp_path):
     from tests.cli.test_commands import llenvs
 

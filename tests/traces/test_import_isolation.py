@@ -2,6 +2,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 HEAVY = ["torch", "transformers", "streamlit", "openai", "plotly", "pandas"]
 ABOVE = ["llenvs.evaluation", "llenvs.rewards", "llenvs.ui", "llenvs.cli", "llenvs.inference"]
 

@@ -88,6 +88,7 @@ def _ids(prefix: str, writers: int = WRITERS) -> set[str]:
     return {f"{prefix}{w}-{n}" for w in range(writers) for n in range(EACH)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("big", [False, True], ids=["small", "200kB"])
 def test_appends_one_line_at_a_time_from_several_processes(tmp_path, big):
     path = tmp_path / "runs.jsonl"
@@ -95,6 +96,7 @@ def test_appends_one_line_at_a_time_from_several_processes(tmp_path, big):
     _check_every_line(path, _ids("w"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("big", [False, True], ids=["small", "200kB"])
 def test_copy_and_rename_appends_from_several_processes_lose_nothing(tmp_path, big):
     path = tmp_path / "runs.jsonl"
@@ -104,6 +106,7 @@ def test_copy_and_rename_appends_from_several_processes_lose_nothing(tmp_path, b
     assert next(iter(TraceReader(path))).trace_id == "first"  # the old lines stay first
 
 
+@pytest.mark.slow
 def test_both_kinds_of_append_at_once_lose_nothing(tmp_path):
     path = tmp_path / "runs.jsonl"
     context = multiprocessing.get_context("fork")
@@ -122,6 +125,7 @@ def test_both_kinds_of_append_at_once_lose_nothing(tmp_path):
     _check_every_line(path, _ids("w", 4))
 
 
+@pytest.mark.slow
 def test_branches_saved_at_once_by_several_processes_are_all_kept(tmp_path):
     path = tmp_path / "runs.jsonl"
     write_traces(path, [make_trace()])
@@ -156,6 +160,7 @@ def _hold_then_exit(path: str, ready, go) -> None:
         os._exit(0)  # die holding the lock: no cleanup, the lock file stays
 
 
+@pytest.mark.slow
 def test_a_writer_that_died_holding_the_lock_does_not_block_the_next(tmp_path):
     path = tmp_path / "runs.jsonl"
     context = multiprocessing.get_context("fork")

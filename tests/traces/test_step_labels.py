@@ -112,6 +112,7 @@ def _append_many(trace_file, writer, count, start):
         append_labels(trace_file, [label])
 
 
+@pytest.mark.slow
 def test_two_processes_appending_at_once_lose_nothing(tmp_path):
     trace_file = str(tmp_path / "runs.jsonl")
     context = multiprocessing.get_context("fork")

@@ -1,0 +1,143 @@
+"""The suite's two tiers: ``slow`` tests load a model or start a process; the rest run in
+``make check``, and this plugin fails any of them that loads a model or starts a process.
+
+A test is slow when it is marked ``slow`` (``pytestmark = pytest.mark.slow`` in a module that
+needs it throughout) or asks for a fixture that loads a model or starts a server or a browser
+(``HEAVY_FIXTURES``: marked at collection). Every other test, doctests included, is in the fast
+tier, and while its setup and call run, starting a process (Python's audit events for a
+subprocess, a fork, an exec or a spawn) or loading a model (``PreTrainedModel.from_pretrained``,
+which every loader of the project's models goes through) raises ``SlowTierError`` in the test
+and fails it, saying what it did and how to mark it.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+SLOW = "slow"
+HEAVY_FIXTURES = frozenset(
+    {
+        "embedded_backend",  # the embedded SmolLM2 on transformers
+        "vllm_server",  # a vLLM server process
+        "browser",  # chromium
+        "app",  # a served app (tests/app): a streamlit process
+    }
+)
+"""Fixtures that load a model or start a process: a test that asks for one is slow."""
+
+SLOW_DOCTESTS = frozenset(
+    {
+        "llenvs/inference/backends/padded_batch.py",
+        "llenvs/inference/backends/transformers_backend.py",
+        "llenvs/inference/backends/transformers_loading.py",
+    }
+)
+"""Modules whose doctests load the embedded model (a doctest carries no mark of its own)."""
+
+PROCESS_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.fork",
+        "os.forkpty",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.system",
+    }
+)
+"""Python's audit events for starting a process (``sys.addaudithook``)."""
+
+
+class SlowTierError(RuntimeError):
+    """A fast-tier test loaded a model or started a process."""
+
+
+_watched: list[str] = []
+"""The node id of the fast-tier test whose setup or call is running (empty between them)."""
+_seen: list[str] = []
+"""What the watched test did that only a slow test may do."""
+
+
+def _refuse(what: str) -> None:
+    if _watched:
+        said = (
+            f"{_watched[0]} {what}: a test that loads a model or starts a process belongs in "
+            f"the slow tier (mark it `@pytest.mark.{SLOW}`, or use a fixture of "
+            f"tests/tiers.py's HEAVY_FIXTURES)"
+        )
+        _seen.append(said)
+        raise SlowTierError(said)
+
+
+def _audit(event: str, arguments: tuple[Any, ...]) -> None:
+    if _watched and event in PROCESS_EVENTS:
+        detail = arguments[0] if event in {"subprocess.Popen", "os.exec", "os.system"} else ""
+        _refuse(f"started a process ({event} {detail!r})".replace(" ''", ""))
+
+
+def _watch_model_loads() -> None:
+    """Wrap ``PreTrainedModel.from_pretrained`` so that a fast-tier test calling it fails."""
+    from transformers import modeling_utils
+
+    loader = modeling_utils.PreTrainedModel.from_pretrained.__func__  # type: ignore[attr-defined]
+    if getattr(loader, "_tier_guarded", False):
+        return
+
+    def from_pretrained(cls: type, *args: Any, **kwargs: Any) -> Any:
+        _refuse(f"loaded a model ({cls.__name__}.from_pretrained{args[:1]!r})")
+        return loader(cls, *args, **kwargs)
+
+    from_pretrained._tier_guarded = True  # type: ignore[attr-defined]
+    modeling_utils.PreTrainedModel.from_pretrained = classmethod(from_pretrained)  # type: ignore[assignment]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{SLOW}: loads a model or starts a process (a server, a browser, a subprocess); "
+        "`make check` runs the rest",
+    )
+    platform.processor()  # asks `uname -p` once and keeps it: SDKs read it for their headers
+    sys.addaudithook(_audit)
+    _watch_model_loads()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        heavy = HEAVY_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        served = item.get_closest_marker("vllm") is not None
+        doctest = isinstance(item, pytest.DoctestItem) and (
+            item.path.relative_to(root).as_posix() in SLOW_DOCTESTS
+        )
+        if heavy or served or doctest:
+            item.add_marker(SLOW)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _guarded(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _guarded(item))
+
+
+def _guarded(item: pytest.Item) -> Generator[None, None, None]:
+    if item.get_closest_marker(SLOW) is not None:
+        return (yield)
+    _watched[:] = [item.nodeid]
+    del _seen[:]
+    try:
+        result = yield
+    finally:
+        _watched.clear()
+    if _seen:  # also when the test caught the error
+        pytest.fail(_seen[0], pytrace=False)
+    return result
