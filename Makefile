@@ -46,9 +46,10 @@ run: $(STAMP)
 test: system-deps $(STAMP) $(VLLM_STAMP) lint typecheck pytest
 
 # The fast tier, for every change: ruff, mypy and the tests that load no model and start no
-# process (no server, no browser): pytest -m "not slow" (tests/tiers.py marks and enforces it).
+# process (no server, no browser): pytest -m "not slow" (tests/tiers.py marks and enforces it),
+# spread over the machine's cores.
 check: $(STAMP) lint typecheck
-	@$(BIN)/pytest -q -m "not slow"; status=$$?; \
+	@$(BIN)/pytest -q -m "not slow" -n auto; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
 	exit $$status
 
@@ -73,8 +74,11 @@ typecheck: $(STAMP)
 
 # pytest's exit code 5 means it collected no tests: this project always has tests, so that is
 # a broken collection and fails the run, with a message saying so.
+# Two workers (pytest-xdist); the tests of the vLLM server share one worker and one server
+# (tests/tiers.py groups them). PYTEST_WORKERS=0 runs the suite in one process.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP)
-	@$(BIN)/pytest -q; status=$$?; \
+	@$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
 	exit $$status
 

@@ -39,6 +39,9 @@ SLOW_DOCTESTS = frozenset(
 )
 """Modules whose doctests load the embedded model (a doctest carries no mark of its own)."""
 
+VLLM_GROUP = "vllm-server"
+"""The pytest-xdist group of the tests that use the real vLLM server."""
+
 PROCESS_EVENTS = frozenset(
     {
         "subprocess.Popen",
@@ -107,7 +110,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _watch_model_loads()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tier; put every test of the vLLM server in one group, so that a run
+    spread over several workers (``-n``, ``--dist loadgroup``) starts one server, not one per
+    worker."""
     root = config.rootpath
     for item in items:
         heavy = HEAVY_FIXTURES.intersection(getattr(item, "fixturenames", ()))
@@ -117,6 +124,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         )
         if heavy or served or doctest:
             item.add_marker(SLOW)
+        if served or "vllm_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(VLLM_GROUP))
 
 
 @pytest.hookimpl(wrapper=True)
