@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 EXTERNAL = ROOT / ".." / "shared" / "external"
 DOC = ROOT / "docs" / "benchmarks.md"
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""The app in a browser once its script has run to the end (as ``tests/app/served_app.py``)."""
 
 
 def read_jsonl(name: str) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_common import ROOT, browser_page, publish
+from bench_common import IDLE, ROOT, browser_page, publish
 
 HEADING = "## Browse in a browser: time to a full render (`bench/browse_render.py`)"
 COMMAND = ".venv/bin/python bench/browse_render.py"
@@ -48,7 +48,6 @@ TRACES = (
 LOADS = 5
 GOAL_SECONDS = 3.0
 TIMEOUT_MS = 120_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 def copy_samples(folder: Path) -> None:

@@ -130,6 +130,7 @@ def test_step_values_of_a_sample_trace(browser):
     [*_, key] = result_keys(store, trace.trace_id, stamp(store))
     shown = shown_values(store, trace.trace_id, json.dumps(key, sort_keys=True), (0, 0), trace)
     assert "most important steps:" in shown.caption
+    valued = int(shown.rows["value"].notna().sum())  # boundaries with a value: one bar each
     with served_app(REPO / "sample_traces") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1300})
         page.goto(f"{url}/browse?file={path}&trace=1&segment=3")
@@ -142,11 +143,11 @@ def test_step_values_of_a_sample_trace(browser):
         page.wait_for_function(
             "([e, n]) => e.querySelectorAll('.trace.bars')[0]?.querySelectorAll('.point path')"
             ".length === n",
-            arg=[panel.element_handle(), int(shown.rows["value"].notna().sum())],
+            arg=[panel.element_handle(), valued],
             timeout=30_000,
         )
         assert len(shown.rows) == len(trace.segments) + 1  # the end's boundary too
-        assert values.count() == int(shown.rows["value"].notna().sum()) > 0
+        assert values.count() == valued > 0
         screenshot(panel, "step-values.png")
         page.close()
 
