@@ -4,7 +4,7 @@ The trace list and its filters are ``trace_list_view``'s; the step values panel 
 segment table is ``step_values_view``'s.
 
 Each function draws one panel with Streamlit and returns what the page needs next. Segment text
-is always shown as text (a dataframe cell, ``st.code``), never as HTML. A feedback turn (a user
+is always shown as text (a dataframe cell, ``text_block``), never as HTML. A feedback turn (a user
 turn injected between segments) shows where it happened: under the segment it follows, and
 marked in the raw response.
 
@@ -40,6 +40,7 @@ from llenvs.ui.segment_panel import segment_chart, segment_rows_panel, segment_r
 from llenvs.ui.segment_rows_view import chosen_tags, step_among
 from llenvs.ui.segment_table import label_values
 from llenvs.ui.step_values_view import step_values_panel
+from llenvs.ui.text_block import text_block
 from llenvs.ui.trace_index import TraceIndex
 from llenvs.ui.trace_source import trace_files, traces_dir
 from llenvs.ui.whitespace import visible_whitespace
@@ -336,12 +337,12 @@ def _segment_detail(trace: Trace, here: BrowseLocation) -> None:
         )
         segment_links(trace, here)
         shown = text_window(len(record.text), 0)
-        st.code(record.text[shown.start : shown.stop], language=None, wrap_lines=True)
+        text_block(record.text[shown.start : shown.stop])
         if len(shown) < len(record.text):
             _whole_text(f"segment {segment}", record.text, shown, f"segment-{segment}.txt")
         for text in turns.get(segment, []):
             st.caption(f"Then a user turn (feedback) after segment {segment}:")
-            st.code(text, language=None, wrap_lines=True)
+            text_block(text)
     with raw:
         if turns:
             st.caption(
@@ -364,7 +365,7 @@ def _raw_response(response: str, record: SegmentRecord, turns: dict[int, list[st
         pieces.extend(f"\n⟦user: {text}⟧\n" for text in turns[place])
         at = place
     pieces.append(visible_whitespace(response[at : shown.stop]))
-    st.code("".join(pieces), language=None, wrap_lines=True)
+    text_block("".join(pieces))
     if len(shown) < len(response):
         _whole_text(
             f"the response (segment {record.index} starts at {record.start:,})",

@@ -5,8 +5,7 @@ interval) or, for published values, any column the study published (Thought Anch
 resampling, counterfactual and forced importance, in accuracy and in KL, ...), chosen in a
 selectbox. A trace of more than ``ZOOM`` segments opens zoomed on the selected segment's bar,
 in the middle, and ``ZOOM // 2`` bars either side (near an end, the ``ZOOM`` bars there:
-``zoom_span``); "Whole trace" shows them all. All
-the bars are always sent, so the chart pans and zooms, and a click on a bar selects its segment.
+``zoom_span``); "Whole trace" shows them all. A click on a bar selects its segment.
 The trace's human step labels, when it has any, are marked under the values.
 
 Example:
@@ -101,19 +100,20 @@ def importance_chart(
         key=WHOLE,
         help=f"Show every bar; off: the {ZOOM} bars around the selected segment, in the middle",
     )
-    chart_key = f"sv-chart-{here.line}-{here.segment}"
-    st.plotly_chart(
-        step_values_figure(
-            measure_rows(shown.rows, shown.measures, measure),
-            here.segment,
-            measure=measure,
-            span=None if whole else zoom_span(here.segment, segments + 1),
-            labels=labels,
-        ),
-        key=chart_key,
-        on_select=functools.partial(_clicked_bar, chart_key, here, segments),
-        selection_mode="points",
+    charts = step_values_figure(
+        measure_rows(shown.rows, shown.measures, measure),
+        here.segment,
+        measure=measure,
+        span=None if whole else zoom_span(here.segment, segments + 1),
+        labels=labels,
     )
+    for part, spec in zip(("values", "importance"), charts, strict=True):
+        chart_key = f"sv-chart-{part}-{here.line}-{here.segment}"
+        st.vega_lite_chart(
+            spec,
+            key=chart_key,
+            on_select=functools.partial(_clicked_bar, chart_key, here, segments),
+        )
 
 
 def _measure_choice(measures: Mapping[str, tuple[float | None, ...]]) -> str:

@@ -45,6 +45,7 @@ from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.segment_panel import segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
 from llenvs.ui.settings_store import load_settings
+from llenvs.ui.text_block import text_block
 from llenvs.ui.trace_source import traces_dir
 
 __all__ = [
@@ -248,7 +249,7 @@ def _selected_step(
         f"**Labelling segment {segment}** of {len(trace.segments)} · your label: "
         f"**{label_words(None if mine is None else mine.label)}**"
     )
-    st.code(record.text[:TEXT_LIMIT], language=None, wrap_lines=True)
+    text_block(record.text[:TEXT_LIMIT])
     if len(record.text) > TEXT_LIMIT:
         st.caption(
             f"The first {TEXT_LIMIT:,} of its {len(record.text):,} characters; label mode off "

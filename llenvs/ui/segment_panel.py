@@ -2,7 +2,7 @@
 
 Browse draws it as part of the page, the rows first and the chart after the segment's text (label
 mode draws its own, lighter, inside its fragment: ``labelling_view``); a click on a row or on a
-point of the chart selects that segment. The table (``segment_table``) is built once per version of
+segment's column of the chart selects it. The table (``segment_table``) is built once per version of
 the trace file; its ``label`` column is filled in at each run from the label store
 (``cached_labels``: parsed once, then only the lines appended), for the labeller shown
 (``segment_rows_table``), so a new label costs no new table.
@@ -68,11 +68,10 @@ def segment_chart(column: Any, table: pd.DataFrame, here: BrowseLocation, window
     """Draw the chart of PRM score and cumulative reward in ``column``, ``window`` shaded."""
     with column:
         chart_key = f"chart-{here.line}-{here.segment}"
-        st.plotly_chart(
+        st.vega_lite_chart(
             segment_figure(table, here.segment, window),
             key=chart_key,
             on_select=functools.partial(_clicked_point, chart_key, here),
-            selection_mode="points",
         )
 
 

@@ -2,13 +2,13 @@
 
 ``value_rows`` turns a ``StepAnalysis`` into one row per boundary (boundary i: before segment
 i; the last row is the end of the trace); ``step_values_figure`` draws it as two bar charts
-sharing the segment axis, in the segment chart's order and colours: step values coloured on
-its red–amber–green PRM scale, importances like the segment table's rewards (green when the
-step helped, red when it hurt), each bar with its 95% interval as an error bar, the selected
-segment marked with the same dotted line, and the forced-answer curve (1: the answer forced
-there is right, 0: wrong) over the values when it is stored, and the trace's human step labels
-as small marks along the bottom of the values (``segment_chart.label_marks``). Bars carry their
-segment index as ``x``, so ``segment_chart.selected_segment`` reads a click on them.
+(Vega-Lite specs) over one segment axis, in the segment chart's order and colours: step
+values coloured on its red–amber–green PRM scale, importances like the segment table's rewards
+(green when the step helped, red when it hurt), each bar with its 95% interval as a whisker,
+the selected segment marked with the same dotted line, the forced-answer curve (1: the answer
+forced there is right, 0: wrong) over the values when it is stored, and the trace's human step
+labels as small marks along the bottom of the values (``segment_chart.label_marks``). A click
+over a bar selects its segment (``segment_chart.selected_segment`` reads it).
 
 Example:
     >>> from llenvs.analysis.boundary_value import boundary_values
@@ -22,7 +22,8 @@ Example:
     >>> rows = value_rows(2, analysis)
     >>> rows["value"].tolist(), rows["importance"].tolist()[:2]
     ([0.0, 0.5, 1.0], [0.5, 0.5])
-    >>> [trace.name for trace in step_values_figure(rows, selected=1).data]
+    >>> from llenvs.ui.segment_chart import layer_names
+    >>> [layer_names(chart)[0] for chart in step_values_figure(rows, selected=1)]
     ['step value v_i', 'importance v_i+1 − v_i']
 
 """
@@ -34,31 +35,31 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from llenvs.analysis.step_analysis import StepAnalysis
-from llenvs.ui.segment_chart import label_marks
+from llenvs.ui.segment_chart import (
+    SCORE_COLOURS,
+    SELECTED,
+    Spec,
+    label_marks,
+    plain,
+    renderer,
+    segment_columns,
+    selected_rule,
+    x_axis,
+)
 from llenvs.ui.segment_table import score_colour
 from llenvs.ui.whitespace import one_line
 
 __all__ = [
     "CROWDED",
     "OUR_IMPORTANCE",
-    "SCORE_SCALE",
-    "SELECTED",
     "describe_key",
     "duration",
     "importance_colour",
     "step_values_figure",
     "value_rows",
 ]
-
-SCORE_SCALE = [[0, "#dc3c3c"], [0.5, "#dcbe3c"], [1, "#3cb43c"]]
-"""The segment chart's colour scale for a score in [0, 1]: red, amber, green."""
-
-SELECTED = "#1565c0"
-"""The colour that marks the selected segment, as in the segment chart and table."""
 
 OUR_IMPORTANCE = "v_i+1 − v_i"
 """The importance the engine computes from the values (the lower chart's default measure)."""
@@ -148,141 +149,267 @@ def step_values_figure(
     measure: str = OUR_IMPORTANCE,
     span: tuple[float, float] | None = None,
     labels: Mapping[int, int] | None = None,
-) -> go.Figure:
-    """The figure of ``value_rows``: values above, importances below, ``selected`` marked.
+) -> tuple[Spec, Spec]:
+    """The charts of ``value_rows``: values, then importances, ``selected`` marked.
 
-    ``measure`` names the lower chart's bars (``rows["importance"]``): ours, ``v_{i+1} - v_i``
-    on a fixed -1..1 axis, or another importance measure (an axis that fits its numbers, no
-    interval). ``span``: the range of segments the x axis shows (every bar is drawn; the view
-    pans and zooms to the others), all of them when None. Where many bars are in view, only the
-    selected one is outlined. ``labels`` (segment -> -1, 0 or 1: the segment table's label
-    column) are marked at their segments under the values.
+    Two Vega-Lite specs over the same segment axis, drawn one above the other. ``measure``
+    names the lower chart's bars (``rows["importance"]``): ours, ``v_{i+1} - v_i`` on a fixed
+    -1..1 axis with its intervals, or another importance measure (an axis that fits its
+    numbers, no interval). ``span``: the range of segments the x axis shows (the bars in it are
+    drawn), all of them when None. Where many bars are in view, only the selected one is
+    outlined. ``labels`` (segment -> -1, 0 or 1: the segment table's label column) are marked
+    at their segments under the values.
 
     Example:
+        >>> from llenvs.ui.segment_chart import layer_names
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
-        >>> figure = step_values_figure(value_rows(2, empty), selected=0)
-        >>> [t.type for t in figure.data], list(figure.data[0].x)
-        (['bar', 'bar'], [0, 1, 2])
-        >>> zoomed = step_values_figure(value_rows(300, empty), 150, span=(120.5, 179.5))
-        >>> zoomed.layout.xaxis2.range, len(zoomed.data[0].x)
-        ((120.5, 179.5), 301)
-        >>> marked = step_values_figure(value_rows(2, empty), labels={1: -1})
-        >>> [(t.name, list(t.x)) for t in marked.data][-1]
-        ('human label', [1])
+        >>> values, importances = step_values_figure(value_rows(2, empty), selected=0)
+        >>> layer_names(values), [r["segment"] for r in values["data"]["values"]]
+        (['step value v_i', 'interval', 'selected segment', 'segments'], [0, 1, 2])
+        >>> layer_names(importances)
+        ['importance v_i+1 − v_i', 'interval', 'selected segment', 'segments']
+        >>> zoomed, _ = step_values_figure(value_rows(300, empty), 150, span=(120.5, 179.5))
+        >>> zoomed["layer"][0]["encoding"]["x"]["scale"]["domain"], len(zoomed["data"]["values"])
+        ([120.5, 179.5], 59)
+        >>> marked, _ = step_values_figure(value_rows(2, empty), labels={1: -1})
+        >>> layer_names(marked)[-2]
+        'human label'
 
     """
-    x = rows["#"].tolist()
-    values, importances = rows["value"], rows["importance"]
-    figure = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.6, 0.4]
+    every = [int(b) for b in rows["#"].tolist()]
+    last = every[-1] if every else 0
+    domain = span if span is not None else (-0.5, last + 0.5)
+    shown = rows[(rows["#"] > domain[0]) & (rows["#"] < domain[1])]
+    x = [int(b) for b in shown["#"].tolist()]
+    crowded = len(x) > CROWDED
+    axis = x_axis(
+        x,
+        domain,
+        title="segment (end: after the last one)",
+        labelExpr=f"datum.value == {last} ? 'end' : datum.label",
     )
-    in_view = len(x) if span is None else span[1] - span[0]
-    thin = 0.0 if in_view > CROWDED else 0.5
-    outline = [2.5 if boundary == selected else thin for boundary in x]
-    caps = 0 if in_view > CROWDED else 4
-    ours = measure == OUR_IMPORTANCE
-    figure.add_trace(
-        go.Bar(
-            x=x,
-            y=_plain(values),
-            name="step value v_i",
-            marker={
-                "color": values.fillna(0.5).tolist(),
-                "colorscale": SCORE_SCALE,
-                "cmin": 0,
-                "cmax": 1,
-                "line": {"width": outline, "color": SELECTED},
-            },
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": (rows["high"] - values).fillna(0).tolist(),
-                "arrayminus": (values - rows["low"]).fillna(0).tolist(),
-                "color": "#444",
-                "width": caps,
-            },
-            customdata=rows[["low", "high", "trials"]].values.tolist(),
-            hovertemplate="before segment %{x}<br>v %{y:.3f} [%{customdata[0]:.3f}, "
-            "%{customdata[1]:.3f}]<br>%{customdata[2]} rollouts<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    figure.add_trace(
-        go.Bar(
-            x=x,
-            y=_plain(importances),
-            name=f"importance {measure}",
-            marker={
-                "color": [importance_colour(v) for v in importances],
-                "line": {"width": outline, "color": SELECTED},
-            },
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": (rows["importance high"] - importances).fillna(0).tolist(),
-                "arrayminus": (importances - rows["importance low"]).fillna(0).tolist(),
-                "color": "#444",
-                "width": caps,
-                "visible": ours,
-            },
-            customdata=rows[["importance low", "importance high"]].fillna(0).values.tolist(),
-            hovertemplate="segment %{x}<br>importance %{y:+.3f} [%{customdata[0]:+.3f}, "
-            "%{customdata[1]:+.3f}]<extra></extra>"
-            if ours
-            else f"segment %{{x}}<br>{measure} %{{y:.4g}}<extra></extra>",
-        ),
-        row=2,
-        col=1,
-    )
-    forced = rows[rows["forced right"].notna()]
-    if not forced.empty:
-        right = forced["forced right"].astype(bool)
-        figure.add_trace(
-            go.Scatter(
-                x=forced["#"].tolist(),
-                y=right.astype(float).tolist(),
-                name="forced answer right (1) / wrong (0)",
-                mode="lines+markers",
-                line={"color": "#555", "width": 1, "dash": "dot", "shape": "hv"},
-                marker={
-                    "size": 10,
-                    "symbol": ["circle" if r else "x" for r in right],
-                    "color": ["#3cb43c" if r else "#dc3c3c" for r in right],
-                },
-                text=[str(a) for a in forced["forced answer"]],
-                hovertemplate="forced before segment %{x}: %{text}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    if labels:
-        figure.add_trace(label_marks(labels, -0.02), row=1, col=1)
-    if selected is not None:
-        figure.add_vline(x=selected, line_width=2, line_dash="dot", line_color=SELECTED)
-    last = x[-1] if x else 0
-    figure.update_layout(
-        height=420,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "y": 1.1},
-        clickmode="event+select",
-        hovermode="closest",
-        bargap=0.25 if in_view <= CROWDED else 0.1,
-    )
-    figure.update_yaxes(title_text="v_i", range=[-0.05, 1.05], row=1, col=1)
-    if ours:
-        figure.update_yaxes(title_text="v_i+1 − v_i", range=[-1.05, 1.05], row=2, col=1)
-    else:
-        figure.update_yaxes(title_text=one_line(measure, 28), row=2, col=1)
-    if span is not None:
-        figure.update_xaxes(range=span, row=2, col=1)
-    ticks = {
-        "tickvals": x,
-        "ticktext": [str(b) if b < last else "end" for b in x],
+    half = 0.4 if not crowded else 0.45
+    answers = {
+        int(b): f"{a} ({'right' if r else 'wrong'})"
+        for b, a, r in zip(rows["#"], rows["forced answer"], rows["forced right"], strict=True)
+        if pd.notna(r)
     }
-    figure.update_xaxes(**(ticks if len(x) <= 16 else {}), row=2, col=1)
-    figure.update_xaxes(title_text="segment (end: after the last one)", row=2, col=1)
-    return figure
+    data = [
+        {
+            "segment": b,
+            "lo": b - half,
+            "hi": b + half,
+            "value": v,
+            "low": low,
+            "high": high,
+            "trials": int(trials),
+            "importance": i,
+            "importance low": il,
+            "importance high": ih,
+            "colour": importance_colour(float("nan") if i is None else i),
+            "outline": 2.5 if b == selected else 0.0 if crowded else 0.5,
+            "forced": answers.get(b),
+        }
+        for b, v, low, high, trials, i, il, ih in zip(
+            x,
+            plain(shown["value"].tolist()),
+            plain(shown["low"].tolist()),
+            plain(shown["high"].tolist()),
+            shown["trials"].tolist(),
+            plain(shown["importance"].tolist()),
+            plain(shown["importance low"].tolist()),
+            plain(shown["importance high"].tolist()),
+            strict=True,
+        )
+    ]
+    ours = measure == OUR_IMPORTANCE
+    value_axis = {
+        "scale": {"domain": [-0.05, 1.05], "nice": False},
+        "axis": {"title": "v_i", "minExtent": 44, "maxExtent": 44},
+    }
+    upper: list[Spec] = [
+        _bars(
+            "step value v_i",
+            "value",
+            axis,
+            value_axis,
+            {"field": "value", "type": "quantitative", "scale": SCORE_COLOURS, "legend": None},
+            "v before segment",
+        ),
+        _interval("low", "high", axis, value_axis),
+    ]
+    forced = rows[rows["forced right"].notna() & rows["#"].isin(x)]
+    if not forced.empty:
+        upper.append(_forced_curve(forced, axis, value_axis))
+    if labels:
+        upper.append(
+            label_marks({s: v for s, v in labels.items() if s in x}, -0.02, axis, value_axis)
+        )
+    if selected is not None:
+        upper.append(selected_rule(selected, axis))
+    upper.append(
+        segment_columns(
+            "boundary",
+            axis,
+            [
+                {"field": "segment", "title": "before segment"},
+                {"field": "value", "title": "v", "format": ".3f"},
+                {"field": "low", "title": "95% low", "format": ".3f"},
+                {"field": "high", "title": "95% high", "format": ".3f"},
+                {"field": "trials", "title": "rollouts"},
+                *_forced_tooltip(forced),
+            ],
+            "before segment",
+        )
+    )
+    importance_axis = {
+        "scale": {"domain": [-1.05, 1.05], "nice": False} if ours else {"zero": True},
+        "axis": {
+            "title": "v_i+1 − v_i" if ours else one_line(measure, 28),
+            "minExtent": 44,
+            "maxExtent": 44,
+        },
+    }
+    lower: list[Spec] = [
+        _bars(
+            f"importance {measure}",
+            "importance",
+            axis,
+            importance_axis,
+            {"field": "colour", "type": "nominal", "scale": None},
+            "importance of segment",
+        ),
+    ]
+    if ours:
+        lower.append(_interval("importance low", "importance high", axis, importance_axis))
+    if selected is not None:
+        lower.append(selected_rule(selected, axis))
+    lower.append(
+        segment_columns(
+            "step",
+            axis,
+            [
+                {"field": "segment", "title": "segment"},
+                {
+                    "field": "importance",
+                    "title": "importance" if ours else measure,
+                    "format": "+.3f" if ours else ".4g",
+                },
+                *(
+                    [
+                        {"field": "importance low", "title": "95% low", "format": "+.3f"},
+                        {"field": "importance high", "title": "95% high", "format": "+.3f"},
+                    ]
+                    if ours
+                    else []
+                ),
+            ],
+        )
+    )
+
+    def chart(layers: list[Spec], height: int) -> Spec:
+        return {
+            "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+            "usermeta": renderer(len(x)),
+            "height": height,
+            "data": {"values": data},
+            "layer": layers,
+            "resolve": {"scale": {"color": "independent"}},
+        }
+
+    return chart(upper, 230), chart(lower, 170)
+
+
+def _bars(name: str, field: str, x: Spec, y: Spec, colour: Spec, what: str) -> Spec:
+    """Bars of ``field`` from 0, coloured by ``colour``, the selected one outlined.
+
+    Each bar is described for screen readers (and tests) as "``what`` N".
+    """
+    return {
+        "name": name,
+        "transform": [{"calculate": f"'{what} ' + datum.segment", "as": "bar"}],
+        "mark": {"type": "bar", "stroke": SELECTED},
+        "encoding": {
+            "x": {**x, "field": "lo"},
+            "x2": {"field": "hi"},
+            "y": {**y, "field": field, "type": "quantitative"},
+            "y2": {"datum": 0},
+            "color": colour,
+            "strokeWidth": {"field": "outline", "type": "quantitative", "scale": None},
+            "description": {"field": "bar"},
+        },
+    }
+
+
+def _forced_tooltip(forced: pd.DataFrame) -> list[Spec]:
+    """The forced answer's line in a column's tooltip, when answers were forced."""
+    if forced.empty:
+        return []
+    return [{"field": "forced", "title": "answer forced here"}]
+
+
+def _interval(low: str, high: str, x: Spec, y: Spec) -> Spec:
+    """The 95% intervals of the bars, as grey whiskers."""
+    return {
+        "name": "interval",
+        "mark": {"type": "rule", "color": "#444", "strokeWidth": 1},
+        "encoding": {
+            "x": {**x, "field": "segment"},
+            "y": {**y, "field": low, "type": "quantitative"},
+            "y2": {"field": high},
+        },
+    }
+
+
+def _forced_curve(forced: pd.DataFrame, x: Spec, y: Spec) -> Spec:
+    """The forced-answer curve: 1 where the answer forced before a segment is right, 0 wrong."""
+    right = [bool(r) for r in forced["forced right"]]
+    points = [
+        {
+            "segment": int(b),
+            "right": float(r),
+            "answer": str(a),
+            "verdict": "right" if r else "wrong",
+        }
+        for b, r, a in zip(forced["#"], right, forced["forced answer"], strict=True)
+    ]
+    encoding = {
+        "x": {**x, "field": "segment"},
+        "y": {**y, "field": "right", "type": "quantitative"},
+    }
+    verdicts = {"domain": ["right", "wrong"]}
+    return {
+        "name": "forced answer right (1) / wrong (0)",
+        "data": {"values": points},
+        "layer": [
+            {
+                "mark": {
+                    "type": "line",
+                    "interpolate": "step-after",
+                    "color": "#555",
+                    "strokeWidth": 1,
+                    "strokeDash": [2, 2],
+                },
+                "encoding": encoding,
+            },
+            {
+                "mark": {"type": "point", "size": 90, "filled": True},
+                "encoding": {
+                    **encoding,
+                    "shape": {
+                        "field": "verdict",
+                        "scale": {**verdicts, "range": ["circle", "cross"]},
+                        "legend": None,
+                    },
+                    "color": {
+                        "field": "verdict",
+                        "scale": {**verdicts, "range": ["#3cb43c", "#dc3c3c"]},
+                        "legend": None,
+                    },
+                },
+            },
+        ],
+    }
 
 
 def describe_key(key: dict[str, Any]) -> str:
@@ -325,11 +452,6 @@ def duration(seconds: float | None) -> str:
     if whole < 3600:
         return f"{whole // 60} min {whole % 60} s"
     return f"{whole // 3600} h {whole % 3600 // 60} min"
-
-
-def _plain(column: pd.Series) -> list[float | None]:
-    """A column as a plain list (None for NaN): the figure's JSON holds the numbers as such."""
-    return [None if math.isnan(v) else float(v) for v in column]
 
 
 def _number(value: float | None) -> float:

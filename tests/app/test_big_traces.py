@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 from llenvs.ui.browse_view import TEXT_LIMIT
 from llenvs.ui.segment_table import BEFORE, WINDOW
 from llenvs.ui.trace_source import TRACES_DIR_ENV
-from tests.app.test_pages import open_page, texts
+from tests.app.test_pages import open_page, text_blocks, texts
 
 SEGMENTS = 10_000
 
@@ -95,10 +98,29 @@ def click_row(at: AppTest, position: int) -> AppTest:
     return select(at, at.dataframe[1], {"rows": [position], "columns": [], "cells": []})
 
 
-def click_point(at: AppTest, segment: int, y: float) -> AppTest:
-    """Click the chart's point of ``segment`` (at height ``y``)."""
-    point = {"x": segment, "y": y, "point_index": segment, "curve_number": 0}
-    return select(at, at.get("plotly_chart")[0], {"points": [point], "point_indices": [segment]})
+def charts(at: AppTest, key: str = "") -> list[Any]:
+    """The page's Vega-Lite charts whose key starts with ``key``, in order."""
+    return [c for c in at.get("vega_lite_chart") if c.proto.id.split("-", 2)[2].startswith(key)]
+
+
+def chart_spec(chart: Any) -> dict[str, Any]:
+    """A chart's spec as the app sent it (its top-level data apart: ``chart_rows``)."""
+    return json.loads(chart.proto.spec)
+
+
+def chart_rows(chart: Any) -> pd.DataFrame:
+    """A chart's top-level data, as the app sent it."""
+    return convert_arrow_bytes_to_pandas_df(chart.proto.data.data)
+
+
+def click_segment(at: AppTest, chart: Any, segment: int) -> AppTest:
+    """Click ``chart`` over ``segment``: its column's selection (``segment_chart.columns``)."""
+    [name] = [p["name"] for p in _layers(chart_spec(chart)) for p in p.get("params", ())]
+    return select(at, chart, {name: [{"segment": segment}]})
+
+
+def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [spec] + [inner for layer in spec.get("layer", ()) for inner in _layers(layer)]
 
 
 def test_a_10000_segment_trace_opens_on_a_window_of_rows(big):
@@ -108,9 +130,11 @@ def test_a_10000_segment_trace_opens_on_a_window_of_rows(big):
     assert selected_row(at) == 0
     assert f"Segments 0–{WINDOW - 1} of 10,000" in texts(at)
     assert "Segment 0" in [t.label for t in at.tabs]
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert [t["type"] for t in figure["data"]] == ["scattergl", "scattergl"]
-    assert [len(t["x"]) for t in figure["data"]] == [SEGMENTS, SEGMENTS]  # the chart: all
+    spec = chart_spec(charts(at, "chart-")[0])
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"  # not 10,000 SVG elements
+    drawn = {layer.get("name"): layer for layer in _layers(spec)}
+    for name in ("segments", "PRM score", "cumulative reward"):  # the chart: all of them
+        assert len(drawn[name]["data"]["values"]) == SEGMENTS
 
 
 def test_the_url_segment_is_selected_in_view(big):
@@ -118,7 +142,7 @@ def test_the_url_segment_is_selected_in_view(big):
     assert shown_rows(at) == list(range(9500 - BEFORE, 9500 - BEFORE + WINDOW))
     assert selected_row(at) == 9500
     assert "Segment 9500" in [t.label for t in at.tabs]
-    assert "Step 9500. " in [c.value for c in at.code]
+    assert "Step 9500. " in text_blocks(at)
     last = open_page("browse", file=str(big / "many.jsonl"), segment=str(SEGMENTS - 1))
     assert shown_rows(last) == list(range(SEGMENTS - 1 - BEFORE, SEGMENTS))  # the last ones
     assert selected_row(last) == SEGMENTS - 1
@@ -138,7 +162,7 @@ def test_clicking_a_row_selects_its_true_segment_and_j_k_go_past_the_window(big)
     at.button(key="nav-k").click().run()
     at.button(key="nav-k").click().run()
     assert segment_of(at) == edge - 1 and selected_row(at) == edge - 1
-    assert f"Step {edge - 1}. " in [c.value for c in at.code]
+    assert f"Step {edge - 1}. " in text_blocks(at)
 
 
 def test_the_window_buttons_page_the_rows_and_keep_the_selection(big):
@@ -163,7 +187,7 @@ def test_the_window_buttons_page_the_rows_and_keep_the_selection(big):
 
 def test_the_chart_reaches_any_segment(big):
     at = open_page("browse", file=str(big / "many.jsonl"), segment="10")
-    click_point(at, 8123, 0.3)
+    click_segment(at, charts(at, "chart-")[0], 8123)
     assert not at.exception and segment_of(at) == 8123 and selected_row(at) == 8123
 
 
@@ -171,7 +195,7 @@ def test_the_chart_reaches_any_segment(big):
 def test_a_1_mb_response_opens_and_shows_a_window_of_its_text(big, name):
     at = open_page("browse", file=str(big / name), segment="50")
     assert not at.exception and at.subheader
-    assert all(len(c.value) <= 2 * TEXT_LIMIT for c in at.code)  # a ↵ mark per newline at most
+    assert all(len(c) <= 2 * TEXT_LIMIT for c in text_blocks(at))  # a ↵ mark per newline at most
     assert "of 1,0" in texts(at) and "in the response (segment" in texts(at)
     labels = [d.proto.label for d in at.get("download_button")]
     assert any(label.startswith("Download the response (1,0") for label in labels)

@@ -19,7 +19,7 @@ from llenvs.traces import BranchRecord, read_traces
 from llenvs.ui.branch_comparison import aligned_segments
 from llenvs.ui.segment_table import picked_row
 from tests.app.test_intervention import RIGHT, _branches, _open, _responses, folder, generate
-from tests.app.test_pages import open_page, texts
+from tests.app.test_pages import open_page, text_blocks, texts
 
 __all__ = ["folder"]  # the fixture, shared with test_intervention
 
@@ -57,7 +57,7 @@ def test_the_feedback_shows_in_the_comparison_and_in_the_opened_branch(folder, t
     shown = texts(at)
     assert "A branch of trace" in shown and "feedback after segment 1" in shown
     assert "Then a user turn (feedback) after segment 1:" in shown
-    codes = [c.value for c in at.code]
+    codes = text_blocks(at)
     assert FEEDBACK in codes  # the segment tab
     assert any(f"⟦user: {FEEDBACK}⟧" in c for c in codes)  # the raw response
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from llenvs.ui.text_block import TEXT_CLASS
 from tests.app.conftest import SCRIPT, make_folder
 from tests.app.served_app import REPO, grid_records, screenshot, served_app
 
@@ -41,10 +42,11 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     )
     tab(page, "Segment 0").wait_for(timeout=30_000)
 
-    # Click the point of segment 6 (ArithmeticPRM 0.0) in the chart.
-    points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator("path.point")
-    points.nth(6).wait_for(timeout=30_000)
-    points.nth(6).click(force=True)
+    # Click over segment 6 (ArithmeticPRM 0.0) in the chart: its column, drawn over the marks.
+    chart = page.locator("[data-testid='stVegaLiteChart']").first
+    column = chart.locator("[aria-label='segment 6']")
+    column.wait_for(timeout=30_000)
+    column.click()
     tab(page, "Segment 6").wait_for(timeout=30_000)
     assert re.search(r"segment=6", page.url)
 
@@ -86,11 +88,11 @@ def test_html_in_a_trace_is_shown_as_text_never_run(app, browser):
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(f"{url}/browse?file={folder / 'html.jsonl'}&segment=1")
     tab(page, "Segment 1").wait_for(timeout=30_000)
-    # The segment's own code block: the data grid keeps hidden copies of its cells for screen
+    # The segment's own text block: the data grid keeps hidden copies of its cells for screen
     # readers, and the intervention panel's force box holds the same text as its value.
-    shown = page.locator("[data-testid='stCode']").filter(has_text=SCRIPT).first
+    shown = page.locator(f"div.{TEXT_CLASS}").filter(has_text=SCRIPT).first
     shown.wait_for(timeout=30_000)
-    assert "alert(1)" in shown.inner_text()
+    assert shown.text_content() == f"The page says {SCRIPT} here. "  # every character, as text
     tab(page, "Raw response (whitespace shown)").click()
     page.get_by_text("<b>bold?</b>", exact=False).filter(visible=True).first.wait_for(
         timeout=30_000
@@ -138,11 +140,10 @@ def test_step_values_of_a_sample_trace(browser):
             timeout=60_000
         )
         panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values").first
-        panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
-        values = panel.locator(".trace.bars").first.locator(".point path")
+        panel.locator("[data-testid='stVegaLiteChart']").first.wait_for(timeout=30_000)
+        values = panel.locator("[aria-label^='v before segment ']")  # one bar per valued boundary
         page.wait_for_function(
-            "([e, n]) => e.querySelectorAll('.trace.bars')[0]?.querySelectorAll('.point path')"
-            ".length === n",
+            "([e, n]) => e.querySelectorAll(\"[aria-label^='v before segment ']\").length === n",
             arg=[panel.element_handle(), valued],
             timeout=30_000,
         )

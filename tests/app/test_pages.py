@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from llenvs.ui.text_block import TEXT_CLASS
 from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from llenvs.ui.workbench_pages import PAGES
@@ -28,21 +30,34 @@ def open_page(page: str, **params: str) -> AppTest:
     return at
 
 
+def text_blocks(at: AppTest) -> list[str]:
+    """The response texts the page shows (``llenvs.ui.text_block``), as a reader sees them."""
+    opening = f'<div class="{TEXT_CLASS}"'
+    return [
+        html.unescape(m.value.split(">", 1)[1].removesuffix("</div>"))
+        for m in at.markdown
+        if m.value.startswith(opening)
+    ]
+
+
 def texts(at: AppTest) -> str:
     parts = [
-        e.value
-        for kind in (
-            "markdown",
-            "caption",
-            "info",
-            "warning",
-            "error",
-            "success",
-            "subheader",
-            "code",
-            "text",
-        )
-        for e in getattr(at, kind)
+        *text_blocks(at),
+        *(
+            e.value
+            for kind in (
+                "markdown",
+                "caption",
+                "info",
+                "warning",
+                "error",
+                "success",
+                "subheader",
+                "code",
+                "text",
+            )
+            for e in getattr(at, kind)
+        ),
     ]
     return "\n".join(str(p) for p in parts)
 
@@ -153,8 +168,7 @@ def test_browse_filters_narrow_the_list(app_env):
 
 def test_browse_shows_html_as_text(app_env):
     at = open_page("browse", file=str(app_env / "html.jsonl"), segment="1")
-    codes = [c.value for c in at.code]
-    assert any(SCRIPT in c for c in codes)
+    assert any(SCRIPT in t for t in text_blocks(at))  # shown as text, escaped
     for element in at.markdown:
         assert SCRIPT not in element.value or not getattr(element.proto, "allow_html", False)
 

@@ -7,7 +7,6 @@ against the engine's own reading of the sidecar.
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 import time
@@ -20,11 +19,13 @@ from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui import step_values_view
 from llenvs.ui.model_choice import ModelKind
+from llenvs.ui.segment_chart import layer_names
 from llenvs.ui.trace_source import TRACES_DIR_ENV
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import REPO, SAMPLE, TRUE_VALUES
-from tests.app.test_big_traces import select
+from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_segment
 from tests.app.test_pages import open_page, texts
+from tests.chart_specs import rows
 
 MAX_TOKENS = 96
 """The sample trace's own token budget: the panel's rollouts get it too."""
@@ -87,8 +88,8 @@ def _values_table(at):
 
 
 def _figure(at):
-    [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
-    return chart, json.loads(chart.proto.spec)
+    """The values chart and the importance chart, each with the spec and data the app sent."""
+    return [(chart, chart_spec(chart), chart_rows(chart)) for chart in charts(at, "sv-chart")]
 
 
 def _engine(trace, coin, folder, budget, forced=False):
@@ -137,15 +138,15 @@ def test_a_run_shows_the_engines_values_and_a_larger_budget_resumes(folder, trac
     assert table["importance low"].tolist()[:-1] == [s.interval.low for s in engine.importances]
     answers = [a if isinstance(a, str) else None for a in table["forced answer"]]
     assert answers == [a.answer for a in engine.forced_answers]
-    _, figure = _figure(at)
-    values, importances, forced = figure["data"]
-    assert values["type"] == "bar" and values["y"] == [v.value for v in engine.values]
-    assert values["error_y"]["array"] == pytest.approx(
-        [v.interval.high - v.value for v in engine.values]
-    )
-    assert importances["y"][:-1] == pytest.approx(steps)
-    assert forced["y"] == [float(a.correct) for a in engine.forced_answers]
-    assert forced["y"][:-1] == [float(v >= 0.5) for v in TRUE_VALUES[:-1]]  # greedy coin
+    (_, values, bars), (_, importances, _) = _figure(at)
+    assert layer_names(values)[:2] == ["step value v_i", "interval"]
+    assert bars["value"].tolist() == [v.value for v in engine.values]
+    assert bars["high"].tolist() == pytest.approx([v.interval.high for v in engine.values])
+    assert bars["importance"].tolist()[:-1] == pytest.approx(steps)
+    assert layer_names(importances)[:2] == ["importance v_i+1 − v_i", "interval"]
+    forced = [p["right"] for p in rows(values, "forced answer right (1) / wrong (0)")]
+    assert forced == [float(a.correct) for a in engine.forced_answers]
+    assert forced[:-1] == [float(v >= 0.5) for v in TRUE_VALUES[:-1]]  # greedy coin
     assert _metrics(at)["Time (estimate)"] != "unknown"  # measured on the run
     at = _run(_settings(at, 60))
     assert any("(40 read back)" in s.value for s in at.success)
@@ -156,13 +157,12 @@ def test_a_run_shows_the_engines_values_and_a_larger_budget_resumes(folder, trac
 
 def test_clicking_a_bar_selects_its_segment(folder, coin):
     at = _run(_settings(_open(folder, segment=1), 40))
-    chart, _ = _figure(at)
-    point = {"x": 4, "y": 0.5, "point_index": 4, "curve_number": 0}
-    select(at, chart, {"points": [point], "point_indices": [4]})
+    [(chart, _, _), _] = _figure(at)
+    click_segment(at, chart, 4)
     assert not at.exception
     assert str(at.query_params["segment"]).strip("[]'") == "4"
     assert "Segment 4" in [t.label for t in at.tabs]
-    assert "sv-chart-1-4" in _figure(at)[0].proto.id  # the panel follows the selection
+    assert "sv-chart-values-1-4" in _figure(at)[0][0].proto.id  # the panel follows the selection
 
 
 class Gated:

@@ -21,11 +21,13 @@ from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.ui.importance_chart import MEASURE, WHOLE, ZOOM
 from llenvs.ui.published_step_values import measure_label
+from llenvs.ui.segment_chart import layer_names
 from llenvs.ui.segment_rows_view import TAG_FILTER
 from llenvs.ui.segment_table import BEFORE, WINDOW
 from llenvs.ui.trace_source import TRACES_DIR_ENV
-from tests.app.test_big_traces import click_row, select
+from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_row, click_segment
 from tests.app.test_pages import open_page, texts
+from tests.chart_specs import layer
 from tests.conftest import EXTERNAL
 
 LONGEST = (
@@ -60,9 +62,8 @@ def test_browse_shows_the_published_step_values_of_a_321_step_trace(imported, mo
     values = [v.value for v in expected.values]
     shown_values = table["value"].tolist()
     assert all(math.isclose(a, b) for a, b in zip(shown_values, values, strict=True))
-    [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
-    figure = json.loads(chart.proto.spec)
-    assert len(figure["data"][0]["x"]) == 322
+    for chart in charts(at, "sv-chart"):  # the values and importances: the zoom shows 61
+        assert chart_rows(chart)["segment"].tolist() == list(range(128, 189))
 
 
 def _open(imported, monkeypatch, segment):
@@ -87,8 +88,11 @@ def _tags(segment):
 
 
 def _chart(at):
-    [chart] = [c for c in at.get("plotly_chart") if "sv-chart" in c.proto.id]
-    return chart, json.loads(chart.proto.spec)
+    """The importance chart: its element, spec, data and the segments its x axis spans."""
+    [chart] = charts(at, "sv-chart-importance")
+    spec = chart_spec(chart)
+    domain = layer(spec, "segments")["encoding"]["x"]["scale"]["domain"]
+    return chart, spec, chart_rows(chart), domain
 
 
 def test_the_tag_filter_shows_the_segments_carrying_the_tags_by_their_true_index(
@@ -145,34 +149,36 @@ def test_the_chart_shows_the_chosen_published_measure(imported, monkeypatch):
     assert measure.options[1:] == [
         f"{measure_label(name)} (published)" for name in published.measures
     ]
-    _, figure = _chart(at)
+    at.toggle(key=WHOLE).set_value(True).run()
+    _, _, bars, _ = _chart(at)
     ours = published_step_analysis(trace, published).importances
-    assert figure["data"][1]["y"][:-1] == pytest.approx([s.importance for s in ours])
+    assert bars["importance"].tolist()[:-1] == pytest.approx([s.importance for s in ours])
     for name in ("resampling_importance_accuracy", "counterfactual_importance_kl"):
         at.selectbox(key=MEASURE).select(name).run()
         assert not at.exception
-        bars = _chart(at)[1]["data"][1]
-        assert bars["y"] == [*published.measures[name], None]  # one per segment, none at the end
-        assert name in bars["name"]
+        _, spec, bars, _ = _chart(at)
+        shown = bars["importance"].tolist()
+        assert shown[:-1] == pytest.approx(published.measures[name])  # one per segment
+        assert math.isnan(shown[-1])  # none at the end
+        assert name in layer_names(spec)[0]
 
 
 def test_the_chart_opens_zoomed_on_the_selected_segment_and_shows_the_whole_trace(
     imported, monkeypatch
 ):
     at, _ = _open(imported, monkeypatch, 158)
-    chart, figure = _chart(at)
-    low, high = figure["layout"]["xaxis2"]["range"]
+    chart, _, bars, (low, high) = _chart(at)
     assert (low + high) / 2 == 158 and high - low == ZOOM + 1
-    assert len(figure["data"][0]["x"]) == 322  # every bar is sent: the chart pans
-    point = {"x": 170, "y": 0.5, "point_index": 170, "curve_number": 1}
-    select(at, chart, {"points": [point], "point_indices": [170]})
+    assert bars["segment"].tolist() == list(range(128, 189))  # the bars in view are sent
+    click_segment(at, chart, 170)
     assert _segment(at) == 170
-    low, high = _chart(at)[1]["layout"]["xaxis2"]["range"]
+    low, high = _chart(at)[3]
     assert (low + high) / 2 == 170  # the zoom follows the selection
     at, _ = _open(imported, monkeypatch, 2)  # near the start: no empty half left of 0
-    assert _chart(at)[1]["layout"]["xaxis2"]["range"] == [-0.5, ZOOM + 0.5]
+    assert _chart(at)[3] == [-0.5, ZOOM + 0.5]
     at.toggle(key=WHOLE).set_value(True).run()
-    assert "range" not in _chart(at)[1]["layout"]["xaxis2"]
+    chart, _, bars, domain = _chart(at)
+    assert domain == [-0.5, 321.5] and len(bars) == 322
 
 
 def test_j_and_k_step_among_the_segments_the_tag_filter_shows(imported, monkeypatch):

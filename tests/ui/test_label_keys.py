@@ -12,10 +12,11 @@ from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.traces import StepLabel, append_labels, read_labels
 from llenvs.ui.label_history import describe_history
 from llenvs.ui.label_keys import LabelKey
-from llenvs.ui.segment_chart import LABEL_MARKS, segment_figure
+from llenvs.ui.segment_chart import LABEL_MARKS, layer_names, segment_figure
 from llenvs.ui.segment_table import label_colour, label_values, styled_segments
 from llenvs.ui.settings_store import Settings, load_settings, save_settings
 from llenvs.ui.step_values_chart import step_values_figure, value_rows
+from tests.chart_specs import colour_of, layer
 
 
 def test_each_key_labels_the_selected_step():
@@ -115,23 +116,23 @@ def test_labelled_rows_are_tinted_and_the_score_and_tag_colours_stay():
 def test_the_segment_chart_marks_the_labelled_segments():
     table = _table(["-1", "", "+1", "0"])
     assert label_values(table) == {0: -1, 2: 1, 3: 0}
-    [marks] = [trace for trace in segment_figure(table, 1).data if trace.name == LABEL_MARKS]
-    assert list(marks.x) == [0, 2, 3]
-    assert list(marks.marker.color) == [
+    marks = layer(segment_figure(table, 1), LABEL_MARKS)
+    assert [m["segment"] for m in marks["data"]["values"]] == [0, 2, 3]
+    assert [colour_of(marks["encoding"], m["label"]) for m in marks["data"]["values"]] == [
         "rgb(220, 60, 60)",
         "rgb(60, 180, 60)",
         "rgb(150, 150, 150)",
     ]
-    unlabelled = segment_figure(_table(["", ""]), 0)
-    assert LABEL_MARKS not in [trace.name for trace in unlabelled.data]
+    assert LABEL_MARKS not in layer_names(segment_figure(_table(["", ""]), 0))
 
 
 def test_the_step_values_chart_marks_the_labelled_segments():
     rows = value_rows(4, StepAnalysis("t", {}, (), (), None, ()))
-    figure = step_values_figure(rows, 1, labels={1: -1, 3: 1})
-    [marks] = [trace for trace in figure.data if trace.name == LABEL_MARKS]
-    assert list(marks.x) == [1, 3] and marks.yaxis == "y"  # on the values, above
-    assert LABEL_MARKS not in [t.name for t in step_values_figure(rows, 1).data]
+    values, importances = step_values_figure(rows, 1, labels={1: -1, 3: 1})
+    marks = layer(values, LABEL_MARKS)  # on the values, above
+    assert [m["segment"] for m in marks["data"]["values"]] == [1, 3]
+    assert LABEL_MARKS not in layer_names(importances)
+    assert LABEL_MARKS not in layer_names(step_values_figure(rows, 1)[0])
 
 
 def test_the_labeller_is_a_setting_saved_with_the_others(tmp_path):

@@ -10,7 +10,8 @@ import xml.etree.ElementTree as ET
 import pandas as pd
 
 from llenvs.ui.outline_chart import outline_svg
-from llenvs.ui.segment_chart import label_marks
+from llenvs.ui.segment_chart import label_marks, x_axis
+from tests.chart_specs import colour_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -30,7 +31,7 @@ def _parsed(svg: str) -> ET.Element:
     return ET.fromstring(svg)  # well-formed XML, or this raises
 
 
-def test_each_label_is_a_titled_mark_in_the_plotly_charts_colour():
+def test_each_label_is_a_titled_mark_in_the_browse_charts_colour():
     root = _parsed(outline_svg(_table(10, {1: "+1", 4: "-1", 7: "0"}), selected=5))
     marks = [path for path in root.iter(f"{SVG}path") if path.find(f"{SVG}title") is not None]
     titles = [path.find(f"{SVG}title").text for path in marks]  # type: ignore[union-attr]
@@ -39,9 +40,9 @@ def test_each_label_is_a_titled_mark_in_the_plotly_charts_colour():
         "segment 4: labelled -1 wrong",
         "segment 7: labelled 0 neutral",
     ]
-    plotly = label_marks({1: 1, 4: -1, 7: 0}, 0.0)
+    browse = label_marks({1: 1, 4: -1, 7: 0}, 0.0, x_axis([1, 4, 7], (0, 8)), {})
     colours = [path.get("fill") or path.get("stroke") for path in marks]
-    assert colours == list(plotly.marker.color)
+    assert colours == [colour_of(browse["encoding"], m["label"]) for m in browse["data"]["values"]]
     xs = [float(path.get("d", "").split(",")[0].lstrip("M")) for path in marks]
     assert xs == sorted(xs)  # left to right, by segment
 

@@ -7,17 +7,13 @@ import math
 import pytest
 
 from llenvs.analysis import AnalysisParams, analyze_trace
-from llenvs.ui.segment_chart import selected_segment
+from llenvs.ui.segment_chart import SCORE_COLOURS, SELECTED, layer_names, selected_segment
 from llenvs.ui.segment_table import score_colour
-from llenvs.ui.step_values_chart import (
-    SCORE_SCALE,
-    SELECTED,
-    importance_colour,
-    step_values_figure,
-    value_rows,
-)
+from llenvs.ui.step_values_chart import importance_colour, step_values_figure, value_rows
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import TRUE_VALUES, open_trace
+from tests.chart_specs import layer
+from tests.chart_specs import rows as drawn
 
 
 @pytest.fixture(scope="module")
@@ -48,27 +44,37 @@ def test_rows_hold_the_engines_values_importances_and_forced_answers(trace, anal
 
 def test_the_figure_draws_bars_with_their_intervals_and_the_forced_curve(trace, analysis):
     rows = value_rows(len(trace.segments), analysis)
-    figure = step_values_figure(rows, selected=3)
-    values, importances, forced = figure.data
-    assert (values.type, importances.type, forced.type) == ("bar", "bar", "scatter")
-    assert list(values.x) == rows["#"].tolist()
-    assert list(values.y) == [v.value for v in analysis.values]
-    assert list(values.error_y.array) == pytest.approx(
-        [v.interval.high - v.value for v in analysis.values]
+    values, importances = step_values_figure(rows, selected=3)
+    data = drawn(values)
+    assert data == drawn(importances)  # one table under both charts
+    assert [r["segment"] for r in data] == rows["#"].tolist()
+    assert [r["value"] for r in data] == [v.value for v in analysis.values]
+    assert [r["low"] for r in data] == [v.interval.low for v in analysis.values]
+    assert [r["high"] for r in data] == [v.interval.high for v in analysis.values]
+    bars = layer(values, "step value v_i")["encoding"]
+    assert (bars["y"]["field"], bars["y2"], bars["color"]["scale"]) == (
+        "value",
+        {"datum": 0},
+        SCORE_COLOURS,
     )
-    assert list(values.error_y.arrayminus) == pytest.approx(
-        [v.value - v.interval.low for v in analysis.values]
+    whiskers = layer(values, "interval")["encoding"]
+    assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == ("low", "high")
+    assert [r["importance"] for r in data][:-1] == [s.importance for s in analysis.importances]
+    assert [r["importance high"] for r in data][:-1] == [
+        s.interval.high for s in analysis.importances
+    ]
+    whiskers = layer(importances, "interval")["encoding"]
+    assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == (
+        "importance low",
+        "importance high",
     )
-    assert list(importances.y)[:-1] == [s.importance for s in analysis.importances]
-    assert list(importances.error_y.array)[:-1] == pytest.approx(
-        [s.interval.high - s.importance for s in analysis.importances]
-    )
-    assert list(forced.y) == [float(a.correct) for a in analysis.forced_answers]
-    assert [tuple(c) for c in values.marker.colorscale] == [tuple(c) for c in SCORE_SCALE]
-    widths = list(values.marker.line.width)  # the selected bar's outline is the thick one
+    forced = drawn(values, "forced answer right (1) / wrong (0)")
+    assert [p["right"] for p in forced] == [float(a.correct) for a in analysis.forced_answers]
+    widths = [r["outline"] for r in data]  # the selected bar's outline is the thick one
     assert widths[3] == max(widths) and widths.count(max(widths)) == 1
-    marks = figure.layout.shapes  # one dotted line through each of the two charts
-    assert [(m.x0, m.line.color) for m in marks] == [(3, SELECTED), (3, SELECTED)]
+    for chart in (values, importances):  # one dotted line through each of the two charts
+        rule = layer(chart, "selected segment")
+        assert (rule["data"]["values"], rule["mark"]["color"]) == ([{"segment": 3}], SELECTED)
 
 
 def test_importance_colours_are_the_segment_tables_reward_colours():
@@ -79,15 +85,16 @@ def test_importance_colours_are_the_segment_tables_reward_colours():
 
 
 def test_a_click_on_a_bar_reads_as_its_segment(trace, analysis):
-    figure = step_values_figure(value_rows(len(trace.segments), analysis))
-    bar = figure.data[1]
-    click = {"selection": {"points": [{"x": bar.x[5], "y": bar.y[5], "curve_number": 1}]}}
-    assert selected_segment(click) == 5
+    for chart in step_values_figure(value_rows(len(trace.segments), analysis)):
+        [param] = layer(chart, "segments")["params"]  # a column over each bar, clickable
+        assert param["select"] == {"type": "point", "fields": ["segment"]}
+        assert selected_segment({"selection": {param["name"]: [{"segment": 5}]}}) == 5
 
 
 def test_no_forced_answers_no_curve(trace, analysis):
     from dataclasses import replace
 
     rows = value_rows(len(trace.segments), replace(analysis, forced_answers=None))
-    assert [t.type for t in step_values_figure(rows).data] == ["bar", "bar"]
+    values, _ = step_values_figure(rows)
+    assert "forced answer right (1) / wrong (0)" not in layer_names(values)
     assert rows["forced right"].isna().all()

@@ -9,7 +9,7 @@ from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement, boundary_agreement
 from llenvs.traces import TraceImport, append_labels, write_traces
 from llenvs.ui.label_column import shown_labels
-from llenvs.ui.segment_chart import segment_figure, selected_segment
+from llenvs.ui.segment_chart import layer_names, segment_figure, selected_segment
 from llenvs.ui.segment_table import segment_table
 from llenvs.ui.segmenter_comparison import agreement_matrix, aligned_table, compare_segmenters
 from llenvs.ui.trace_filter import Success, TraceFilter
@@ -92,8 +92,13 @@ def test_segment_rows_and_chart_of_an_imported_step_file(tmp_path):
     assert table["reward"].iloc[-1] == trace.final_rewards["correctness"]
     figure = segment_figure(table, selected=2)
     # No PRM scores: no PRM line; the labels are marked.
-    assert [t.name for t in figure.data] == ["cumulative reward", "human label"]
-    assert selected_segment({"selection": {"points": [{"x": 2.0}]}}) == 2
+    assert layer_names(figure) == [
+        "human label",
+        "selected segment",
+        "cumulative reward",
+        "segments",
+    ]
+    assert selected_segment({"selection": {"segment": [{"segment": 2.0}]}}) == 2
 
 
 def test_comparison_agrees_with_the_boundary_benchmark_on_the_step_traces():
