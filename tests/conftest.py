@@ -51,6 +51,16 @@ def smollm2_tokenizer() -> Any:
 
 
 @pytest.fixture(scope="session")
+def smollm2_tokenizer_folder(smollm2_tokenizer: Any, tmp_path_factory: Any) -> Path:
+    """A folder holding only the embedded model's tokenizer (its files saved from the GGUF), for
+    tests that need a tokenizer folder and no weights: ``embedded_model_path()`` converts the
+    model when its cache is cold, which is a model load (the slow tier's)."""
+    folder = tmp_path_factory.mktemp("smollm2-tokenizer")
+    smollm2_tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="session")
 def embedded_backend() -> Any:
     """The transformers backend on the embedded SmolLM2-135M-Instruct, loaded once per session.
 

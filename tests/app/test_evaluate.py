@@ -209,7 +209,9 @@ def test_the_boxes_take_the_library_bounds(folder):
         assert (box.min, box.max) == (bound.low, bound.high), key
 
 
-def test_a_run_whose_tasks_errored_says_so_in_the_headline(folder, monkeypatch):
+def test_a_run_whose_tasks_errored_says_so_in_the_headline(
+    folder, monkeypatch, smollm2_tokenizer_folder
+):
     """Item 9: Settings on an unreachable server (a closed port on 127.0.0.1): the headline is
     an error with the count and the first error in full, not a green "Done"; the summary counts
     the task as an error, not as a failure."""
@@ -217,7 +219,6 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(folder, monkeypatch):
     import socket
 
     from llenvs.evaluation.retry_policy import RetryPolicy
-    from llenvs.inference.backends.embedded_model import embedded_model_path
     from llenvs.ui import evaluation_job
     from llenvs.ui.settings_store import Settings, save_settings
 
@@ -228,7 +229,7 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(folder, monkeypatch):
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
-    server = {"base_url": url, "tokenizer": str(embedded_model_path(progress=False))}
+    server = {"base_url": url, "tokenizer": str(smollm2_tokenizer_folder)}
     save_settings(folder, Settings(model="openai", location="smollm2", server=server))
     at = open_page("evaluate")
     at.text_input(key="ev-tasks").input("1").run()

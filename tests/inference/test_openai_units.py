@@ -77,11 +77,11 @@ def test_a_tokenizer_that_cannot_load_is_permanent_and_named():
         backend.generate([_request(4)])
 
 
-def test_an_unreachable_server_is_a_connection_error_naming_the_url(monkeypatch):
-    from llenvs.inference.backends.embedded_model import embedded_model_path
-
+def test_an_unreachable_server_is_a_connection_error_naming_the_url(
+    monkeypatch, smollm2_tokenizer_folder
+):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    folder = str(embedded_model_path(progress=False))
+    folder = str(smollm2_tokenizer_folder)
     backend = get_backend("openai/m", base_url=URL, tokenizer=folder, max_retries=0)
     with pytest.raises(BackendError, match=r"openai/m at http://127\.0\.0\.1:9/v1: cannot connect"):
         backend.generate([_request(4)])

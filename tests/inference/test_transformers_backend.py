@@ -1,5 +1,7 @@
 """The transformers backend on the embedded model: loading, ids, stops, rollback, logprobs."""
 
+from pathlib import Path
+
 import pytest
 
 from llenvs.core import (
@@ -131,8 +133,10 @@ def test_the_name_a_trace_records_loads_the_embedded_model(monkeypatch):
     monkeypatch.setattr(
         module, "load_backend", lambda path, **kwargs: seen.update(kwargs, path=path)
     )
+    # The converted folder's path, without converting (a cold cache would load the model).
+    monkeypatch.setattr(module, "embedded_model_path", lambda **_: Path("/cache/embedded"))
     module.make_backend("SmolLM2-135M-Instruct")
-    assert seen["path"] == embedded_model_path()
+    assert seen["path"] == Path("/cache/embedded")
     assert seen["name"] == "transformers/SmolLM2-135M-Instruct"
 
 
