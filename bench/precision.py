@@ -171,7 +171,8 @@ def run(args: argparse.Namespace) -> str:
             f"bfloat16 against float32: prefill {f32['prefill'] / bf16['prefill']:.2f}x as fast, "
             f"decode {bf16['one'] / f32['one']:.2f}x at 1 row and "
             f"{bf16['many'] / f32['many']:.2f}x at {args.batch} rows. The default precision on "
-            "every CPU is float32 (`default_dtype`): the exactness the README states holds there; "
+            "every CPU is float32 (`default_dtype`): the exactness docs/architecture.md states "
+            "holds there; "
             'bfloat16 is a choice (`dtype="bfloat16"`) whose rows depend on the batch they ran '
             "in (they agree up to rounding, and can part at a near-tie).",
             "",

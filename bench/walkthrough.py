@@ -1,4 +1,4 @@
-"""A timed walk through the workbench in a real browser, as a new user following the README.
+"""A timed walk through the workbench in a real browser, as a new user following the tour.
 
 Run from the repository root::
 

@@ -1,4 +1,5 @@
-"""The README's command-line example runs as written and prints what the README shows."""
+"""The README and the pages of ``docs/`` show commands and code that run as written and print
+what they say; the README stays one page."""
 
 from __future__ import annotations
 
@@ -25,14 +26,22 @@ CODE = re.compile(r"`([^`]+)`")
 PLACED = re.compile(r"`(\w+)[^`]*`,?\s+\(?(?:from\s+)?`(llenvs[\w.]*)`")
 
 
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+"""The README and every page of ``docs/``: their commands and code are pinned alike."""
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
 def _blocks():
-    return [(lang, body) for lang, body in FENCE.findall((REPO / "README.md").read_text())]
+    return [(lang, body) for page in PAGES for lang, body in FENCE.findall(page.read_text())]
 
 
 def _run_block(commands, folder):
-    """Run README shell lines in ``folder``, beside links to the repository's examples and venv."""
-    for name in ("examples", ".venv"):
-        (folder / name).symlink_to(REPO / name)
+    """Run shell lines of the docs in ``folder``, beside links to the repository's examples,
+    sample traces and venv."""
+    for name in ("examples", "sample_traces", ".venv"):
+        if not (folder / name).exists():
+            (folder / name).symlink_to(REPO / name)
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", commands],
         cwd=folder,
@@ -74,10 +83,51 @@ def test_the_embedded_model_example_runs_as_written(tmp_path):
     assert isinstance(branch.parent.intervention, Feedback)
     assert "errors 0; 10 traces in runs/smollm2.jsonl" in done.stdout
     assert "leg_counting" in done.stderr  # the progress bar
+    # The analysis of the R1 trace, from its published values: the line the README quotes.
+    [quoted] = re.findall(r"`(most important steps: [^`]*?), …`", _readme())
+    assert quoted in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_the_python_quickstart_runs_and_prints_what_it_says(tmp_path):
+    """The README's Python block, on the embedded model: the forced segment comes first, marked
+    forced, and the model's own segments follow it."""
+    [code] = [body for lang, body in _blocks() if lang == "python" and "ForceAction(" in body]
+    (tmp_path / "quickstart.py").write_text(code)
+    done = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "python"), "quickstart.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [forced] = re.findall(r'ForceAction\("([^"]+)"\)', code)
+    first, *rest = done.stdout.splitlines()
+    assert first.startswith(f"{forced!r} forced=True reward=")
+    steps = [line for line in rest if not line.startswith("success: ")]
+    assert steps and all(" forced=False reward=" in line for line in steps), done.stdout
+    assert re.fullmatch(r"success: (True|False)", rest[-1])
+
+
+def test_the_readme_is_one_page_with_the_two_commands_at_its_top():
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= 150, len(lines)
+    top = "\n".join(lines[:30])
+    assert re.search(r"^make run\b", top, re.M) and re.search(r"^make test\b", top, re.M)
+    assert "make check" in top
+
+
+def test_every_relative_link_of_the_docs_reaches_a_file():
+    pages = [*PAGES, REPO / "sample_traces" / "README.md"]
+    broken = []
+    for page in pages:
+        for target in LINK.findall(page.read_text()):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(REPO)} -> {target}")
+    assert not broken, broken
 
 
 def _readme() -> str:
-    return (REPO / "README.md").read_text()
+    """The README and the pages of ``docs/``, as one text."""
+    return "\n\n".join(page.read_text() for page in PAGES)
 
 
 def _resolve(path: str) -> object:
@@ -158,7 +208,6 @@ def test_the_replay_example_runs_the_way_it_says():
 def test_the_labelling_commands_run_and_print_what_the_tour_says(tmp_path):
     """The tour's labelling story: agreement on the labelled sample, then a PRM800K export."""
     [commands] = [body for lang, body in _blocks() if "--format prm800k" in body]
-    (tmp_path / "sample_traces").symlink_to(REPO / "sample_traces")
     done = _run_block(commands, tmp_path)
     tour = _readme()
     printed = dict(re.findall(r"^  (step AUROC|ProcessBench F1|localisation accuracy) +(\S+)",
@@ -178,7 +227,6 @@ def test_the_experiment_command_prints_the_recorded_sample_experiment(tmp_path):
     """The tour's experiment: every branch is recorded, so it loads no model and prints the
     statistics the tour quotes."""
     [commands] = [body for lang, body in _blocks() if "llenvs experiment" in body]
-    (tmp_path / "sample_traces").symlink_to(REPO / "sample_traces")
     done = _run_block(commands, tmp_path)
     assert "12 branches planned, 12 recorded before" in done.stdout
     assert "4 parents, 12 branches; success 50.0% -> 75.0%" in done.stdout

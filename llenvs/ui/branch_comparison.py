@@ -1,13 +1,6 @@
 """A branch beside its parent: what an intervention kept, what it changed, and what came of it.
 
-``describe_action`` says in words what an action on segment k keeps and generates, and
-``describe_branch`` names a recorded branch by the same segment k (``acted_on``), so the panel,
-the branch list and the branch tree number alike; ``aligned_segments`` lines the two traces up
-segment by segment, the kept prefix collapsed into one row, the intervention (a forced segment,
-or the feedback as its own user-turn row) and the first differing segment marked;
-``outcome_table`` puts the final answer, success, final reward and lowest PRM of both side by
-side with the change; ``sample_summary`` counts the answers of a resample set, with the success
-rate and its 95% interval; ``branch_label`` names a branch in one line.
+Segment k is numbered alike in the panel, the branch list and the branch tree (``acted_on``).
 
 Example:
     >>> from llenvs.traces import InterventionKind

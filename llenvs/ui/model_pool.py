@@ -1,23 +1,8 @@
 """The loaded models the workbench's sessions share: a few at most, the least recently used out.
 
-A model loads once per process and serves every browser session that names it
-(``load_backend``); the transformers backend takes turns between calls step by step and the
-openai one keeps its requests apart, so sessions sharing a model get separate, correct results.
-The pool keeps at most ``max_models()`` loaded (2 unless ``$LLENVS_MAX_MODELS`` or Settings say
-otherwise): loading one more drops the least recently used, its references released and
-garbage collected, so its memory goes back.
-
-A model a job holds (``hold``: every ``BackgroundJob`` holds its model from the moment it is
-queued until it ends) is never dropped. When every loaded model is held, a new load does not
-wait: the pool goes over its bound for as long as the jobs run, says so (``over_bound``), and
-drops the extra models as their jobs end. Waiting instead would freeze the page that asked (a
-Streamlit page loads in its own run) behind jobs that may run for an hour, and deadlock when
-the session's own job holds the model it waits for; the bound is a memory target, and the
-excess lasts no longer than the jobs.
-
-Each model is keyed by its ``ModelSpec`` and, for a server key typed in a session, the key's
-SHA-256 digest, never the key itself: a backend made with one key serves only the sessions
-that typed that key.
+A model a job holds is never dropped; when every loaded model is held, a new load goes over the
+bound for as long as the jobs run (why: ``docs/architecture.md``). Models are keyed by
+``ModelSpec`` and a typed server key's SHA-256 digest, never the key itself.
 
 Example:
     >>> pool = ModelPool()

@@ -67,7 +67,7 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
     tab(page, "Segment 2").wait_for(timeout=30_000)
 
-    # Next segment from the keyboard (j), then the picture for the README.
+    # Next segment from the keyboard (j), then the picture for the tour.
     page.locator("body").press("j")
     tab(page, "Segment 3").wait_for(timeout=30_000)
     screenshot(page, "browse.png", full_page=True)
@@ -224,7 +224,7 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
             timeout=30_000
         )
         page.wait_for_timeout(1500)
-        # the picture for the README: the branch beside its parent
+        # the picture for the tour: the branch beside its parent
         page.get_by_text("1 branch appended to lc.branches.jsonl").evaluate(
             "e => e.scrollIntoView()"
         )
@@ -298,7 +298,7 @@ def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_
         live = page.get_by_text(re.compile(r"[2-9]\d* new segments so far"))
         live.wait_for(timeout=120_000)
         assert page.get_by_role("button", name="Deploy").count() == 0  # toolbarMode minimal
-        # the picture for the README: new segments arriving under the panel, with Stop
+        # the picture for the tour: new segments arriving under the panel, with Stop
         page.get_by_text("Intervene on segment 1").evaluate("e => e.scrollIntoView()")
         screenshot(page, "intervene-live.png")
         page.get_by_role("button", name="Stop").click()

@@ -153,7 +153,7 @@ def test_opening_a_recorded_experiment_shows_its_results_without_running(
 
 
 def test_the_sample_experiment_opens_with_its_map_and_a_link_per_branch(monkeypatch):
-    """The README's sample experiment, as the page shows it from ``sample_traces/``."""
+    """The tour's sample experiment, as the page shows it from ``sample_traces/``."""
     samples = REPO / "sample_traces"
     monkeypatch.setenv(TRACES_DIR_ENV, str(samples))
     at = open_page("experiments")

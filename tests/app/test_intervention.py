@@ -1,7 +1,7 @@
 """The Browse page's intervention panel under AppTest: every action, drafts, errors, the model.
 
 The scripted backend (a responses file, as a user can choose it) drives the actions; the
-embedded model forces a segment of a sample trace in ``test_walkthrough`` (the README's steps).
+embedded model forces a segment of a sample trace in ``test_walkthrough`` (the tour's steps).
 """
 
 from __future__ import annotations

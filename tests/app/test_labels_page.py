@@ -203,7 +203,7 @@ def test_a_prm_scored_now_on_the_page_gives_the_clis_numbers(tmp_path, monkeypat
 
 def test_it_opens_on_the_most_labelled_file_not_on_one_labelled_in_browse(tmp_path, monkeypatch):
     """Labels kept on an earlier file (a few steps labelled in Browse) do not hide the labelled
-    dataset: the page opens on the file with the largest label store, as the README says."""
+    dataset: the page opens on the file with the largest label store, as the tour says."""
     folder = tmp_path / "traces"
     folder.mkdir()
     for name in ("a-first.jsonl", "processbench-prm800k.jsonl"):

@@ -1,4 +1,4 @@
-"""The README's first interventions, step by step, with the embedded model, on the sample file.
+"""The tour's first interventions (docs/tour.md), step by step, on the embedded model.
 
 "Your first interventions" steps 1-3: Browse, ``letter_counting-smollm2.jsonl`` line 14 (how
 many times "d" appears in "Madrid"; the model says 1 and fails), segment 0, Force
@@ -20,7 +20,7 @@ from tests.app.test_pages import REPO, open_page
 
 SAMPLES = REPO / "sample_traces"
 FORCED = "The answer to this question is 2."
-"""The text step 2 of the README types into the force box."""
+"""The text step 2 of the tour types into the force box."""
 
 
 def test_the_readmes_first_force_turns_a_failure_into_a_success(

@@ -2,44 +2,7 @@
 
 ``get_backend("transformers")`` is the embedded SmolLM2-135M-Instruct (see ``embedded_model``);
 ``get_backend("transformers/<folder or hub id>")`` any causal LM transformers can load offline.
-
-Each request's token ids are the chat template of its closed turns with an open assistant turn,
-then the continuation: its ``continuation_token_ids`` when given, else its text, re-using the
-tokens a stored session (or the request's ``continuation_hint_ids``: a replayed prefix's own
-tokens) generated for the longest token-aligned prefix of that text and encoding only the rest
-(so after ``ForceAction`` the cache rolls back to the segment boundary, a token that straddles
-it dropped and the tail re-encoded). When a known token runs across the end of the text, the
-rest is healed instead (``token_healing``): the model writes that token again, restricted to
-tokens that spell the rest, so a branch that keeps a parent's first segments continues exactly
-as the parent did. The longest-prefix session (``kv_sessions``)
-is cropped to the shared prefix and only the rest is fed: segments cost what one call costs, and
-greedy segmented output at batch size 1 is byte-identical to one-shot output (invariant 3).
-
-Decoding is token by token: after each token the text generated in this call is checked for a
-stop sequence (kept, text cut after it), then ``stop_at`` (``BOUNDARY``, overshoot kept); the
-end-of-turn token gives ``STOP`` (it is not returned), ``max_tokens`` gives ``LENGTH``.
-Several requests are decoded together: each is matched to its session as above, the sessions
-are cropped so that every row feeds the same number of tokens, their caches are stacked with left
-padding (an attention mask hides it; each row keeps its own positions) and split back into the
-sessions as rows finish. Requests with the same token ids (k rollouts from one prefix) are fed
-once and each row gets its own copy of that cache (``PaddedBatch.prefill``); new requests whose
-ids prefix one another (rollouts from each boundary of a response) are fed as the longest, the
-others get its cache cut to their length; a first prompt seen before reuses its stored logits.
-A padded batch computes the same sums in other shapes, so it may differ from batch size 1 near
-ties (``bench/generation.py`` measures how often); a session touched by a batch is never used
-to start a new trajectory at batch size 1, which is prefilled afresh.
-
-Calls from several threads (the workbench's jobs share one model) interleave between decode
-steps: a call takes the backend's lock to match its sessions, then once per step (one forward
-pass for all its rows, its tokens chosen and checked), and lets go in between, so a short
-intervention runs its steps among those of a long batch instead of after it. The lock shares the
-model's time by rows (``TurnLock``, a call weighed by its rows): a one-row call runs at nearly
-its solo speed beside a 64-row batch, which gets the time it leaves. Each call claims the
-sessions it decodes (``KVSessionStore.claim``): no other call matches them, reads their tokens
-or evicts them, so interleaved calls never share a cache, and each gets what it gets alone.
-
-Loading (the embedded model's conversion, precision, the registry's factory) is in
-``transformers_loading``.
+How requests, sessions, batches and threads work: ``docs/architecture.md``.
 
 Example:
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
