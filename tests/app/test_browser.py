@@ -165,6 +165,7 @@ def test_a_321_step_thought_anchors_trace_filters_by_tag_and_follows_a_dependenc
         page.get_by_text("Summary: identify lcm=288").filter(visible=True).first.wait_for(
             timeout=30_000
         )
+        screenshot(page, "browse-r1.png")  # the README's picture: the page as it opens
         tags = page.locator("[data-testid='stMultiSelect']").filter(has_text="Function tags")
         tags.first.click()
         page.get_by_role("option", name="self_checking (7)").click(timeout=30_000)
