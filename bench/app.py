@@ -131,7 +131,7 @@ def warm_up() -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
+    from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
 
     small = Path(tempfile.mkdtemp()) / "one.jsonl"
     make_file(small, 1)

@@ -30,10 +30,10 @@ from llenvs.core.intervention import Force
 from llenvs.evaluation import BranchRequest
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import find_trace
-from llenvs.ui.intervention_job import InterventionJob
-from llenvs.ui.model_choice import ModelChoice, ModelKind
-from llenvs.ui.model_pool import load_backend
-from llenvs.ui.step_values_job import StepValuesJob
+from llenvs.ui.model_loading import load_backend
+from llenvs.workbench.intervention_job import InterventionJob
+from llenvs.workbench.model_choice import ModelChoice, ModelKind
+from llenvs.workbench.step_values_job import StepValuesJob
 
 HEADING = "## Fairness: an intervention beside a 64-rollout job"
 SAMPLE = ROOT / "sample_traces" / "leg_counting-smollm2.jsonl"

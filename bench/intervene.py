@@ -38,8 +38,8 @@ from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import SegmentFlag, find_trace
-from llenvs.ui.background_job import BackgroundJob
 from llenvs.ui.intervention_panel import POLL_SECONDS
+from llenvs.workbench.background_job import BackgroundJob
 
 HEADING = "## Intervening: the workbench against `llenvs intervene`"
 SAMPLE = ROOT / "sample_traces" / "leg_counting-smollm2.jsonl"
@@ -143,8 +143,8 @@ def run() -> str:
     """Time the three ways (see the module docstring); the section for docs/benchmarks.md."""
     import os
 
-    from llenvs.ui.model_choice import ModelChoice, ModelKind
-    from llenvs.ui.model_pool import load_backend
+    from llenvs.ui.model_loading import load_backend
+    from llenvs.workbench.model_choice import ModelChoice, ModelKind
 
     folder = Path(tempfile.mkdtemp(prefix="bench-intervene-"))
     os.environ["LLENVS_TRACES_DIR"] = str(folder)

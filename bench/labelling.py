@@ -50,7 +50,7 @@ from bench_common import IDLE, ROOT, browser_page, publish
 from key_bursts import burst_lines, measure_bursts
 
 from llenvs.ui.labelling_view import LABEL_ROWS
-from llenvs.ui.segment_table import BEFORE
+from llenvs.workbench.segment_table import BEFORE
 
 HEADING = "## Labelling in Browse (`bench/labelling.py`)"
 COMMAND = ".venv/bin/python bench/labelling.py"
@@ -128,7 +128,7 @@ def copy_sample(folder: Path) -> Path:
     The trace's line is copied byte for byte (its id unchanged), so the values are its own.
     """
     from llenvs.analysis import analysis_path
-    from llenvs.ui.settings_store import Settings, save_settings
+    from llenvs.workbench.settings_store import Settings, save_settings
 
     path = folder / "thought_anchors.jsonl"
     lines = SAMPLE.read_bytes().splitlines(keepends=True)

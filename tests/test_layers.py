@@ -1,11 +1,13 @@
-"""Nothing in ``llenvs`` imports a layer above its own, not even at run time.
+"""Nothing in ``llenvs`` imports a layer above its own or beside it, not even at run time.
 
 The import-time tests (``tests/core/test_import_isolation.py``,
 ``tests/analysis/test_plan_and_layers.py``) see only what importing a package loads. An import
 inside a function, ``importlib.import_module("llenvs...")``, ``__import__`` or a
 ``"llenvs.x.y:factory"`` path kept to import later is invisible to them until it runs, so this
-test reads every module's source instead and checks each of those against the layer order of
-``DESIGN.md``: core < inference, rewards, traces, adapters < evaluation < analysis < ui, cli.
+test reads every module's source instead and checks each of those against the floors of
+``docs/architecture.md``: a package imports only from floors below its own, never from a
+package above it or beside it on its floor. Streamlit is drawn by ``llenvs/ui`` and the pages
+only, and the backends are reached through ``llenvs.inference``.
 """
 
 from __future__ import annotations
@@ -21,18 +23,28 @@ PACKAGE = REPO / "llenvs"
 
 RANK = {
     "tiktoken_cache": 0,
-    "core": 0,
-    "inference": 1,
-    "rewards": 1,
-    "traces": 1,
-    "adapters": 1,
-    "evaluation": 2,
-    "analysis": 3,
-    "experiments": 3,
-    "ui": 4,
-    "cli": 4,
+    "core": 1,
+    "traces": 2,
+    "adapters": 2,
+    "inference": 2,
+    "rewards": 3,
+    "evaluation": 4,
+    "analysis": 5,
+    "experiments": 6,
+    "workbench": 7,
+    "cli": 8,
+    "ui": 8,
 }
-"""The layer of each top-level part of ``llenvs`` (higher may import lower, never the reverse)."""
+"""The floor of each top-level part of ``llenvs``: a part imports only from lower floors (two
+parts on one floor, such as ``cli`` and ``ui``, never import each other)."""
+
+PRIVATE = {"llenvs.inference.backends": "llenvs.inference"}
+"""Packages only their parent package imports: the backends are reached by name through
+``llenvs.inference`` (``get_backend``, ``build_backend``, ``default_precision``)."""
+
+STREAMLIT_PLACES = ("llenvs.ui", "app", "pages")
+"""Where ``streamlit`` may be imported: the views and the pages (``llenvs.workbench`` and
+every library below it run without it)."""
 
 ALLOWED = {("llenvs.core.registry", "llenvs.adapters")}
 """DESIGN.md: "The registry resolves adapters lazily by name" (the guide's
@@ -109,17 +121,36 @@ def _layer(module: str) -> str | None:
 
 
 def _upward(references: list[Reference]) -> list[str]:
-    """The references that name a layer above their own, as readable lines."""
+    """The references that name a floor above their own or a part beside them, or a private
+    package from outside its parent, as readable lines."""
     wrong = []
     for ref in references:
+        line = f"{ref.source}:{ref.line} ({ref.how}) -> {ref.target}"
+        for private, parent in PRIVATE.items():
+            inside = ref.source == parent or ref.source.startswith(f"{parent}.")
+            if _within(ref.target, private) and not inside:
+                wrong.append(line)
         here, there = _layer(ref.source), _layer(ref.target)
-        if here is None or there is None or there not in RANK:
+        if here is None or there is None or there not in RANK or here == there:
             continue
         if (ref.source, f"llenvs.{there}") in ALLOWED:
             continue
-        if RANK[there] > RANK[here]:
-            wrong.append(f"{ref.source}:{ref.line} ({ref.how}) -> {ref.target}")
+        if RANK[there] >= RANK[here]:
+            wrong.append(line)
     return wrong
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
+def _streamlit_outside_the_views(references: list[Reference]) -> list[str]:
+    return [
+        f"{ref.source}:{ref.line} ({ref.how}) -> {ref.target}"
+        for ref in references
+        if _within(ref.target, "streamlit")
+        and not any(_within(ref.source, place) for place in STREAMLIT_PLACES)
+    ]
 
 
 def test_every_part_of_llenvs_has_a_layer():
@@ -131,6 +162,26 @@ def test_every_part_of_llenvs_has_a_layer():
 def test_no_module_imports_a_layer_above_its_own_at_any_time():
     references = [r for path in sorted(PACKAGE.rglob("*.py")) for r in _references(path)]
     assert _upward(references) == []
+
+
+def test_only_the_views_and_the_pages_import_streamlit():
+    paths = [*PACKAGE.rglob("*.py"), REPO / "app.py", *(REPO / "pages").glob("*.py")]
+    references = [r for path in sorted(paths) for r in _references(path)]
+    assert any(r.source.startswith("llenvs.ui.") for r in references if r.target == "streamlit")
+    assert _streamlit_outside_the_views(references) == []
+
+
+def test_every_view_draws_with_streamlit():
+    """``llenvs/ui`` holds only Streamlit views: what runs without Streamlit is a workbench
+    module (``llenvs/workbench``)."""
+    views = sorted((PACKAGE / "ui").glob("*.py"))
+    plain = [
+        path.name
+        for path in views
+        if path.name != "__init__.py"
+        and not any(_within(r.target, "streamlit") for r in _references(path))
+    ]
+    assert len(views) > 20 and plain == []
 
 
 def test_the_scan_sees_imports_made_at_run_time():
@@ -152,3 +203,35 @@ def test_the_scan_sees_imports_made_at_run_time():
         "llenvs.rewards.example:7 (import_module()) -> llenvs.cli.main",
         "llenvs.rewards.example:8 (__import__()) -> llenvs.analysis",
     ]
+
+
+def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
+    """The three reaches this test was made stricter for: ``cli`` into ``ui`` (one floor),
+    ``inference`` into ``traces`` (one floor), the pool into a backend's loading module."""
+    cli = _scan("from llenvs.ui.cached import x\n", "llenvs.cli.example", is_package=False)
+    inference = _scan(
+        "def f():\n    from llenvs.traces.responses_file import read\n",
+        "llenvs.inference.registry",
+        is_package=False,
+    )
+    pool = _scan(
+        "def f():\n    from llenvs.inference.backends.transformers_loading import d\n",
+        "llenvs.workbench.model_pool",
+        is_package=False,
+    )
+    assert _upward(cli + inference + pool) == [
+        "llenvs.cli.example:1 (top-level import) -> llenvs.ui.cached",
+        "llenvs.inference.registry:2 (nested import) -> llenvs.traces.responses_file",
+        "llenvs.workbench.model_pool:2 (nested import) -> "
+        "llenvs.inference.backends.transformers_loading",
+    ]
+    drawn = _scan("import streamlit as st\n", "llenvs.workbench.example", is_package=False)
+    assert _streamlit_outside_the_views(drawn) == [
+        "llenvs.workbench.example:1 (top-level import) -> streamlit"
+    ]
+    assert (
+        _streamlit_outside_the_views(
+            _scan("import streamlit as st\n", "llenvs.ui.example", is_package=False)
+        )
+        == []
+    )

@@ -36,7 +36,7 @@ from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.published_values import PublishedValues
 from llenvs.analysis.rollout import Rollout
 from llenvs.core.errors import LlenvsError
-from llenvs.traces.json_line import JsonLineError, parse_json_line
+from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces.record_reader import RecordReader
 from llenvs.traces.sidecar import analysis_path
 from llenvs.traces.trace_writer import append_lines_atomically

@@ -30,8 +30,8 @@ from llenvs.analysis.thought_anchors import STUDY
 from llenvs.cli.options import PRM_BASE_URL_HELP
 from llenvs.cli.scored_traces import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
+from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
-from llenvs.traces.json_line import JsonLineError, parse_json_line
 from llenvs.traces.step_labels import append_new_labels, labels_path
 from llenvs.traces.trace_writer import append_traces
 

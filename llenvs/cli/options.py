@@ -30,7 +30,7 @@ from llenvs.core.spec.model_spec import ModelSpec, Provider
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.scored_environment import scored_environment
 from llenvs.inference.registry import NO_RESPONSE
-from llenvs.traces.responses_file import read_responses
+from llenvs.inference.responses_file import read_responses
 
 __all__ = [
     "ENVIRONMENT_HINT",

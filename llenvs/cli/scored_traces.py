@@ -32,7 +32,7 @@ def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> 
         return
     from llenvs.core.spec import PRMSpec
     from llenvs.rewards import get_prm
-    from llenvs.ui.trace_scoring import with_prm_scores
+    from llenvs.workbench.trace_scoring import with_prm_scores
 
     model, spec = get_prm(prm, **options), PRMSpec.parse(prm, **options)
     for trace in traces:

@@ -37,11 +37,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.recipe import Recipe
 from llenvs.traces.file_lock import file_lock
-from llenvs.traces.json_line import JsonLineError, parse_json_line
 from llenvs.traces.sidecar import Sidecar, sidecar_path
 from llenvs.traces.trace_writer import append_lines_atomically, write_lines_atomically
 

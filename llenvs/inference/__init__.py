@@ -12,6 +12,7 @@ from llenvs.inference.registry import (
     backend_providers,
     backend_spec,
     build_backend,
+    default_precision,
     get_backend,
 )
 
@@ -20,5 +21,6 @@ __all__ = [
     "backend_providers",
     "backend_spec",
     "build_backend",
+    "default_precision",
     "get_backend",
 ]

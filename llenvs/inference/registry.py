@@ -31,6 +31,7 @@ __all__ = [
     "backend_providers",
     "backend_spec",
     "build_backend",
+    "default_precision",
     "get_backend",
 ]
 
@@ -159,9 +160,24 @@ def get_backend(name: str, **kwargs: Any) -> ModelBackend:
     return build_backend(ModelSpec.parse(name, **spec_options), **kwargs)
 
 
+def default_precision() -> str:
+    """The precision a local model loads in here when none is asked for (imports torch).
+
+    ``"float32"`` on every CPU (``transformers_loading.default_dtype``).
+
+    Example:
+        >>> default_precision() in ("float32", "bfloat16", "float16")
+        True
+
+    """
+    from llenvs.inference.backends.transformers_loading import default_dtype_name
+
+    return default_dtype_name()
+
+
 def _responses(path: str) -> tuple[str, ...]:
     """The responses of a scripted model's file, in order; a missing or empty file is refused."""
-    from llenvs.traces.responses_file import read_responses
+    from llenvs.inference.responses_file import read_responses
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"responses file not found: {path}")

@@ -153,7 +153,7 @@ RULES = """\
 ## Reading and writing rules
 
 `TraceReader` reads a trace file line by line, and the importers (`llenvs import`,
-`TraceImport`) read outside JSON Lines files, under the same rules (`llenvs.traces.json_line`):
+`TraceImport`) read outside JSON Lines files, under the same rules (`llenvs.core.json_line`):
 
 - Accepted: UTF-8 text; a byte-order mark at the start of line 1 (dropped); CRLF line ends;
   blank lines (ignored); lines of any length.

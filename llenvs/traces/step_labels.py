@@ -36,9 +36,9 @@ from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.file_lock import file_lock
-from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.labels import Labels
 from llenvs.traces.line_limit import limited_lines
 from llenvs.traces.sidecar import Sidecar, sidecar_path
@@ -177,7 +177,7 @@ def read_labels(
 ) -> Labels:
     r"""The labels of ``trace_file`` (from its labels file); empty when it has none.
 
-    Never raises on a bad line: a line that is not JSON (by ``llenvs.traces.json_line``'s
+    Never raises on a bad line: a line that is not JSON (by ``llenvs.core.json_line``'s
     rules; a torn last line too), that is not a label (a missing or unknown field, a wrong
     type, a label outside -1, 0, 1 and null, an empty labeller, a negative segment) or, when
     ``trace_ids`` is given, that names a trace not among them, is skipped and recorded in

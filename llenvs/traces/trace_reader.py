@@ -16,8 +16,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.errors import TraceFormatError
-from llenvs.traces.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.line_limit import limited_lines, too_long
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
@@ -30,7 +30,7 @@ class TraceReader:
 
     A torn last line (no newline, not JSON: an interrupted append) is skipped with a warning. A
     malformed line elsewhere is skipped with a warning naming file, line and reason, and the
-    rest loads: a line that breaks the JSON rules of ``llenvs.traces.json_line`` (not UTF-8, NUL
+    rest loads: a line that breaks the JSON rules of ``llenvs.core.json_line`` (not UTF-8, NUL
     bytes, NaN or Infinity, a duplicate key, nesting too deep, ...) or the schema (a wrong
     field type, a missing or unknown field, a non-integer ``schema_version``), and, when
     ``max_line`` is given (the workbench gives ``max_line_bytes()``), a line longer than

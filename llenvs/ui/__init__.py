@@ -1,10 +1,7 @@
-"""The workbench's logic: view models, cached loaders, filters, plots and session keys.
+"""The workbench's Streamlit views: every module here draws with Streamlit.
 
-The Streamlit pages (``app.py``, ``pages/``) stay thin and call these helpers. Modules that need
-Streamlit import it themselves; the rest (view models, filters, figures) work without it.
-
-The workbench composes the layers below it: importing ``llenvs.analysis`` here registers the
-``mc`` PRM (``MonteCarloPRM``) with ``get_prm``, so the workbench's jobs can make it.
+The pages (``app.py``, ``pages/``) stay thin and call these views; what the views compute and
+run without Streamlit is in ``llenvs.workbench``.
 """
 
-import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
+import llenvs.workbench  # noqa: F401  (registers the "mc" PRM with get_prm)

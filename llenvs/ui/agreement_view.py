@@ -28,10 +28,10 @@ from llenvs.rewards.label_comparison import LabelComparison, compare_labels
 from llenvs.rewards.prm_agreement import PRMAgreement
 from llenvs.rewards.prm_scores import PRMScores
 from llenvs.ui.cached import stamp
-from llenvs.ui.calibration_chart import calibration_figure
 from llenvs.ui.disagreement_links import disagreement_links
 from llenvs.ui.labelled_file import LabelledFile, cached_labelled_file
-from llenvs.ui.wording import count
+from llenvs.workbench.calibration_chart import calibration_figure
+from llenvs.workbench.wording import count
 
 __all__ = [
     "ESTIMATE_COLUMNS",

@@ -26,25 +26,26 @@ import streamlit as st
 from llenvs.evaluation import trace_feedback
 from llenvs.evaluation.branch_prm import PRM_UNSCORED
 from llenvs.traces import SegmentRecord, Trace
-from llenvs.ui.branch_comparison import describe_branch
-from llenvs.ui.browse_default import browse_default
-from llenvs.ui.browse_location import BrowseLocation, go_to, neighbour, read_location
+from llenvs.ui.browse_url import go_to, read_location
 from llenvs.ui.cached import cached_index, cached_trace
-from llenvs.ui.function_tags import tagged_segments
 from llenvs.ui.key_queue import key_queue
 from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_name, labelling_panel
 from llenvs.ui.rerun_view import rerun_button
-from llenvs.ui.run_summary import prm_summary, run_summary, scorer_name
 from llenvs.ui.segment_links import segment_links
 from llenvs.ui.segment_panel import segment_chart, segment_rows_panel, segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, step_among
-from llenvs.ui.segment_table import label_values
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.text_block import text_block
-from llenvs.ui.trace_index import TraceIndex
-from llenvs.ui.trace_source import trace_files, traces_dir
-from llenvs.ui.whitespace import visible_whitespace
-from llenvs.ui.wording import count
+from llenvs.workbench.branch_comparison import describe_branch
+from llenvs.workbench.browse_default import browse_default
+from llenvs.workbench.browse_location import BrowseLocation, neighbour
+from llenvs.workbench.function_tags import tagged_segments
+from llenvs.workbench.run_summary import prm_summary, run_summary, scorer_name
+from llenvs.workbench.segment_table import label_values
+from llenvs.workbench.trace_index import TraceIndex
+from llenvs.workbench.trace_source import trace_files, traces_dir
+from llenvs.workbench.whitespace import visible_whitespace
+from llenvs.workbench.wording import count
 
 __all__ = [
     "TEXT_LIMIT",

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from llenvs.ui.browse_location import read_location
+from llenvs.ui.browse_url import read_location
 from llenvs.ui.cached import cached_index, cached_trace
-from llenvs.ui.segmenter_comparison import (
+from llenvs.workbench.segmenter_comparison import (
     MAX_SEGMENTERS,
     agreement_figure,
     agreement_matrix,
     aligned_table,
     compare_segmenters,
 )
-from llenvs.ui.trace_source import trace_files, traces_dir
-from llenvs.ui.wording import count
+from llenvs.workbench.trace_source import trace_files, traces_dir
+from llenvs.workbench.wording import count
 
 __all__ = ["DEFAULT_SPECS", "SPEC_HELP", "choose_specs", "choose_text", "show_comparison"]
 

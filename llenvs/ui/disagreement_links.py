@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from llenvs.rewards.step_disagreement import StepDisagreement
-from llenvs.ui.browse_location import BrowseLocation
-from llenvs.ui.wording import count
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.wording import count
 
 __all__ = ["PAGE", "browse_params", "disagreement_links", "link_label"]
 

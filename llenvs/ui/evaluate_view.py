@@ -36,18 +36,19 @@ from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.core.task_spec import parse_tasks
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
-from llenvs.ui.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
-from llenvs.ui.model_choice import ModelChoice
-from llenvs.ui.model_pool import load_backend
+from llenvs.ui.browser_session import current_session
+from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
-from llenvs.ui.run_outcome import RunOutcome, run_outcome
 from llenvs.ui.session_jobs_view import session_jobs
-from llenvs.ui.settings_store import Settings, load_settings
 from llenvs.ui.settings_view import session_key
-from llenvs.ui.trace_roots import resolve_trace_path
-from llenvs.ui.trace_source import traces_dir
-from llenvs.ui.wording import count, success_rate
+from llenvs.workbench.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
+from llenvs.workbench.model_choice import ModelChoice
+from llenvs.workbench.run_outcome import RunOutcome, run_outcome
+from llenvs.workbench.settings_store import Settings, load_settings
+from llenvs.workbench.trace_roots import resolve_trace_path
+from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.wording import count, success_rate
 
 __all__ = ["evaluate_page", "results_table"]
 
@@ -240,7 +241,9 @@ def _start(plan: EvaluationPlan, choice: ModelChoice, folder: Path) -> Evaluatio
         backend = load_backend(choice, session_key())
         environment = plan.environment(backend, base=base)  # judge: this model judges
         path = folder / plan.results_name()
-        job = st.session_state[_JOB] = EvaluationJob(plan, environment, backend, path)
+        job = st.session_state[_JOB] = EvaluationJob(
+            plan, environment, backend, path, session=current_session()
+        )
         st.session_state.pop(_OUTCOME, None)
     return job
 

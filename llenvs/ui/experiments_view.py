@@ -50,17 +50,18 @@ from llenvs.experiments import (
 from llenvs.traces.line_limit import max_line_bytes
 from llenvs.traces.sidecar import Sidecar, branches_path
 from llenvs.traces.trace_reader import TraceReader
-from llenvs.ui.experiment_job import ExperimentJob
+from llenvs.ui.browser_session import current_session
 from llenvs.ui.home_view import how_to_get_traces
-from llenvs.ui.model_pool import load_backend
+from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.run_choice import open_in_compare_runs
 from llenvs.ui.session_jobs_view import session_jobs
-from llenvs.ui.settings_store import load_settings
 from llenvs.ui.settings_view import session_key
-from llenvs.ui.steerability_chart import steerability_figure
-from llenvs.ui.trace_source import trace_files, traces_dir
-from llenvs.ui.wording import count
+from llenvs.workbench.experiment_job import ExperimentJob
+from llenvs.workbench.settings_store import load_settings
+from llenvs.workbench.steerability_chart import steerability_figure
+from llenvs.workbench.trace_source import trace_files, traces_dir
+from llenvs.workbench.wording import count
 
 __all__ = [
     "branch_rows",
@@ -215,7 +216,9 @@ def experiments_page() -> None:
             with shows_errors("Nothing was started"):
                 backend = load_backend(choice, session_key())
                 path = folder / experiment_name(parents, recipe)
-                job = ExperimentJob(recipe, parents, path, backend, planned)
+                job = ExperimentJob(
+                    recipe, parents, path, backend, planned, session=current_session()
+                )
                 st.session_state[_JOB] = job
                 st.session_state.pop(_DONE, None)
     if job is not None:

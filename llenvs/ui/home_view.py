@@ -20,9 +20,9 @@ from llenvs.traces import IMPORT_FORMATS
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
-from llenvs.ui.trace_source import import_into, save_upload, shown_path, trace_files
-from llenvs.ui.workbench_pages import PAGES
+from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
+from llenvs.workbench.trace_source import import_into, save_upload, shown_path, trace_files
+from llenvs.workbench.workbench_pages import PAGES
 
 __all__ = [
     "BROWSE",

@@ -27,11 +27,12 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from llenvs.ui.browse_location import BrowseLocation, go_to
-from llenvs.ui.published_step_values import measure_label
-from llenvs.ui.segment_chart import selected_segment
+from llenvs.ui.browse_url import go_to
 from llenvs.ui.shown_step_values import ShownValues
-from llenvs.ui.step_values_chart import OUR_IMPORTANCE, step_values_figure
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.published_step_values import measure_label
+from llenvs.workbench.segment_chart import selected_segment
+from llenvs.workbench.step_values_chart import OUR_IMPORTANCE, step_values_figure
 
 __all__ = ["MEASURE", "WHOLE", "ZOOM", "importance_chart", "measure_rows", "zoom_span"]
 

@@ -27,7 +27,17 @@ from llenvs.traces import (
     branches_path,
     read_branches,
 )
-from llenvs.ui.branch_comparison import (
+from llenvs.ui.browse_url import go_to
+from llenvs.ui.browser_session import current_session
+from llenvs.ui.intervention_inputs import action_inputs
+from llenvs.ui.model_loading import load_backend
+from llenvs.ui.model_picker import model_picker, saved_settings
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.prm_picker import prm_picker
+from llenvs.ui.rerun_view import show_rerun
+from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.settings_view import session_key
+from llenvs.workbench.branch_comparison import (
     aligned_segments,
     branch_label,
     branch_point,
@@ -36,21 +46,13 @@ from llenvs.ui.branch_comparison import (
     outcome_table,
     sample_summary,
 )
-from llenvs.ui.branch_tree import branch_tree
-from llenvs.ui.browse_location import BrowseLocation, go_to
-from llenvs.ui.intervention_inputs import action_inputs
-from llenvs.ui.intervention_job import InterventionJob
-from llenvs.ui.model_choice import ModelChoice
-from llenvs.ui.model_picker import model_picker, saved_settings
-from llenvs.ui.model_pool import load_backend
-from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.prm_choice import PRMChoice
-from llenvs.ui.prm_picker import prm_picker
-from llenvs.ui.rerun_view import show_rerun
-from llenvs.ui.session_jobs_view import session_jobs
-from llenvs.ui.settings_view import session_key
-from llenvs.ui.whitespace import one_line
-from llenvs.ui.wording import count
+from llenvs.workbench.branch_tree import branch_tree
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.intervention_job import InterventionJob
+from llenvs.workbench.model_choice import ModelChoice
+from llenvs.workbench.prm_choice import PRMChoice
+from llenvs.workbench.whitespace import one_line
+from llenvs.workbench.wording import count
 
 __all__ = ["ACTIONS", "action_problem", "branches_of", "intervention_panel"]
 
@@ -195,6 +197,7 @@ def _start(
             backend,
             prm=prm.spec,  # judge: the branch's model judges
             prm_options=prm.options(),
+            session=current_session(),
         )
         st.session_state.pop(_OUTCOME, None)
     return job

@@ -34,19 +34,20 @@ from enum import Enum
 import streamlit as st
 
 from llenvs.traces import StepLabel, Trace, append_labels
-from llenvs.ui.browse_location import MODE_PARAM, BrowseLocation, go_to, read_location
-from llenvs.ui.function_tags import tagged_segments
+from llenvs.ui.browse_url import go_to, read_location
 from llenvs.ui.key_queue import key_queue
-from llenvs.ui.label_history import describe_history, label_words
-from llenvs.ui.label_keys import LabelKey
-from llenvs.ui.label_store_cache import cached_labels
-from llenvs.ui.outline_chart import outline_svg
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.segment_panel import segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
-from llenvs.ui.settings_store import load_settings
 from llenvs.ui.text_block import text_block
-from llenvs.ui.trace_source import traces_dir
+from llenvs.workbench.browse_location import MODE_PARAM, BrowseLocation
+from llenvs.workbench.function_tags import tagged_segments
+from llenvs.workbench.label_history import describe_history, label_words
+from llenvs.workbench.label_keys import LabelKey
+from llenvs.workbench.label_store_cache import cached_labels
+from llenvs.workbench.outline_chart import outline_svg
+from llenvs.workbench.settings_store import load_settings
+from llenvs.workbench.trace_source import traces_dir
 
 __all__ = [
     "LABEL_MODE",

@@ -28,9 +28,9 @@ import streamlit as st
 from llenvs.traces import labels_path
 from llenvs.traces.labels import Labels
 from llenvs.ui.labelled_file import LabelledFile
-from llenvs.ui.trace_roots import resolve_trace_path
-from llenvs.ui.trace_source import trace_files, traces_dir
-from llenvs.ui.wording import count
+from llenvs.workbench.trace_roots import resolve_trace_path
+from llenvs.workbench.trace_source import trace_files, traces_dir
+from llenvs.workbench.wording import count
 
 __all__ = [
     "SHOWN_SKIPS",

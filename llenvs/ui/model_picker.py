@@ -16,9 +16,9 @@ import streamlit as st
 
 from llenvs.core.spec.model_spec import Provider
 from llenvs.traces import Trace
-from llenvs.ui.model_choice import ModelChoice, ModelKind, own_model
-from llenvs.ui.settings_store import Settings, load_settings
-from llenvs.ui.trace_source import traces_dir
+from llenvs.workbench.model_choice import ModelChoice, ModelKind, own_model
+from llenvs.workbench.settings_store import Settings, load_settings
+from llenvs.workbench.trace_source import traces_dir
 
 __all__ = ["current_choice", "model_picker", "saved_settings"]
 

@@ -24,12 +24,12 @@ from llenvs.evaluation.prm_scoring import needs_model, score_now
 from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
 from llenvs.ui.cached import stamp
 from llenvs.ui.labelled_file import LabelledFile
-from llenvs.ui.model_pool import load_backend
-from llenvs.ui.prm_choice import DEFAULT_BASE_URL, SERVED_PRM, PRMChoice
-from llenvs.ui.settings_store import load_settings
+from llenvs.ui.model_loading import load_backend
 from llenvs.ui.settings_view import session_key
-from llenvs.ui.trace_source import traces_dir
-from llenvs.ui.wording import count
+from llenvs.workbench.prm_choice import DEFAULT_BASE_URL, SERVED_PRM, PRMChoice
+from llenvs.workbench.settings_store import load_settings
+from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.wording import count
 
 __all__ = ["NOW_CHOICES", "SCORED_NOW", "chosen_scores", "describe_prm"]
 

@@ -35,8 +35,8 @@ from llenvs.traces.sidecar import Sidecar
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.ui.cached import cached_index, stamp
 from llenvs.ui.runs_view import Run
-from llenvs.ui.trace_source import trace_files
-from llenvs.ui.wording import count
+from llenvs.workbench.trace_source import trace_files
+from llenvs.workbench.wording import count
 
 __all__ = [
     "PARAM",

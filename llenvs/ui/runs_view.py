@@ -34,7 +34,7 @@ import streamlit as st
 from llenvs.analysis.paired_runs import compare_paired
 from llenvs.analysis.run_pairing import RunPairing, RunTask, pair_runs
 from llenvs.traces.task_identity import TaskIdentity
-from llenvs.ui.wording import count, success_rate
+from llenvs.workbench.wording import count, success_rate
 
 __all__ = [
     "Run",
@@ -64,7 +64,7 @@ class Run:
     name: str
     """How the page names it."""
     table: pd.DataFrame
-    """Its index table (``llenvs.ui.trace_index.COLUMNS``; ``segment``: where a branch was
+    """Its index table (``llenvs.workbench.trace_index.COLUMNS``; ``segment``: where a branch was
     made), one row per trace, several per task allowed (the first counts)."""
     file: Path
     """The trace file its lines are in (Browse opens them there)."""

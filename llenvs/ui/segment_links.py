@@ -25,8 +25,9 @@ import streamlit as st
 
 from llenvs.analysis.thought_anchors import DEPENDS_ON, SUMMARY
 from llenvs.traces import Trace
-from llenvs.ui.browse_location import BrowseLocation, go_to
-from llenvs.ui.whitespace import one_line
+from llenvs.ui.browse_url import go_to
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.whitespace import one_line
 
 __all__ = ["depended_on_by", "depends_on", "has_links", "segment_links"]
 

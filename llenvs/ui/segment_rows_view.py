@@ -21,9 +21,10 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.traces import Trace
-from llenvs.ui.browse_location import BrowseLocation, go_to
-from llenvs.ui.function_tags import tag_counts, tagged_segments
-from llenvs.ui.segment_table import (
+from llenvs.ui.browse_url import go_to
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.function_tags import tag_counts, tagged_segments
+from llenvs.workbench.segment_table import (
     SELECTION_MODES,
     WINDOW,
     picked_row,

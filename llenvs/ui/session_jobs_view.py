@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.ui.background_job import BackgroundJob, stop_session
-from llenvs.ui.job_queue import shared_queue
+from llenvs.workbench.background_job import BackgroundJob, stop_session
+from llenvs.workbench.job_queue import shared_queue
 
 __all__ = ["session_jobs"]
 

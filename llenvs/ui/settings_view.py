@@ -13,10 +13,10 @@ from pathlib import Path
 import streamlit as st
 
 from llenvs.core.segmenters.spec import segmenter_from_spec
-from llenvs.ui.model_choice import ModelKind
-from llenvs.ui.model_pool import MAX_MODELS_ENV, shared_pool
 from llenvs.ui.prm_picker import prm_picker
-from llenvs.ui.settings_store import MAX_MODELS_LIMIT, Settings, load_settings, save_settings
+from llenvs.workbench.model_choice import ModelKind
+from llenvs.workbench.model_pool import MAX_MODELS_ENV, shared_pool
+from llenvs.workbench.settings_store import MAX_MODELS_LIMIT, Settings, load_settings, save_settings
 
 __all__ = ["SESSION_KEY", "session_key", "settings_form"]
 

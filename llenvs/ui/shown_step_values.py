@@ -35,9 +35,9 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.published_values import PUBLISHED_KEY
 from llenvs.traces import Trace
-from llenvs.ui.published_step_values import published_source
-from llenvs.ui.step_values_chart import describe_key, value_rows
-from llenvs.ui.wording import count
+from llenvs.workbench.published_step_values import published_source
+from llenvs.workbench.step_values_chart import describe_key, value_rows
+from llenvs.workbench.wording import count
 
 __all__ = ["ShownValues", "result_keys", "shown_values"]
 

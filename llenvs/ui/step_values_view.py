@@ -41,19 +41,20 @@ from llenvs.analysis import (
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
-from llenvs.ui.browse_location import BrowseLocation
+from llenvs.ui.browser_session import current_session
 from llenvs.ui.cached import stamp
 from llenvs.ui.importance_chart import importance_chart
-from llenvs.ui.model_choice import ModelChoice
+from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import current_choice
-from llenvs.ui.model_pool import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import session_jobs
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.shown_step_values import result_keys, shown_values
-from llenvs.ui.step_values_chart import describe_key, duration
-from llenvs.ui.step_values_job import StepValuesJob
-from llenvs.ui.wording import count
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.model_choice import ModelChoice
+from llenvs.workbench.step_values_chart import describe_key, duration
+from llenvs.workbench.step_values_job import StepValuesJob
+from llenvs.workbench.wording import count
 
 __all__ = ["POLL_SECONDS", "step_values_panel"]
 
@@ -299,7 +300,7 @@ def _start(
     with shows_errors("Nothing was run"):
         backend = _load(choice)
         st.session_state[_JOB] = StepValuesJob(
-            path, trace, backend, params, forced_answer=forced_answer
+            path, trace, backend, params, forced_answer=forced_answer, session=current_session()
         )
         st.session_state.pop(_OUTCOME, None)
 

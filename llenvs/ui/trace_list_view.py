@@ -11,10 +11,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from llenvs.ui.browse_location import BrowseLocation, go_to
+from llenvs.ui.browse_url import go_to
 from llenvs.ui.cached import cached_branch_counts, cached_search
-from llenvs.ui.trace_filter import Success, TraceFilter
-from llenvs.ui.trace_index import TraceIndex
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.trace_filter import Success, TraceFilter
+from llenvs.workbench.trace_index import TraceIndex
 
 __all__ = ["LIST_LIMIT", "filters", "show_skipped", "trace_list"]
 

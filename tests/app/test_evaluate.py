@@ -12,7 +12,7 @@ from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from llenvs.ui import evaluate_view
-from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_pages import open_page, texts
 
 TASKS = (0, 1, 2)
@@ -219,8 +219,8 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(
     import socket
 
     from llenvs.evaluation.retry_policy import RetryPolicy
-    from llenvs.ui import evaluation_job
-    from llenvs.ui.settings_store import Settings, save_settings
+    from llenvs.workbench import evaluation_job
+    from llenvs.workbench.settings_store import Settings, save_settings
 
     run = functools.partial(evaluation_job.run_segmented_evaluation, retry=RetryPolicy(1))
     monkeypatch.setattr(evaluation_job, "run_segmented_evaluation", run)  # no runner retries

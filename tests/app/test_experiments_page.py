@@ -23,7 +23,7 @@ from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces
 from llenvs.ui import experiments_view
 from llenvs.ui.experiments_view import summary_table
-from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_evaluate import Held
 from tests.app.test_pages import REPO, open_page, texts
 from tests.experiments.scripted_parents import parents_file

@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from llenvs.ui.text_block import TEXT_CLASS
-from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
-from llenvs.ui.trace_source import TRACES_DIR_ENV
-from llenvs.ui.workbench_pages import PAGES
+from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.workbench_pages import PAGES
 from tests.app.conftest import SCRIPT
 from tests.conftest import EXTERNAL
 

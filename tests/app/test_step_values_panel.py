@@ -18,9 +18,9 @@ from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui import step_values_view
-from llenvs.ui.model_choice import ModelKind
-from llenvs.ui.segment_chart import layer_names
-from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.model_choice import ModelKind
+from llenvs.workbench.segment_chart import layer_names
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import REPO, SAMPLE, TRUE_VALUES
 from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_segment

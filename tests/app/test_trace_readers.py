@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import SUPPORTED_SCHEMA_VERSIONS, TraceFormatError, TraceReader
-from llenvs.ui.trace_roots import TRACE_ROOTS_ENV
+from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
 from tests.app.test_pages import open_page, texts
 
 REPO = Path(__file__).resolve().parents[2]

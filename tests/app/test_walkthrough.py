@@ -13,8 +13,8 @@ import shutil
 
 from llenvs.core.intervention import Feedback, Force, Resample
 from llenvs.traces import read_branches, read_traces
-from llenvs.ui.model_choice import ModelKind
-from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.model_choice import ModelKind
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_intervention import generate
 from tests.app.test_pages import REPO, open_page
 

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from llenvs.core.json_line import JsonLineError, parse_json_text
 from llenvs.traces import TraceFormatError, TraceImport, TraceReader, trace_line
-from llenvs.traces.json_line import JsonLineError, parse_json_text
 from tests.traces.factories import make_trace
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "malformed"

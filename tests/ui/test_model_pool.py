@@ -17,12 +17,13 @@ import weakref
 import psutil
 import pytest
 
-from llenvs.ui.background_job import BackgroundJob
-from llenvs.ui.job_queue import JobQueue
-from llenvs.ui.model_choice import ModelChoice, ModelKind
-from llenvs.ui.model_pool import MAX_MODELS_ENV, load_backend, max_models, shared_pool
-from llenvs.ui.settings_store import SETTINGS_FILE, Settings, save_settings
-from llenvs.ui.trace_source import TRACES_DIR_ENV
+from llenvs.ui.model_loading import load_backend
+from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.job_queue import JobQueue
+from llenvs.workbench.model_choice import ModelChoice, ModelKind
+from llenvs.workbench.model_pool import MAX_MODELS_ENV, max_models, shared_pool
+from llenvs.workbench.settings_store import SETTINGS_FILE, Settings, save_settings
+from llenvs.workbench.trace_source import TRACES_DIR_ENV
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +155,8 @@ def test_the_bound_comes_from_settings_unless_the_variable_is_set(tmp_path, monk
 def test_a_recorded_precision_and_the_default_are_one_pool_entry():
     """Browse's *Run again* asks for the trace's recorded float32; the panel for the default."""
     from llenvs.core.spec import ModelSpec
-    from llenvs.ui.model_choice import ModelChoice, ModelKind
-    from llenvs.ui.model_pool import pool_spec
+    from llenvs.workbench.model_choice import ModelChoice, ModelKind
+    from llenvs.workbench.model_pool import pool_spec
 
     recorded = ModelChoice.of_spec(ModelSpec.parse("transformers", dtype="float32"))
     assert pool_spec(recorded) == pool_spec(ModelChoice(ModelKind.EMBEDDED))
