@@ -44,7 +44,7 @@ from typing import Any
 from bench_common import ROOT, best_seconds, publish, read_jsonl
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
-from llenvs.rewards.first_error import THRESHOLD
+from llenvs.rewards.first_error_prediction import THRESHOLD
 from llenvs.rewards.prm_metrics import prm_metrics
 
 HEADING = "## Process reward models (`bench/prm.py`)"

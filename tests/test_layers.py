@@ -211,7 +211,7 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
     cli = _scan("from llenvs.ui.cached import x\n", "llenvs.cli.example", is_package=False)
     inference = _scan(
         "def f():\n    from llenvs.traces.responses_file import read\n",
-        "llenvs.inference.registry",
+        "llenvs.inference.backend_registry",
         is_package=False,
     )
     pool = _scan(
@@ -221,7 +221,7 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
     )
     assert _upward(cli + inference + pool) == [
         "llenvs.cli.example:1 (top-level import) -> llenvs.ui.cached",
-        "llenvs.inference.registry:2 (nested import) -> llenvs.traces.responses_file",
+        "llenvs.inference.backend_registry:2 (nested import) -> llenvs.traces.responses_file",
         "llenvs.workbench.model_pool:2 (nested import) -> "
         "llenvs.inference.backends.transformers_loading",
     ]

@@ -56,7 +56,7 @@ from llenvs.analysis.tally import Tally
 from llenvs.core.backend import ModelBackend
 from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken, TokenGenerated
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import recorded_answer_opening
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace

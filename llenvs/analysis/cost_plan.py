@@ -39,7 +39,7 @@ from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.rollout_engine import sampled_boundaries
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
-from llenvs.evaluation.answer_opening import recorded_answer_opening
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = ["CHARACTERS_PER_TOKEN", "CostPlan", "SpeedSource", "calibrate", "plan"]

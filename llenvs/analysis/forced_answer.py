@@ -31,8 +31,8 @@ from llenvs.analysis.final_answer import final_answer
 from llenvs.analysis.rollout_engine import exact_outcome, sampled_boundaries
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.intervention import ForceAction
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.step_decision import ForceAction
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.traces.record_reader import RecordReader
 from llenvs.traces.trace import Trace
@@ -86,7 +86,7 @@ class ForcedAnswer:
             >>> ForcedAnswer.from_dict({})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: forced_answer.boundary: missing
+            llenvs.traces.trace_format_error.TraceFormatError: forced_answer.boundary: missing
 
         """
         reader = RecordReader(data, where)

@@ -14,8 +14,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["Rollout", "rollout_seed"]
 
@@ -92,7 +92,7 @@ class Rollout:
             >>> Rollout.from_dict({"boundary": "x"})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: rollout.boundary: expected ...
+            llenvs.traces.trace_format_error.TraceFormatError: rollout.boundary: expected ...
 
         """
         reader = RecordReader(data, where)

@@ -40,11 +40,11 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
-from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.events import TrajectoryOver
-from llenvs.evaluation.intervention import COMPLETE, StepDecision
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.step_decision import COMPLETE, StepDecision
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.traces.trace import Trace

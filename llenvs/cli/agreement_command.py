@@ -42,7 +42,7 @@ from typing import Any
 from llenvs.cli.agreement_scores import add_prm_model_options, prm_scores
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate
 from llenvs.rewards.calibration_bin import BINS
-from llenvs.rewards.first_error import THRESHOLD
+from llenvs.rewards.first_error_prediction import THRESHOLD
 from llenvs.rewards.label_comparison import LabelComparison, compare_labels, labelling
 from llenvs.rewards.step_disagreement import StepDisagreement
 from llenvs.traces import read_traces

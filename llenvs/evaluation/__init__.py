@@ -12,7 +12,6 @@ Example:
 """
 
 from llenvs.core.intervention import Feedback, Force, Intervention, Resample
-from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.branch import branch, rerun_branch, step_decision
 from llenvs.evaluation.branch_request import BranchRequest
@@ -28,19 +27,20 @@ from llenvs.evaluation.events import (
     TrajectoryOver,
 )
 from llenvs.evaluation.intervene import intervene
-from llenvs.evaluation.intervention import (
+from llenvs.evaluation.log_config import LogConfig, LogTarget
+from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.replay_trace import replay_trace
+from llenvs.evaluation.result_trace import result_trace
+from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
+from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.step_decision import (
     COMPLETE,
     Complete,
     ForceAction,
     StepCallback,
     StepDecision,
 )
-from llenvs.evaluation.log_config import LogConfig, LogTarget
-from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
-from llenvs.evaluation.replay_trace import replay_trace
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trace_environment import (
     trace_base_environment,

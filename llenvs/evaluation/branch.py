@@ -36,14 +36,14 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
 from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.intervention import ForceAction, StepDecision
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
+from llenvs.evaluation.step_decision import ForceAction, StepDecision
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
-from llenvs.inference.registry import backend_spec
+from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.trace import Trace
 
 __all__ = ["branch", "rerun_branch", "step_decision"]

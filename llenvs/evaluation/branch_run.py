@@ -39,7 +39,6 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Feedback, Resample
 from llenvs.core.run_events import RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import recorded_answer_opening
 from llenvs.evaluation.branch import step_decision
 from llenvs.evaluation.branch_prm import BranchPRM, parent_prm
 from llenvs.evaluation.branch_request import BranchRequest
@@ -47,13 +46,14 @@ from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import drive_episodes
 from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
 from llenvs.evaluation.trajectory_result import TrajectoryResult
-from llenvs.inference.registry import backend_spec
+from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.trace import Trace
 
 __all__ = ["BranchJob", "run_branches"]

@@ -45,12 +45,12 @@ from llenvs.core.run_events import RunObserver, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
-from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import StepTaken
-from llenvs.evaluation.intervention import Complete, ForceAction, StepCallback, StepDecision
 from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.step_decision import Complete, ForceAction, StepCallback, StepDecision
 from llenvs.evaluation.step_rewrites import reopened, with_feedback_after
 from llenvs.evaluation.step_rewrites import truncated as truncated_result
 from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success

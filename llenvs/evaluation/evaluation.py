@@ -43,7 +43,6 @@ from llenvs.core.spec.prm_spec import PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.task_source import TaskSource
 from llenvs.core.task_spec import spell_tasks
-from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.console_progress import ConsoleProgress
 from llenvs.evaluation.evaluation_result import EvaluationResult
 from llenvs.evaluation.events import (
@@ -53,14 +52,15 @@ from llenvs.evaluation.events import (
     TrajectoryOver,
     trajectory_event,
 )
-from llenvs.evaluation.intervention import StepCallback
 from llenvs.evaluation.jsonl_event_log import JsonlEventLog
 from llenvs.evaluation.log_config import LogConfig
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+from llenvs.evaluation.step_decision import StepCallback
 from llenvs.evaluation.trajectory_result import TrajectoryResult
-from llenvs.inference.registry import backend_spec
+from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader

@@ -24,16 +24,16 @@ from dataclasses import replace
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.run_events import RunObserver, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import drive_episodes
 from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
-from llenvs.evaluation.intervention import StepCallback, StepDecision
 from llenvs.evaluation.prefix import Prefix
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.retry_policy import RetryPolicy
+from llenvs.evaluation.step_decision import StepCallback, StepDecision
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
 

@@ -22,7 +22,7 @@ from llenvs.experiments.experiment_file import (
     recorded_parents,
 )
 from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
-from llenvs.experiments.experiment_run import ExperimentRun
+from llenvs.experiments.experiment_result import ExperimentRun
 from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
 from llenvs.experiments.how import How
 from llenvs.experiments.map_bin import MapBin, prm_score_map, steerability_map

@@ -61,7 +61,7 @@ from llenvs.experiments.experiment_file import (
     start_experiment,
 )
 from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
-from llenvs.experiments.experiment_run import ExperimentRun
+from llenvs.experiments.experiment_result import ExperimentRun
 from llenvs.experiments.planned_branch import PlannedBranch
 from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.where import Importances, TopImportance

@@ -7,7 +7,7 @@ Example:
 
 """
 
-from llenvs.inference.registry import (
+from llenvs.inference.backend_registry import (
     backend_options,
     backend_providers,
     backend_spec,

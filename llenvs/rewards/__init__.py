@@ -26,7 +26,7 @@ from llenvs.rewards.arithmetic import ArithmeticVerdict, EquationCheck, check_eq
 from llenvs.rewards.arithmetic_prm import ArithmeticPRM
 from llenvs.rewards.bootstrap_estimate import Estimate, bootstrap
 from llenvs.rewards.calibration_bin import CalibrationBin, calibration_table
-from llenvs.rewards.first_error import first_below
+from llenvs.rewards.first_error_prediction import first_below
 from llenvs.rewards.judge_prm import JudgePRM
 from llenvs.rewards.label_agreement import LabelAgreement, cohen_kappa, label_agreement
 from llenvs.rewards.label_comparison import LabelComparison, compare_labels

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from llenvs.rewards.compared_trace import Scores, score_at
-from llenvs.rewards.first_error import Labelling
+from llenvs.rewards.first_error_prediction import Labelling
 
 __all__ = ["BINS", "CalibrationBin", "calibration_table"]
 

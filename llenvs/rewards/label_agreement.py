@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
-from llenvs.rewards.first_error import Labelling, first_error
+from llenvs.rewards.first_error_prediction import Labelling, first_error
 from llenvs.rewards.step_disagreement import StepDisagreement, label_disagreements
 
 __all__ = ["LabelAgreement", "cohen_kappa", "label_agreement"]

@@ -34,7 +34,7 @@ from typing import Any
 
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES
 from llenvs.rewards.calibration_bin import BINS
-from llenvs.rewards.first_error import THRESHOLD, Labelling
+from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
 from llenvs.rewards.label_agreement import LabelAgreement, label_agreement
 from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
 from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement

@@ -23,7 +23,7 @@ from typing import Any
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
 from llenvs.rewards.calibration_bin import BINS, CalibrationBin, calibration_table
 from llenvs.rewards.compared_trace import ComparedTrace, Scores, compared_traces
-from llenvs.rewards.first_error import THRESHOLD, Labelling
+from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
 from llenvs.rewards.prm_metrics import metrics_of
 from llenvs.rewards.step_disagreement import StepDisagreement, prm_disagreements
 

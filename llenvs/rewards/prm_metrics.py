@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from llenvs.rewards.compared_trace import ComparedTrace, Scores, compared_traces
-from llenvs.rewards.first_error import THRESHOLD, Labelling
+from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
 from llenvs.rewards.step_auroc import auroc
 
 __all__ = ["PRMMetrics", "metrics_of", "prm_metrics"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llenvs.rewards.compared_trace import Scores, score_at
-from llenvs.rewards.first_error import THRESHOLD, Labelling
+from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
 
 __all__ = ["StepDisagreement", "label_disagreements", "prm_disagreements"]
 

@@ -16,9 +16,7 @@ Example:
 from llenvs.core.intervention_kind import InterventionKind
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.branches import append_branch, branches_path, read_branches
-from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.find_trace import find_trace
-from llenvs.traces.first_error import first_error, first_error_labels, settled_first_error
 from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
 from llenvs.traces.importers import (
     IMPORT_FORMATS,
@@ -26,6 +24,7 @@ from llenvs.traces.importers import (
     step_file_row,
     write_step_file,
 )
+from llenvs.traces.labelled_first_error import first_error, first_error_labels, settled_first_error
 from llenvs.traces.labels import Labels
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
@@ -37,6 +36,7 @@ from llenvs.traces.step_labels import append_labels, labels_path, read_labels
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
+from llenvs.traces.trace_format_error import TraceFormatError, WrongFormatError
 from llenvs.traces.trace_reader import TraceReader, read_traces
 from llenvs.traces.trace_writer import append_trace, trace_line, write_traces
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["RecordReader", "check_json_safe", "check_scores"]
 
@@ -27,7 +27,7 @@ def check_json_safe(value: Any, where: str) -> None:
         >>> check_json_safe({"a": (1, 2)}, "metadata")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: metadata.a: not JSON-safe: (1, 2) ...
+        llenvs.traces.trace_format_error.TraceFormatError: metadata.a: not JSON-safe: (1, 2) ...
 
     """
     if value is None or isinstance(value, bool | int | str):
@@ -56,10 +56,10 @@ class RecordReader:
     ``done()`` refuses the fields nobody read (an unknown field is a mistake, not data to drop).
 
     Example:
-        >>> RecordReader({"x": "1"}, "trace.task").integer("x")
+        >>> RecordReader({"x": "1"}, "trace.task").integer("x")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: trace.task.x: expected an integer, got '1'
+        llenvs.traces.trace_format_error.TraceFormatError: trace.task.x: expected an integer,...
 
     """
 
@@ -241,7 +241,7 @@ class RecordReader:
             >>> RecordReader({"extra": 1}, "trace").done()
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: trace: unknown field(s): extra
+            llenvs.traces.trace_format_error.TraceFormatError: trace: unknown field(s): extra
 
         """
         unknown = sorted(set(self.data) - self.seen)
@@ -256,7 +256,7 @@ def check_scores(scores: Mapping[str, float], where: str) -> None:
         >>> check_scores({"prm": float("inf")}, "segment.rewards")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: segment.rewards.prm: expected a finite number...
+        llenvs.traces.trace_format_error.TraceFormatError: segment.rewards.prm: expected a...
 
     """
     for name, score in scores.items():

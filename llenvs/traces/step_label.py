@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["LABEL_VALUES", "StepLabel"]
 
@@ -124,7 +124,7 @@ class StepLabel:
             >>> StepLabel.from_dict({"trace_id": "t", "segment": 1, "label": 5, "labeller": "a"})
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: label: a step label must be -1, 0, 1 or None (cleared), got 5
+            llenvs.traces.trace_format_error.TraceFormatError: label: a step label must be -1, 0, 1 or None (cleared), got 5
 
         """  # noqa: E501
         reader = RecordReader(data, where)

@@ -37,13 +37,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.labels import Labels
 from llenvs.traces.line_limit import limited_lines
 from llenvs.traces.sidecar import Sidecar, sidecar_path
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.step_label import LABEL_VALUES, StepLabel
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = [
     "LABEL_VALUES",

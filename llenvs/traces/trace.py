@@ -28,12 +28,12 @@ from typing import Any
 
 from llenvs.core.backend import Message
 from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.legacy_run_record import legacy_run_record
 from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.task_record import TaskRecord
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
@@ -168,7 +168,7 @@ class Trace:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: unknown trace schema_version 9: this llenvs ...
+            llenvs.traces.trace_format_error.TraceFormatError: unknown trace schema_version 9:...
 
         """
         reader = RecordReader(data, "trace")

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.line_limit import limited_lines, too_long
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["TraceReader", "read_traces"]
 
@@ -103,7 +103,7 @@ class TraceReader:
             >>> list(TraceReader(path).records())  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
+            llenvs.traces.trace_format_error.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
 
         """  # noqa: E501
         with open(self.path, "rb") as handle:
@@ -139,7 +139,7 @@ class TraceReader:
             >>> TraceReader(path).read_at(0, 1)  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.errors.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+            llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1:...
 
         """
         with open(self.path, "rb") as handle:

@@ -28,8 +28,8 @@ from typing import NoReturn
 import pandas as pd
 import streamlit as st
 
+from llenvs.experiments.experiment_as_runs import ExperimentRuns, open_experiment_runs
 from llenvs.experiments.experiment_error import ExperimentError
-from llenvs.experiments.experiment_runs import ExperimentRuns, open_experiment_runs
 from llenvs.experiments.position_run import ParentTask, PositionRun, RunRow, RunRows
 from llenvs.traces.sidecar import Sidecar
 from llenvs.traces.task_identity import TaskIdentity

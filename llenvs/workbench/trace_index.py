@@ -158,7 +158,7 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
         >>> load_line(path, 0, 1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+        llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages:...
 
     """
     limit = max_line_bytes() if max_line is None else max_line

@@ -121,7 +121,7 @@ def save_upload(folder: str | os.PathLike[str], name: str, data: bytes) -> Path:
         >>> save_upload(folder, "garbage.jsonl", b"\x8f\x00 not a trace\n")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: garbage.jsonl holds no readable trace, so it was not saved: expected a llenvs trace file ...; line 1: ...
+        llenvs.traces.trace_format_error.TraceFormatError: garbage.jsonl holds no readable trace, so it was not saved: expected a llenvs trace file ...; line 1: ...
 
     """  # noqa: E501
     safe = _safe_name(Path(name).name) or "upload"
@@ -220,7 +220,7 @@ def import_into(
         >>> import_into(folder, "reasoning_gym", src)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
+        llenvs.traces.trace_format_error.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
 
     """  # noqa: E501
     if format == STUDY:

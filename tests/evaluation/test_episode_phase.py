@@ -9,11 +9,11 @@ from llenvs.core.errors import EpisodePhaseError, PermanentBackendError
 from llenvs.core.registry import environment_registry
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation import COMPLETE
-from llenvs.evaluation.answer_opening import AnswerOpening
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import run_episodes
 from llenvs.evaluation.episode_phase import TRANSITIONS, EpisodePhase
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.inference import get_backend
 

@@ -14,8 +14,8 @@ from llenvs.analysis.run_pairing import RunTask, pair_runs
 from llenvs.core.intervention import Feedback
 from llenvs.experiments import ExperimentError, How, ParentFilter, Recipe, summarize
 from llenvs.experiments.branch_outcome import BranchOutcome
+from llenvs.experiments.experiment_as_runs import open_experiment_runs, parent_tasks, trace_lines
 from llenvs.experiments.experiment_file import append_outcome, start_experiment
-from llenvs.experiments.experiment_runs import open_experiment_runs, parent_tasks, trace_lines
 from llenvs.experiments.position_run import PositionRun, position_runs
 from llenvs.experiments.where import EveryBoundary, RelativePositions
 from llenvs.traces import read_traces, write_traces

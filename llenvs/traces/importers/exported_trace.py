@@ -27,13 +27,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from llenvs.core.backend import Message
-from llenvs.traces.errors import TraceFormatError
 from llenvs.traces.legacy_run_record import legacy_run_record
 from llenvs.traces.record_reader import RecordReader
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = [
     "EXPORT_KEY",

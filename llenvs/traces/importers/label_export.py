@@ -45,10 +45,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from llenvs.traces.first_error import first_error, settled_first_error
 from llenvs.traces.importers.exported_trace import dropped_fields
 from llenvs.traces.importers.hf_dataset import write_hf_dataset
 from llenvs.traces.importers.step_file_export import step_file_row, step_texts, write_rows
+from llenvs.traces.labelled_first_error import first_error, settled_first_error
 from llenvs.traces.step_labels import read_labels
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_reader import TraceReader

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line, parse_json_text
-from llenvs.traces.errors import TraceFormatError
+from llenvs.traces.trace_format_error import TraceFormatError
 
 __all__ = ["Row", "list_at", "object_at", "read_rows"]
 
@@ -138,10 +138,10 @@ def object_at(value: object, where: str) -> dict[str, Any]:
     """``value`` when it is a JSON object, else a ``TraceFormatError`` naming ``where``.
 
     Example:
-        >>> object_at("x", "response.body")
+        >>> object_at("x", "response.body")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: 'response.body' must be an object, got a string
+        llenvs.traces.trace_format_error.TraceFormatError: 'response.body' must be an object,...
 
     """
     if not isinstance(value, dict):
@@ -156,7 +156,7 @@ def list_at(value: object, where: str) -> list[Any]:
         >>> list_at({"a": 1}, "choices")
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.TraceFormatError: 'choices' must be a list, got an object
+        llenvs.traces.trace_format_error.TraceFormatError: 'choices' must be a list, got an object
 
     """
     if not isinstance(value, list):

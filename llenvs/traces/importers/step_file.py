@@ -42,13 +42,13 @@ from typing import Any
 
 from llenvs.core.backend import Message
 from llenvs.core.spec.run_spec import RunSpec
-from llenvs.traces.errors import TraceFormatError, WrongFormatError
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
 from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_format_error import TraceFormatError, WrongFormatError
 
 __all__ = [
     "HUMAN_LABEL",
@@ -111,7 +111,7 @@ def prm800k_traces(row: object, segmenter: str = "steps", number: int = 1) -> li
         >>> prm800k_traces({"id": "x", "problem": "q", "steps": ["a"], "label": 0})
         Traceback (most recent call last):
         ...
-        llenvs.traces.errors.WrongFormatError: a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import the file as processbench
+        llenvs.traces.trace_format_error.WrongFormatError: a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import the file as processbench
 
     """  # noqa: E501
     return step_file_traces(row, segmenter, number, format=StepFormat.PRM800K)

@@ -37,8 +37,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from llenvs.traces.first_error import first_error
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
+from llenvs.traces.labelled_first_error import first_error
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_writer import write_lines_atomically
 

@@ -24,7 +24,6 @@ import os
 from collections.abc import Callable, Iterator
 
 from llenvs.core.errors import LlenvsError, UnknownName
-from llenvs.traces.errors import WrongFormatError
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_trace_id
 from llenvs.traces.importers.hf_dataset import read_hf_rows
 from llenvs.traces.importers.openai_chat import openai_chat_traces
@@ -36,6 +35,7 @@ from llenvs.traces.importers.step_file_labels import hf_labels, prm800k_labels, 
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.step_label import StepLabel
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_format_error import WrongFormatError
 
 __all__ = ["IMPORT_FORMATS", "LABELLED_FORMATS", "TraceImport", "stable_trace_id"]
 
