@@ -83,6 +83,34 @@ def _level_up(tallies: Mapping[int, Tally], level: int, budget_left: int) -> lis
     return wanted[: max(0, budget_left)]
 
 
+class _Rounds:
+    """A first round of ``initial`` rollouts per boundary, then rounds of ``round_size``.
+
+    ``round_size`` None: as many as there are boundaries. Each schedule hands out its later
+    rounds its own way (``later_round``).
+    """
+
+    initial: int
+    round_size: int | None
+
+    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+        """The boundaries of the next round (see the class docstring)."""
+        open_ = sampled(tallies)
+        if not open_ or budget_left <= 0:
+            return []
+        first = _level_up(tallies, self.initial, budget_left)
+        if first:
+            return first
+        size = min(budget_left, self.round_size or len(open_))
+        return self.later_round(tallies, open_, size, width)
+
+    def later_round(
+        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+    ) -> list[int]:
+        """A round after the first (the subclasses')."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class FixedSchedule:
     """The same number of rollouts at every boundary, ``per_round`` more each round.
@@ -109,7 +137,7 @@ class FixedSchedule:
 
 
 @dataclass(frozen=True)
-class AdaptiveSchedule:
+class AdaptiveSchedule(_Rounds):
     """A first round of ``initial`` rollouts per boundary, then rounds to where doubt remains.
 
     Later rounds first go to settling which ``top_k`` steps have the largest
@@ -150,21 +178,16 @@ class AdaptiveSchedule:
         if self.top_k < 0:
             raise ValueError(f"top_k must be >= 0, got {self.top_k}")
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
-        """The boundaries of the next round (see the class docstring)."""
-        open_ = sampled(tallies)
-        if not open_ or budget_left <= 0:
-            return []
-        first = _level_up(tallies, self.initial, budget_left)
-        if first:
-            return first
-        size = min(budget_left, self.round_size or len(open_))
+    def later_round(
+        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+    ) -> list[int]:
+        """A round after the first: ``size`` rollouts among the ``open_`` boundaries."""
         racing = top_steps_round(tallies, self.top_k, size, change_prior=self.change_prior)
         return racing or _widest(open_, size, width)
 
 
 @dataclass(frozen=True)
-class MovesSchedule:
+class MovesSchedule(_Rounds):
     """A first round of ``initial`` rollouts per boundary, then rounds to the doubtful moves.
 
     Later rounds go to the boundaries on both sides of the steps whose chance of having moved
@@ -210,15 +233,10 @@ class MovesSchedule:
         if not 0 <= self.low < self.high <= 1:
             raise ValueError(f"need 0 <= low < high <= 1, got {self.low} and {self.high}")
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
-        """The boundaries of the next round (see the class docstring)."""
-        open_ = sampled(tallies)
-        if not open_ or budget_left <= 0:
-            return []
-        first = _level_up(tallies, self.initial, budget_left)
-        if first:
-            return first
-        size = min(budget_left, self.round_size or len(open_))
+    def later_round(
+        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+    ) -> list[int]:
+        """A round after the first: ``size`` rollouts among the ``open_`` boundaries."""
         weights = dict.fromkeys(open_, 0.0)
         for step, chance in change_chances(tallies, self.change_prior, self.excursion).items():
             if self.low < chance < self.high:

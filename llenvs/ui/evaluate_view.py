@@ -40,7 +40,7 @@ from llenvs.ui.browser_session import current_session
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
-from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
 from llenvs.workbench.model_choice import ModelChoice
@@ -262,7 +262,6 @@ def _live(job: EvaluationJob) -> None:
         f"{states[TaskState.SUCCEEDED]} succeeded, {states[TaskState.FAILED]} failed, "
         f"{count(states[TaskState.ERROR], 'error')}; {job.clock()}{remaining}"
     )
-    session_jobs(job, "ev-stop-session")
     st.dataframe(
         pd.DataFrame(
             [
@@ -273,10 +272,9 @@ def _live(job: EvaluationJob) -> None:
         hide_index=True,
         height=min(400, 38 + 35 * len(statuses)),
     )
-    if job.running:
-        if job.stop_requested or st.button("Stop", key="ev-stop", icon=":material/stop:"):
-            job.stop()
-            st.caption("Stopping after the segments being generated; finished tasks are kept.")
+    if job_controls(
+        job, "ev", "Stopping after the segments being generated; finished tasks are kept."
+    ):
         return
     del st.session_state[_JOB]
     st.session_state[_OUTCOME] = job.error or run_outcome(

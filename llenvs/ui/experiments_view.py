@@ -55,7 +55,7 @@ from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.run_choice import open_in_compare_runs
-from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.experiment_job import ExperimentJob
 from llenvs.workbench.settings_store import load_settings
@@ -299,11 +299,8 @@ def _live(job: ExperimentJob) -> None:
     """Branches recorded and flips so far while the run goes on, with Stop."""
     st.caption(f"{job.progress.line()}; {job.clock()}")
     st.progress(job.progress.done / max(job.progress.planned, 1))
-    session_jobs(job, "xp-stop-session")
-    if job.running:
-        if job.stop_requested or st.button("Stop", key="xp-stop", icon=":material/stop:"):
-            job.stop()
-            st.caption("Stopping: no branch starts now; those in flight end (cut short: not kept).")
+    stopping = "Stopping: no branch starts now; those in flight end (cut short: not kept)."
+    if job_controls(job, "xp", stopping):
         return
     del st.session_state[_JOB]
     st.session_state[_DONE] = job.error or (

@@ -35,7 +35,7 @@ from llenvs.ui.model_picker import model_picker, saved_settings
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.rerun_view import show_rerun
-from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.branch_comparison import (
     aligned_segments,
@@ -211,13 +211,9 @@ def _live(job: InterventionJob) -> None:
         f"Generating {made} of trace {job.trace.trace_id[:8]}: {count(len(rows), 'new segment')}"
         f" so far, {job.clock()}"
     )
-    session_jobs(job, "iv-stop-session")
     if rows:
         st.dataframe(_live_table(rows), hide_index=True)
-    if job.running:
-        if job.stop_requested or st.button("Stop", key="iv-stop", icon=":material/stop:"):
-            job.stop()
-            st.caption("Stopping after the segment being generated; what is made is kept.")
+    if job_controls(job, "iv", "Stopping after the segment being generated; what is made is kept."):
         return
     del st.session_state[_JOB]
     if job.error is not None:

@@ -1,9 +1,9 @@
-"""A Stop for all of this browser session's jobs, beside the job a panel shows.
+"""A job's Stop, and a Stop for all of this browser session's jobs, beside the job a panel shows.
 
-A panel shows its job's times with ``BackgroundJob.clock`` (time queued apart from time run).
-When this session has more than the one job on screen, or that job still waits for a worker,
-a button stops all of them: queued ones are taken out without running (``JobDropped``),
-running ones end at their next step.
+``job_controls`` draws both for every panel that runs a job. A panel shows its job's times
+with ``BackgroundJob.clock`` (time queued apart from time run). When this session has more than
+the one job on screen, or that job still waits for a worker, a button stops all of them: queued
+ones are taken out without running (``JobDropped``), running ones end at their next step.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import streamlit as st
 from llenvs.workbench.background_job import BackgroundJob, stop_session
 from llenvs.workbench.job_queue import shared_queue
 
-__all__ = ["session_jobs"]
+__all__ = ["job_controls", "session_jobs"]
 
 
 def session_jobs(job: BackgroundJob, key: str) -> None:
@@ -33,3 +33,19 @@ def session_jobs(job: BackgroundJob, key: str) -> None:
     ):
         stopped = stop_session(job.session)
         st.caption(f"Stopped {stopped} {'job' if stopped == 1 else 'jobs'} of this session.")
+
+
+def job_controls(job: BackgroundJob, key: str, stopping: str) -> bool:
+    """The Stop of ``job`` (and of its session's jobs, ``session_jobs``) while it runs.
+
+    Returns True while the job runs (the panel draws itself again later), False once it has
+    ended: the panel then keeps its outcome. ``key`` prefixes the buttons' widget keys;
+    ``stopping`` says what a Stop keeps, shown once it is pressed.
+    """
+    session_jobs(job, f"{key}-stop-session")
+    if not job.running:
+        return False
+    if job.stop_requested or st.button("Stop", key=f"{key}-stop", icon=":material/stop:"):
+        job.stop()
+        st.caption(stopping)
+    return True

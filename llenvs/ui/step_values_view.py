@@ -47,7 +47,7 @@ from llenvs.ui.importance_chart import importance_chart
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import current_choice
 from llenvs.ui.page_guard import shows_errors
-from llenvs.ui.session_jobs_view import session_jobs
+from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.shown_step_values import result_keys, shown_values
 from llenvs.workbench.browse_location import BrowseLocation
@@ -314,11 +314,8 @@ def _live(job: StepValuesJob) -> None:
         f"finished · {job.tokens():,} tokens generated · {count(job.rounds(), 'round')} stored"
         f" · {job.clock()}",
     )
-    session_jobs(job, "sv-stop-session")
-    if job.running:
-        if job.stop_requested or st.button("Stop", key="sv-stop", icon=":material/stop:"):
-            job.stop()
-            st.caption("Stopping at the model's next token; the rollouts that finished are kept.")
+    stopping = "Stopping at the model's next token; the rollouts that finished are kept."
+    if job_controls(job, "sv", stopping):
         return
     del st.session_state[_JOB]
     st.session_state.setdefault(_SHOWN, {})[job.trace.trace_id] = job.key

@@ -15,24 +15,15 @@ from llenvs.ui.browse_url import go_to
 from llenvs.ui.cached import cached_branch_counts, cached_search
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.trace_filter import Success, TraceFilter
-from llenvs.workbench.trace_index import TraceIndex
+from llenvs.workbench.trace_index import SUMMARY_COLUMNS, TraceIndex
 
 __all__ = ["LIST_LIMIT", "filters", "show_skipped", "trace_list"]
 
 LIST_LIMIT = 1000
 """The most rows the trace list shows; filters narrow the rest."""
 
-LIST_COLUMNS = [
-    "line",
-    "environment",
-    "task",
-    "model",
-    "success",
-    "reward",
-    "prm_min",
-    "segments",
-    "branches",
-]
+LIST_COLUMNS = [*SUMMARY_COLUMNS, "branches"]
+"""The trace list's columns: a trace's summary and how many branches it has."""
 
 
 def show_skipped(index: TraceIndex) -> None:

@@ -42,9 +42,9 @@ from llenvs.traces.run_record import model_name_in
 from llenvs.traces.task_identity import prompt_hash_of
 from llenvs.workbench.whitespace import one_line
 
-__all__ = ["COLUMNS", "TraceIndex", "lines_containing", "load_line"]
+__all__ = ["COLUMNS", "SUMMARY_COLUMNS", "TraceIndex", "lines_containing", "load_line"]
 
-COLUMNS = (
+SUMMARY_COLUMNS = (
     "line",
     "environment",
     "task",
@@ -53,11 +53,10 @@ COLUMNS = (
     "reward",
     "prm_min",
     "segments",
-    "preview",
-    "offset",
-    "trace_id",
-    "prompt_hash",
 )
+"""The columns that summarise a trace, in the order the trace list shows them."""
+
+COLUMNS = (*SUMMARY_COLUMNS, "preview", "offset", "trace_id", "prompt_hash")
 """The columns of an index table (``environment`` and ``prompt_hash``: the task's identity)."""
 
 

@@ -40,6 +40,7 @@ from enum import Enum
 from typing import Any
 
 from llenvs.core.errors import UnknownName
+from llenvs.core.spec.options_enum import OptionsEnum
 from llenvs.core.spec.record_fields import RecordFields
 
 __all__ = ["DEFAULT_API_KEY_ENV", "EMBEDDED_MODEL_NAME", "ModelSpec", "Provider", "ServerMode"]
@@ -54,36 +55,24 @@ DTYPES = ("float32", "bfloat16", "float16")
 """The precisions a local model may load in."""
 
 
-class Provider(Enum):
-    """Where a model comes from."""
+class Provider(OptionsEnum):
+    """Where a model comes from; ``options`` are those a spec of it takes, besides its model.
 
-    EMBEDDED = "embedded"
+    Example:
+        >>> Provider.OPENAI.options
+        ('base_url', 'mode', 'tokenizer', 'api_key_env')
+
+    """
+
+    EMBEDDED = ("embedded", ("dtype",))
     """The embedded SmolLM2-135M-Instruct (``transformers``)."""
-    TRANSFORMERS = "transformers"
+    TRANSFORMERS = ("transformers", ("dtype",))
     """A causal LM in a local folder (``transformers/<folder>``)."""
-    OPENAI = "openai"
+    OPENAI = ("openai", ("base_url", "mode", "tokenizer", "api_key_env"))
     """A model behind an OpenAI-compatible server (``openai/<model>``)."""
-    SCRIPTED = "scripted"
+    SCRIPTED = ("scripted", ("outputs", "responses"))
     """Canned responses, played in order (``scripted``)."""
 
-    @property
-    def options(self) -> tuple[str, ...]:
-        """The options a spec of this provider takes, besides its model.
-
-        Example:
-            >>> Provider.OPENAI.options
-            ('base_url', 'mode', 'tokenizer', 'api_key_env')
-
-        """
-        return _OPTIONS[self]
-
-
-_OPTIONS = {
-    Provider.EMBEDDED: ("dtype",),
-    Provider.TRANSFORMERS: ("dtype",),
-    Provider.OPENAI: ("base_url", "mode", "tokenizer", "api_key_env"),
-    Provider.SCRIPTED: ("outputs", "responses"),
-}
 
 _PREFIXES = {"openai": Provider.OPENAI, "scripted": Provider.SCRIPTED, "transformers": None}
 """A name's part before ``/`` (``transformers`` is EMBEDDED or TRANSFORMERS by what follows)."""
@@ -137,9 +126,9 @@ class ModelSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.provider, Provider):
             raise TypeError(f"provider must be a Provider, got {self.provider!r}")
-        allowed = ("model", *_OPTIONS[self.provider])
+        allowed = ("model", *self.provider.options)
         if self.provider in (Provider.EMBEDDED, Provider.SCRIPTED):
-            allowed = _OPTIONS[self.provider]
+            allowed = self.provider.options
         for field in dataclasses.fields(self)[1:]:
             if field.name in allowed:
                 continue
@@ -197,12 +186,7 @@ class ModelSpec:
                 "a key is never part of a model spec: name the variable that holds it, "
                 "api_key_env=..., or give api_key= to build_backend"
             )
-        unknown = sorted(set(options) - set(_OPTIONS[provider]))
-        if unknown:
-            raise ValueError(
-                f"{unknown[0]} is not an option of {_described(provider)}: choose from "
-                f"{', '.join(_OPTIONS[provider])}"
-            )
+        provider.refuse_unknown(options, _described(provider))
         given = {key: value for key, value in options.items() if value is not None}
         if "mode" in given and not isinstance(given["mode"], ServerMode):
             given["mode"] = _mode(given["mode"])
@@ -265,7 +249,7 @@ class ModelSpec:
         record: dict[str, Any] = {"provider": self.provider.value}
         if self.provider in (Provider.TRANSFORMERS, Provider.OPENAI):
             record["model"] = self.model
-        for option in _OPTIONS[self.provider]:
+        for option in self.provider.options:
             value = getattr(self, option)
             if isinstance(value, Enum):
                 value = value.value
@@ -286,11 +270,11 @@ class ModelSpec:
             ValueError: model.provider: 'hal' is not one of: embedded, transformers, openai, scripted
 
         """  # noqa: E501
-        fields = RecordFields(obj, what, ("provider", "model", *_ALL_OPTIONS))
+        fields = RecordFields(obj, what, ("provider", "model", *Provider.all_options()))
         provider = fields.enum("provider", Provider)
-        known = ("provider", *_OPTIONS[provider])
+        known = ("provider", *provider.options)
         if provider in (Provider.TRANSFORMERS, Provider.OPENAI):
-            known = ("provider", "model", *_OPTIONS[provider])
+            known = ("provider", "model", *provider.options)
         fields = RecordFields(obj, what, known)
         values: dict[str, Any] = {"model": fields.text("model", "")}
         if "dtype" in known:
@@ -311,7 +295,6 @@ class ModelSpec:
             raise ValueError(f"{what}: {error}") from None
 
 
-_ALL_OPTIONS = tuple(dict.fromkeys(o for options in _OPTIONS.values() for o in options))
 """Every provider's options, for a record's first check."""
 
 

@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from llenvs.core.errors import UnknownName
 from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.core.spec.options_enum import OptionsEnum
 from llenvs.core.spec.record_fields import RecordFields
 
 __all__ = ["AGGREGATIONS", "PRM_NAMES", "PRMKind", "PRMSpec"]
@@ -68,42 +68,28 @@ _FACTS = ("aggregation", "class_name")
 NONE): facts shown to people, never options of ``build_prm``."""
 
 
-class PRMKind(Enum):
-    """Which kind of PRM scores the steps."""
+class PRMKind(OptionsEnum):
+    """Which kind of PRM scores the steps; ``options``: what a spec of it takes but its model.
+
+    Example:
+        >>> PRMKind.VLLM.options
+        ('convention', 'base_url')
+
+    """
 
     NONE = "none"
     """No PRM."""
     ARITHMETIC = "arithmetic"
     """The deterministic arithmetic checker."""
-    TRANSFORMERS = "transformers"
+    TRANSFORMERS = ("transformers", ("convention",))
     """A PRM checkpoint in a local folder, run with transformers."""
-    VLLM = "vllm"
+    VLLM = ("vllm", ("convention", "base_url"))
     """A PRM a vLLM server serves."""
     JUDGE = "judge"
     """A model asked to judge each step."""
-    MC = "mc"
+    MC = ("mc", ("rollouts", "temperature", "max_tokens", "seed"))
     """Monte-Carlo step values: continuations of the run's model, judged by the verifier."""
 
-    @property
-    def options(self) -> tuple[str, ...]:
-        """The options a spec of this kind takes, besides its model.
-
-        Example:
-            >>> PRMKind.VLLM.options
-            ('convention', 'base_url')
-
-        """
-        return _OPTIONS[self]
-
-
-_OPTIONS = {
-    PRMKind.NONE: (),
-    PRMKind.ARITHMETIC: (),
-    PRMKind.TRANSFORMERS: ("convention",),
-    PRMKind.VLLM: ("convention", "base_url"),
-    PRMKind.JUDGE: (),
-    PRMKind.MC: ("rollouts", "temperature", "max_tokens", "seed"),
-}
 
 _WITH_MODEL = (PRMKind.TRANSFORMERS, PRMKind.VLLM)
 """Kinds spelled ``<kind>/<model>``."""
@@ -152,7 +138,7 @@ class PRMSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.kind, PRMKind):
             raise TypeError(f"kind must be a PRMKind, got {self.kind!r}")
-        allowed = _OPTIONS[self.kind]
+        allowed = self.kind.options
         if self.kind in _WITH_MODEL:
             allowed = ("model", *allowed)
         if self.kind is PRMKind.JUDGE:
@@ -163,7 +149,7 @@ class PRMSpec:
             if field.name not in allowed and getattr(self, field.name) != field.default:
                 raise ValueError(
                     f"{field.name} is not an option of the {self.kind.value} PRM: choose from "
-                    f"{', '.join(_OPTIONS[self.kind]) or 'none'}"
+                    f"{', '.join(self.kind.options) or 'none'}"
                 )
         if self.kind in _WITH_MODEL and not self.model:
             raise ValueError(f"the {self.kind.value} PRM needs a model: {self.kind.value}/<model>")
@@ -203,12 +189,7 @@ class PRMSpec:
             raise TypeError(f"a PRM name must be a str, got {type(text).__name__}")
         else:
             kind, model, judge = _kind_of(text)
-        unknown = sorted(set(options) - set(_OPTIONS[kind]))
-        if unknown:
-            raise ValueError(
-                f"{unknown[0]} is not an option of the {kind.value} PRM: choose from "
-                f"{', '.join(_OPTIONS[kind]) or 'none'}"
-            )
+        kind.refuse_unknown(options, f"the {kind.value} PRM")
         given = {key: value for key, value in options.items() if value is not None}
         return cls(kind, model, judge=judge, **given)
 
@@ -225,7 +206,7 @@ class PRMSpec:
             return f"{self.kind.value}/{self.model}"
         if self.kind is PRMKind.JUDGE and self.judge is not None:
             return f"judge:{self.judge.name}"
-        return self.kind.value
+        return str(self.kind.value)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -236,7 +217,7 @@ class PRMSpec:
             {'base_url': 'http://h/v1'}
 
         """
-        return {o: getattr(self, o) for o in _OPTIONS[self.kind] if getattr(self, o) is not None}
+        return {o: getattr(self, o) for o in self.kind.options if getattr(self, o) is not None}
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this spec: its kind, model, judge and the options it sets.
@@ -268,11 +249,13 @@ class PRMSpec:
             ValueError: prm: unknown field 'rollouts': choose from kind, model, convention, base_url, aggregation, class_name
 
         """  # noqa: E501
-        fields = RecordFields(obj, what, ("kind", "model", "judge", *_ALL_OPTIONS, *_FACTS))
+        fields = RecordFields(
+            obj, what, ("kind", "model", "judge", *PRMKind.all_options(), *_FACTS)
+        )
         kind = fields.enum("kind", PRMKind)
-        known: tuple[str, ...] = ("kind", *_OPTIONS[kind])
+        known: tuple[str, ...] = ("kind", *kind.options)
         if kind in _WITH_MODEL:
-            known = ("kind", "model", *_OPTIONS[kind])
+            known = ("kind", "model", *kind.options)
         if kind is PRMKind.JUDGE:
             known = ("kind", "judge")
         if kind is not PRMKind.NONE:
@@ -297,7 +280,6 @@ class PRMSpec:
             raise ValueError(f"{what}: {error}") from None
 
 
-_ALL_OPTIONS = tuple(dict.fromkeys(o for options in _OPTIONS.values() for o in options))
 """Every kind's options, for a record's first check."""
 
 

@@ -31,6 +31,7 @@ from llenvs.core.backend import (
     Prompt,
 )
 from llenvs.inference.backends.batched_cache import crop_cache
+from llenvs.inference.backends.chat_tokenizer import ChatTokenizer
 from llenvs.inference.backends.kv_sessions import KVSession, KVSessionStore
 from llenvs.inference.backends.padded_batch import PaddedBatch, Row
 from llenvs.inference.backends.sampling import choose_tokens, new_generator, token_logprobs
@@ -101,6 +102,7 @@ class TransformersBackend(GenerateUntil):
         self.end_ids = frozenset(ends)
         """Token ids that end the assistant turn (not returned)."""
         self._healer: TokenHealer | None = None
+        self._chat = ChatTokenizer(tokenizer)
         template = getattr(tokenizer, "chat_template", None)
         precision = str(next(model.parameters()).dtype).removeprefix("torch.")
         self.capabilities = BackendCapabilities(
@@ -125,27 +127,14 @@ class TransformersBackend(GenerateUntil):
             [26843, 665]
 
         """
-        return list(self._tokenizer(text, add_special_tokens=False)["input_ids"]) if text else []
+        return self._chat.encode(text)
 
     def render(self, messages: Sequence[Message]) -> list[int]:
-        r"""Token ids of ``messages`` through the chat template, with an open assistant turn.
+        """Token ids of ``messages`` through the chat template, with an open assistant turn.
 
-        Example:
-            >>> from llenvs.core.backend import Message
-            >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
-            >>> backend = get_embedded_backend()
-            >>> backend.tokenizer.decode(backend.render([Message("user", "Hi")]))[-22:]
-            '<|im_start|>assistant\n'
-
+        ``ChatTokenizer.render``: the one rendering, which an HTTP backend uses too.
         """
-        if getattr(self._tokenizer, "chat_template", None):
-            turns = [{"role": m.role, "content": m.content} for m in messages]
-            text = self._tokenizer.apply_chat_template(
-                turns, add_generation_prompt=True, tokenize=False
-            )
-        else:
-            text = "".join(f"{m.content}\n\n" for m in messages)
-        return self.encode(str(text))
+        return self._chat.render(messages)
 
     def prompt_ids(self, prompt: Prompt) -> list[int]:
         """The token ids a request continues (see the module docstring).
