@@ -11,10 +11,6 @@ estimates are least certain); ``plan`` says the cost first; results go to a
 ``MonteCarloPRM`` offers ``v_{i+1}`` as the PRM score of step i (``get_prm("mc", ...)``).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.analysis import AnalysisParams, analyze_trace
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)

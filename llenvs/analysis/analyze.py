@@ -10,10 +10,6 @@ stopped, and a rerun of a finished one generates nothing.
 
 Example:
     >>> import tempfile, os
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, "sentence")

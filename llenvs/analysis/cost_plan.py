@@ -224,7 +224,6 @@ def calibrate(backend: ModelBackend, trace: Trace, tokens: int = 16) -> float:
     backend that batches, and for a model's first call, which also pays for warming up.
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> from llenvs.traces import TaskRecord, Trace
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> calibrate(get_backend("scripted", outputs=["a b c d"]), t) > 0

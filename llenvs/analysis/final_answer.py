@@ -5,11 +5,7 @@ question-answer adapters put it there), else the ``extracted_answer`` of an OUTC
 metadata. No parsing happens here, so the answer is the environment's own reading.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation.replay_trace import replay_trace
     >>> from llenvs.evaluation import SegmentedTrajectoryRunner
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
     ...                                    get_backend("scripted", outputs=["So. <answer> 8</answer>"]))
@@ -33,7 +29,6 @@ def final_answer(result: TrajectoryResult) -> str | None:
     """The answer the environment read from ``result``'s response; None when it read none.
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> final_answer(TrajectoryResult(Trajectory(), success=False)) is None
         True
 

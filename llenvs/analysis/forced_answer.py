@@ -6,10 +6,6 @@ completes greedily with a short budget. The environment reads the answer and jud
 the model would answer if stopped there, right or wrong, at every position of the trace.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, "sentence")

@@ -10,8 +10,6 @@ backend=..., environment=...)`` makes one: importing this module registers ``mak
 the rewards layer's registry under ``"mc"`` (the rewards layer never imports this one).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> question = base.task(0).question
@@ -58,7 +56,6 @@ class MonteCarloPRM:
     A step whose continuations all failed to run scores ``NEUTRAL_SCORE``.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
         >>> MonteCarloPRM(object(), base, rollouts=0)  # doctest: +ELLIPSIS
         Traceback (most recent call last):

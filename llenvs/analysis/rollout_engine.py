@@ -10,10 +10,6 @@ With a ``stop`` token, the calls in progress end at the backend's next token onc
 (``StoppableBackend``): the rollouts that finished before are returned, the cut ones are not.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, "sentence")
@@ -79,8 +75,6 @@ def exact_outcome(trace: Trace, environment: SegmentedEnvironment) -> tuple[bool
     generated. Success: at least one OUTCOME reward, and every one >= 1.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.evaluation.replay_trace import replay_trace
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
         ...                                 size=100, seed=42)
         >>> env = SegmentedEnvironment(base, "sentence")

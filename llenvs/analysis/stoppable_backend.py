@@ -11,7 +11,6 @@ progress inside a batch call whose rollouts all come back at its end.
 
 Example:
     >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.core.run_events import StopToken
     >>> asked, token = [], StopToken()
     >>> def count(event):

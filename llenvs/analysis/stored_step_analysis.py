@@ -56,7 +56,6 @@ def stored_step_analysis(
     The forced-answer curve is not read here (``stored_forced_answers``).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> [v.trials for v in stored_step_analysis(t, "/no/such.analysis.jsonl", {}).values]
         [0]

@@ -10,7 +10,6 @@ disagree. ``--json`` prints one object instead of tables.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
     >>> from llenvs.traces.step_labels import StepLabel, append_labels
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"

@@ -29,7 +29,6 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
 
     Example:
         >>> from llenvs.analysis import StepAnalysis
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> print(analysis_table(t, StepAnalysis("t", {}, (), (), None, ())))
         seg  v_i [95% CI]             n  importance [95% CI]      moved JS    forced     text

@@ -11,7 +11,6 @@ prompt, so a task gets its own response whatever order or subset the tasks run i
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> responses = folder / "responses.jsonl"
     >>> _ = responses.write_text(json.dumps("Count. So 100. <answer>100</answer>") + "\n")
@@ -250,7 +249,6 @@ def scripted_backend(
     """A scripted backend that answers each task's prompt with that task's response.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
         >>> backend = scripted_backend({0: "A.", 2: "C."}, env, [2, 0])
         >>> sorted(backend.by_prompt.values())

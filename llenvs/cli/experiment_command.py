@@ -10,7 +10,6 @@ the same command run again resumes. ``--json`` prints, last, one summary object.
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> responses = folder / "responses.jsonl"
     >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")

@@ -10,7 +10,6 @@ export FILE --format prm800k -o OUT``.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. ",

@@ -11,7 +11,6 @@ judge that scored the parent, so parent and branch compare); name another with
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> responses = folder / "responses.jsonl"
     >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")

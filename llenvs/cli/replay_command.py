@@ -2,7 +2,6 @@ r"""``llenvs replay``: segment and score a file of responses, writing one trace 
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> responses = folder / "responses.jsonl"
     >>> _ = responses.write_text(json.dumps({"task_index": 0,

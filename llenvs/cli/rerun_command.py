@@ -9,7 +9,6 @@ flags (the recorded URL otherwise).
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> responses = folder / "responses.jsonl"
     >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")
@@ -111,7 +110,6 @@ def describe_sampling(trace: Trace) -> str:
 
     Example:
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> from llenvs.core.backend import SamplingParams
         >>> from llenvs.core.spec import RunSpec
         >>> run = RunRecord(RunSpec(sampling=SamplingParams(max_tokens=9, temperature=0.7)))
         >>> describe_sampling(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run,

@@ -11,7 +11,6 @@ scores, and the workbench's Labels page offers them.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.cli.main import main
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, read_traces, write_traces
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. ",

@@ -1,7 +1,6 @@
 r"""``llenvs segment``: print the segments of a text under any segmenter spec.
 
 Example:
-    >>> from llenvs.cli.main import main
     >>> main(["segment", "--spec", "line", "--exact", "--text", "a\n  b"])
     [0] 'a\n'
     [1] '  b'

@@ -314,7 +314,6 @@ class ModelBackend(Protocol):
     attributes to probe for: each backend declares them in ``capabilities``.
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> isinstance(get_backend("scripted", outputs=["Four."]), ModelBackend)
         True
 

@@ -1,8 +1,6 @@
 """``check_env``: test any environment or wrapper against the environment contract.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core.segmented_environment import SegmentedEnvironment
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
     >>> check_env(base)
     >>> check_env(SegmentedEnvironment(base, "steps"))

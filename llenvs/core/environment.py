@@ -4,7 +4,6 @@ Environments are functional: ``step(state, action)`` never changes ``state`` and
 one, so any state can be stepped again (branching, resampling, interventions).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3, seed=1)
     >>> isinstance(env, Environment), len(env)
     (True, 3)
@@ -59,7 +58,6 @@ class Environment(Protocol):
 
     Example:
         >>> from llenvs.core.check_env import check_env
-        >>> from llenvs.core.registry import environment_registry
         >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
         >>> check_env(env)
 

@@ -6,7 +6,6 @@ environment's states and the whole text (invariant 5). ``replay`` steps a comple
 segment by segment; ``finalize`` ends an episode.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core.segmenters import SentenceSegmenter
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
@@ -48,7 +47,6 @@ class SegmentedEnvironment:
             with ``(my_prm_reward, *base_env.reward_functions)``.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> SegmentedEnvironment(base, "sentence").spec.segmenter
         'sentence'

@@ -12,11 +12,7 @@ is refused. Each new trace names its parent, the branch point and the interventi
 (``BranchRequest.record``), so it can be replayed.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
     >>> from llenvs.core.intervention import Force
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
@@ -79,10 +75,6 @@ def branch(
     the kept prefix.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
-        >>> from llenvs.evaluation.replay_trace import replay_trace
-        >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
         ...                                 size=100, seed=42)
         >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
@@ -128,10 +120,6 @@ def rerun_branch(
     ``branch``'s.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
-        >>> from llenvs.evaluation.replay_trace import replay_trace
-        >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
         ...                                 size=100, seed=42)
         >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,

@@ -11,8 +11,6 @@ None: ``parent_prm`` gives no PRM and says why, for the branch to record
 
 Example:
     >>> from llenvs.core.spec.run_spec import RunSpec
-    >>> from llenvs.inference import get_backend
-    >>> from llenvs.traces import TaskRecord
     >>> from llenvs.traces.run_record import RunRecord
     >>> parent = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
     ...                run=RunRecord(RunSpec(prm=PRMSpec.parse("arithmetic"))))
@@ -73,8 +71,6 @@ def parent_prm(trace: Trace, backend: ModelBackend) -> BranchPRM:
     whose PRM cannot be made here gives none and the reason.
 
     Example:
-        >>> from llenvs.inference import get_backend
-        >>> from llenvs.traces import TaskRecord
         >>> from llenvs.core.spec.run_spec import RunSpec
         >>> from llenvs.traces.run_record import RunRecord
         >>> gone = PRMSpec.parse("transformers/no/such/folder", convention="math-shepherd")
@@ -121,8 +117,6 @@ def branch_prm_rewards(
     A recorded PRM that cannot be made here is a ``ValueError`` naming it.
 
     Example:
-        >>> from llenvs.inference import get_backend
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> [f.name for f in branch_prm_rewards(t, "arithmetic", get_backend("scripted"))]
         ['prm']
@@ -152,8 +146,6 @@ def branch_prm_spec(
     parent's model: the branch's record names it.
 
     Example:
-        >>> from llenvs.inference import get_backend
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> backend = get_backend("scripted")
         >>> rewards = branch_prm_rewards(t, "arithmetic", backend)

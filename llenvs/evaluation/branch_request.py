@@ -39,7 +39,6 @@ class BranchRequest:
     generate; a ``Feedback`` there is a new user turn the model answers).
 
     Example:
-        >>> from llenvs.core.intervention import COMPLETE
         >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
         ...           segments=(SegmentRecord(0, 0, 2, "A.", terminal=True),))

@@ -12,11 +12,7 @@ same branch made by ``intervene`` carries; a PRM that cannot be made here scores
 each branch of that parent says why (``metadata["prm_unscored"]``).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
     >>> from llenvs.core.intervention import Feedback, Force
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,

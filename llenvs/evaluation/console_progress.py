@@ -4,7 +4,6 @@ It shows tasks done out of all, the success rate so far, errors, steps taken, el
 remaining time. On a terminal it redraws in place; elsewhere (CI logs) rich prints it plainly.
 
 Example:
-    >>> from llenvs.core.trajectory import Trajectory
     >>> from llenvs.evaluation.events import RunStarted, TrajectoryEnded
     >>> from llenvs.evaluation.trajectory_result import TrajectoryResult
     >>> bar = ConsoleProgress()

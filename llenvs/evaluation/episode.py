@@ -9,11 +9,9 @@ request sent as soon as its episode has one, each generation or error handed to 
 episode: ``run_trajectory`` is a batch of one.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
     >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
     >>> from llenvs.evaluation.episode_driver import run_episodes
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
     >>> strategy = BoundaryContinuationStrategy(env.segmenter)
@@ -64,7 +62,6 @@ class Episode:
     """One trajectory in progress (see the module docstring).
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> from llenvs.core import SamplingParams, SegmentedEnvironment
         >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)

@@ -20,10 +20,8 @@ the caller's thread (callbacks and observers run there); worker threads only cal
 and ``run_tasks`` are built on ``drive_episodes``.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment
     >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, "sentence")
     >>> episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), SamplingParams(), 0)
@@ -56,7 +54,6 @@ def run_episodes(
     """Drive ``episodes``, all at once, to their ends (see ``drive_episodes``).
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> run_episodes(get_backend("scripted"), [])  # nothing to run, no call made
 
     """
@@ -78,7 +75,6 @@ def drive_episodes(
     its own episode only. ``in_flight`` None: every episode at once.
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> list(drive_episodes(get_backend("scripted"), [], in_flight=4))
         []
         >>> list(drive_episodes(get_backend("scripted"), [], in_flight=0))

@@ -11,9 +11,7 @@ calls still fail is kept, errored, with the steps it had, and the other trajecto
 only the failing requests are sent again, never the ones that got their generation.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
@@ -138,9 +136,6 @@ def run_segmented_evaluation(
             trace's ``run.spec.prm``; None when no PRM scores them.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
-        >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
         >>> env = SegmentedEnvironment(base, "sentence")
         >>> run_segmented_evaluation(env, get_backend("scripted", outputs=[]), num_tasks=4)
@@ -260,7 +255,6 @@ def settle_results_file(path: str | os.PathLike[str]) -> Path | None:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> from llenvs.traces.trace_writer import write_traces
         >>> from llenvs.traces.trace_reader import read_traces
         >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
@@ -366,7 +360,6 @@ def progress_observer(callback: ProgressCallback) -> RunObserver:
     when there are some) and each ``TrajectoryOver`` (ended or errored).
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> from llenvs.evaluation.events import TrajectoryEnded
         >>> seen = []
         >>> observe = progress_observer(lambda done, total: seen.append((done, total)))

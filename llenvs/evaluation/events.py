@@ -9,7 +9,6 @@ the JSON object written to the log. A step's ``segment_index`` counts from 0, as
 segments do.
 
 Example:
-    >>> from llenvs.core.trajectory import Trajectory
     >>> result = TrajectoryResult(Trajectory(), success=True)
     >>> record = event_record(TrajectoryEnded(task_index=3, result=result))
     >>> record["event"], record["task_index"], "time" in record
@@ -128,7 +127,6 @@ class TrajectoryOver(RunEvent):
     """A trajectory of the call is over: ``TrajectoryEnded`` or ``TrajectoryErrored``.
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> TrajectoryOver(4, TrajectoryResult(Trajectory(), success=True), 1).record()
         {'task_index': 4, 'trajectory': 1, 'steps': 0}
 
@@ -156,7 +154,6 @@ class TrajectoryEnded(TrajectoryOver):
     """A trajectory finished (``TrajectoryErrored`` instead when a backend failure ended it).
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> ended = TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=False))
         >>> ended.kind, ended.success, ended.steps, ended.record()
         ('trajectory_end', False, 0, {'task_index': 0, 'trajectory': 0, 'steps': 0, 'success': False})
@@ -180,7 +177,6 @@ class TrajectoryErrored(TrajectoryOver):
     """A backend failure, after retries, ended a trajectory (its steps are kept).
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> failed = TrajectoryResult(Trajectory(), success=False, error="BackendError: down")
         >>> TrajectoryErrored(0, failed).record()["error"]
         'BackendError: down'
@@ -205,7 +201,6 @@ def trajectory_event(
     """``TrajectoryEnded``, or ``TrajectoryErrored`` when a backend failure ended ``result``.
 
     Example:
-        >>> from llenvs.core.trajectory import Trajectory
         >>> trajectory_event(2, TrajectoryResult(Trajectory(), success=True)).kind
         'trajectory_end'
 

@@ -11,10 +11,6 @@ rescores a branch exactly as the parent was scored.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.core.intervention import Force
     >>> from llenvs.evaluation.branch_request import BranchRequest
     >>> from llenvs.traces import read_branches, write_traces

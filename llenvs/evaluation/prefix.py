@@ -12,7 +12,6 @@ closes the assistant turn there and opens a new one). That is how a branch repla
 faithfully (``trace_prefix`` in ``branch``).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
@@ -116,8 +115,6 @@ def replay_prefix(env: SegmentedEnvironment, state: State[Any], prefix: Prefix) 
     A prefix may end the episode (its last step is then terminal) but may not go on after it.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> env = SegmentedEnvironment(base, "sentence")
         >>> state, _ = env.reset(options={"task_index": 0})

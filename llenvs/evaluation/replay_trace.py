@@ -1,8 +1,6 @@
 """``replay_trace``: the trace of a given response, segmented and scored by an environment.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core import SegmentedEnvironment
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> env = SegmentedEnvironment(base, "sentence")
@@ -37,7 +35,6 @@ def replay_trace(
     name it does not know is kept as the record's unknown ``model``); nothing was sampled.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> trace = replay_trace(SegmentedEnvironment(base, "line"), 1, "", model="m")
         >>> len(trace.segments), trace.segments[0].terminal, trace.run.model_name

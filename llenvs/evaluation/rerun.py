@@ -9,10 +9,6 @@ precision, the two are identical; when they are not, the first segment that diff
 the run parted from its record (another model, precision or llenvs version).
 
 Example:
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> text = "Count. So 8. <answer>8</answer>"
@@ -47,7 +43,6 @@ class Rerun:
     """A trace made again from its record, beside the record.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> Rerun(t, t, ResponseDifference.between(t, t)).identical
         True
@@ -138,7 +133,6 @@ def rerun(
 
     Example:
         >>> from llenvs.traces import BranchRecord, TaskRecord
-        >>> from llenvs.core.intervention import COMPLETE
         >>> child = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
         ...               parent=BranchRecord("p" * 32, 0, COMPLETE))
         >>> rerun(child, object())

@@ -1,11 +1,9 @@
 """``result_trace``: the trace of a runner's ``TrajectoryResult`` (evaluation results are traces).
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment
     >>> from llenvs.core.spec import ModelSpec, RunSpec
     >>> from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, "sentence")
     >>> backend = get_backend("scripted", outputs=["Two dogs. So 8. <answer>8</answer>"])
@@ -51,9 +49,6 @@ def result_trace(
     metadata; feedback marks the segment before it.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core.trajectory import Trajectory
-        >>> from llenvs.core.backend import SamplingParams
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> env = SegmentedEnvironment(base, "line")
         >>> empty = TrajectoryResult(Trajectory(), False, {"task_index": 2}, error="down")

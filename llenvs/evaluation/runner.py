@@ -1,9 +1,7 @@
 """``SegmentedTrajectoryRunner``: generate segment by segment, stepping the environment as it goes.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.inference.protocol import SamplingParams
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
@@ -74,9 +72,6 @@ class SegmentedTrajectoryRunner:
     segmenter that cannot find boundaries while streaming (an LLM segmenter) is refused here.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
-        >>> from llenvs.core import SegmentedEnvironment
-        >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> runner = SegmentedTrajectoryRunner(SegmentedEnvironment(base, "sentence"),
         ...                                    get_backend("scripted", outputs=[]))
@@ -144,10 +139,7 @@ class SegmentedTrajectoryRunner:
         it in a new turn, and the step that ends that turn carries the outcome rewards.
 
         Example:
-            >>> from llenvs.core.registry import environment_registry
-            >>> from llenvs.core import SegmentedEnvironment
             >>> from llenvs.evaluation import ForceAction
-            >>> from llenvs.inference import get_backend
             >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
             ...                                 size=5)
             >>> script = "Two dogs. So 8 legs. <answer>8</answer>"
@@ -195,9 +187,6 @@ class SegmentedTrajectoryRunner:
         generation (see ``run_trajectory``).
 
         Example:
-            >>> from llenvs.core.registry import environment_registry
-            >>> from llenvs.core import SegmentedEnvironment
-            >>> from llenvs.inference import get_backend
             >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
             ...                                 size=5)
             >>> backend = get_backend("scripted", outputs=["A. <answer>1</answer>", "B."])
@@ -249,9 +238,6 @@ class SegmentedTrajectoryRunner:
         (``metadata["stopped"]``).
 
         Example:
-            >>> from llenvs.core.registry import environment_registry
-            >>> from llenvs.core import SegmentedEnvironment
-            >>> from llenvs.inference import get_backend
             >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
             ...                                 size=5)
             >>> backend = get_backend("scripted", outputs=["A. B. C.", "D.", "E."])

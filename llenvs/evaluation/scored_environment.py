@@ -3,7 +3,6 @@
 What ``llenvs evaluate --prm`` and the workbench's Evaluate page both build.
 
 Example:
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core import SentenceSegmenter
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=2)
     >>> env = scored_environment(base, SentenceSegmenter(), "arithmetic")
@@ -46,9 +45,7 @@ def scored_environment(
     ``prm_options`` go to ``get_prm`` (e.g. ``{"base_url": ...}`` for ``"vllm/<model>"``).
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> from llenvs.core import SentenceSegmenter
-        >>> from llenvs.inference import get_backend
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=2)
         >>> import llenvs.analysis  # registers "mc" (MonteCarloPRM) with get_prm
         >>> scored_environment(base, SentenceSegmenter(), "mc")  # doctest: +ELLIPSIS

@@ -91,7 +91,6 @@ class TokenContinuationStrategy(ContinuationStrategy):
 
         Example:
             >>> from llenvs.core.segmenters import SentenceSegmenter
-            >>> from llenvs.inference import get_backend
             >>> TokenContinuationStrategy.applies(SentenceSegmenter(), get_backend("scripted"))
             False
 

@@ -7,7 +7,6 @@ a fixed seed), it makes a ``TaskRecordEnvironment`` from the trace's own prompt 
 answer instead, and says why.
 
 Example:
-    >>> from llenvs.traces import TaskRecord
     >>> t = Trace(task=TaskRecord("gsm8k_log", "reasoning_gym_log", {}, 2, "2 + 2?", None, "4"),
     ...           response="", segments=())
     >>> env, why = trace_base_environment(t)
@@ -37,8 +36,6 @@ def trace_base_environment(trace: Trace) -> tuple[Environment, str | None]:
     """The trace's base environment, and why it is made from the task record (None if not).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
-        >>> from llenvs.core.registry import environment_registry
         >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=3)
         >>> state, _ = env.reset(options={"task_index": 1})
         >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 1,
@@ -96,7 +93,6 @@ def trace_environment(
     PRM's reward, say).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("leg_counting", "reasoning_gym", {"size": 3}, 0, "q"),
         ...           response="", segments=())
         >>> env = trace_environment(t)

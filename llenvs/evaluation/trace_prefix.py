@@ -60,7 +60,6 @@ def trace_feedback(trace: Trace) -> list[tuple[int, str]]:
     ``feedback_after``.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> trace_feedback(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
         ...                      segments=(), metadata={"feedback": [
         ...                          {"after_segment": 0, "text": "Go on."}]}))

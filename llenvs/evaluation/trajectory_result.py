@@ -1,7 +1,6 @@
 """``TrajectoryResult``: what ``run_trajectory`` returns.
 
 Example:
-    >>> from llenvs.core.trajectory import Trajectory
     >>> TrajectoryResult(Trajectory(), success=False).metadata
     {}
 

@@ -10,7 +10,6 @@ the file, so a page can say so and still offer the other runs. ``parent_tasks`` 
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.experiments.experiment_file import append_outcome, start_experiment
-    >>> from llenvs.core.intervention import COMPLETE
     >>> from llenvs.experiments.branch_outcome import BranchOutcome
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe

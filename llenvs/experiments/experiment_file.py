@@ -8,7 +8,6 @@ recorded are kept. A file made by another recipe (or for other parents) is refus
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core.intervention import COMPLETE
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe
     >>> from llenvs.experiments.where import EveryBoundary

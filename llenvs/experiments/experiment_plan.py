@@ -15,10 +15,7 @@ the branches') with the count of selected positions that plan no branch, by ``Sk
 ``note()`` says them in one line ("" when none was skipped).
 
 Example:
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core.intervention import Force
-    >>> from llenvs.evaluation.replay_trace import replay_trace
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe
     >>> from llenvs.experiments.where import MatchingRegex

@@ -2,7 +2,6 @@
 
 Example:
     >>> import pathlib
-    >>> from llenvs.core.intervention import COMPLETE
     >>> from llenvs.experiments.experiment_file import ExperimentHeader
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe

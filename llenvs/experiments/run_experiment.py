@@ -11,11 +11,7 @@ made again by the next run.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
     >>> from llenvs.core.intervention import Feedback
-    >>> from llenvs.evaluation.replay_trace import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe
     >>> from llenvs.experiments.where import SegmentAt

@@ -1,7 +1,6 @@
 """Model backends by name, and the backend contract.
 
 Example:
-    >>> from llenvs.inference import get_backend
     >>> get_backend("scripted", outputs=["Four."]).name
     'scripted'
 

@@ -16,7 +16,6 @@ PRM score for it; the workbench shows "–"). All the steps of the traces asked 
 backend in batches of ``batch_size`` requests, greedy.
 
 Example:
-    >>> from llenvs.inference import get_backend
     >>> judge = JudgePRM(get_backend("scripted", outputs=["Yes.", "No, 2 + 2 is 4.", "Hmm."]))
     >>> judge.rate_steps("2 + 2?", ["2 + 2 = 4.", "So 5.", "Done."])
     [1.0, 0.0, None]
@@ -59,7 +58,6 @@ class JudgePRM:
         batch_size: most questions sent to the backend in one ``generate`` call.
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> judge = JudgePRM(get_backend("scripted", outputs=["No"]))
         >>> [j] = judge.judge_steps("2 + 2?", ["2 + 2 = 5."])
         >>> j.score, j.notes["verdict"], j.notes["source"]
@@ -85,7 +83,6 @@ class JudgePRM:
         """Every step's verdict, for every trace: all the questions in batches of ``batch_size``.
 
         Example:
-            >>> from llenvs.inference import get_backend
             >>> judge = JudgePRM(get_backend("scripted", outputs=["Yes", "No"]))
             >>> [[v.score for v in t] for t in judge.verdicts([("q", ["1 + 1 = 2"]), ("q", ["3"])])]
             [[1.0], [0.0]]
@@ -110,7 +107,6 @@ class JudgePRM:
         """P(correct) of every step; None for a step the judge does not rate.
 
         Example:
-            >>> from llenvs.inference import get_backend
             >>> JudgePRM(get_backend("scripted", outputs=["I cannot say."])).rate_steps("q", ["a"])
             [None]
 
@@ -121,7 +117,6 @@ class JudgePRM:
         """One judgement per step; an unrated step scores None and its notes say why.
 
         Example:
-            >>> from llenvs.inference import get_backend
             >>> [j] = JudgePRM(get_backend("scripted", outputs=["Hmm."])).judge_steps("q", ["a"])
             >>> j.score, j.notes["verdict"], j.notes["why"]
             (None, 'unrated', 'no verdict')
@@ -141,7 +136,6 @@ class JudgePRM:
         """The question asked about ``step``, after the steps ``before`` it.
 
         Example:
-            >>> from llenvs.inference import get_backend
             >>> r = JudgePRM(get_backend("scripted")).request("2 + 2?", ["Add."], "2 + 2 = 4.")
             >>> print(r.prompt.messages[1].content)
             Question:

@@ -55,7 +55,6 @@ class PRM(Protocol):
     scores of a trace's first k steps do not depend on the steps after them.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
         >>> ArithmeticPRM().score_steps("2 + 2?", ["2 + 2 = 5.", "So 5."])
         [0.0, 0.5]
 
@@ -71,7 +70,6 @@ class JudgingPRM(PRM, Protocol):
     """A PRM that can say why: a score and notes per step.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
         >>> isinstance(ArithmeticPRM(), JudgingPRM)
         True
 
@@ -106,7 +104,6 @@ def score_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[StepScore]]:
     """Score every trace: in one batch where the PRM can, else one call per trace.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
         >>> score_traces(ArithmeticPRM(), [("q", ["1 + 1 = 2"]), ("q", ["1 + 1 = 3", "ok"])])
         [[1.0], [0.0, 0.5]]
 
@@ -129,7 +126,6 @@ def judge_traces(prm: PRM, traces: Sequence[Trace]) -> list[list[StepJudgement]]
     """Judge every trace: with notes where the PRM gives them, in one batch where it can.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
         >>> [j] = judge_traces(ArithmeticPRM(), [("q", ["6 × 5 = 31"])])[0]
         >>> j.score, j.notes["failed"][0]["left"]
         (0.0, '30')

@@ -37,7 +37,6 @@ def prm_provenance(spec: str | PRMSpec, prm: object) -> PRMSpec:
     """The spec of ``prm``, made from ``spec`` (a name or a spec), for ``run.spec.prm``.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
         >>> prm_provenance("arithmetic", ArithmeticPRM()).to_record()
         {'kind': 'arithmetic', 'class_name': 'ArithmeticPRM'}
         >>> class Served:
@@ -112,7 +111,6 @@ def recorded_prm_rewards(
         Traceback (most recent call last):
         ...
         ValueError: the trace was scored by the PRM 'transformers/no/such/folder' (convention math-shepherd), which cannot be made here: ...
-        >>> from llenvs.inference import get_backend
         >>> model = get_backend("scripted", outputs=["Yes"])
         >>> [judge] = recorded_prm_rewards(PRMSpec.parse("judge"), model, ModelSpec.parse("scripted"))
         >>> judge.prm.backend is model

@@ -18,9 +18,6 @@ class, which returns 0.0 on the terminal step without asking its PRM, this one s
 step too: it is a step (invariant 5 runs PROCESS rewards on every step).
 
 Example:
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.rewards import ArithmeticPRM
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(
     ...     base, "sentence", reward_functions=(PRMRewardFunction(ArithmeticPRM()),))
@@ -107,7 +104,6 @@ class PRMRewardFunction:
             >>> from llenvs.core import Observation, StateMetadata
             >>> hidden = SegmentedHidden(None, "2 + 2 = 4. ", 1, ("2 + 2 = 4. ",), None)
             >>> state = State(Observation("2 + 2?"), hidden, StateMetadata(0, step=1))
-            >>> from llenvs.rewards import ArithmeticPRM
             >>> s = PRMRewardFunction(ArithmeticPRM()).compute(state, Action("4 + 1 = 6."), state)
             >>> s.reward, s.metadata["step"], s.metadata["verdict"]
             (0.0, 1, 'wrong')
@@ -126,7 +122,6 @@ class PRMRewardFunction:
 
         Example:
             >>> from llenvs.core import Observation, StateMetadata
-            >>> from llenvs.rewards import ArithmeticPRM
             >>> h0 = SegmentedHidden(None, "", 0, (), None)
             >>> h1 = SegmentedHidden(None, "1 + 1 = 2. ", 1, ("1 + 1 = 2. ",), None)
             >>> s0 = State(Observation("q"), h0, StateMetadata(0))

@@ -96,7 +96,6 @@ def with_step_scores(trace: Trace, name: str, scores: Sequence[float | None]) ->
     entry (any earlier one is dropped), so the workbench shows "–".
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.",
         ...           segments=(SegmentRecord(0, 0, 3, "A. ", prm_scores={"j": 0.1}),
         ...                     SegmentRecord(1, 3, 5, "B.")))

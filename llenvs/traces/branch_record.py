@@ -35,7 +35,6 @@ class BranchRecord:
     applies the intervention.
 
     Example:
-        >>> from llenvs.core.intervention import COMPLETE
         >>> BranchRecord("ab12", 0, COMPLETE).intervention
         COMPLETE
 

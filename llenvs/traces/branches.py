@@ -29,7 +29,6 @@ def append_branch(trace_path: str | os.PathLike[str], trace: Trace) -> Path:
     at once by several processes (two sessions, the app and the CLI) are all kept, one per line.
 
     Example:
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> append_branch("runs.jsonl", t)
         Traceback (most recent call last):

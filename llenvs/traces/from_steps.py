@@ -1,7 +1,6 @@
 """Build a trace from the transitions of an episode (the runner's, or a replay's).
 
 Example:
-    >>> from llenvs.traces.task_record import TaskRecord
     >>> trace_from_steps([], TaskRecord("e", "a", {}, 0, "q")).segments
     ()
 
@@ -123,7 +122,6 @@ def trace_from_steps(
     ``feedback_after`` holds the indices of the segments feedback was injected after.
 
     Example:
-        >>> from llenvs.core.registry import environment_registry
         >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
         >>> from llenvs.core.action import Action
         >>> env = SegmentedEnvironment(environment_registry.get(

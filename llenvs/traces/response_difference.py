@@ -6,7 +6,6 @@ segment; where it does not, the first segment that differs, the character where 
 part and how much of the text they still share say how far it moved.
 
 Example:
-    >>> from llenvs.traces.task_record import TaskRecord
     >>> from llenvs.traces.segment_record import SegmentRecord
     >>> def trace(*texts):
     ...     spans, start = [], 0
@@ -65,7 +64,6 @@ class ResponseDifference:
         """Compare ``again`` with ``recorded``, segment by segment and character by character.
 
         Example:
-            >>> from llenvs.traces.task_record import TaskRecord
             >>> from llenvs.traces.segment_record import SegmentRecord
             >>> a = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi.",
             ...           segments=(SegmentRecord(0, 0, 3, "Hi."),))

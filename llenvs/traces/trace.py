@@ -10,7 +10,6 @@ versions 1 to 4 (``legacy_run_record`` before 4; the hash computed from the prom
 and the trace it gives is version 5, so writing always writes the current version.
 
 Example:
-    >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
     ...           segments=(SegmentRecord(0, 0, 4, "Hi. "), SegmentRecord(1, 4, 8, "Bye.")))
     >>> Trace.from_dict(t.to_dict()) == t, t.to_dict()["schema_version"]
@@ -60,7 +59,6 @@ class Trace:
     """One response to one task, segment by segment; ``"".join(segment texts) == response``.
 
     Example:
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> len(t.trace_id), t.created_at.endswith("+00:00"), t.parent is None
         (32, True, True)
@@ -132,7 +130,6 @@ class Trace:
         """The JSON object of this trace (JSON-safe values only).
 
         Example:
-            >>> from llenvs.traces.task_record import TaskRecord
             >>> d = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()).to_dict()
             >>> list(d)[:3]
             ['schema_version', 'trace_id', 'created_at']

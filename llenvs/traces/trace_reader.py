@@ -71,7 +71,6 @@ class TraceReader:
         Example:
             >>> import tempfile, os
             >>> from llenvs.traces.trace_writer import write_traces
-            >>> from llenvs.traces.task_record import TaskRecord
             >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
             >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
             >>> _ = write_traces(path, [t, t])
@@ -202,7 +201,6 @@ def read_traces(path: str | os.PathLike[str]) -> Iterator[Trace]:
     Example:
         >>> import tempfile, os
         >>> from llenvs.traces.trace_writer import write_traces
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> write_traces(path, [t])

@@ -51,7 +51,6 @@ def trace_line(trace: Trace) -> bytes:
     r"""One trace as one line of JSON (UTF-8, newline-terminated; non-finite numbers refused).
 
     Example:
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> trace_line(t).endswith(b"\n"), trace_line(t).count(b"\n")
         (True, 1)
@@ -70,7 +69,6 @@ def write_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> write_traces(path, [t, t])
@@ -102,7 +100,6 @@ def append_traces(path: str | os.PathLike[str], traces: Iterable[Trace]) -> int:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> append_traces(path, [t]), append_traces(path, [t, t]), len(open(path).readlines())
@@ -281,7 +278,6 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> append_trace(path, t); append_trace(path, t)

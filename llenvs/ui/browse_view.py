@@ -262,7 +262,6 @@ def feedback_turns(trace: Trace) -> dict[int, list[str]]:
     """The user turns injected in ``trace``, by the segment they follow (-1: before the first).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> feedback_turns(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
         ...                      metadata={"feedback": [{"after_segment": 1, "text": "Why?"}]}))
         {0: ['Why?']}

@@ -77,7 +77,6 @@ def branches_of(path: str, trace: Trace) -> list[Trace]:
     """The branches of ``trace`` in the sidecar of ``path``, oldest first.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> branches_of("/no/such.jsonl", Trace(task=TaskRecord("e", "a", {}, 0, "q"),
         ...                                      response="", segments=()))
         []

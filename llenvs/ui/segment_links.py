@@ -63,7 +63,6 @@ def depended_on_by(trace: Trace) -> dict[int, tuple[int, ...]]:
     """For each segment of ``trace`` that others depend on, those others, in order.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> depended_on_by(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
         ...                      segments=()))
         {}
@@ -80,7 +79,6 @@ def has_links(trace: Trace) -> bool:
     """Whether some segment of ``trace`` has a ``depends_on`` or ``summary`` annotation.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> has_links(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
         False
 

@@ -108,7 +108,6 @@ def branch_label(branch: Trace) -> str:
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> from llenvs.traces.run_record import RunRecord
-        >>> from llenvs.core.backend import SamplingParams
         >>> from llenvs.core.spec import RunSpec
         >>> text = "<answer>14</answer>"
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
@@ -230,7 +229,6 @@ def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
     """The outcomes of ``parent`` and ``child`` side by side, with the change.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> outcome_table(t, t)["change"].tolist()
         ['same', 'same', 'same', 'same', 'same']

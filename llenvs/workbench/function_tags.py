@@ -76,7 +76,6 @@ def tag_counts(trace: Trace) -> dict[str, int]:
     Empty when no segment is tagged (the table then has no tags column nor filter).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> tag_counts(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
         {}
 
@@ -89,7 +88,6 @@ def tagged_segments(trace: Trace, tags: Collection[str]) -> list[int]:
     """The indices of the segments of ``trace`` that carry any of ``tags``; all when none given.
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> one = SegmentRecord(0, 0, 1, "A", annotations={"function_tags": ["x", "y"]})
         >>> tagged_segments(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A",
         ...                       segments=(one,)), ["y", "z"])

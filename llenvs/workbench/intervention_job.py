@@ -9,11 +9,7 @@ kept (``error``) for the page to show; ``intervene`` wrote nothing for it.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.core.intervention import COMPLETE
     >>> from llenvs.evaluation import BranchRequest, replay_trace
-    >>> from llenvs.inference import get_backend
     >>> from llenvs.traces import write_traces
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)

@@ -6,7 +6,6 @@ it does not state "not recorded"; fields an older record kept that map to no spe
 field are named.
 
 Example:
-    >>> from llenvs.core.backend import SamplingParams
     >>> from llenvs.core.spec import ModelSpec, RunSpec, SegmenterSpec
     >>> from llenvs.traces import RunRecord
     >>> run = RunRecord(RunSpec(model=ModelSpec.parse("transformers", dtype="float32"),

@@ -156,7 +156,6 @@ def segment_table(trace: Trace, labels: Mapping[int, int] | None = None) -> pd.D
     tags, joined by ", " (empty when an imported study gave it none: ``function_tags``).
 
     Example:
-        >>> from llenvs.traces import TaskRecord
         >>> list(segment_table(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="",
         ...                          segments=())).columns)
         ['#', 'text', 'reward', 'cumulative', 'PRM', 'label', 'flags', 'tags']

@@ -16,10 +16,6 @@ What the sidecar holds is read back by the library, with no model (``stored_keys
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.analysis import stored_keys, stored_step_analysis
-    >>> from llenvs.core import SegmentedEnvironment
-    >>> from llenvs.core.registry import environment_registry
-    >>> from llenvs.evaluation import replay_trace
-    >>> from llenvs.inference import get_backend
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> trace = replay_trace(SegmentedEnvironment(base, "sentence"), 0,

@@ -1,7 +1,6 @@
 """Adding a process reward model's scores to the segments of traces, with the PRM recorded.
 
 Example:
-    >>> from llenvs.rewards import ArithmeticPRM
     >>> from llenvs.traces import TraceImport
     >>> from llenvs.traces.importers import openai_chat_traces
     >>> [t] = openai_chat_traces({"messages": [{"role": "user", "content": "q"},
@@ -36,8 +35,6 @@ def with_prm_scores(trace: Trace, prm: PRM, spec: str | PRMSpec) -> Trace:
     steps.
 
     Example:
-        >>> from llenvs.rewards import ArithmeticPRM
-        >>> from llenvs.traces import TaskRecord
         >>> empty = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> with_prm_scores(empty, ArithmeticPRM(), "arithmetic").run.spec.prm.class_name
         'ArithmeticPRM'

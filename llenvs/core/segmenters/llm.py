@@ -14,7 +14,6 @@ A model call per text is too expensive for streaming: ``first_cut``/``find_bound
 ``segment`` on the same text call the backend once.
 
 Example:
-    >>> from llenvs.inference import get_backend
     >>> backend = get_backend(
     ...     "scripted", outputs=['["Let me think about this. ", "The key insight is..."]']
     ... )
@@ -117,7 +116,6 @@ class LLMSegmenter(Segmenter):
     """Steps proposed by a model, mapped onto exact spans (replay only).
 
     Example:
-        >>> from llenvs.inference import get_backend
         >>> LLMSegmenter(backend=get_backend("scripted", outputs=["x"]), prompt_template="Hi")
         Traceback (most recent call last):
         ...
@@ -166,7 +164,6 @@ class LLMSegmenter(Segmenter):
         r"""``llm`` (default template) or ``llm:<template>``; the backend is given in code.
 
         Example:
-            >>> from llenvs.inference import get_backend
             >>> backend = get_backend("scripted", outputs=[])
             >>> LLMSegmenter(backend).spec, LLMSegmenter(backend, "Split: {raw_generation}").spec
             ('llm', 'llm:Split\\: {raw_generation}')

@@ -8,7 +8,6 @@ record.
 
 Example:
     >>> from llenvs.core.spec import ModelSpec, PRMSpec, SegmenterSpec, TaskSource
-    >>> from llenvs.core.backend import SamplingParams
     >>> spec = RunSpec(
     ...     task=TaskSource.parse("leg_counting", size=5),
     ...     segmenter=SegmenterSpec("steps"),

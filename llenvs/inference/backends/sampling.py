@@ -5,7 +5,6 @@ logits' log-softmax), whatever the sampling settings, as OpenAI-compatible serve
 
 Example:
     >>> import torch
-    >>> from llenvs.core.backend import SamplingParams
     >>> logits = torch.tensor([[0.0, 2.0, 1.0]])
     >>> choose_tokens(logits, SamplingParams(), [None])
     [1]
@@ -52,7 +51,6 @@ def choose_tokens(
 
     Example:
         >>> import torch
-        >>> from llenvs.core.backend import SamplingParams
         >>> params = SamplingParams(temperature=1.0, top_k=1)
         >>> choose_tokens(torch.tensor([[0.0, 5.0]]), params, [new_generator(0)])
         [1]

@@ -10,7 +10,6 @@ turns, the parent of a branch); an import reads the steps back as replayed.
 
 Example:
     >>> from llenvs.traces.segment_record import SegmentRecord
-    >>> from llenvs.traces.task_record import TaskRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.",
     ...           segments=(SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B.")),
     ...           final_rewards={"correctness": 0.2})
@@ -72,7 +71,6 @@ def exported_fields(trace: Trace) -> dict[str, Any]:
     """The ``"llenvs"`` object of ``trace``'s exported row (see the module).
 
     Example:
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 3, "q"), response="", segments=())
         >>> sorted(exported_fields(t))[:4]
         ['created_at', 'error', 'final_rewards', 'metadata']
@@ -98,7 +96,6 @@ def dropped_fields(trace: Trace) -> tuple[str, ...]:
 
     Example:
         >>> from llenvs.traces.segment_record import SegmentRecord
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi.",
         ...           segments=(SegmentRecord(0, 0, 3, "Hi.", token_ids=(5, 6)),))
         >>> dropped_fields(t)
@@ -144,7 +141,6 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
 
     Example:
         >>> from llenvs.traces.importers.pieces import segments_of
-        >>> from llenvs.traces.task_record import TaskRecord
         >>> original = Trace(task=TaskRecord("e", "a", {}, 7, "q"), response="Hi.",
         ...                  messages=(Message("user", "q"), Message("assistant", "Hi.")),
         ...                  segments=segments_of(["Hi."]), final_rewards={"format": 1.0})
