@@ -10,10 +10,11 @@ Example:
 
 from __future__ import annotations
 
-import bisect
 import math
 import random
 from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -120,9 +121,16 @@ def difference_interval(
     if first.trials == 0 or second.trials == 0:
         return Interval(max(-1.0, second.low - first.high), min(1.0, second.high - first.low))
     rng = random.Random(seed)
-    draws = sorted(second.draw(rng) - first.draw(rng) for _ in range(resamples))
-    low = draws[int(0.025 * (resamples - 1))]
-    high = draws[math.ceil(0.975 * (resamples - 1))]
+    # One uniform per resample of each sample that varies, drawn in turn: second, then first.
+    varying = [sampler for sampler in (second, first) if sampler.trials > 0]
+    uniforms = np.array([rng.random() for _ in range(len(varying) * resamples)])
+    taken = {id(sampler): uniforms[at :: len(varying)] for at, sampler in enumerate(varying)}
+    draws = np.sort(
+        second.draws(taken.get(id(second)), resamples)
+        - first.draws(taken.get(id(first)), resamples)
+    )
+    low = float(draws[int(0.025 * (resamples - 1))])
+    high = float(draws[math.ceil(0.975 * (resamples - 1))])
     return Interval(low, high)
 
 
@@ -175,8 +183,15 @@ class _BinomialSampler:
         sampler.trials, sampler.rate, sampler.low, sampler.high = -1, rate, rate, rate
         return sampler
 
-    def draw(self, rng: random.Random) -> float:
+    def draws(self, uniforms: np.ndarray | None, count: int) -> np.ndarray:
+        """The rates of ``count`` resamples, one per uniform in [0, 1) (inverse CDF).
+
+        An exact sample takes no uniforms (None) and draws its rate every time.
+        """
         if self.trials < 0:
-            return self.rate
-        k = bisect.bisect_left(self.cdf, rng.random() * self.cdf[-1])
-        return min(k, self.trials) / self.trials
+            return np.full(count, self.rate)
+        assert uniforms is not None and len(uniforms) == count
+        cdf = np.asarray(self.cdf)
+        k = np.searchsorted(cdf, uniforms * cdf[-1], side="left")
+        rates: np.ndarray = np.minimum(k, self.trials) / self.trials
+        return rates
