@@ -56,12 +56,12 @@ class RecordReader:
     ``done()`` refuses the fields nobody read (an unknown field is a mistake, not data to drop).
 
     Example:
-        >>> RecordReader({"x": "1"}, "trace.task").integer("x")  # doctest: +ELLIPSIS
+        >>> RecordReader({"x": "1"}, "trace.task").integer("x")
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: trace.task.x: expected an integer,...
+        llenvs.traces.trace_format_error.TraceFormatError: trace.task.x: expected an integer, got '1'
 
-    """
+    """  # noqa: E501
 
     def __init__(self, data: object, where: str) -> None:
         if not isinstance(data, dict):
@@ -256,9 +256,9 @@ def check_scores(scores: Mapping[str, float], where: str) -> None:
         >>> check_scores({"prm": float("inf")}, "segment.rewards")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: segment.rewards.prm: expected a...
+        llenvs.traces.trace_format_error.TraceFormatError: segment.rewards.prm: expected a finite number...
 
-    """
+    """  # noqa: E501
     for name, score in scores.items():
         if not isinstance(name, str):
             raise TraceFormatError(f"{where}: name {name!r} is not a string")

@@ -4,9 +4,9 @@ Example:
     >>> SegmentRecord(0, 0, 5, "Hi. ")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.traces.trace_format_error.TraceFormatError: segment 0: span [0, 5) has length 5 but...
+    llenvs.traces.trace_format_error.TraceFormatError: segment 0: span [0, 5) has length 5 but its text ...
 
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

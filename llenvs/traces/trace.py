@@ -165,9 +165,9 @@ class Trace:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: unknown trace schema_version 9:...
+            llenvs.traces.trace_format_error.TraceFormatError: unknown trace schema_version 9: this llenvs ...
 
-        """
+        """  # noqa: E501
         reader = RecordReader(data, "trace")
         version = reader.raw("schema_version")
         if version not in SUPPORTED_SCHEMA_VERSIONS or isinstance(version, bool):

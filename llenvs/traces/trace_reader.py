@@ -138,9 +138,9 @@ class TraceReader:
             >>> TraceReader(path).read_at(0, 1)  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1:...
+            llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
 
-        """
+        """  # noqa: E501
         with open(self.path, "rb") as handle:
             handle.seek(offset)
             _, _, raw, size = next(limited_lines(handle, self.max_line), (line, offset, b"", 0))

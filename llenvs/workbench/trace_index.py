@@ -157,9 +157,9 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
         >>> load_line(path, 0, 1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages:...
+        llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
 
-    """
+    """  # noqa: E501
     limit = max_line_bytes() if max_line is None else max_line
     return TraceReader(path, max_line=limit).read_at(offset, line)
 

@@ -138,12 +138,12 @@ def object_at(value: object, where: str) -> dict[str, Any]:
     """``value`` when it is a JSON object, else a ``TraceFormatError`` naming ``where``.
 
     Example:
-        >>> object_at("x", "response.body")  # doctest: +ELLIPSIS
+        >>> object_at("x", "response.body")
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: 'response.body' must be an object,...
+        llenvs.traces.trace_format_error.TraceFormatError: 'response.body' must be an object, got a string
 
-    """
+    """  # noqa: E501
     if not isinstance(value, dict):
         raise TraceFormatError(f"{where!r} must be an object, got {_kind(value)}")
     return value
