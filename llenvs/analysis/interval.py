@@ -121,14 +121,16 @@ def difference_interval(
     if first.trials == 0 or second.trials == 0:
         return Interval(max(-1.0, second.low - first.high), min(1.0, second.high - first.low))
     rng = random.Random(seed)
-    # One uniform per resample of each sample that varies, drawn in turn: second, then first.
-    varying = [sampler for sampler in (second, first) if sampler.trials > 0]
-    uniforms = np.array([rng.random() for _ in range(len(varying) * resamples)])
-    taken = {id(sampler): uniforms[at :: len(varying)] for at, sampler in enumerate(varying)}
-    draws = np.sort(
-        second.draws(taken.get(id(second)), resamples)
-        - first.draws(taken.get(id(first)), resamples)
+    # Per resample, one uniform for each sample that varies, drawn in turn: second, then first.
+    samplers = (second, first)
+    varying = sum(sampler.trials > 0 for sampler in samplers)
+    uniforms = np.array([rng.random() for _ in range(varying * resamples)])
+    columns = iter(uniforms.reshape(resamples, varying).T)
+    second_rates, first_rates = (
+        sampler.draws(next(columns) if sampler.trials > 0 else None, resamples)
+        for sampler in samplers
     )
+    draws = np.sort(second_rates - first_rates)
     low = float(draws[int(0.025 * (resamples - 1))])
     high = float(draws[math.ceil(0.975 * (resamples - 1))])
     return Interval(low, high)
