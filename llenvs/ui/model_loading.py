@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 
 import streamlit as st
@@ -25,7 +24,7 @@ from llenvs.workbench.model_pool import PoolKey, max_models, pool_spec, shared_p
 
 __all__ = ["load_backend"]
 
-LOGGER = logging.getLogger("llenvs.workbench.model_pool")
+LOGGER = logging.getLogger(__name__)
 
 
 def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBackend:
@@ -48,7 +47,6 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
     if choice.kind is ModelKind.SCRIPTED:
         return build_backend(spec)
     key = api_key if choice.kind is ModelKind.OPENAI else None
-    digest = None if key is None else hashlib.sha256(key.encode("utf-8")).hexdigest()
     bound = max_models()
 
     def load() -> ModelBackend:
@@ -57,7 +55,7 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
         with st.spinner("Loading the model (once, shared by every session)…"):
             return build_backend(spec, api_key=key, progress=False)
 
-    backend = shared_pool().get(PoolKey(spec, digest), load, bound)
+    backend = shared_pool().get(PoolKey.typed(spec, key), load, bound)
     if shared_pool().over_bound(bound):
         _say_over_bound(bound)
     return backend

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import hashlib
 import logging
 import os
 import threading
@@ -88,6 +89,19 @@ class PoolKey:
     """The model."""
     key_digest: str | None = None
     """SHA-256 of a key typed in a session (an OpenAI-compatible server), never the key."""
+
+    @classmethod
+    def typed(cls, spec: ModelSpec, api_key: str | None) -> PoolKey:
+        """The key of ``spec`` loaded with ``api_key`` (typed in a session; None: none).
+
+        Example:
+            >>> from llenvs.core.spec.model_spec import ModelSpec
+            >>> PoolKey.typed(ModelSpec.parse("openai/m"), "k").key_digest[:8]
+            '8254c329'
+
+        """
+        digest = None if api_key is None else hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+        return cls(spec, digest)
 
     def __str__(self) -> str:
         typed = " (with a key typed in a session)" if self.key_digest else ""
