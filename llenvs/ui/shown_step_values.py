@@ -36,8 +36,8 @@ from llenvs.analysis import (
 from llenvs.analysis.published_values import PUBLISHED_KEY
 from llenvs.traces import Trace
 from llenvs.workbench.published_step_values import published_source
-from llenvs.workbench.step_values_chart import describe_key, value_rows
-from llenvs.workbench.wording import count
+from llenvs.workbench.step_value_rows import value_rows
+from llenvs.workbench.wording import count, describe_key
 
 __all__ = ["ShownValues", "result_keys", "shown_values"]
 

@@ -52,9 +52,8 @@ from llenvs.ui.settings_view import session_key
 from llenvs.ui.shown_step_values import result_keys, shown_values
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.model_choice import ModelChoice
-from llenvs.workbench.step_values_chart import describe_key, duration
 from llenvs.workbench.step_values_job import StepValuesJob
-from llenvs.workbench.wording import count
+from llenvs.workbench.wording import count, describe_key, duration
 
 __all__ = ["POLL_SECONDS", "step_values_panel"]
 

@@ -1,7 +1,6 @@
-"""The step values panel's table, chart and labels: ``v_i`` and ``v_{i+1} - v_i``, with CIs.
+"""The step values panel's chart: ``v_i`` and ``v_{i+1} - v_i``, with their 95% intervals.
 
-``value_rows`` turns a ``StepAnalysis`` into one row per boundary (boundary i: before segment
-i; the last row is the end of the trace); ``step_values_figure`` draws it as two bar charts
+``step_values_figure`` draws the rows of ``step_value_rows.value_rows`` as two bar charts
 (Vega-Lite specs) over one segment axis, in the segment chart's order and colours: step
 values coloured on its red–amber–green PRM scale, importances like the segment table's rewards
 (green when the step helped, red when it hurt), each bar with its 95% interval as a whisker,
@@ -19,6 +18,7 @@ Example:
     >>> values = boundary_values(rollouts, range(3))
     >>> analysis = StepAnalysis("t", {}, tuple(values), tuple(step_importances(values)), None,
     ...                         tuple(rollouts))
+    >>> from llenvs.workbench.step_value_rows import value_rows
     >>> rows = value_rows(2, analysis)
     >>> rows["value"].tolist(), rows["importance"].tolist()[:2]
     ([0.0, 0.5, 1.0], [0.5, 0.5])
@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import pandas as pd
 
-from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.workbench.segment_chart import (
     SCORE_COLOURS,
     SELECTED,
@@ -51,81 +49,13 @@ from llenvs.workbench.segment_chart import (
 from llenvs.workbench.segment_table import score_colour
 from llenvs.workbench.whitespace import one_line
 
-__all__ = [
-    "CROWDED",
-    "OUR_IMPORTANCE",
-    "describe_key",
-    "duration",
-    "importance_colour",
-    "step_values_figure",
-    "value_rows",
-]
+__all__ = ["CROWDED", "OUR_IMPORTANCE", "importance_colour", "step_values_figure"]
 
 OUR_IMPORTANCE = "v_i+1 − v_i"
 """The importance the engine computes from the values (the lower chart's default measure)."""
 
 CROWDED = 80
 """Past this many bars in view, only the selected bar is outlined and the bars sit closer."""
-
-COLUMNS = [
-    "#",
-    "value",
-    "low",
-    "high",
-    "trials",
-    "exact",
-    "importance",
-    "importance low",
-    "importance high",
-    "moved",
-    "divergence",
-    "forced answer",
-    "forced right",
-]
-
-
-def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
-    """One row per boundary 0..``segments`` of a trace with ``segments`` segments.
-
-    Row i holds ``v_i`` (``value``, NaN when unknown) with its interval (``low``, ``high``),
-    the rollouts counted (``trials``), whether it is the trace's own verdict (``exact``), the
-    importance of segment i (``importance``: ``v_{i+1} - v_i``, NaN when unknown or past the
-    last segment) with its interval, its chance of having moved the value at all (``moved``)
-    and its answer shift (``divergence``), and the answer forced
-    before segment i with its verdict (``forced answer``, ``forced right``: None when none).
-
-    Example:
-        >>> empty = StepAnalysis("t", {}, (), (), None, ())
-        >>> rows = value_rows(1, empty)
-        >>> rows["value"].tolist(), rows["low"].tolist(), rows["trials"].tolist()
-        ([nan, nan], [0.0, 0.0], [0, 0])
-
-    """
-    values = {v.boundary: v for v in analysis.values}
-    steps = {s.step: s for s in analysis.importances}
-    forced = {a.boundary: a for a in analysis.forced_answers or ()}
-    rows = []
-    for boundary in range(segments + 1):
-        value, step, answer = values.get(boundary), steps.get(boundary), forced.get(boundary)
-        interval = None if step is None or step.importance is None else step.interval
-        rows.append(
-            {
-                "#": boundary,
-                "value": _number(None if value is None else value.value),
-                "low": 0.0 if value is None else value.interval.low,
-                "high": 1.0 if value is None else value.interval.high,
-                "trials": 0 if value is None else value.trials,
-                "exact": value is not None and value.exact,
-                "importance": _number(step.importance if step is not None else None),
-                "importance low": math.nan if interval is None else interval.low,
-                "importance high": math.nan if interval is None else interval.high,
-                "moved": _number(analysis.moved.get(boundary)),
-                "divergence": _number(step.divergence if step is not None else None),
-                "forced answer": None if answer is None else answer.answer,
-                "forced right": None if answer is None else answer.correct,
-            }
-        )
-    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def importance_colour(value: float) -> str:
@@ -161,7 +91,9 @@ def step_values_figure(
     at their segments under the values.
 
     Example:
+        >>> from llenvs.analysis.step_analysis import StepAnalysis
         >>> from llenvs.workbench.segment_chart import layer_names
+        >>> from llenvs.workbench.step_value_rows import value_rows
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
         >>> values, importances = step_values_figure(value_rows(2, empty), selected=0)
         >>> layer_names(values), [r["segment"] for r in values["data"]["values"]]
@@ -410,49 +342,3 @@ def _forced_curve(forced: pd.DataFrame, x: Spec, y: Spec) -> Spec:
             },
         ],
     }
-
-
-def describe_key(key: dict[str, Any]) -> str:
-    """A stored key in words.
-
-    Example:
-        >>> describe_key({"model": "m", "temperature": 0.7, "top_p": 1.0, "max_tokens": 96,
-        ...               "seed": 0})
-        'm · temperature 0.7 · top-p 1 · 96 tokens a rollout · seed 0'
-        >>> describe_key({"published": "thought-anchors", "model": "r1", "temperature": 0.6,
-        ...               "top_p": 0.95})
-        'published by thought-anchors · r1 · temperature 0.6 · top-p 0.95'
-
-    """
-    if "published" in key:
-        return (
-            f"published by {key['published']} · {key.get('model', '?')} · temperature "
-            f"{key.get('temperature', '?'):g} · top-p {key.get('top_p', '?'):g}"
-        )
-    return (
-        f"{key.get('model', '?')} · temperature {key.get('temperature', '?'):g} · "
-        f"top-p {key.get('top_p', '?'):g} · {key.get('max_tokens', '?')} tokens a rollout · "
-        f"seed {key.get('seed', '?')}"
-    )
-
-
-def duration(seconds: float | None) -> str:
-    """Seconds in words.
-
-    Example:
-        >>> duration(None), duration(42.4), duration(130), duration(7200)
-        ('unknown', '42 s', '2 min 10 s', '2 h 0 min')
-
-    """
-    if seconds is None:
-        return "unknown"
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
-    return f"{whole // 3600} h {whole % 3600 // 60} min"
-
-
-def _number(value: float | None) -> float:
-    return math.nan if value is None else float(value)
