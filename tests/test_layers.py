@@ -46,10 +46,6 @@ STREAMLIT_PLACES = ("llenvs.ui", "app", "pages")
 """Where ``streamlit`` may be imported: the views and the pages (``llenvs.workbench`` and
 every library below it run without it)."""
 
-ALLOWED = {("llenvs.core.registry", "llenvs.adapters")}
-"""DESIGN.md: "The registry resolves adapters lazily by name" (the guide's
-``environment_registry`` comes with the built-in adapters named)."""
-
 MODULE_PATH = re.compile(r"llenvs(?:\.\w+)+(?::\w+)?")
 IMPORTERS = {"import_module", "__import__"}
 
@@ -132,8 +128,6 @@ def _upward(references: list[Reference]) -> list[str]:
                 wrong.append(line)
         here, there = _layer(ref.source), _layer(ref.target)
         if here is None or there is None or there not in RANK or here == there:
-            continue
-        if (ref.source, f"llenvs.{there}") in ALLOWED:
             continue
         if RANK[there] >= RANK[here]:
             wrong.append(line)

@@ -2,8 +2,11 @@
 
 Adapters are resolved lazily: the registry holds ``"module:function"`` paths and imports an
 adapter's module only when it is first asked for, so importing ``llenvs.core`` imports no
-adapter (and none of their heavy dependencies). An adapter with a fixed set of environments
-(reasoning_gym's datasets) can also name a function that lists them (``environment_names``).
+adapter (and none of their heavy dependencies). The built-in adapters, and any an installed
+package adds, are the entry points of the group ``llenvs.environment_adapters``
+(``pyproject.toml``): core names no module above it. An adapter with a fixed set of
+environments (reasoning_gym's datasets) can also name a function that lists them (group
+``llenvs.environment_names``).
 
 Example:
     >>> env = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
@@ -22,12 +25,20 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
 from typing import Any
 
 from llenvs.core.environment import Environment
 from llenvs.core.errors import UnknownName
 
-__all__ = ["AdapterFactory", "EnvironmentNames", "EnvironmentRegistry", "environment_registry"]
+__all__ = [
+    "ADAPTER_GROUP",
+    "NAMES_GROUP",
+    "AdapterFactory",
+    "EnvironmentNames",
+    "EnvironmentRegistry",
+    "environment_registry",
+]
 
 AdapterFactory = Callable[..., Environment]
 """Makes an environment: ``factory(name, **kwargs)``."""
@@ -35,14 +46,16 @@ AdapterFactory = Callable[..., Environment]
 EnvironmentNames = Callable[[], Iterable[str]]
 """Lists the environment names an adapter accepts."""
 
-_BUILT_IN: dict[str, str] = {
-    "huggingface": "llenvs.adapters.huggingface:make_environment",
-    "reasoning_gym": "llenvs.adapters.reasoning_gym:make_environment",
-}
+ADAPTER_GROUP = "llenvs.environment_adapters"
+"""The entry-point group of adapter factories: ``name = "module:function"``."""
 
-_BUILT_IN_NAMES: dict[str, str] = {
-    "reasoning_gym": "llenvs.adapters.reasoning_gym:dataset_names",
-}
+NAMES_GROUP = "llenvs.environment_names"
+"""The entry-point group of the functions listing an adapter's environments."""
+
+
+def _installed(group: str) -> dict[str, str]:
+    """The ``name -> "module:function"`` entry points of ``group`` (none imported)."""
+    return {point.name: point.value for point in entry_points(group=group)}
 
 
 class EnvironmentRegistry:
@@ -50,7 +63,7 @@ class EnvironmentRegistry:
 
     Example:
         >>> registry = EnvironmentRegistry({})
-        >>> registry.register_adapter("mine", "llenvs.adapters.reasoning_gym:make_environment")
+        >>> registry.register_adapter("mine", "my_package.adapter:make_environment")
         >>> registry.adapters
         ('mine',)
 
@@ -58,10 +71,10 @@ class EnvironmentRegistry:
 
     def __init__(self, adapters: dict[str, str | AdapterFactory] | None = None) -> None:
         self._adapters: dict[str, str | AdapterFactory] = dict(
-            _BUILT_IN if adapters is None else adapters
+            _installed(ADAPTER_GROUP) if adapters is None else adapters
         )
         self._names: dict[str, str | EnvironmentNames] = (
-            dict(_BUILT_IN_NAMES) if adapters is None else {}
+            dict(_installed(NAMES_GROUP)) if adapters is None else {}
         )
 
     @property
@@ -84,7 +97,7 @@ class EnvironmentRegistry:
 
         Example:
             >>> registry = EnvironmentRegistry({})
-            >>> registry.register_adapter("x", "llenvs.adapters.reasoning_gym:make_environment",
+            >>> registry.register_adapter("x", lambda name, **options: ...,
             ...                           names=lambda: ["b", "a"])
             >>> registry.environment_names("x")
             ('a', 'b')
