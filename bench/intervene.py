@@ -34,6 +34,7 @@ from typing import Any
 from bench_common import ROOT, main
 
 from llenvs.core.intervention import Force
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
@@ -86,7 +87,8 @@ def _library_call(backend: Any, path: Path) -> tuple[float, float]:
         if not first and isinstance(event, StepTaken) and SegmentFlag.GENERATED in event.flags:
             first.append(time.perf_counter() - start)
 
-    intervene(path, BranchRequest(parent, AT, Force(FORCED)), backend, prm=PRM, observer=seen)
+    request = BranchRequest(parent, AT, Force(FORCED))
+    intervene(path, request, backend, prm=PRM, control=RunControl(seen))
     return first[0], time.perf_counter() - start
 
 

@@ -50,10 +50,10 @@ from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
 from llenvs.core.backend import ModelBackend
-from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken, TokenGenerated
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import RunEvent, Stopped, TokenGenerated
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.trace import Trace
 
@@ -97,9 +97,7 @@ def analyze_trace(
     boundaries: Sequence[int] | None = None,
     forced_answer: bool = False,
     opening: str | None = None,
-    retry: RetryPolicy | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> StepAnalysis:
     """Step values, importances (and forced answers) of ``trace``, from rollouts in rounds.
 
@@ -116,13 +114,13 @@ def analyze_trace(
         opening: the answer opening forced for that curve (default: the one the trace's run
             forced where an answer was missing, ``run.spec.answer_opening``, with its stop
             sequences, else ``<answer>``).
-        retry: how failing backend calls are retried (``run_rollouts``).
-        observer: gets ``RolloutsProgress`` at the start and as each rollout finishes,
-            ``TokenGenerated`` after every generated token, ``RoundDone`` after each round is
-            stored, and ``Stopped`` (with the rollouts this run stored) when ``stop`` ended it.
-        stop: read after every generated token and between rounds; once stopped, the calls in
-            progress end at the next token, the rollouts that finished are stored, and no
-            forced answers are read: the analysis of what is stored is returned.
+        control: its observer gets ``RolloutsProgress`` at the start and as each rollout
+            finishes, ``TokenGenerated`` after every generated token, ``RoundDone`` after each
+            round is stored, and ``Stopped`` (with the rollouts this run stored) when the stop
+            ended it; its stop is read after every generated token and between rounds (the
+            calls in progress end at the next token, the rollouts that finished are stored, no
+            forced answers are read, and the analysis of what is stored is returned); its
+            retry is ``run_rollouts``'.
 
     """
     params = params or AnalysisParams()
@@ -143,22 +141,18 @@ def analyze_trace(
     known = {} if final is None else {count: Tally(int(final[0]), 1, exact=True)}
     planned = max(0, params.budget - len(rollouts))
     done = 0
-    if observer is not None:
-        observer(RolloutsProgress(done, planned))
+    control = RunControl() if control is None else control
+    control.emit(RolloutsProgress(done, planned))
 
     def observe(event: RunEvent) -> None:  # the rollouts' events, as this run counts them
         nonlocal done
         if isinstance(event, RolloutFinished):
             done += 1
-            if observer is not None:
-                observer(RolloutsProgress(done, planned))
-        elif isinstance(event, TokenGenerated) and observer is not None:
-            observer(event)
+            control.emit(RolloutsProgress(done, planned))
+        elif isinstance(event, TokenGenerated):
+            control.emit(event)
 
-    def stopping() -> bool:
-        return stop is not None and stop.stopped
-
-    while not stopping():
+    while not control.stopped:
         left = params.budget - len(rollouts)
         counted = {**tallies(rollouts, chosen), **known}  # the schedule weighs the known end
         boundaries_next = [
@@ -173,9 +167,7 @@ def analyze_trace(
             backend,
             params,
             environment=env,
-            retry=retry,
-            observer=observe,
-            stop=stop,
+            control=control.watched_by(observe),
         )
         if not new:
             break  # stopped before any finished: nothing to store
@@ -183,8 +175,7 @@ def analyze_trace(
             append_rollouts(store, trace.trace_id, key, rounds, new)
         rollouts.extend(new)
         rounds += 1
-        if observer is not None:
-            observer(RoundDone(rounds, tuple(new)))
+        control.emit(RoundDone(rounds, tuple(new)))
     values = boundary_values(rollouts, chosen)
     if final is not None:
         values.append(exact_value(count, *final))
@@ -196,11 +187,11 @@ def analyze_trace(
         )
     forced = (
         _forced(trace, backend, env, params, store, opening, stop_sequences)
-        if forced_answer and not stopping()
+        if forced_answer and not control.stopped
         else None
     )
-    if observer is not None and stopping():
-        observer(Stopped(kept=len(rollouts) - resumed))
+    if control.stopped:
+        control.emit(Stopped(kept=len(rollouts) - resumed))
     return StepAnalysis(
         trace.trace_id,
         key,

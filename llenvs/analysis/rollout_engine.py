@@ -33,12 +33,13 @@ from llenvs.analysis.final_answer import final_answer, step_answer
 from llenvs.analysis.rollout import Rollout, rollout_seed
 from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
 from llenvs.core.backend import ModelBackend
-from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken
+from llenvs.core.retry_policy import RetryPolicy
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import RunEvent, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.evaluation.events import TrajectoryOver
 from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.step_decision import COMPLETE, StepDecision
 from llenvs.evaluation.trace_prefix import trace_prefix
@@ -96,9 +97,7 @@ def run_rollouts(
     *,
     environment: SegmentedEnvironment,
     then: StepDecision = COMPLETE,
-    retry: RetryPolicy | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> list[Rollout]:
     """One rollout per ``(boundary, number)`` of ``jobs``, all generated in one batch.
 
@@ -109,27 +108,24 @@ def run_rollouts(
         params: the sampling parameters (``params.sampling_params()``).
         environment: the trace's environment (``trace_environment``), made once by the caller.
         then: what follows the prefix: ``COMPLETE`` (finish in one call), or a forced text.
-        retry: how failing backend calls are retried (default ``RetryPolicy()``); a rollout
-            whose calls still fail is returned with ``error`` set (and not counted).
-        observer: gets a ``RolloutFinished`` as each rollout ends, a ``TokenGenerated`` after
-            every generated token (progress inside a batch call), and ``Stopped`` when
-            ``stop`` cut the batch.
-        stop: read after every generated token; once stopped the calls in progress end there
-            and only the rollouts that finished before are returned (in finishing order).
+        control: its observer gets a ``RolloutFinished`` as each rollout ends, a
+            ``TokenGenerated`` after every generated token (progress inside a batch call), and
+            ``Stopped`` when the stop cut the batch; its stop is read after every generated
+            token (the calls in progress end there, and only the rollouts that finished before
+            are returned, in finishing order); its retry (``RetryPolicy()`` when it has none)
+            retries failing calls, and a rollout whose calls still fail is returned with
+            ``error`` set (and not counted).
 
     A trace whose run opened missing answers (``run.spec.answer_opening``) has its rollouts open
     theirs the same way, so a rollout is judged as the trace was.
 
     """
     sampling = params.sampling_params()
-    if stop is not None or observer is not None:
-        backend = StoppableBackend(backend, stop or StopToken(), observer)
+    control = RunControl() if control is None else control
+    if control.stop is not None or control.observer is not None:
+        backend = StoppableBackend(backend, control.stop or StopToken(), control.observer)
     runner = SegmentedTrajectoryRunner(
-        environment,
-        backend,
-        sampling,
-        RetryPolicy() if retry is None else retry,
-        answer_opening=recorded_answer_opening(trace),
+        environment, backend, sampling, answer_opening=recorded_answer_opening(trace)
     )
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]
@@ -141,8 +137,7 @@ def run_rollouts(
             boundary, number = jobs[event.trajectory]
             seed = seeds[event.trajectory]
             finished.append(_rollout(boundary, number, seed, event.result, kept[boundary]))
-            if observer is not None:
-                observer(RolloutFinished(finished[-1]))
+            control.emit(RolloutFinished(finished[-1]))
 
     try:
         results = runner.run_batch(
@@ -150,20 +145,18 @@ def run_rollouts(
             prefixes=[prefixes[boundary] for boundary, _ in jobs],
             thens=[then] * len(jobs),
             seeds=seeds,
-            observer=observe,
-            stop=stop,
+            control=RunControl(observe, control.stop, control.retrying(RetryPolicy())),
         )
     except RolloutsStopped:
-        if observer is not None:
-            observer(Stopped(kept=len(finished)))
+        control.emit(Stopped(kept=len(finished)))
         return finished
     rollouts = [
         _rollout(boundary, number, seed, result, kept[boundary])
         for (boundary, number), seed, result in zip(jobs, seeds, results, strict=True)
         if not result.metadata.get("stopped")
     ]
-    if observer is not None and len(rollouts) < len(jobs):
-        observer(Stopped(kept=len(rollouts)))
+    if len(rollouts) < len(jobs):
+        control.emit(Stopped(kept=len(rollouts)))
     return rollouts
 
 

@@ -51,6 +51,7 @@ from llenvs.cli.stored_values import print_stored_values
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, RunObserver
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import find_trace
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             store=store,
             schedule=schedule,
             forced_answer=args.forced_answer,
-            observer=advance,
+            control=RunControl(advance),
         )
     print(analysis_table(trace, analysis))
     generated = len(analysis.rollouts) - analysis.resumed

@@ -44,6 +44,7 @@ from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.core.backend import SamplingParams
 from llenvs.core.bounds import MAX_TOKENS, SAMPLES, SEED
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.experiments import (
     BranchRecorded,
@@ -208,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
             path,
             backend,
             in_flight=args.in_flight,
-            observer=observer,
+            control=RunControl(observer),
             overwrite=args.overwrite,
         )
         recorded = list(made.outcomes)

@@ -1,8 +1,6 @@
 """How a run is watched and stopped: typed events, one observer protocol, one stop token.
 
-Every long call of llenvs (``run_trajectory``, ``run_batch``, ``run_tasks``,
-``run_segmented_evaluation``, ``branch``, ``intervene``, ``rerun``, ``analyze_trace``,
-``run_rollouts``) takes the same two keywords:
+Every long call of llenvs takes both in one ``RunControl`` (``llenvs.core.run_control``):
 
 - ``observer``: any callable taking one ``RunEvent`` (a function, a bound method, a list's
   ``append``). Events are frozen dataclasses, told apart by their class (``match``), never by a

@@ -12,6 +12,7 @@ Example:
 """
 
 from llenvs.core.intervention import Feedback, Force, Intervention, Resample
+from llenvs.core.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.branch import branch, rerun_branch, step_decision
 from llenvs.evaluation.branch_request import BranchRequest
@@ -32,7 +33,6 @@ from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.retry_policy import NO_RETRY, RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.step_decision import (
     COMPLETE,

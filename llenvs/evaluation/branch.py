@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
-from llenvs.core.run_events import RunObserver, StopToken
+from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
@@ -51,8 +51,7 @@ def branch(
     *,
     environment: SegmentedEnvironment | None = None,
     sampling_params: SamplingParams | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> list[Trace]:
     """The traces of ``request``: one, or a ``Resample``'s ``n``, generated together.
 
@@ -63,11 +62,11 @@ def branch(
         sampling_params: how to sample after a ``Force``, ``Feedback`` or ``Complete`` (by
             default the trace's own, else the runner's). A ``Resample`` samples as its
             ``params`` say, so it refuses this argument.
-        observer: gets the runner's events: a ``StepTaken`` per new segment (its
-            ``trajectory`` is the sample's number, its ``segment`` the trace's record of it),
-            ``TrajectoryEnded`` per sample, and ``Stopped`` when ``stop`` cut them.
-        stop: read before each generation; once stopped, what was generated is kept, marked
-            truncated (``metadata["stopped"]``).
+        control: its observer gets the runner's events: a ``StepTaken`` per new segment
+            (its ``trajectory`` is the sample's number, its ``segment`` the trace's record of
+            it), ``TrajectoryEnded`` per sample, and ``Stopped`` when the stop cut them; its
+            stop is read before each generation (what was generated is kept, marked truncated:
+            ``metadata["stopped"]``).
 
     The samples of a ``Resample`` each have their own seed, derived from the sampling seed
     (``derived_seeds``: the first is the seed itself), recorded in its trace, so any sample can
@@ -97,10 +96,10 @@ def branch(
             if n > 1:
                 params = params or SamplingParams()
                 seeds = derived_seeds(params.seed, n)
-                return _branches(request, backend, environment, params, seeds, observer, stop)
+                return _branches(request, backend, environment, params, seeds, control)
         case _:
             params = sampling_params or trace_sampling_params(request.parent)
-    return _branches(request, backend, environment, params, None, observer, stop)
+    return _branches(request, backend, environment, params, None, control)
 
 
 def rerun_branch(
@@ -109,14 +108,13 @@ def rerun_branch(
     backend: ModelBackend,
     *,
     environment: SegmentedEnvironment | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> Trace:
     """``recorded``, a branch of ``parent``, made again from its record.
 
     The same point, the same intervention, its own sampling parameters and seed (a sample of
     a resample set is made again alone): greedy, or with the same seed on the same backend,
-    the result is the recorded branch again, byte for byte. ``observer`` and ``stop`` are
+    the result is the recorded branch again, byte for byte. ``control`` is
     ``branch``'s.
 
     Example:
@@ -145,8 +143,7 @@ def rerun_branch(
         backend,
         environment=environment,
         sampling_params=sampling,
-        observer=observer,
-        stop=stop,
+        control=control,
     )
     return again
 
@@ -178,8 +175,7 @@ def _branches(
     environment: SegmentedEnvironment | None,
     params: SamplingParams | None,
     seeds: list[int | None] | None,
-    observer: RunObserver | None,
-    stop: StopToken | None,
+    control: RunControl | None = None,
 ) -> list[Trace]:
     """Branches of ``request``: one per seed (one with the params' own seed if None)."""
     trace = request.parent
@@ -198,8 +194,7 @@ def _branches(
         prefixes=[prefix] * len(seeds),
         thens=[step_decision(request.intervention)] * len(seeds),
         seeds=seeds,
-        observer=observer,
-        stop=stop,
+        control=control,
     )
     template = backend.capabilities.chat_template
     record = request.record()

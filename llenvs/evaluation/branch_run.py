@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Feedback, Resample
-from llenvs.core.run_events import RunObserver, Stopped, StopToken
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import Stopped
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.branch import step_decision
 from llenvs.evaluation.branch_prm import BranchPRM, parent_prm
@@ -44,7 +45,6 @@ from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
 from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.trace_prefix import trace_prefix
@@ -98,25 +98,25 @@ def run_branches(
     backend: ModelBackend,
     *,
     in_flight: int = 8,
-    retry: RetryPolicy | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> Iterator[tuple[int, TrajectoryResult, Trace]]:
     """Make every branch of ``jobs``, up to ``in_flight`` at once; yield each as it ends.
 
     Yields ``(position in jobs, runner result, branch trace)``. Each parent's environment is
-    made once (``trace_environment``, with the parent's PRM: ``parent_prm``). ``observer``
-    gets the runner's events (``trajectory``: the job's position). Once ``stop`` is stopped no
-    branch starts, and running ones end between segments, yielded with
-    ``metadata["stopped"]`` (a caller keeping only finished branches skips them).
+    made once (``trace_environment``, with the parent's PRM: ``parent_prm``). ``control``'s
+    observer gets the runner's events (``trajectory``: the job's position); its retry retries
+    failing calls (none: a failure raises). Once it is stopped no branch starts, and running
+    ones end between segments, yielded with ``metadata["stopped"]`` (a caller keeping only
+    finished branches skips them).
     """
+    control = RunControl() if control is None else control
     made: dict[str, tuple[SegmentedEnvironment, BranchPRM]] = {}
     runners: dict[tuple[str, SamplingParams | None], SegmentedTrajectoryRunner] = {}
     finish: dict[int, tuple[SegmentedTrajectoryRunner, BranchJob]] = {}
 
     def episodes() -> Iterator[Episode]:
         for slot, job in enumerate(jobs):
-            if stop is not None and stop.stopped:
+            if control.stopped:
                 return
             trace = job.request.parent
             params = job.params()
@@ -129,33 +129,31 @@ def run_branches(
                     made[trace.trace_id][0],
                     backend,
                     params,
-                    retry,
                     answer_opening=recorded_answer_opening(trace),
                 )
             runner = runners[key]
             finish[slot] = (runner, job)
-            yield _episode(runner, job, slot, observer, stop)
+            yield _episode(runner, job, slot, control)
 
     ended = 0
-    for episode in drive_episodes(backend, episodes(), retry, in_flight):
+    for episode in drive_episodes(backend, episodes(), control.retry, in_flight):
         result = episode.result()
-        if observer is not None and episode.phase is not EpisodePhase.STOPPED:
-            observer(trajectory_event(episode.task_index, result, episode.slot))
+        if episode.phase is not EpisodePhase.STOPPED:
+            control.emit(trajectory_event(episode.task_index, result, episode.slot))
         runner, job = finish.pop(episode.slot)
         ended += 0 if result.metadata.get("stopped") else 1
         prm = made[job.request.parent.trace_id][1]
         trace = _trace(result, runner, job, episode.params.seed, backend, prm)
         yield episode.slot, result, trace
-    if stop is not None and stop.stopped and observer is not None and ended < len(jobs):
-        observer(Stopped(kept=ended))
+    if control.stopped and ended < len(jobs):
+        control.emit(Stopped(kept=ended))
 
 
 def _episode(
     runner: SegmentedTrajectoryRunner,
     job: BranchJob,
     slot: int,
-    observer: RunObserver | None,
-    stop: StopToken | None,
+    control: RunControl,
 ) -> Episode:
     """The episode of one branch, as ``branch`` runs it (same prefix, same ``then``)."""
     request = job.request
@@ -169,8 +167,7 @@ def _episode(
         request.parent.task.task_index,
         prefix=prefix,
         then=step_decision(request.intervention),
-        observer=observer,
-        stop=stop,
+        control=control,
         answer_opening=runner.answer_opening,
         slot=slot,
     )

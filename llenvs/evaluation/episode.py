@@ -39,7 +39,7 @@ from llenvs.core.backend import (
     SamplingParams,
 )
 from llenvs.core.errors import TerminalStateError
-from llenvs.core.run_events import RunObserver, StopToken
+from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
@@ -84,8 +84,7 @@ class Episode:
         prefix: Prefix = None,
         max_steps: int | None = None,
         then: StepDecision = None,
-        observer: RunObserver | None = None,
-        stop: StopToken | None = None,
+        control: RunControl | None = None,
         answer_opening: AnswerOpening | None = None,
         slot: int = 0,
     ) -> None:
@@ -96,10 +95,10 @@ class Episode:
         self.params = params
         self.callback = step_callback
         self.max_steps = max_steps
-        self.observer = observer
-        """Gets a ``StepTaken`` after every live step (replayed prefix steps excepted)."""
-        self.stop = stop
-        """Read before each generation: once stopped, the episode ends there (``STOPPED``)."""
+        self.control = RunControl() if control is None else control
+        """Its observer gets a ``StepTaken`` after every live step (replayed prefix steps
+        excepted); its stop is read before each generation: once stopped, the episode ends
+        there (``STOPPED``)."""
         self.slot = slot
         """Which trajectory of its call this is (``StepTaken.trajectory``)."""
         self.answer_opening = answer_opening
@@ -173,7 +172,7 @@ class Episode:
             elif self.budget <= 0:
                 self._end_generation()
                 self.pending = self.strategy.complete("", "")
-            elif self.stop is not None and self.stop.stopped:
+            elif self.control.stopped:
                 self._move(EpisodePhase.STOPPED)
             else:
                 prompt = Prompt(
@@ -318,8 +317,8 @@ class Episode:
             self._move(EpisodePhase.TRUNCATED)
         elif result.done:
             self._move(EpisodePhase.FINISHED)
-        if self.observer is not None:
-            self.observer(self._step_taken(transition))
+        if self.control.observer is not None:
+            self.control.emit(self._step_taken(transition))
         if self.callback is not None and not one_shot:
             self._apply(self.callback(result))
 

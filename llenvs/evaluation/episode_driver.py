@@ -39,8 +39,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from llenvs.core.backend import Generation, GenerationRequest, ModelBackend
 from llenvs.core.errors import BackendError
+from llenvs.core.retry_policy import RetryPolicy
 from llenvs.evaluation.episode import Episode
-from llenvs.evaluation.retry_policy import RetryPolicy
 
 __all__ = ["drive_episodes", "run_episodes"]
 

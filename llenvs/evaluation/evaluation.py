@@ -35,7 +35,9 @@ from pathlib import Path
 
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.errors import TaskIndexError
-from llenvs.core.run_events import RunEvent, RunObserver, Stopped, StopToken, fan_out
+from llenvs.core.retry_policy import RetryPolicy
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import RunEvent, RunObserver, Stopped, fan_out
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.prm_spec import PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
@@ -54,7 +56,6 @@ from llenvs.evaluation.jsonl_event_log import JsonlEventLog
 from llenvs.evaluation.log_config import LogConfig
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.step_decision import StepCallback
 from llenvs.evaluation.trajectory_result import TrajectoryResult
@@ -98,10 +99,8 @@ def run_segmented_evaluation(
     log: LogConfig | None = None,
     batch_size: int = 8,
     max_steps: int | None = None,
-    retry: RetryPolicy = DEFAULT_RETRY,
     results_file: str | os.PathLike[str] | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
     answer_opening: AnswerOpening | None = None,
     prm: PRMSpec | None = None,
 ) -> EvaluationResult:
@@ -121,15 +120,15 @@ def run_segmented_evaluation(
             at once (a batching backend serves the waiting requests as one batch, a
             concurrent one, such as the openai backend, each as soon as it comes).
         max_steps: most live steps per trajectory.
-        retry: how failing backend calls are retried.
         results_file: a trace file to append each finished trajectory to, and to resume from.
-        observer: gets the run's events (``llenvs.core.run_events``): ``RunStarted``, a
-            ``StepTaken`` per live step, ``TrajectoryEnded`` or ``TrajectoryErrored`` per task
-            once its trace is kept, ``Stopped`` when ``stop`` ended the run early, and
-            ``RunEnded`` (the workbench's live view, and tests, read them).
-        stop: read before each generation; once stopped the run ends: the trajectories
-            in flight are dropped (not written, so a rerun with ``results_file`` runs them
-            again), the finished ones kept, and the result holds the finished ones only.
+        control: its observer gets the run's events (``llenvs.core.run_events``):
+            ``RunStarted``, a ``StepTaken`` per live step, ``TrajectoryEnded`` or
+            ``TrajectoryErrored`` per task once its trace is kept, ``Stopped`` when the stop
+            ended the run early, and ``RunEnded`` (the workbench's live view, and tests, read
+            them); its stop is read before each generation: once stopped the trajectories in
+            flight are dropped (not written, so a rerun with ``results_file`` runs them
+            again), the finished ones kept, and the result holds the finished ones only; its
+            retry (``DEFAULT_RETRY`` when it has none) retries failing backend calls.
         answer_opening: when a response ends without an answer, force this opening (a
             segment flagged ``forced``) and let the model complete it; None: never.
         prm: the spec of the PRM that scores the steps (``prm_provenance``), kept in every
@@ -147,8 +146,9 @@ def run_segmented_evaluation(
     tasks = _task_list(environment, num_tasks, task_indices)
     if batch_size <= 0:
         raise ValueError(f"batch_size must be > 0, got {batch_size}")
+    control = RunControl() if control is None else control
     runner = SegmentedTrajectoryRunner(
-        environment, backend, sampling_params, retry=retry, answer_opening=answer_opening
+        environment, backend, sampling_params, answer_opening=answer_opening
     )
     path = None if results_file is None else Path(results_file)
     earlier = {} if path is None else _finished_traces(path, environment, backend)
@@ -159,7 +159,7 @@ def run_segmented_evaluation(
     log_path = _log_path(config, environment) if "file" in config.targets else None
     logs = _logs(config, log_path)
     progress = None if progress_callback is None else progress_observer(progress_callback)
-    emit = fan_out(*logs, observer, progress)
+    emit = fan_out(*logs, control.observer, progress)
 
     def steps_only(event: RunEvent) -> None:  # a trajectory counts once its trace is kept
         if isinstance(event, StepTaken):
@@ -184,8 +184,7 @@ def run_segmented_evaluation(
             step_callback,
             max_steps=max_steps,
             in_flight=batch_size,
-            observer=steps_only,
-            stop=stop,
+            control=RunControl(steps_only, control.stop, control.retrying(DEFAULT_RETRY)),
         ):
             if result.metadata.get("stopped"):
                 continue  # cut short by the stop: run again on resume, never kept
@@ -198,7 +197,7 @@ def run_segmented_evaluation(
                 append_trace(path, trace)
             emit(trajectory_event(index, result, slot_of[index]))
         ordered = tuple(traces[i] for i in tasks if i in traces)
-        if stop is not None and stop.stopped and len(ordered) < len(tasks):
+        if control.stopped and len(ordered) < len(tasks):
             emit(Stopped(kept=len(ordered)))
         emit(
             RunEnded(

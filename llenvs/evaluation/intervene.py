@@ -38,7 +38,7 @@ from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.run_events import RunObserver, StopToken
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation.branch import branch
 from llenvs.evaluation.branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branch_request import BranchRequest
@@ -57,8 +57,7 @@ def intervene(
     prm: str | None = None,
     prm_options: Mapping[str, Any] | None = None,
     sampling_params: SamplingParams | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> list[Trace]:
     """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
@@ -78,8 +77,8 @@ def intervene(
             ``"vllm/<model>"``); with the recorded PRM's name they make it anew with them.
         sampling_params: how to sample after a force, feedback or complete (default: the
             parent's own); a ``Resample`` carries its own (``branch``).
-        observer: gets ``branch``'s events (a ``StepTaken`` per new segment, as it comes).
-        stop: read between segments; once stopped, what was generated is kept, truncated.
+        control: ``branch``'s (its observer gets a ``StepTaken`` per new segment, as it
+            comes; once it is stopped, what was generated is kept, truncated).
 
     Returns the branches, in the order they were appended.
 
@@ -92,8 +91,7 @@ def intervene(
         backend,
         environment=environment,
         sampling_params=sampling_params,
-        observer=observer,
-        stop=stop,
+        control=control,
     )
     record = branch_prm_spec(trace, prm, prm_options or {}, rewards, backend)
     children = [

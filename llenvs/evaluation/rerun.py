@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from llenvs.core.backend import ModelBackend
 from llenvs.core.intervention import Resample
-from llenvs.core.run_events import RunObserver, StopToken
+from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.model_spec import ModelSpec
 from llenvs.evaluation.branch import branch, rerun_branch
@@ -120,15 +120,14 @@ def rerun(
     *,
     parent: Trace | None = None,
     environment: SegmentedEnvironment | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
 ) -> Rerun:
     """``trace`` made again on ``backend`` from its record, compared with the record.
 
     A root trace is resampled from its first segment with its recorded sampling parameters
     and seed (the runner's defaults where it records none) and answer opening. A branch needs
     its ``parent`` (its file or sidecar holds it): it is made again with ``rerun_branch``.
-    Nothing is written: the caller decides what to keep. ``observer`` and ``stop`` are
+    Nothing is written: the caller decides what to keep. ``control`` is
     ``branch``'s (the new segments as they come; a stop keeps what was made, truncated).
 
     Example:
@@ -147,16 +146,13 @@ def rerun(
                 f"the trace is a branch of {trace.parent.parent_id}: give its parent to make it "
                 "again"
             )
-        again = rerun_branch(
-            trace, parent, backend, environment=environment, observer=observer, stop=stop
-        )
+        again = rerun_branch(trace, parent, backend, environment=environment, control=control)
     else:
         request = BranchRequest(trace, 0, Resample(1, trace_sampling_params(trace)))
         [again] = branch(
             request,
             backend,
             environment=environment,
-            observer=observer,
-            stop=stop,
+            control=control,
         )
     return Rerun(trace, again, ResponseDifference.between(trace, again))

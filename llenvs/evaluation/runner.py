@@ -20,7 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.run_events import RunObserver, Stopped, StopToken
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import Stopped
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.continuation_strategy import ContinuationStrategy
@@ -30,7 +31,6 @@ from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
 from llenvs.evaluation.prefix import Prefix
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.evaluation.step_decision import StepCallback, StepDecision
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
@@ -61,9 +61,6 @@ class SegmentedTrajectoryRunner:
         backend: any ``ModelBackend``.
         sampling_params: how to sample; ``max_tokens`` is each trajectory's whole budget. The
             environment's stop sequences (such as ``</answer>``) are added to ``stop``.
-        retry: how to retry failing backend calls. Without one a failure raises; with one, a
-            call that still fails after the retries ends only its own trajectory, which is
-            returned with the transitions it has and ``error`` set.
         answer_opening: when a response ends without an answer, force this opening and let
             the model complete it (``AnswerOpening``); None: never.
 
@@ -85,7 +82,6 @@ class SegmentedTrajectoryRunner:
         environment: SegmentedEnvironment,
         backend: ModelBackend,
         sampling_params: SamplingParams | None = None,
-        retry: RetryPolicy | None = None,
         answer_opening: AnswerOpening | None = None,
     ) -> None:
         if not isinstance(environment, SegmentedEnvironment):
@@ -98,7 +94,6 @@ class SegmentedTrajectoryRunner:
         self.environment = environment
         self.backend = backend
         self.sampling_params = replace(params, stop=stop)
-        self.retry = retry
         self.answer_opening = answer_opening
         self._new_strategy()  # refuse a segmenter the runner cannot stream with, now
 
@@ -110,8 +105,7 @@ class SegmentedTrajectoryRunner:
         max_steps: int | None = None,
         then: StepDecision = None,
         *,
-        observer: RunObserver | None = None,
-        stop: StopToken | None = None,
+        control: RunControl | None = None,
     ) -> TrajectoryResult:
         """Run one episode of task ``task_index``.
 
@@ -124,11 +118,13 @@ class SegmentedTrajectoryRunner:
                 then continues with the prefix text as the open assistant turn.
             max_steps: most live steps; the last one is marked truncated.
             then: one intervention applied right after the prefix (even an empty one).
-            observer: gets a ``StepTaken`` after each live step, as it is generated,
-                ``TrajectoryEnded`` (or ``TrajectoryErrored``) at the end, and ``Stopped`` when
-                ``stop`` ended it (``llenvs.core.run_events``).
-            stop: read before each generation; once stopped, the episode ends there with the
-                steps it has (``metadata["stopped"]`` and ``truncated``).
+            control: its observer gets a ``StepTaken`` after each live step, as it is
+                generated, ``TrajectoryEnded`` (or ``TrajectoryErrored``) at the end, and
+                ``Stopped`` when its stop ended it; the stop is read before each generation
+                (the episode ends there with the steps it has: ``metadata["stopped"]`` and
+                ``truncated``); without its retry a failing backend call raises, with one a
+                call that still fails ends only its own trajectory, returned with the
+                transitions it has and ``error`` set.
 
         Feedback closes the assistant turn (the stepped text; unstepped overshoot is dropped)
         and opens a new one; ``ForceAction`` steps its text as one segment (``info["forced"]``)
@@ -159,8 +155,7 @@ class SegmentedTrajectoryRunner:
             prefixes=[prefix],
             max_steps=max_steps,
             thens=[then],
-            observer=observer,
-            stop=stop,
+            control=control,
         )[0]
 
     def run_batch(
@@ -172,8 +167,7 @@ class SegmentedTrajectoryRunner:
         thens: Sequence[StepDecision] | None = None,
         seeds: Sequence[int | None] | None = None,
         *,
-        observer: RunObserver | None = None,
-        stop: StopToken | None = None,
+        control: RunControl | None = None,
     ) -> list[TrajectoryResult]:
         """Run one episode per task, all at once; the results in the order of the tasks.
 
@@ -182,8 +176,8 @@ class SegmentedTrajectoryRunner:
         call per request for a concurrent one); ``step_callback`` runs per
         trajectory; ``prefixes`` and ``thens`` give one prefix and one intervention per task;
         ``seeds`` gives each episode its own sampling seed (``derived_seeds`` makes them from
-        one). ``observer`` gets every live step and each trajectory's end as it ends (its
-        ``trajectory`` is its position in ``task_indices``); ``stop`` is read before each
+        one). ``control``'s observer gets every live step and each trajectory's end as it ends
+        (its ``trajectory`` is its position in ``task_indices``); its stop is read before each
         generation (see ``run_trajectory``).
 
         Example:
@@ -205,18 +199,18 @@ class SegmentedTrajectoryRunner:
                 f"{count} task(s) need as many prefixes, thens and seeds, got {len(prefixes)} "
                 f"prefix(es), {len(thens)} then(s) and {len(seeds)} seed(s)"
             )
+        control = RunControl() if control is None else control
         episodes = [
-            self._episode(task, step_callback, prefix, max_steps, then, seed, slot, observer, stop)
+            self._episode(task, step_callback, prefix, max_steps, then, seed, slot, control)
             for slot, (task, prefix, then, seed) in enumerate(
                 zip(task_indices, prefixes, thens, seeds, strict=True)
             )
         ]
         results = {}
-        for episode in drive_episodes(self.backend, episodes, self.retry):
-            results[episode.slot] = _ended(episode, observer)
+        for episode in drive_episodes(self.backend, episodes, control.retry):
+            results[episode.slot] = _ended(episode, control)
         ordered = [results[slot] for slot in range(count)]
-        if stop is not None and observer is not None:
-            _report_stop(ordered, count, stop, observer)
+        _report_stop(ordered, count, control)
         return ordered
 
     def run_tasks(
@@ -226,15 +220,14 @@ class SegmentedTrajectoryRunner:
         max_steps: int | None = None,
         in_flight: int = 8,
         *,
-        observer: RunObserver | None = None,
-        stop: StopToken | None = None,
+        control: RunControl | None = None,
     ) -> Iterator[TrajectoryResult]:
         """Run the tasks with up to ``in_flight`` at once; yield each result as it ends.
 
         A task starts the moment another one ends (continuous scheduling), so a long
-        trajectory holds one slot, not the whole batch. ``observer`` gets the events of
-        ``run_batch`` (``trajectory``: the task's position in ``task_indices``). Once ``stop``
-        is stopped no task starts, and those running end between segments
+        trajectory holds one slot, not the whole batch. ``control``'s observer gets the events
+        of ``run_batch`` (``trajectory``: the task's position in ``task_indices``). Once it is
+        stopped no task starts, and those running end between segments
         (``metadata["stopped"]``).
 
         Example:
@@ -250,21 +243,21 @@ class SegmentedTrajectoryRunner:
         if in_flight < 1:
             raise ValueError(f"in_flight must be >= 1, got {in_flight}")
         seed = self.sampling_params.seed
+        control = RunControl() if control is None else control
 
         def episodes() -> Iterator[Episode]:
             for slot, task_index in enumerate(task_indices):
-                if stop is not None and stop.stopped:
+                if control.stopped:
                     return
                 yield self._episode(
-                    task_index, step_callback, None, max_steps, None, seed, slot, observer, stop
+                    task_index, step_callback, None, max_steps, None, seed, slot, control
                 )
 
         results = []
-        for episode in drive_episodes(self.backend, episodes(), self.retry, in_flight):
-            results.append(_ended(episode, observer))
+        for episode in drive_episodes(self.backend, episodes(), control.retry, in_flight):
+            results.append(_ended(episode, control))
             yield results[-1]
-        if stop is not None and observer is not None:
-            _report_stop(results, len(task_indices), stop, observer)
+        _report_stop(results, len(task_indices), control)
 
     def _episode(
         self,
@@ -275,8 +268,7 @@ class SegmentedTrajectoryRunner:
         then: StepDecision,
         seed: int | None,
         slot: int,
-        observer: RunObserver | None,
-        stop: StopToken | None,
+        control: RunControl,
     ) -> Episode:
         """A new episode of task ``task_index`` with its own strategy and seed."""
         return Episode(
@@ -288,8 +280,7 @@ class SegmentedTrajectoryRunner:
             prefix=prefix,
             max_steps=max_steps,
             then=then,
-            observer=observer,
-            stop=stop,
+            control=control,
             answer_opening=self.answer_opening,
             slot=slot,
         )
@@ -302,18 +293,16 @@ class SegmentedTrajectoryRunner:
         return BoundaryContinuationStrategy(segmenter)
 
 
-def _ended(episode: Episode, observer: RunObserver | None) -> TrajectoryResult:
-    """The result of the ended ``episode``, told to ``observer`` unless a stop cut it."""
+def _ended(episode: Episode, control: RunControl) -> TrajectoryResult:
+    """The result of the ended ``episode``, told to the observer unless a stop cut it."""
     result = episode.result()
-    if observer is not None and episode.phase is not EpisodePhase.STOPPED:
-        observer(trajectory_event(episode.task_index, result, episode.slot))
+    if episode.phase is not EpisodePhase.STOPPED:
+        control.emit(trajectory_event(episode.task_index, result, episode.slot))
     return result
 
 
-def _report_stop(
-    results: Sequence[TrajectoryResult], planned: int, stop: StopToken, observer: RunObserver
-) -> None:
-    """``Stopped`` to ``observer`` when ``stop`` cut an episode or kept one from starting."""
+def _report_stop(results: Sequence[TrajectoryResult], planned: int, control: RunControl) -> None:
+    """``Stopped`` to the observer when the stop cut an episode or kept one from starting."""
     cut = [result for result in results if result.metadata.get("stopped")]
-    if stop.stopped and (cut or len(results) < planned):
-        observer(Stopped(kept=len(results) - len(cut)))
+    if control.stopped and (cut or len(results) < planned):
+        control.emit(Stopped(kept=len(results) - len(cut)))

@@ -44,9 +44,8 @@ from llenvs.analysis.analysis_sidecar import published_by_trace, stored_keys
 from llenvs.analysis.final_answer import final_answer
 from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
 from llenvs.core.backend import ModelBackend
-from llenvs.core.run_events import RunObserver, StopToken
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation.branch_run import run_branches
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_events import BranchRecorded
 from llenvs.experiments.experiment_file import (
@@ -92,9 +91,7 @@ def run_experiment(
     backend: ModelBackend,
     *,
     in_flight: int = 8,
-    retry: RetryPolicy | None = None,
-    observer: RunObserver | None = None,
-    stop: StopToken | None = None,
+    control: RunControl | None = None,
     overwrite: bool = False,
 ) -> ExperimentRun:
     """Run (or resume) the experiment of ``recipe`` on ``parents_file``; see the module.
@@ -105,11 +102,11 @@ def run_experiment(
         out: the experiment file (``*.experiment.jsonl``) or a name it is the sidecar of.
         backend: the model that generates the branches.
         in_flight: branches running at once.
-        retry: how failing backend calls are retried (None: a failure raises; the branches
-            recorded before it are kept).
-        observer: gets the runner's events (``trajectory``: the branch's number among those
-            this run makes) and a ``BranchRecorded`` per recorded branch.
-        stop: once stopped no branch starts; running ones end and are not recorded.
+        control: its observer gets the runner's events (``trajectory``: the branch's number
+            among those this run makes) and a ``BranchRecorded`` per recorded branch; once it
+            is stopped no branch starts, and running ones end and are not recorded; its retry
+            retries failing backend calls (none: a failure raises, and the branches recorded
+            before it are kept).
         overwrite: start the experiment file again (the branches of earlier runs stay in the
             sidecar, under the old experiment's id); default: resume it.
 
@@ -129,9 +126,7 @@ def run_experiment(
     flips = sum(o.flipped for o in read_experiment(path)[1])
     started, ran = time.monotonic(), 0
     jobs = [branch.job for branch in todo]
-    for number, result, trace in run_branches(
-        jobs, backend, in_flight=in_flight, retry=retry, observer=observer, stop=stop
-    ):
+    for number, result, trace in run_branches(jobs, backend, in_flight=in_flight, control=control):
         if result.metadata.get("stopped"):
             continue
         branch = todo[number]
@@ -144,10 +139,10 @@ def run_experiment(
         done.add(branch.key)
         ran += 1
         flips += int(outcome.flipped)
-        if observer is not None:
+        if control is not None and control.observer is not None:
             pace = (time.monotonic() - started) / ran
             left = len(planned) - len(done)
-            observer(BranchRecorded(len(done), len(planned), flips, round(pace * left, 1)))
+            control.observer(BranchRecorded(len(done), len(planned), flips, round(pace * left, 1)))
     _, outcomes = read_experiment(path)
     return ExperimentRun(path, header, tuple(outcomes), len(planned), ran)
 

@@ -36,6 +36,7 @@ from typing import Any
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
 from llenvs.core.environment import Environment
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.spec import segmenter_from_spec
@@ -254,8 +255,7 @@ class EvaluationJob(BackgroundJob):
             log=LogConfig(targets=()),
             batch_size=self.plan.batch_size,
             results_file=self.path,
-            observer=self.observe,
-            stop=self.stop_token,
+            control=RunControl(self.observe, self.stop_token),
             prm=provenance_of(self.plan.prm, self.environment.reward_functions),
             answer_opening=AnswerOpening() if self.plan.answer_opening else None,
         )

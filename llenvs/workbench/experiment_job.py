@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.experiments import BranchRecorded, ExperimentRun, Recipe, run_experiment
 from llenvs.workbench.background_job import BackgroundJob
@@ -96,8 +97,7 @@ class ExperimentJob(BackgroundJob):
             self.path,
             self.backend,
             in_flight=self.in_flight,
-            observer=self.observe,
-            stop=self.stop_token,
+            control=RunControl(self.observe, self.stop_token),
         )
         run = self.result
         flips = sum(o.flipped for o in run.outcomes)

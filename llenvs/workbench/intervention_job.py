@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
@@ -102,6 +103,5 @@ class InterventionJob(BackgroundJob):
             backend,
             prm=prm,
             prm_options=prm_options,
-            observer=self._observe,
-            stop=self.stop_token,
+            control=RunControl(self._observe, self.stop_token),
         )

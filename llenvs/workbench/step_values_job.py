@@ -50,6 +50,7 @@ from llenvs.analysis import (
     analyze_trace,
 )
 from llenvs.core.backend import ModelBackend
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, TokenGenerated
 from llenvs.traces import Trace
 from llenvs.workbench.background_job import BackgroundJob
@@ -144,8 +145,7 @@ class StepValuesJob(BackgroundJob):
             self.params,
             store=self.store,
             forced_answer=self.forced_answer,
-            observer=self._observe,
-            stop=self.stop_token,
+            control=RunControl(self._observe, self.stop_token),
         )
         if self.stop_requested:
             self.stopped = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 from llenvs.analysis import AnalysisParams, analyze_trace, forced_answers, run_rollouts
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation import NO_RETRY
 from tests.analysis.conftest import TRUE_VALUES
 
@@ -50,7 +51,7 @@ def test_failed_rollouts_are_kept_but_not_counted(trace, coin, environment):
         Failing(coin),
         AnalysisParams(seed=0),
         environment=environment,
-        retry=NO_RETRY,
+        control=RunControl(retry=NO_RETRY),
     )
     failed = [r for r in rollouts if r.error is not None]
     assert failed and all("server busy" in r.error for r in failed)

@@ -15,6 +15,7 @@ from llenvs.analysis import (
     analyze_trace,
     read_analysis,
 )
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped, StopToken, fan_out
 
 PARAMS = AnalysisParams(budget=60, width=0.2, seed=11)
@@ -42,7 +43,12 @@ def test_an_interrupted_run_resumes_to_the_same_rollouts(tmp_path, trace, coin, 
     token, events = StopToken(), []
     observe = fan_out(_stop_after(1, token), events.append)
     cut = analyze_trace(
-        trace, coin, PARAMS, store=store, environment=environment, observer=observe, stop=token
+        trace,
+        coin,
+        PARAMS,
+        store=store,
+        environment=environment,
+        control=RunControl(observe, token),
     )
     assert events[-1] == Stopped(kept=len(cut.rollouts))  # the stop is the last event
     assert [e.rounds for e in events if isinstance(e, RoundDone)] == [1]

@@ -8,6 +8,7 @@ import pytest
 
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
@@ -218,11 +219,13 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(
     import functools
     import socket
 
-    from llenvs.evaluation.retry_policy import RetryPolicy
+    from llenvs.core.retry_policy import RetryPolicy
     from llenvs.workbench import evaluation_job
     from llenvs.workbench.settings_store import Settings, save_settings
 
-    run = functools.partial(evaluation_job.run_segmented_evaluation, retry=RetryPolicy(1))
+    run = functools.partial(
+        evaluation_job.run_segmented_evaluation, control=RunControl(retry=RetryPolicy(1))
+    )
     monkeypatch.setattr(evaluation_job, "run_segmented_evaluation", run)  # no runner retries
 
     with socket.socket() as closed:  # a port nothing listens on once it is closed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from llenvs.core.backend import SamplingParams
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped, StopToken
 from llenvs.evaluation import BranchRequest, branch
 from llenvs.evaluation.branch_run import BranchJob, run_branches
@@ -41,7 +42,7 @@ def test_branches_run_together_equal_branches_made_one_at_a_time():
     jobs = [BranchJob(r, seed=None) for r in requests]
     events = []
     backend = get_backend("scripted", outputs=[SCRIPT] * 4)
-    made = run_branches(jobs, backend, in_flight=4, observer=events.append)
+    made = run_branches(jobs, backend, in_flight=4, control=RunControl(events.append))
     together = {number: trace for number, _, trace in made}
     assert sorted(together) == [0, 1, 2, 3]
     for number, one in enumerate(alone):
@@ -64,8 +65,7 @@ def test_a_stop_starts_no_more_branches_and_says_how_many_were_kept():
             [BranchJob(r) for r in requests],
             get_backend("scripted", outputs=[SCRIPT] * 4),
             in_flight=1,
-            observer=observe,
-            stop=stop,
+            control=RunControl(observe, stop),
         )
     )
     finished = [t for _, result, t in made if not result.metadata.get("stopped")]

@@ -7,6 +7,7 @@ from collections import Counter
 
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.evaluation.events import TrajectoryEnded
 from tests.evaluation.conftest import SCRIPT, KeyedBackend
@@ -67,7 +68,7 @@ def test_a_concurrent_backend_resends_only_the_failing_request(env):
     task_3 = _prompts(env, [3])[0]
     flaky = FailsFor(KeyedBackend(_scripts(env, tasks, long={0})), task_3, 2, max_in_flight=8)
     result = run_segmented_evaluation(
-        env, flaky, num_tasks=6, batch_size=8, retry=INSTANT, log=QUIET
+        env, flaky, num_tasks=6, batch_size=8, control=RunControl(retry=INSTANT), log=QUIET
     )
     assert _comparable(result) == _comparable(clean) and result.errors == {}
     resent = {key: count for key, count in flaky.sent.items() if count > 1}
@@ -82,7 +83,7 @@ def test_a_batching_backend_keeps_the_generations_that_came_back(env):
     task_3 = _prompts(env, [3])[0]
     flaky = FailsFor(KeyedBackend(_scripts(env, tasks)), task_3, 2)
     result = run_segmented_evaluation(
-        env, flaky, num_tasks=4, batch_size=4, retry=INSTANT, log=QUIET
+        env, flaky, num_tasks=4, batch_size=4, control=RunControl(retry=INSTANT), log=QUIET
     )
     assert _comparable(result) == _comparable(clean) and result.errors == {}
     # The batched call that failed gave nobody a generation: each other request was sent
@@ -102,7 +103,7 @@ def test_a_finished_trajectorys_slot_goes_to_the_next_task_at_once(env):
             ended.append(event.task_index)
 
     result = run_segmented_evaluation(
-        env, backend, num_tasks=5, batch_size=2, log=QUIET, observer=ends
+        env, backend, num_tasks=5, batch_size=2, log=QUIET, control=RunControl(ends)
     )
     assert result.errors == {}
     long_calls = result.results[0].metadata["calls"]

@@ -7,6 +7,8 @@ import pytest
 from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.errors import EpisodePhaseError, PermanentBackendError
 from llenvs.core.registry import environment_registry
+from llenvs.core.retry_policy import RetryPolicy
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation import COMPLETE
 from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
@@ -14,7 +16,6 @@ from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import run_episodes
 from llenvs.evaluation.episode_phase import TRANSITIONS, EpisodePhase
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.retry_policy import RetryPolicy
 from llenvs.inference import get_backend
 
 P = EpisodePhase
@@ -65,8 +66,10 @@ SCENARIOS = {
     "a terminal prefix": lambda: _episode([], prefix="Two dogs. <answer>8</answer>"),
     "complete": lambda: _episode(["One. <answer>4</answer>"], then=COMPLETE),
     "max_steps while generating": lambda: _episode(["One. Two. Three."], max_steps=1),
-    "stopped": lambda: _episode(["One."], stop=_STOPPED),
-    "stopped while completing": lambda: _episode(["One."], then=COMPLETE, stop=_STOPPED),
+    "stopped": lambda: _episode(["One."], control=RunControl(stop=_STOPPED)),
+    "stopped while completing": lambda: _episode(
+        ["One."], then=COMPLETE, control=RunControl(stop=_STOPPED)
+    ),
     "failed": lambda: _episode([]),
     "failed while completing": lambda: _episode([], then=COMPLETE),
     "a terminal answer opening after complete": lambda: _episode(
@@ -105,7 +108,7 @@ def test_every_move_in_the_table_is_made_by_a_real_episode_and_none_other(moves)
 
 
 def test_the_phase_says_what_the_episode_result_reports():
-    stopped = _episode(["One."], stop=_STOPPED).result()
+    stopped = _episode(["One."], control=RunControl(stop=_STOPPED)).result()
     failed = _episode([])
     assert (stopped.metadata["stopped"], stopped.metadata["truncated"]) == (True, True)
     assert failed.result().error is not None and failed.error.startswith("PermanentBackendError")

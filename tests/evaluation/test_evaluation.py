@@ -9,6 +9,7 @@ import pytest
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError, TaskIndexError
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped, StopToken
 from llenvs.core.spec import SegmenterSpec
 from llenvs.evaluation import (
@@ -177,7 +178,9 @@ def test_a_failing_call_is_retried_with_backoff(leg_counting):
     waits = []
     retry = RetryPolicy(attempts=3, backoff_s=0.5, multiplier=2, sleep=waits.append)
     backend = Flaky(ScriptedBackend([_script(0)]), failures=2)
-    result = run_segmented_evaluation(env, backend, num_tasks=1, retry=retry, log=QUIET)
+    result = run_segmented_evaluation(
+        env, backend, num_tasks=1, control=RunControl(retry=retry), log=QUIET
+    )
     assert result.success_rate == 1.0 and result.errors == {}
     assert waits == [0.5, 1.0]
 
@@ -192,7 +195,7 @@ def test_a_trajectory_that_keeps_failing_is_errored_with_its_steps(leg_counting,
         env,
         backend,
         num_tasks=4,
-        retry=INSTANT,
+        control=RunControl(retry=INSTANT),
         log=LogConfig(("file",), tmp_path),
         results_file=out,
     )
@@ -214,10 +217,8 @@ def test_without_a_retry_policy_the_runner_raises(leg_counting):
     runner = SegmentedTrajectoryRunner(env, Flaky(ScriptedBackend([_script(0)]), failures=1))
     with pytest.raises(BackendError, match="server busy"):
         runner.run_trajectory(0)
-    retrying = SegmentedTrajectoryRunner(
-        env, Flaky(ScriptedBackend([_script(0)]), failures=5), retry=INSTANT
-    )
-    result = retrying.run_trajectory(0)
+    retrying = SegmentedTrajectoryRunner(env, Flaky(ScriptedBackend([_script(0)]), failures=5))
+    result = retrying.run_trajectory(0, control=RunControl(retry=INSTANT))
     assert result.error == "BackendError: server busy" and len(result.trajectory) == 0
 
 
@@ -258,7 +259,7 @@ def test_resume_runs_errored_tasks_again(leg_counting, tmp_path):
     prompt = _prompts(env, [1])[0]
     down = DownFor(_keyed(env, [0, 1, 2]), prompt, after=0)
     first = run_segmented_evaluation(
-        env, down, num_tasks=3, retry=INSTANT, log=QUIET, results_file=out
+        env, down, num_tasks=3, control=RunControl(retry=INSTANT), log=QUIET, results_file=out
     )
     assert set(first.errors) == {1}
     again = run_segmented_evaluation(
@@ -350,8 +351,7 @@ def test_a_stopped_evaluation_keeps_what_finished_and_a_rerun_completes_the_rest
         batch_size=2,
         log=QUIET,
         results_file=out,
-        observer=stop_after_first,
-        stop=token,
+        control=RunControl(stop_after_first, token),
     )
     # the first batch (tasks 0 and 1) ends in the same round: both kept, nothing else run
     kept = [t.task.task_index for t in read_traces(out)]
@@ -386,8 +386,7 @@ def test_a_stop_in_the_middle_of_a_batch_drops_the_trajectories_in_flight(leg_co
         batch_size=2,
         log=QUIET,
         results_file=out,
-        observer=stop_at_second_step,
-        stop=token,
+        control=RunControl(stop_at_second_step, token),
     )
     assert result.traces == ()  # both were in flight at the stop: neither is kept
     assert not out.exists() or list(read_traces(out)) == []

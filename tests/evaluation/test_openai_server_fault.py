@@ -12,6 +12,7 @@ import pytest
 
 from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
@@ -56,7 +57,7 @@ def test_a_server_stopped_mid_run_errors_the_rest_and_a_rerun_completes_them(vll
             step_callback=stop_mid_run,
             log=LogConfig(targets=()),
             batch_size=8,
-            retry=quick,
+            control=RunControl(retry=quick),
             results_file=out,
         )
         assert stopped.is_set()
@@ -83,7 +84,7 @@ def test_a_server_stopped_mid_run_errors_the_rest_and_a_rerun_completes_them(vll
         sampling_params=params,
         log=LogConfig(targets=()),
         batch_size=8,
-        retry=quick,
+        control=RunControl(retry=quick),
         results_file=out,
     )
     backend.close()

@@ -6,6 +6,7 @@ import pytest
 
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.errors import BackendError, PermanentBackendError
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.inference import get_backend
 
@@ -39,7 +40,7 @@ def test_a_scripted_backend_out_of_responses_errors_its_task_without_retries(leg
         backend,
         num_tasks=2,
         log=LogConfig(targets=()),
-        retry=RetryPolicy(sleep=waits.append),
+        control=RunControl(retry=RetryPolicy(sleep=waits.append)),
     )
     assert waits == []
     assert result.traces[0].error is None and result.traces[0].success

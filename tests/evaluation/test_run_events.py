@@ -1,4 +1,4 @@
-"""One event stream: every long call takes ``observer=`` and ``stop=``, and what it emits is typed.
+"""One event stream: every long call takes one ``control=RunControl``, and what it emits is typed.
 
 The events say what the traces will hold (a step's ``SegmentRecord`` is the trace's), a stop
 token ends a call where its docstring says and the call says so (``Stopped``), and no function of
@@ -23,6 +23,7 @@ from llenvs.analysis import (
 )
 from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.intervention import Force, Resample
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, Stopped, StopToken, TokenGenerated
 from llenvs.evaluation import (
     BranchRequest,
@@ -36,6 +37,7 @@ from llenvs.evaluation import (
 )
 from llenvs.evaluation.events import StepTaken, TrajectoryEnded, TrajectoryOver
 from llenvs.evaluation.rerun import rerun
+from llenvs.experiments import run_experiment
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces
 
@@ -66,6 +68,7 @@ LONG_CALLS = [
     rerun,
     run_rollouts,
     analyze_trace,
+    run_experiment,
 ]
 
 
@@ -80,11 +83,11 @@ def parent(env):
 
 
 @pytest.mark.parametrize("call", LONG_CALLS, ids=lambda call: call.__qualname__)
-def test_every_long_call_takes_one_observer_and_one_stop_token(call):
+def test_every_long_call_takes_one_run_control(call):
     parameters = inspect.signature(call).parameters
-    assert parameters["observer"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert parameters["stop"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert parameters["observer"].default is None and parameters["stop"].default is None
+    assert parameters["control"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["control"].default is None
+    assert not {"observer", "stop", "retry"} & set(parameters)  # each only inside the control
     assert not REPLACED & set(parameters)
 
 
@@ -106,7 +109,7 @@ def test_a_branchs_step_events_are_the_segments_its_traces_record(parent):
     backend = get_backend("scripted", outputs=["Count. So 9. Then 10. <answer>10</answer>"])
     events: list[RunEvent] = []
     request = BranchRequest(parent, 1, Resample(2, SamplingParams(temperature=1.0, seed=3)))
-    children = branch(request, backend, observer=events.append)
+    children = branch(request, backend, control=RunControl(events.append))
     steps = [e for e in events if isinstance(e, StepTaken)]
     for number, child in enumerate(children):
         seen = [e.segment for e in steps if e.trajectory == number]
@@ -132,8 +135,7 @@ def test_a_stop_token_ends_a_branch_after_the_segment_being_made_and_says_so(par
     [child] = branch(
         BranchRequest(parent, 1, Force("So 9. ")),
         backend,
-        observer=stop_after_first_generated,
-        stop=token,
+        control=RunControl(stop_after_first_generated, token),
     )
     assert child.metadata["stopped"] is True and child.metadata["truncated"] is True
     # the kept segment, the forced one, and the one generated segment made before the stop
@@ -152,7 +154,7 @@ def test_an_evaluation_reports_each_task_once_its_trace_is_kept(env):
         num_tasks=3,
         batch_size=3,
         log=QUIET,
-        observer=events.append,
+        control=RunControl(events.append),
     )
     kinds = [e.kind for e in events]
     assert kinds[0] == "start" and kinds[-1] == "end"
@@ -181,8 +183,7 @@ def test_a_stopped_token_cuts_rollouts_at_the_next_token_and_keeps_none_of_the_c
         backend,
         AnalysisParams(),
         environment=env,
-        observer=stop_at_first_token,
-        stop=token,
+        control=RunControl(stop_at_first_token, token),
     )
     assert rollouts == []
     # both requests of the batch call were in progress: each ends after the token it was making
@@ -199,7 +200,7 @@ def test_an_analysis_reports_progress_rounds_and_tokens(env, parent, tmp_path):
         AnalysisParams(budget=8, width=0.5),
         store=tmp_path / "t.analysis.jsonl",
         environment=env,
-        observer=events.append,
+        control=RunControl(events.append),
     )
     progress = [(e.done, e.planned) for e in events if isinstance(e, RolloutsProgress)]
     assert progress == [(n, 8) for n in range(9)]  # the start, then each rollout
@@ -220,7 +221,7 @@ def test_an_observer_that_raises_ends_the_run_with_its_error(env):
 
     runner = SegmentedTrajectoryRunner(env, get_backend("scripted", outputs=["A. B."]))
     with pytest.raises(Refused, match="step"):
-        runner.run_trajectory(0, observer=refuse)
+        runner.run_trajectory(0, control=RunControl(refuse))
 
 
 def test_the_embedded_models_step_events_carry_the_trace_records_token_ids(
@@ -237,7 +238,7 @@ def test_the_embedded_models_step_events_carry_the_trace_records_token_ids(
         sampling_params=SamplingParams(max_tokens=40, temperature=0.0),
         log=QUIET,
         results_file=out,
-        observer=events.append,
+        control=RunControl(events.append),
     )
     [trace] = read_traces(out)
     assert trace == result.traces[0]

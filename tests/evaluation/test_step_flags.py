@@ -6,6 +6,7 @@ import json
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_control import RunControl
 from llenvs.evaluation import COMPLETE, ForceAction, LogConfig, run_segmented_evaluation
 from llenvs.evaluation.events import StepTaken, event_record
 from llenvs.inference import get_backend
@@ -40,7 +41,7 @@ def test_step_events_and_trace_records_carry_the_same_segment_flags():
         num_tasks=1,
         step_callback=lambda step: next(answers, None),
         log=LogConfig(targets=()),
-        observer=sink,
+        control=RunControl(sink),
     )
     [trace] = result.traces
     expected = [{G}, {F, B}, {G}, {G, ONE}]  # forced, then feedback after it; then COMPLETE

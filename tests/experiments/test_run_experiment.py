@@ -10,6 +10,7 @@ import pytest
 from llenvs.analysis.interval import wilson_interval
 from llenvs.analysis.paired_runs import compare_paired
 from llenvs.core.intervention import Feedback
+from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation.events import StepTaken
 from llenvs.experiments import (
@@ -58,7 +59,7 @@ def test_outcomes_statistics_and_map_equal_hand_computed_values(tmp_path):
         tmp_path / "check",
         get_backend("scripted", outputs=OUTPUTS),
         in_flight=1,
-        observer=events.append,
+        control=RunControl(events.append),
     )
     outcomes = _key_order(run.outcomes)
     assert run.complete and run.ran == 8
@@ -119,8 +120,7 @@ def test_a_stopped_run_resumes_with_no_branch_made_twice_and_none_lost(tmp_path)
         tmp_path / "check",
         get_backend("scripted", outputs=OUTPUTS),
         in_flight=1,
-        observer=stop_after_three,
-        stop=stop,
+        control=RunControl(stop_after_three, stop),
     )
     assert first.ran == 3 and not first.complete
     rest = get_backend("scripted", outputs=OUTPUTS[3:])
