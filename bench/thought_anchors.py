@@ -26,21 +26,23 @@ from __future__ import annotations
 import argparse
 import datetime
 import itertools
+import math
 import platform
 import random
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from bench_common import EXTERNAL, publish
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
 from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
-from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR
+from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR, MOVE_DELTA
 from llenvs.analysis.rollout import Rollout
-from llenvs.analysis.schedule import MovesSchedule
+from llenvs.analysis.schedule import MovesSchedule, default_schedule
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
@@ -52,8 +54,15 @@ REFERENCE = 100
 BUDGETS = (0.10, 0.25, 0.50)
 """Budgets, as shares of ``REFERENCE`` per chunk."""
 
-MOVE = 0.2
-"""A step whose true ``|v_{i+1} - v_i|`` is at least this is a move."""
+MOVE = MOVE_DELTA
+"""A step whose true ``|v_{i+1} - v_i|`` is at least this is a move: the library's δ, which
+``StepAnalysis.moved`` reads too."""
+
+BINS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0)
+"""The reliability table's bins of stated chance (the last one closed)."""
+
+NOISE_DRAWS = 4000
+"""Draws of each published value's Beta posterior, for the chance that the real curve moved."""
 
 NEAR = 2
 """A called step is *near* a move when the true value changes by ``MOVE`` within this many
@@ -70,13 +79,15 @@ CHARS_PER_TOKEN = 4
 """Characters per token, to turn a continuation's length in characters into tokens."""
 
 SCHEDULES: dict[str, Callable[[], Schedule]] = {
+    "default": default_schedule,
     "fixed": FixedSchedule,
-    "adaptive": AdaptiveSchedule,
     "widths": lambda: AdaptiveSchedule(top_k=0),
     "moves": MovesSchedule,
     "moves, no excursions": lambda: MovesSchedule(excursion=0.0),
 }
-"""Label: the schedule (``widths`` is ``AdaptiveSchedule(top_k=0)``). A schedule with its own
+"""Label: the schedule (``default`` is ``analyze_trace``'s, ``default_schedule()``:
+``AdaptiveSchedule()``, which settles the top 3 first; ``widths`` is
+``AdaptiveSchedule(top_k=0)``). A schedule with its own
 ``excursion`` prior is read with it too (``StepAnalysis.excursion``): ``moves, no excursions`` is
 the model before excursions, measured in the same run."""
 
@@ -93,6 +104,10 @@ class Curve:
     """The trace's own verdict: the exact value after its last chunk."""
     tokens: tuple[float, ...]
     """A continuation's length from before each chunk: the characters after it / 4."""
+    real_moved: tuple[float, ...] = ()
+    """Each step's chance that the model's real curve moved by ``MOVE``, from the published
+    counts (``real_moved``): the truth's own noise. None known (a curve built by hand): the
+    published curve's own verdict."""
 
     @property
     def truth(self) -> tuple[float, ...]:
@@ -109,15 +124,31 @@ def curves(folder: Path, limit: int | None = None) -> list[Curve]:
         if trace.success is None:
             continue  # no verdict: the end of the curve is unknown
         length = len(trace.response)
+        counts = [(t.successes, t.trials) for t in item.published.tallies]
         found.append(
             Curve(
                 f"{path.parent.name.split('_')[0]}/{path.name}",
                 tuple(t.successes / t.trials for t in item.published.tallies),
                 trace.success,
                 tuple((length - s.start) / CHARS_PER_TOKEN for s in trace.segments),
+                real_moved(counts, trace.success),
             )
         )
     return found
+
+
+def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float, ...]:
+    """Each step's chance that the real curve moved by ``MOVE``, given the published counts.
+
+    Each published value is the mean of its ~100 continuations: the real value behind it is
+    drawn from its Beta(s + 1/2, f + 1/2) posterior (Jeffreys), each boundary on its own (no
+    model of the curve, so that the truth does not borrow the method's assumptions), the end
+    exact; a step's chance is the share of draws ``MOVE`` or more apart.
+    """
+    generator = np.random.default_rng(0)
+    draws = [generator.beta(s + 0.5, n - s + 0.5, NOISE_DRAWS) for s, n in counts]
+    draws.append(np.full(NOISE_DRAWS, float(success)))
+    return tuple(float(np.mean(np.abs(b - a) >= MOVE - 1e-9)) for a, b in itertools.pairwise(draws))
 
 
 def simulate(
@@ -202,6 +233,9 @@ class Score:
     """Seconds in the simulated round loop (mostly ``next_round``)."""
     reading: float = 0.0
     """Seconds reading the tallies (values, bootstrap intervals, changepoint posterior)."""
+    stated: list[tuple[float, bool, float]] = field(default_factory=list)
+    """Every step's stated chance of a move of ``MOVE``, whether the published curve moved so,
+    and the chance that the real curve did (``Curve.real_moved``)."""
 
     def add(self, other: Score) -> None:
         """Add ``other``'s counts to these."""
@@ -254,6 +288,10 @@ def score(curve: Curve, analysis: StepAnalysis, counted: Mapping[int, Tally]) ->
         lasting = real and lasts(truth, step.step)
         result.moves += real
         result.lasting += lasting
+        if step.step in moved:
+            noisy = curve.real_moved
+            chance = noisy[step.step] if step.step < len(noisy) else float(real)
+            result.stated.append((moved[step.step], real, chance))
         if moved.get(step.step, 0.0) > MOVED_CHANCE:
             result.called += 1
             result.called_true += real
@@ -353,6 +391,61 @@ def moves_table(results: Results) -> list[str]:
     return lines
 
 
+def _calibration_error(rows: Sequence[tuple[float, bool, float]], real: bool) -> float:
+    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
+    total = 0.0
+    for low, high in itertools.pairwise(BINS):
+        inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
+        if inside:
+            stated = sum(r[0] for r in inside) / len(inside)
+            seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
+            total += len(inside) * abs(stated - seen)
+    return total / len(rows) if rows else math.nan
+
+
+def calibration_table(results: Results, share: float) -> list[str]:
+    """Expected calibration error of every schedule at ``share``: all steps, and the doubtful."""
+    lines = [
+        "| schedule | steps | ECE, published curve | ECE, real curve | steps stated ≥ 0.05 | "
+        "ECE there, published curve | ECE there, real curve |",
+        "| --- |" + " --- |" * 6,
+    ]
+    for (budget, label), per_trace in results.items():
+        if budget != share:
+            continue
+        rows = _pooled(per_trace).stated
+        doubtful = [r for r in rows if r[0] >= BINS[1]]
+        lines.append(
+            f"| {label} | {len(rows)} | {_calibration_error(rows, False):.3f} | "
+            f"{_calibration_error(rows, True):.3f} | {len(doubtful)} | "
+            f"{_calibration_error(doubtful, False):.3f} | "
+            f"{_calibration_error(doubtful, True):.3f} |"
+        )
+    return lines
+
+
+def reliability_table(results: Results, share: float, label: str) -> list[str]:
+    """Steps binned by their stated chance of a move, against how often it truly was one."""
+    rows = _pooled(results[share, label]).stated
+    lines = [
+        f"| stated chance of \\|Δv\\| ≥ {MOVE} | steps | mean stated | moved on the published "
+        "curve | real curve moved (mean chance) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for low, high in itertools.pairwise(BINS):
+        inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
+        if not inside:
+            continue
+        closing = "]" if high == 1.0 else ")"
+        lines.append(
+            f"| [{low:.2f}, {high:.2f}{closing} | {len(inside)} | "
+            f"{sum(r[0] for r in inside) / len(inside):.3f} | "
+            f"{sum(r[1] for r in inside) / len(inside):.3f} | "
+            f"{sum(r[2] for r in inside) / len(inside):.3f} |"
+        )
+    return lines
+
+
 def _cells(
     scores: Sequence[Score], part: Callable[[Score], float], whole: Callable[[Score], float]
 ) -> str:
@@ -395,9 +488,11 @@ SETUP = (
     "`analyze_trace`), and the library reads the tallies: Wilson intervals (`boundary_values`), "
     "bootstrap intervals of v_{i+1} − v_i (`step_importances`), `StepAnalysis.moved` and "
     "`top_steps`. Budgets are shares of Thought Anchors' 100 continuations per chunk; "
-    "schedules: `fixed` (`FixedSchedule()`), `adaptive` (`AdaptiveSchedule()`, the default: "
-    "settles the top 3 first), `widths` (`AdaptiveSchedule(top_k=0)`) and `moves` "
-    "(`MovesSchedule()`: seeks every step whose chance of having moved is in doubt). The value "
+    "schedules: `default` (`default_schedule()`, what `analyze_trace` runs when given none, "
+    "which is `AdaptiveSchedule()`: settles the top 3 first), `fixed` (`FixedSchedule()`), "
+    "`widths` (`AdaptiveSchedule(top_k=0)`) and `moves` "
+    f"(`MovesSchedule()`: seeks every step whose chance of having moved by δ = {MOVE} is in "
+    "doubt). The value "
     "curve's model (`llenvs.analysis.changepoints`) lets a step move the value for good (prior "
     f"{CHANGE_PRIOR}) or for one boundary, an excursion (prior {EXCURSION_PRIOR}); the pass "
     "*moves, no excursions* is `MovesSchedule` read and scheduled with the model before "
@@ -406,8 +501,10 @@ SETUP = (
     f"end, in) of every trace. A *move* is a step whose true |Δv| ≥ {MOVE}; it *lasts* when the "
     f"mean of the {LASTS} true values after it differs from that of the {LASTS} up to it by at "
     "least half the move, and is *transient* otherwise (a wiggle that reverts). The method "
-    f"*calls* a move where `StepAnalysis.moved` > {MOVED_CHANCE} (`MOVED_CHANCE`, what "
-    f"`top_steps` calls detected); the columns *interval excludes 0* call it where the step's "
+    f"*calls* a move where `StepAnalysis.moved`, the posterior chance that |Δv| ≥ δ = {MOVE} "
+    "(from the joint posterior of the step's two boundary values), is above "
+    f"{MOVED_CHANCE} (`MOVED_CHANCE`, what `top_steps` calls detected); the columns "
+    "*interval excludes 0* call it where the step's "
     f"bootstrap interval excludes 0 instead. *Precision, a move within ±{NEAR} steps* counts a "
     f"called step right when the true value changes by ≥ {MOVE} between {NEAR} steps before it "
     f"and {NEAR} after. *Sure steps in the true top-{TOP_K}*: of the steps "
@@ -416,8 +513,20 @@ SETUP = (
     "response after it / 4 (a continuation about as long as the published one), against 100 "
     "such per chunk. s scheduling / s reading: seconds per seed in the round loop (mostly "
     "`next_round`) and in reading the tallies (the bootstrap, and the 2,000 posterior "
-    "draws behind ranking and membership)."
+    "draws behind ranking and membership). *Calibration*: every step's stated chance of a "
+    "move, binned, against how often the published curve moved by δ there (the simulation's "
+    "truth), and the expected calibration error (ECE: the bins' gaps weighted by their steps). "
+    "The published values have their own noise: each is the mean of about 100 continuations. "
+    "The *real curve* columns account for it: each published value's real value is drawn from "
+    "its Beta(s + ½, f + ½) posterior, each boundary on its own (no model of the curve, so the "
+    "truth borrows nothing from the method), and a step's truth is its chance of a move of δ "
+    "(4,000 draws); a published move with a small such chance may be noise of the published "
+    "values rather than a move of the model's."
 )
+
+
+def _moved(truth: Sequence[float], step: int) -> bool:
+    return abs(truth[step + 1] - truth[step]) >= MOVE - 1e-9
 
 
 def main() -> None:
@@ -442,6 +551,12 @@ def main() -> None:
     share = 0.25 if 0.25 in args.budgets else args.budgets[0]
     truths = [c.truth for c in found]
     moves = [(t, s) for t in truths for s in range(len(t) - 1) if abs(t[s + 1] - t[s]) >= MOVE]
+    noisy_moves = sum(
+        c.real_moved[s] for c in found for s in range(len(c.values)) if _moved(c.truth, s)
+    )
+    hidden = sum(
+        c.real_moved[s] for c in found for s in range(len(c.values)) if not _moved(c.truth, s)
+    )
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     options = "" if args.traces is None else f" --traces {args.traces}"
@@ -455,13 +570,30 @@ def main() -> None:
         f"{platform.python_version()}, {seconds:.0f} s. {SETUP}",
         "",
         f"{len(found)} traces, {sum(len(c.values) for c in found)} chunks; {len(moves)} true "
-        f"moves, {sum(lasts(t, s) for t, s in moves)} of them lasting. Coverage, error, cost:",
+        f"moves, {sum(lasts(t, s) for t, s in moves)} of them lasting. The published values' "
+        f"own noise: of the {len(moves)} published moves of {MOVE} or more, the real curve "
+        f"moved so at about {noisy_moves:.1f} (the sum of their real-curve chances), and the "
+        f"steps the published curve does not call moves hold about {hidden:.1f} real ones. "
+        "Coverage, error, cost:",
         "",
         *cost_table(results, args.seeds),
         "",
         "Finding the moves:",
         "",
         *moves_table(results),
+        "",
+        f"Calibration at {share:.0%}: the expected calibration error of each schedule's stated "
+        "chances, over every step and over the steps stated at least 0.05:",
+        "",
+        *calibration_table(results, share),
+        "",
+        f"Reliability of the `default` schedule's stated chances at {share:.0%}:",
+        "",
+        *reliability_table(results, share, "default"),
+        "",
+        f"The same for `moves` at {share:.0%}:",
+        "",
+        *reliability_table(results, share, "moves"),
         "",
         f"Per trace at {share:.0%} (each cell: {' / '.join(SCHEDULES)}):",
         "",

@@ -39,6 +39,7 @@ from llenvs.analysis.analysis_sidecar import (
 )
 from llenvs.analysis.analyze import analysis_key, analyze_trace
 from llenvs.analysis.boundary_value import BoundaryValue
+from llenvs.analysis.changepoints import MOVE_DELTA
 from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
 from llenvs.analysis.divergence import js_divergence, total_variation
 from llenvs.analysis.final_answer import final_answer
@@ -67,6 +68,7 @@ from llenvs.analysis.top_steps import TopSteps, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
+    "MOVE_DELTA",
     "AdaptiveSchedule",
     "AnalysisFileError",
     "AnalysisKind",

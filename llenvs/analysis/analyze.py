@@ -45,7 +45,7 @@ from llenvs.analysis.boundary_value import boundary_values, exact_value, tallies
 from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
-from llenvs.analysis.schedule import AdaptiveSchedule, Schedule
+from llenvs.analysis.schedule import Schedule, default_schedule
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
@@ -107,7 +107,8 @@ def analyze_trace(
         params: sampling, budget and target width (``AnalysisParams``).
         store: the sidecar to read stored rollouts from and append new ones to
             (``analysis_path(trace file)``); None keeps nothing.
-        schedule: which boundaries each round goes to (default ``AdaptiveSchedule()``).
+        schedule: which boundaries each round goes to (default ``default_schedule()``,
+            ``AdaptiveSchedule()``).
         environment: the trace's environment (default: ``trace_environment(trace)``).
         boundaries: the boundaries to sample (default: all, ``sampled_boundaries``).
         forced_answer: also read the forced-answer curve (stored too).
@@ -124,7 +125,7 @@ def analyze_trace(
 
     """
     params = params or AnalysisParams()
-    schedule = schedule or AdaptiveSchedule()
+    schedule = schedule or default_schedule()
     env = environment if environment is not None else trace_environment(trace, backend)
     key = analysis_key(backend.name, params)
     stored = read_analysis(store, trace.trace_id, key) if store is not None else StoredAnalysis()

@@ -20,9 +20,10 @@ weighted as the trapezoid rule weights them; an exact value snaps to the nearest
 forward-backward sums are exact for that grid in O(n x grid), with no enumeration of the
 splits into stretches. With ``excursion=0`` this is the changepoint model
 of a product partition (tested against brute force over every split, to the grid's
-precision). ``change_chances`` gives each step's chance of having moved the value,
-``curve_draws`` joint draws of every boundary's value, from which a step's size ``|Δ|``, its
-rank and its chance of being among the top k follow.
+precision). ``change_chances`` gives each step's chance of having moved the value by at least
+``delta`` (from the joint posterior of its two boundaries' values, not from two marginals;
+``delta=0``: moved at all), ``curve_draws`` joint draws of every boundary's value, from which
+a step's size ``|Δ|``, its rank and its chance of being among the top k follow.
 
 ``bench/analysis_simulated.py`` measures what ranking steps by the posterior mean size gains
 over ranking them by the raw differences, on simulated curves with 1-3 jumps, and
@@ -33,6 +34,8 @@ Example:
     >>> tallies = {0: Tally(2, 8), 1: Tally(3, 8), 2: Tally(8, 8), 3: Tally(7, 8)}
     >>> {step: round(p, 2) for step, p in change_chances(tallies).items()}
     {0: 0.18, 1: 0.97, 2: 0.13}
+    >>> {step: round(p, 2) for step, p in change_chances(tallies, delta=MOVE_DELTA).items()}
+    {0: 0.09, 1: 0.95, 2: 0.04}
     >>> draws = curve_draws(tallies, 3, random.Random(0))
     >>> len(draws), sorted(draws[0])
     (3, [0, 1, 2, 3])
@@ -49,7 +52,14 @@ import numpy as np
 
 from llenvs.analysis.tally import Tally
 
-__all__ = ["CHANGE_PRIOR", "EXCURSION_PRIOR", "GRID_POINTS", "change_chances", "curve_draws"]
+__all__ = [
+    "CHANGE_PRIOR",
+    "EXCURSION_PRIOR",
+    "GRID_POINTS",
+    "MOVE_DELTA",
+    "change_chances",
+    "curve_draws",
+]
 
 CHANGE_PRIOR = 0.2
 """The prior chance that a step moves the value for good (0.1-0.3 ranked alike in the
@@ -63,6 +73,12 @@ schedule, 5 seeds), no excursions find 0.78 of the moves of 0.2 or more, 0.03 fi
 0.05 0.82 and 0.1 0.82, each with more false calls (precision 0.28, 0.26, 0.24, 0.20).
 Larger priors also keep more flat steps from being ruled out of a top k: a flat step's chance
 of having moved cannot fall far below the prior's share without many rollouts."""
+
+MOVE_DELTA = 0.2
+"""The size of a move that matters: a step *moved* the value when ``|v_{i+1} - v_i|`` is at
+least this. 0.2 is Thought Anchors' scale of a large move (and the truth of
+``bench/thought_anchors.py``); a change of any size is the question ``delta=0`` asks, which
+more rollouts answer "yes" for ever smaller changes."""
 
 GRID_POINTS = 101
 """Points of the value grid in [0, 1]."""
@@ -79,12 +95,17 @@ def _weights(grid: np.ndarray) -> np.ndarray:
 
 
 def change_chances(
-    tallies: Mapping[int, Tally], prior: float = CHANGE_PRIOR, excursion: float = EXCURSION_PRIOR
+    tallies: Mapping[int, Tally],
+    prior: float = CHANGE_PRIOR,
+    excursion: float = EXCURSION_PRIOR,
+    delta: float = 0.0,
 ) -> dict[int, float]:
-    """Each step's posterior chance of moving the value (steps between two tallied boundaries).
+    """Each step's posterior chance that ``|v_{i+1} - v_i| >= delta`` (between tallied boundaries).
 
-    A step moved the value unless both its boundaries sit at the same value: a change, an
-    excursion at either boundary, or a return from one, all count.
+    With ``delta=0`` a step moved the value unless both its boundaries sit at the same value: a
+    change, an excursion at either boundary, or a return from one, all count, however small.
+    With ``delta > 0`` the chance is the mass of the two boundaries' joint posterior at least
+    ``delta`` apart (values on the grid, 0.01 apart).
 
     Example:
         >>> round(change_chances({0: Tally(0, 20), 1: Tally(20, 20)})[0], 6)
@@ -96,13 +117,17 @@ def change_chances(
         [0.94, 0.97, 0.03]
         >>> [round(p, 2) for p in change_chances(dip, excursion=0).values()]
         [0.64, 0.81, 0.04]
+        >>> [round(p, 2) for p in change_chances(dip, delta=0.2).values()]
+        [0.87, 0.89, 0.0]
 
     """
     _check(prior, excursion)
+    if not 0 <= delta <= 1:
+        raise ValueError(f"delta, the size of a move, must be in [0, 1], got {delta}")
     chances: dict[int, float] = {}
     for start, chain in _chains(tallies):
         model = _Chain(chain, prior, excursion)
-        for k, chance in enumerate(model.moved()):
+        for k, chance in enumerate(model.moved_by(delta) if delta > 0 else model.moved()):
             chances[start + k] = chance
     return chances
 
@@ -233,6 +258,33 @@ class _Chain:
             for s in range(len(self.chain) - 1)
         ]
         return [min(1.0, max(0.0, 1.0 - chance)) for chance in same]
+
+    def moved_by(self, delta: float) -> list[float]:
+        """Each step's chance that its two boundaries' values are at least ``delta`` apart.
+
+        The joint posterior of boundaries s and s+1 is a sum of products (a value at s times
+        one at s+1), one per kind of transition: stay (no move), settled u to a new settled u',
+        settled u to away (s+1's own value, from its rollouts alone: ``own``), away back to u,
+        away to a new u'. Each product's mass at least ``delta`` apart is ``x . (far y)``.
+        """
+        if len(self.chain) < 2:
+            return []
+        grid = self.grid
+        far = (np.abs(grid[:, None] - grid[None, :]) >= delta - 1e-9).astype(float)
+        own = self.like * self.weights / self.mean[:, None]
+        scale = self.scale[1:, None]
+        settled, away = self.settled[:-1], self.away[:-1]
+        ahead = self.like[1:] * self.settled_back[1:] / scale
+        anew = self.prior * self.weights * ahead  # to a new settled u' (from settled or away)
+        back = (1 - self.prior) * away * ahead  # away from u, back to u
+        leave = self.excursion * settled * self.mean[1:, None] * self.away_back[1:] / scale
+        chances = (
+            (settled * (anew @ far)).sum(axis=1)
+            + (leave * (own[1:] @ far)).sum(axis=1)
+            + (own[:-1] * (back @ far)).sum(axis=1)
+            + away.sum(axis=1) * (own[:-1] * (anew @ far)).sum(axis=1)
+        )
+        return [min(1.0, max(0.0, float(chance))) for chance in chances]
 
     def draw(self, draws: int, generator: np.random.Generator) -> np.ndarray:
         """``draws`` joint draws of the run's values (rows): the states from the end back."""

@@ -23,7 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR, change_chances
+from llenvs.analysis.changepoints import (
+    CHANGE_PRIOR,
+    EXCURSION_PRIOR,
+    MOVE_DELTA,
+    change_chances,
+)
 from llenvs.analysis.interval import Z_95
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.top_steps import top_steps_round
@@ -34,6 +39,7 @@ __all__ = [
     "MovesSchedule",
     "Schedule",
     "Tally",
+    "default_schedule",
     "sampled",
     "wilson_width",
 ]
@@ -191,16 +197,18 @@ class MovesSchedule(_Rounds):
     """A first round of ``initial`` rollouts per boundary, then rounds to the doubtful moves.
 
     Later rounds go to the boundaries on both sides of the steps whose chance of having moved
-    the value (``change_chances`` under ``change_prior``, what ``StepAnalysis.moved`` reads) is
+    the value by at least ``delta`` (``change_chances``, what ``StepAnalysis.moved`` reads) is
     still in doubt, strictly between ``low`` and ``high``: each boundary is weighted by the
     doubt ``p (1 - p)`` of the steps it borders times their apparent size (the difference of
     the two boundaries' smoothed rates: a large move in doubt first), and the round's
-    rollouts go one at a time to the largest weight over one plus what it got this round
-    already. It seeks every move, the transient ones included (a boundary that dips and
-    returns borders two doubtful steps), where ``AdaptiveSchedule`` settles the top k. With no
-    step in doubt, rounds go to the widest Wilson intervals, as ``AdaptiveSchedule(top_k=0)``'s;
-    an empty round means no step is in doubt and every interval is narrower than the target,
-    or the budget is spent.
+    rollouts go one at a time to the largest weight over one plus the rollouts it has (this
+    round's included): a step whose size is about ``delta`` stays in doubt however much it is
+    sampled, and each rollout more there tells less than one where few have gone. It seeks
+    every move, the transient ones included (a boundary that dips and returns borders two
+    doubtful steps), where ``AdaptiveSchedule`` settles the top k. With no step in doubt,
+    rounds go to the widest Wilson intervals, as ``AdaptiveSchedule(top_k=0)``'s; an empty
+    round means no step is in doubt and every interval is narrower than the target, or the
+    budget is spent.
 
     Example:
         >>> MovesSchedule(initial=2).next_round({0: Tally(0, 0), 1: Tally(1, 1)}, 9, 0.3)
@@ -208,7 +216,7 @@ class MovesSchedule(_Rounds):
         >>> flat = {b: Tally(10, 20) for b in range(4)}
         >>> doubtful = {**flat, 2: Tally(15, 20)}  # boundary 2 may sit higher: steps 1 and 2
         >>> MovesSchedule(round_size=4).next_round(doubtful, 40, 0.3)
-        [1, 2, 2, 3]
+        [2, 2, 2, 2]
         >>> settled = {0: Tally(0, 60), 1: Tally(60, 60)}
         >>> MovesSchedule().next_round(settled, 9, 0.3)
         []
@@ -227,6 +235,9 @@ class MovesSchedule(_Rounds):
     """The prior chance that a step moves the value (``llenvs.analysis.changepoints``)."""
     excursion: float = EXCURSION_PRIOR
     """The prior chance that a step departs for one boundary (the same model's)."""
+    delta: float = MOVE_DELTA
+    """The size of a move sought: a step is in doubt while its chance of having moved by at
+    least this is (0: moved at all)."""
 
     def __post_init__(self) -> None:
         _check_rounds(self.initial, self.round_size)
@@ -238,7 +249,8 @@ class MovesSchedule(_Rounds):
     ) -> list[int]:
         """A round after the first: ``size`` rollouts among the ``open_`` boundaries."""
         weights = dict.fromkeys(open_, 0.0)
-        for step, chance in change_chances(tallies, self.change_prior, self.excursion).items():
+        chances = change_chances(tallies, self.change_prior, self.excursion, self.delta)
+        for step, chance in chances.items():
             if self.low < chance < self.high:
                 for boundary in (step, step + 1):
                     if boundary in weights:
@@ -247,11 +259,24 @@ class MovesSchedule(_Rounds):
             extra = dict.fromkeys(open_, 0)
             chosen = []
             for _ in range(size):
-                boundary = max(weights, key=lambda b: (weights[b] / (1 + extra[b]), -b))
+                boundary = max(
+                    weights, key=lambda b: (weights[b] / (1 + open_[b].trials + extra[b]), -b)
+                )
                 extra[boundary] += 1
                 chosen.append(boundary)
             return sorted(chosen)
         return _widest(open_, size, width)
+
+
+def default_schedule() -> Schedule:
+    """The schedule ``analyze_trace`` uses when none is given: ``AdaptiveSchedule()``.
+
+    Example:
+        >>> default_schedule()
+        AdaptiveSchedule(initial=4, round_size=None, top_k=3, change_prior=0.2)
+
+    """
+    return AdaptiveSchedule()
 
 
 def _check_rounds(initial: int, round_size: int | None) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.analysis.boundary_value import BoundaryValue
-from llenvs.analysis.changepoints import EXCURSION_PRIOR, change_chances
+from llenvs.analysis.changepoints import EXCURSION_PRIOR, MOVE_DELTA, change_chances
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
@@ -65,6 +65,11 @@ class StepAnalysis:
     excursion: float = EXCURSION_PRIOR
     """The value-curve model's prior chance of a one-boundary excursion after a step
     (``llenvs.analysis.changepoints``), behind ``moved``, ``sizes`` and ``top_steps``."""
+    delta: float = MOVE_DELTA
+    """The size of a move that matters: ``moved`` is each step's chance that
+    ``|v_{i+1} - v_i| >= delta``, and the steps called moved, ``top_steps`` and its sure
+    steps follow it (``dataclasses.replace(analysis, delta=0.1)`` reads the same rollouts at
+    another size)."""
 
     def value(self, boundary: int) -> BoundaryValue:
         """The value of ``boundary``.
@@ -126,7 +131,9 @@ class StepAnalysis:
 
     @functools.cached_property
     def moved(self) -> dict[int, float]:
-        """Each step's chance of having moved the value at all (``change_chances``).
+        """Each step's chance of having moved the value by at least ``delta``.
+
+        From the joint posterior of its two boundaries' values (``change_chances``).
 
         Example:
             >>> StepAnalysis("t", {}, (), (), None, ()).moved
@@ -134,8 +141,47 @@ class StepAnalysis:
 
         """
         steps = {s.step for s in self.importances}
-        chances = change_chances(self._tallies(), excursion=self.excursion)
+        chances = change_chances(self._tallies(), excursion=self.excursion, delta=self.delta)
         return {step: chance for step, chance in chances.items() if step in steps}
+
+    @property
+    def called(self) -> list[int]:
+        """The steps called moved: ``moved`` above ``MOVED_CHANCE``, in step order."""
+        return sorted(step for step, chance in self.moved.items() if chance > MOVED_CHANCE)
+
+    @property
+    def expected_wrong(self) -> float:
+        """How many of the ``called`` steps are expected not to have moved by ``delta``.
+
+        The sum of their chances of not having moved: what the stated chances promise, which
+        ``bench/thought_anchors.py`` checks against real curves (its reliability table).
+        """
+        moved = self.moved
+        return sum(1.0 - moved[step] for step in self.called)
+
+    def calls_summary(self) -> str:
+        """The called steps in words, with ``delta`` and the expected wrong calls.
+
+        Example:
+            >>> from llenvs.analysis.boundary_value import BoundaryValue
+            >>> from llenvs.analysis.interval import Interval
+            >>> from llenvs.analysis.step_importance import step_importances
+            >>> values = tuple(BoundaryValue(b, 30, s, s / 30, Interval(0.0, 1.0))
+            ...                for b, s in enumerate((3, 4, 27, 28, 12)))
+            >>> StepAnalysis("t", {}, values, tuple(step_importances(values)), None,
+            ...              ()).calls_summary()
+            '2 steps called moved by |Δv| ≥ 0.2 (steps 1, 3); about 0.0 expected wrong'
+
+        """
+        called = self.called
+        if not called:
+            return f"no step called moved by |Δv| ≥ {self.delta:g}"
+        noun = "step" if len(called) == 1 else "steps"
+        which = ", ".join(str(step) for step in called)
+        return (
+            f"{len(called)} {noun} called moved by |Δv| ≥ {self.delta:g} ({noun} {which}); "
+            f"about {self.expected_wrong:.1f} expected wrong"
+        )
 
     def ranking(self) -> list[int]:
         """The steps, most important first: by their size (``sizes``), unknown ones last.

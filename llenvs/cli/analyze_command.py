@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from llenvs.analysis import (
     DEFAULT_FORCED_ANSWER_TOKENS,
+    MOVE_DELTA,
     AdaptiveSchedule,
     AnalysisParams,
     FixedSchedule,
@@ -105,10 +107,17 @@ def add_parser(subparsers: Any) -> None:
         "--schedule",
         choices=("adaptive", "fixed", "moves"),
         default="adaptive",
-        help="adaptive: rounds to the steps whose rank among the top --top-k is unsettled, "
-        "then to the widest intervals; fixed: the same k everywhere; moves: after 8 "
-        "everywhere, rounds to both sides of every step that may have moved the value (finds "
-        "more of the moves on long traces: bench/thought_anchors.py)",
+        help="adaptive (default): rounds to the steps whose rank among the top --top-k is "
+        "unsettled, then to the widest intervals; fixed: the same k everywhere; moves: after 8 "
+        "everywhere, rounds to both sides of every step that may have moved the value by "
+        "--delta (finds more of the moves: bench/thought_anchors.py)",
+    )
+    parser.add_argument(
+        "--delta",
+        type=_size,
+        default=MOVE_DELTA,
+        help=f"the size of a move that matters: a step is called moved when its chance of "
+        f"|v_i+1 - v_i| >= delta is above 1/2 (default {MOVE_DELTA})",
     )
     parser.add_argument(
         "--top-k",
@@ -150,7 +159,9 @@ def run(args: argparse.Namespace) -> int:
     """Plan, run and print the analysis of one trace."""
     trace = find_trace(args.traces, args.trace)
     if args.budget == 0:
-        return print_stored_values(trace, analysis_path(args.traces), as_json=args.json)
+        return print_stored_values(
+            trace, analysis_path(args.traces), as_json=args.json, delta=args.delta
+        )
     own = trace_sampling_params(trace)
     params = AnalysisParams(
         budget=args.budget,
@@ -180,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     schedules: dict[str, Schedule] = {
         "adaptive": AdaptiveSchedule(top_k=args.top_k),
         "fixed": FixedSchedule(),
-        "moves": MovesSchedule(),
+        "moves": MovesSchedule(delta=args.delta),
     }
     schedule = schedules[args.schedule]
     with _progress(args.no_progress, cost.rollouts) as advance:
@@ -193,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
             forced_answer=args.forced_answer,
             control=RunControl(advance),
         )
+    analysis = dataclasses.replace(analysis, delta=args.delta)
     print(analysis_table(trace, analysis))
     generated = len(analysis.rollouts) - analysis.resumed
     print(
@@ -200,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
         f"back) in {analysis.rounds} rounds; stored in {store}"
     )
     if analysis.importances:
+        print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())
     return 0
 
@@ -224,6 +237,17 @@ def _progress(hidden: bool, total: int) -> Iterator[RunObserver | None]:
                 bar.update(task, completed=event.done, total=event.planned)
 
         yield advance
+
+
+def _size(text: str) -> float:
+    """A move's size: a number in (0, 1]."""
+    try:
+        size = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < size <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+    return size
 
 
 def _count(text: str) -> int:

@@ -26,12 +26,14 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any
 
 from llenvs.analysis.analysis_sidecar import read_published, stored_keys
 from llenvs.analysis.boundary_value import BoundaryValue
+from llenvs.analysis.changepoints import MOVE_DELTA
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
 from llenvs.cli.analysis_table import analysis_table
@@ -41,16 +43,17 @@ __all__ = ["print_stored_values", "stored_analyses", "stored_value_rows"]
 
 
 def stored_analyses(
-    trace: Trace, store: str | os.PathLike[str]
+    trace: Trace, store: str | os.PathLike[str], delta: float = MOVE_DELTA
 ) -> list[tuple[str, StepAnalysis, dict[str, Any]]]:
     """Every source of step values the sidecar holds for ``trace``, as the workbench reads it.
 
     ``(source, analysis, extra)``: published values first (``extra``: their measures by name,
     and which boundaries' trials were inferred), then our rollouts by key (``extra``: the key).
+    Each analysis calls a step moved at ``delta`` (``StepAnalysis.delta``).
     """
     sources: list[tuple[str, StepAnalysis, dict[str, Any]]] = []
     for published in read_published(store, trace.trace_id):
-        analysis = published_step_analysis(trace, published)
+        analysis = dataclasses.replace(published_step_analysis(trace, published), delta=delta)
         inferred = {
             value.boundary: tally.inferred
             for value, tally in zip(published.values(), published.tallies, strict=True)
@@ -58,18 +61,21 @@ def stored_analyses(
         extra = {"measures": published.measures, "inferred": inferred}
         sources.append((published.provenance, analysis, extra))
     for key in stored_keys(store, trace.trace_id):
-        analysis = stored_step_analysis(trace, store, key)
+        analysis = dataclasses.replace(stored_step_analysis(trace, store, key), delta=delta)
         sources.append((f"rollouts of {key.get('model', '?')}", analysis, {"key": key}))
     return sources
 
 
-def stored_value_rows(trace: Trace, store: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def stored_value_rows(
+    trace: Trace, store: str | os.PathLike[str], delta: float = MOVE_DELTA
+) -> list[dict[str, Any]]:
     """One row per boundary and source: its value, the step's importance and chance of moving.
 
-    As ``StepAnalysis`` gives them; a published source adds its measures.
+    As ``StepAnalysis`` gives them (``moved``: the chance of a move of at least ``delta``, which
+    the row states as ``delta``); a published source adds its measures.
     """
     rows: list[dict[str, Any]] = []
-    for source, analysis, extra in stored_analyses(trace, store):
+    for source, analysis, extra in stored_analyses(trace, store, delta):
         importances = {step.step: step for step in analysis.importances}
         measures = extra.get("measures", {})
         for value in analysis.values:
@@ -85,6 +91,7 @@ def stored_value_rows(trace: Trace, store: str | os.PathLike[str]) -> list[dict[
                 row["importance_high"] = step.interval.high
             if value.boundary in analysis.moved:
                 row["moved"] = analysis.moved[value.boundary]
+                row["delta"] = analysis.delta
             for name, column in measures.items():
                 if value.boundary < len(column):
                     row[name] = column[value.boundary]
@@ -92,13 +99,15 @@ def stored_value_rows(trace: Trace, store: str | os.PathLike[str]) -> list[dict[
     return rows
 
 
-def print_stored_values(trace: Trace, store: str | os.PathLike[str], *, as_json: bool) -> int:
+def print_stored_values(
+    trace: Trace, store: str | os.PathLike[str], *, as_json: bool, delta: float = MOVE_DELTA
+) -> int:
     """Print every stored source; 0, or 1 when none.
 
-    JSON lines (``stored_value_rows``), or per source the table ``llenvs analyze`` prints and
-    the steps that moved.
+    JSON lines (``stored_value_rows``), or per source the table ``llenvs analyze`` prints, the
+    steps called moved by ``delta`` with the expected wrong calls, and the top steps.
     """
-    sources = stored_analyses(trace, store)
+    sources = stored_analyses(trace, store, delta)
     if not sources:
         print(
             f"no step values stored for trace {trace.trace_id} in {store}: run llenvs analyze "
@@ -106,12 +115,13 @@ def print_stored_values(trace: Trace, store: str | os.PathLike[str], *, as_json:
         )
         return 1
     if as_json:
-        for row in stored_value_rows(trace, store):
+        for row in stored_value_rows(trace, store, delta):
             print(json.dumps(row, ensure_ascii=False, allow_nan=False))
         return 0
     for number, (source, analysis, _) in enumerate(sources):
         print(f"{'' if number == 0 else chr(10)}{source}:")
         print(analysis_table(trace, analysis))
+        print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())
     return 0
 

@@ -27,6 +27,7 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import (
+    MOVE_DELTA,
     published_step_analysis,
     read_published,
     stored_forced_answers,
@@ -55,7 +56,8 @@ class ShownValues:
     rows: pd.DataFrame
     """``value_rows`` of the result: one row per boundary, the end last."""
     caption: str
-    """Where the values come from and what they say (the top steps), in one line."""
+    """Where the values come from and what they say (the steps called moved by δ, with the
+    expected wrong calls, and the top steps), in one line."""
     measures: Mapping[str, tuple[float | None, ...]] = field(default_factory=dict)
     """The study's own importance measures by name, one entry per segment (none for ours)."""
     rollouts: int = 0
@@ -74,9 +76,17 @@ def result_keys(store: str, trace_id: str, version: tuple[int, int]) -> list[dic
 
 @st.cache_data(max_entries=32, show_spinner="Reading the stored step values…")
 def shown_values(
-    store: str, trace_id: str, key: str, version: tuple[int, int], _trace: Trace
+    store: str,
+    trace_id: str,
+    key: str,
+    version: tuple[int, int],
+    _trace: Trace,
+    delta: float = MOVE_DELTA,
 ) -> ShownValues:
     """The result of ``_trace`` stored under ``key`` (its JSON), ready to draw (cached).
+
+    ``delta`` is the size of a move that matters (``StepAnalysis.delta``): the chance each step
+    moved, the shading and the steps called all follow it.
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
@@ -93,10 +103,11 @@ def shown_values(
     if PUBLISHED_KEY in wanted:
         for published in read_published(store, trace_id):
             if published.key == wanted:
-                analysis = published_step_analysis(_trace, published)
+                analysis = replace(published_step_analysis(_trace, published), delta=delta)
                 return ShownValues(
                     value_rows(len(_trace.segments), analysis),
-                    f"{published_source(published)} · {analysis.top_steps(3).headline()}",
+                    f"{published_source(published)} · {analysis.calls_summary()} · "
+                    f"{analysis.top_steps(3).headline()}",
                     dict(published.measures),
                 )
         raise ValueError(f"{Path(store).name} holds no published values under {key} any more")
@@ -104,8 +115,9 @@ def shown_values(
     analysis = replace(
         analysis,
         forced_answers=stored_forced_answers(store, trace_id, str(wanted.get("model"))),
+        delta=delta,
     )
-    headline = analysis.top_steps(3).headline()
+    headline = f"{analysis.calls_summary()} · {analysis.top_steps(3).headline()}"
     return ShownValues(
         value_rows(len(_trace.segments), analysis),
         f"{count(len(analysis.rollouts), 'rollout')} in {count(analysis.rounds, 'round')} "

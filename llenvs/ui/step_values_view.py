@@ -28,6 +28,7 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import (
+    MOVE_DELTA,
     AnalysisParams,
     CostPlan,
     Rollout,
@@ -110,7 +111,17 @@ def _stored(
             )
         )
     key = json.dumps(keys[index], sort_keys=True)
-    shown = shown_values(str(store), trace.trace_id, key, version, trace)
+    delta = st.number_input(
+        "Move size δ",
+        min_value=0.01,
+        max_value=1.0,
+        value=MOVE_DELTA,
+        step=0.05,
+        key="sv-delta",
+        help="A step is called moved when its chance that |v_i+1 − v_i| ≥ δ is above 1/2; the "
+        "shading, the steps called and the top steps follow it.",
+    )
+    shown = shown_values(str(store), trace.trace_id, key, version, trace, float(delta))
     st.caption(shown.caption)
     if shown.failed:
         st.warning(

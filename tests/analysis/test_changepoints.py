@@ -100,6 +100,66 @@ def test_the_forward_backward_sums_are_every_path_of_the_grid_model(chain, prior
     assert chances == pytest.approx(every_path(chain, prior, excursion, grid), abs=1e-9)
 
 
+def every_valued_path(
+    chain: list[Tally], prior: float, excursion: float, grid: np.ndarray, delta: float
+) -> list[float]:
+    """P(a step's boundaries' values are ``delta`` apart), over every path and every value.
+
+    An away state's own value is a state of its own here (``(True, u, w)``: away from u, at w),
+    so the brute force makes no use of the model's summing out of it.
+    """
+    weights = _Chain(chain, prior, excursion, grid).weights
+    like = [_Chain([t], prior, excursion, grid).like[0] for t in chain]
+    points = range(len(grid))
+    states = [(False, u, u) for u in points] + [(True, u, w) for u in points for w in points]
+
+    def step(a: tuple[bool, int, int], b: tuple[bool, int, int]) -> float:
+        if b[0]:  # away from u at w: only from settled u, w drawn from the prior
+            return excursion * weights[b[2]] if not a[0] and a[1] == b[1] else 0.0
+        kept = (1 - prior - excursion) if not a[0] else (1 - prior)
+        return prior * weights[b[1]] + (kept if a[1] == b[1] else 0.0)
+
+    total, apart = 0.0, [0.0] * (len(chain) - 1)
+    for path in itertools.product(states, repeat=len(chain)):
+        away, u, w = path[0]
+        weight = (excursion * weights[w] if away else 1 - excursion) * weights[u] * like[0][w]
+        for b in range(1, len(chain)):
+            weight *= step(path[b - 1], path[b]) * like[b][path[b][2]]
+        total += weight
+        for k in range(len(chain) - 1):
+            if abs(grid[path[k][2]] - grid[path[k + 1][2]]) >= delta - 1e-9:
+                apart[k] += weight
+    return [a / total for a in apart]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(tally, min_size=2, max_size=3),
+    st.sampled_from([0.1, 0.3]),
+    st.sampled_from([0.0, 0.05, 0.2]),
+    st.sampled_from([0.25, 0.5, 1.0]),
+)
+def test_the_chance_of_a_move_of_delta_is_every_valued_path(chain, prior, excursion, delta):
+    grid = np.linspace(0, 1, 5)
+    chances = _Chain(chain, prior, excursion, grid).moved_by(delta)
+    expected = every_valued_path(chain, prior, excursion, grid, delta)
+    assert chances == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_move_of_delta_is_rarer_than_a_move_and_matches_the_draws():
+    tallies = {b: Tally(s, 12) for b, s in enumerate((2, 3, 2, 8, 9, 6, 11, 11))}
+    at_all = change_chances(tallies)
+    large = change_chances(tallies, delta=0.2)
+    assert all(large[s] <= at_all[s] + 1e-9 for s in at_all)
+    draws = curve_draws(tallies, 4000, random.Random(0))
+    for step, chance in large.items():
+        seen = sum(abs(d[step] - d[step + 1]) >= 0.2 - 1e-9 for d in draws) / len(draws)
+        assert seen == pytest.approx(chance, abs=0.03)
+    assert change_chances(tallies, delta=1.0)[3] < 1e-6  # no step spans the whole range
+    with pytest.raises(ValueError, match=r"delta, the size of a move, must be in \[0, 1\]"):
+        change_chances(tallies, delta=1.5)
+
+
 def test_an_excursion_costs_less_than_two_changes():
     dip = {0: Tally(20, 20), 1: Tally(14, 20), 2: Tally(20, 20), 3: Tally(20, 20)}
     with_ = change_chances(dip)

@@ -7,6 +7,7 @@ and break the copy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -144,6 +145,26 @@ def test_budget_0_prints_the_importances_and_the_steps_that_moved_as_the_app_doe
     step = next(s for s in analysis.importances if s.step == 158)
     row = next(line for line in printed if line.startswith("158 "))
     assert f"{step.importance:+.2f}" in row and f"{analysis.moved[158]:.2f}" in row
+    assert printed[-2] == analysis.calls_summary() and "|Δv| ≥ 0.2" in printed[-2]
+
+
+def test_delta_sets_the_size_of_a_move_in_the_cli(imported, capsys):
+    longest = next(t for t in read_traces(imported) if len(t.segments) == 321)
+    [published] = read_published(analysis_path(imported), longest.trace_id)
+    small = dataclasses.replace(published_step_analysis(longest, published), delta=0.1)
+    capsys.readouterr()
+    command = ["analyze", str(imported), "--trace", longest.trace_id, "--budget", "0"]
+    assert main([*command, "--delta", "0.1"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-2] == small.calls_summary() and "|Δv| ≥ 0.1" in printed[-2]
+    assert main([*command, "--delta", "0.1", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    moved = {row["boundary"]: row["moved"] for row in rows if "moved" in row}
+    assert moved == pytest.approx(small.moved, abs=1e-12)
+    assert {row["delta"] for row in rows if "moved" in row} == {0.1}
+    with pytest.raises(SystemExit):
+        main([*command, "--delta", "0"])
+    assert "expected a number in (0, 1], got 0" in capsys.readouterr().err
 
 
 def test_importing_again_writes_nothing_new(imported, capsys):

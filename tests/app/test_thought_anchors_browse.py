@@ -10,6 +10,7 @@ zoomed on the selected segment or whole.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -233,3 +234,23 @@ def test_the_header_says_what_the_study_states_and_which_prm_scored_at_import(
     [detail] = [c for c in captions if c.startswith("characters ")]
     assert "PRM score, recorded with the trace: arithmetic (ArithmeticPRM) 0.500" in detail
     assert "rewards: —" in detail  # the PRM's reward is its score: said once
+
+
+def test_the_move_size_delta_decides_the_steps_called_and_the_expected_wrong_calls(
+    imported, monkeypatch
+):
+    at, trace = _open(imported, monkeypatch, 158)
+    [published] = read_published(analysis_path(imported), trace.trace_id)
+    analysis = published_step_analysis(trace, published)
+    for delta in (0.2, 0.1):
+        if delta != 0.2:
+            at.number_input(key="sv-delta").set_value(delta).run()
+            assert not at.exception, at.exception
+        expected = dataclasses.replace(analysis, delta=delta)
+        caption = next(c.value for c in at.caption if "called moved" in c.value)
+        assert expected.calls_summary() in caption
+        assert f"|Δv| ≥ {delta:g}" in caption and "expected wrong" in caption
+        table = next(d.value for d in at.dataframe if "moved" in d.value.columns)
+        shown = {b: m for b, m in enumerate(table["moved"]) if not math.isnan(m)}
+        assert shown == pytest.approx(expected.moved, abs=1e-9)
+    assert len(dataclasses.replace(analysis, delta=0.1).called) > len(analysis.called) > 0
