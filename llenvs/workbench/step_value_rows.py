@@ -36,8 +36,8 @@ def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
     Row i holds ``v_i`` (``value``, NaN when unknown) with its interval (``low``, ``high``),
     the rollouts counted (``trials``), whether it is the trace's own verdict (``exact``), the
     importance of segment i (``importance``: ``v_{i+1} - v_i``, NaN when unknown or past the
-    last segment) with its interval, its chance of having moved the value at all (``moved``)
-    and its answer shift (``divergence``), and the answer forced
+    last segment) with its interval, its chance of having moved the value by at least the
+    analysis's δ (``moved``, ``StepAnalysis.delta``) and its answer shift (``divergence``), and the answer forced
     before segment i with its verdict (``forced answer``, ``forced right``: None when none).
 
     Example:
