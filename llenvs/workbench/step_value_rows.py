@@ -37,8 +37,9 @@ def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
     the rollouts counted (``trials``), whether it is the trace's own verdict (``exact``), the
     importance of segment i (``importance``: ``v_{i+1} - v_i``, NaN when unknown or past the
     last segment) with its interval, its chance of having moved the value by at least the
-    analysis's δ (``moved``, ``StepAnalysis.delta``) and its answer shift (``divergence``), and the answer forced
-    before segment i with its verdict (``forced answer``, ``forced right``: None when none).
+    analysis's δ (``moved``, ``StepAnalysis.delta``) and its answer shift (``divergence``), and
+    the answer forced before segment i with its verdict (``forced answer``, ``forced right``:
+    None when none).
 
     Example:
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
