@@ -243,6 +243,11 @@ class Score:
             setattr(self, name, getattr(self, name) + value)
 
 
+def is_move(truth: Sequence[float], step: int) -> bool:
+    """Whether the true value moves by ``MOVE`` or more across ``step``."""
+    return abs(truth[step + 1] - truth[step]) >= MOVE
+
+
 def true_top(truth: Sequence[float], top_k: int) -> set[int]:
     """The steps whose true ``|Δ|`` is at least the k-th largest (ties all in)."""
     sizes = [abs(b - a) for a, b in itertools.pairwise(truth)]
@@ -284,7 +289,7 @@ def score(curve: Curve, analysis: StepAnalysis, counted: Mapping[int, Tally]) ->
         result.steps += 1
         result.steps_covered += inside
         result.steps_width += step.interval.width
-        real = abs(delta) >= MOVE
+        real = is_move(truth, step.step)
         lasting = real and lasts(truth, step.step)
         result.moves += real
         result.lasting += lasting
@@ -391,15 +396,25 @@ def moves_table(results: Results) -> list[str]:
     return lines
 
 
-def _calibration_error(rows: Sequence[tuple[float, bool, float]], real: bool) -> float:
-    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
-    total = 0.0
+def _binned(
+    rows: Sequence[tuple[float, bool, float]],
+) -> list[tuple[float, float, list[tuple[float, bool, float]]]]:
+    """``rows`` in ``BINS`` by their stated chance (the last bin closed), empty bins left out."""
+    bins = []
     for low, high in itertools.pairwise(BINS):
         inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
         if inside:
-            stated = sum(r[0] for r in inside) / len(inside)
-            seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
-            total += len(inside) * abs(stated - seen)
+            bins.append((low, high, inside))
+    return bins
+
+
+def _calibration_error(rows: Sequence[tuple[float, bool, float]], real: bool) -> float:
+    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
+    total = 0.0
+    for _, _, inside in _binned(rows):
+        stated = sum(r[0] for r in inside) / len(inside)
+        seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
+        total += len(inside) * abs(stated - seen)
     return total / len(rows) if rows else math.nan
 
 
@@ -432,10 +447,7 @@ def reliability_table(results: Results, share: float, label: str) -> list[str]:
         "curve | real curve moved (mean chance) |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for low, high in itertools.pairwise(BINS):
-        inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
-        if not inside:
-            continue
+    for low, high, inside in _binned(rows):
         closing = "]" if high == 1.0 else ")"
         lines.append(
             f"| [{low:.2f}, {high:.2f}{closing} | {len(inside)} | "
@@ -463,7 +475,7 @@ def trace_table(results: Results, found: Sequence[Curve], share: float) -> list[
     for curve in found:
         scores = [results[share, label][curve.name] for label in labels]
 
-        moves = sum(abs(b - a) >= MOVE for a, b in itertools.pairwise(curve.truth))
+        moves = sum(is_move(curve.truth, s) for s in range(len(curve.values)))
         lines.append(
             f"| {curve.name} | {len(curve.values)} | {moves} | "
             f"{_cells(scores, lambda s: s.values_covered, lambda s: s.values)} | "
@@ -525,10 +537,6 @@ SETUP = (
 )
 
 
-def _moved(truth: Sequence[float], step: int) -> bool:
-    return abs(truth[step + 1] - truth[step]) >= MOVE - 1e-9
-
-
 def main() -> None:
     """Parse the options, run, print the section and write it to ``docs/benchmarks.md``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -550,12 +558,12 @@ def main() -> None:
     results = run(found, args.seeds, args.width, args.budgets)
     share = 0.25 if 0.25 in args.budgets else args.budgets[0]
     truths = [c.truth for c in found]
-    moves = [(t, s) for t in truths for s in range(len(t) - 1) if abs(t[s + 1] - t[s]) >= MOVE]
+    moves = [(t, s) for t in truths for s in range(len(t) - 1) if is_move(t, s)]
     noisy_moves = sum(
-        c.real_moved[s] for c in found for s in range(len(c.values)) if _moved(c.truth, s)
+        c.real_moved[s] for c in found for s in range(len(c.values)) if is_move(c.truth, s)
     )
     hidden = sum(
-        c.real_moved[s] for c in found for s in range(len(c.values)) if not _moved(c.truth, s)
+        c.real_moved[s] for c in found for s in range(len(c.values)) if not is_move(c.truth, s)
     )
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
