@@ -39,7 +39,6 @@ from llenvs.core.run_events import RunEvent, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
 from llenvs.evaluation.events import TrajectoryOver
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.step_decision import COMPLETE, StepDecision
 from llenvs.evaluation.trace_prefix import trace_prefix
@@ -124,9 +123,7 @@ def run_rollouts(
     control = RunControl() if control is None else control
     if control.stop is not None or control.observer is not None:
         backend = StoppableBackend(backend, control.stop or StopToken(), control.observer)
-    runner = SegmentedTrajectoryRunner(
-        environment, backend, sampling, answer_opening=recorded_answer_opening(trace)
-    )
+    runner = SegmentedTrajectoryRunner.continuing(trace, environment, backend, sampling)
     prefixes = {boundary: trace_prefix(trace, boundary) for boundary, _ in jobs}
     seeds = [rollout_seed(params.seed, boundary, number) for boundary, number in jobs]
     kept = {b: len("".join(s.text for s in trace.segments[:b])) for b in prefixes}

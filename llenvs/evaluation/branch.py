@@ -33,7 +33,6 @@ from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Re
 from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
 from llenvs.evaluation.step_decision import ForceAction, StepDecision
@@ -184,8 +183,7 @@ def _branches(
     else:
         env = environment
         _check_same_task(trace, env)
-    opening = recorded_answer_opening(trace)  # branches open a missing answer as the parent did
-    runner = SegmentedTrajectoryRunner(env, backend, params, answer_opening=opening)
+    runner = SegmentedTrajectoryRunner.continuing(trace, env, backend, params)
     seeds = [runner.sampling_params.seed] if seeds is None else seeds
     feedback = isinstance(request.intervention, Feedback)
     prefix = trace_prefix(trace, request.at, keep_feedback_at=not feedback)

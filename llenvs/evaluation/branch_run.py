@@ -43,7 +43,6 @@ from llenvs.evaluation.episode import Episode
 from llenvs.evaluation.episode_driver import drive_episodes
 from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.runner import SegmentedTrajectoryRunner
 from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
@@ -125,11 +124,8 @@ def run_branches(
                 if trace.trace_id not in made:
                     prm = parent_prm(trace, backend)
                     made[trace.trace_id] = (trace_environment(trace, backend, prm.rewards), prm)
-                runners[key] = SegmentedTrajectoryRunner(
-                    made[trace.trace_id][0],
-                    backend,
-                    params,
-                    answer_opening=recorded_answer_opening(trace),
+                runners[key] = SegmentedTrajectoryRunner.continuing(
+                    trace, made[trace.trace_id][0], backend, params
                 )
             runner = runners[key]
             finish[slot] = (runner, job)

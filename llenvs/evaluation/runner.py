@@ -30,10 +30,11 @@ from llenvs.evaluation.episode_driver import drive_episodes
 from llenvs.evaluation.episode_phase import EpisodePhase
 from llenvs.evaluation.events import trajectory_event
 from llenvs.evaluation.prefix import Prefix
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.recorded_answer_opening import AnswerOpening, recorded_answer_opening
 from llenvs.evaluation.step_decision import StepCallback, StepDecision
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.traces.trace import Trace
 
 __all__ = ["SegmentedTrajectoryRunner", "derived_seeds"]
 
@@ -96,6 +97,20 @@ class SegmentedTrajectoryRunner:
         self.sampling_params = replace(params, stop=stop)
         self.answer_opening = answer_opening
         self._new_strategy()  # refuse a segmenter the runner cannot stream with, now
+
+    @classmethod
+    def continuing(
+        cls,
+        trace: Trace,
+        environment: SegmentedEnvironment,
+        backend: ModelBackend,
+        sampling_params: SamplingParams | None = None,
+    ) -> SegmentedTrajectoryRunner:
+        """A runner for continuations of ``trace``, opening a missing answer as its run did.
+
+        Branches and rollouts are made by it, so a continuation is judged as the trace was.
+        """
+        return cls(environment, backend, sampling_params, recorded_answer_opening(trace))
 
     def run_trajectory(
         self,
