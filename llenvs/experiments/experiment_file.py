@@ -64,7 +64,8 @@ class ExperimentHeader:
     recipe: Recipe
     """The recipe, verbatim."""
     parents_file: str
-    """The trace file the parents come from (absolute)."""
+    """The trace file the parents come from, relative to the experiment's folder (older files:
+    absolute)."""
     experiment_id: str
     """A random id, written into each branch trace's metadata (``experiment``)."""
     created_at: str

@@ -15,6 +15,7 @@ import ast
 import dataclasses
 import inspect
 import textwrap
+from collections.abc import Mapping
 from enum import Enum
 
 from llenvs.core.backend import Message, SamplingParams
@@ -40,7 +41,7 @@ from llenvs.traces.step_label import StepLabel
 from llenvs.traces.task_record import TaskRecord
 from llenvs.traces.trace import SCHEMA_VERSION, Trace
 
-__all__ = ["attribute_docs", "json_type", "schema_markdown"]
+__all__ = ["attribute_docs", "json_type", "record_table", "schema_markdown"]
 
 RECORDS: tuple[tuple[str, type], ...] = (
     ("Trace (one line of a trace file)", Trace),
@@ -242,7 +243,7 @@ SCALARS = {
 """JSON types of the annotations that are not containers or records."""
 
 
-def json_type(annotation: str) -> str:
+def json_type(annotation: str, scalars: Mapping[str, str] = SCALARS) -> str:
     """The JSON type of a field's annotation, for the documentation.
 
     Example:
@@ -250,14 +251,16 @@ def json_type(annotation: str) -> str:
         ('list of integer | null', 'object (TaskRecord)')
 
     """
+    if annotation in scalars:
+        return scalars[annotation]
     parts = []
     for part in annotation.split(" | "):
-        if part in SCALARS:
-            parts.append(SCALARS[part])
+        if part in scalars:
+            parts.append(scalars[part])
         elif part.startswith("tuple[") and part.endswith(", ...]"):
-            parts.append("list of " + json_type(part[len("tuple[") : -len(", ...]")]))
+            parts.append("list of " + json_type(part[len("tuple[") : -len(", ...]")], scalars))
         elif part.startswith("frozenset[") and part.endswith("]"):
-            parts.append("list of " + json_type(part[len("frozenset[") : -1]))
+            parts.append("list of " + json_type(part[len("frozenset[") : -1], scalars))
         else:
             parts.append(f"object ({part})")
     return " | ".join(parts)
@@ -267,12 +270,22 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _record_table(cls: type) -> list[str]:
+def record_table(
+    cls: type, names: Mapping[str, str] | None = None, scalars: Mapping[str, str] = SCALARS
+) -> list[str]:
+    """The markdown table of a record's fields: JSON name, JSON type, the field's docstring.
+
+    Example:
+        >>> record_table(Message)[2]
+        '| `role` | string (system / user / assistant) | Who speaks. |'
+
+    """
     docs = attribute_docs(cls)
-    names = JSON_NAMES.get(cls, {})
+    names = JSON_NAMES.get(cls, {}) if names is None else names
     lines = ["| field | JSON type | description |", "|---|---|---|"]
     for item in dataclasses.fields(cls):
-        kind = json_type(item.type if isinstance(item.type, str) else item.type.__name__)
+        annotation = item.type if isinstance(item.type, str) else item.type.__name__
+        kind = json_type(annotation, scalars)
         name = names.get(item.name, item.name)
         lines.append(f"| `{name}` | {_cell(kind)} | {_cell(docs.get(item.name, ''))} |")
     return lines
@@ -296,7 +309,7 @@ def schema_markdown() -> str:
     """
     lines = [INTRO.format(version=SCHEMA_VERSION), RULES]
     for heading, record in RECORDS:
-        lines += [f"## {heading}", "", *_record_table(record), ""]
+        lines += [f"## {heading}", "", *record_table(record), ""]
     for heading, choice in CHOICES:
         lines += [f"## {heading}", "", *_choice_table(choice), ""]
     return "\n".join(lines)
