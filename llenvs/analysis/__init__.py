@@ -43,6 +43,7 @@ from llenvs.analysis.changepoints import MOVE_DELTA
 from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
 from llenvs.analysis.divergence import js_divergence, total_variation
 from llenvs.analysis.final_answer import final_answer
+from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
 from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
 from llenvs.analysis.interval import Interval, difference_interval, wilson_interval
 from llenvs.analysis.monte_carlo_prm import MonteCarloPRM
@@ -75,6 +76,8 @@ __all__ = [
     "AnalysisParams",
     "BoundaryValue",
     "CostPlan",
+    "FirstDrop",
+    "FirstDropSchedule",
     "FixedSchedule",
     "ForcedAnswer",
     "Interval",
@@ -101,6 +104,7 @@ __all__ = [
     "difference_interval",
     "exact_outcome",
     "final_answer",
+    "first_drop",
     "forced_answers",
     "js_divergence",
     "plan",
