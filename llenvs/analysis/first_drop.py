@@ -10,8 +10,11 @@ it is already δ below the start, an earlier drop exists, and the search goes on
 against the line midway between the start and there. ``first_drop`` reads the answer from the
 tallies at any time: the step, the steps it can be in, and the values on both sides.
 
-The search assumes that a drop is for good (bisection sees a few boundaries only): a dip that
-recovers can be taken for the drop. Its cost grows with the log of the number of steps.
+With no drop between the start and the last sampled boundary, the last step (the one that
+gave the answer) is measured against the trace's own verdict. The search assumes that a drop
+is for good (bisection sees a few boundaries only): a dip that recovers can be taken for the
+drop, and a value that rises far above the start before it falls is measured from the start.
+Its cost grows with the log of the number of steps.
 
 Example:
     >>> from llenvs.analysis.tally import Tally
@@ -145,6 +148,14 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
     high = tallies[start].rate
     while True:
         low = tallies[order[last]].rate
+        end = tallies[order[-1]]
+        if high - low < s.delta and last < len(order) - 1 and low - end.rate >= s.delta:
+            # no drop before the last sampled boundary, but the answer's own step falls
+            if _short(tallies[order[last]], s.settle):
+                return _none("measuring the last step"), _ask(tallies, order[last], s.settle)
+            step = order[last]
+            reason = f"step {step}, the last: the value falls {low:.2f} → {end.rate:.2f}"
+            return FirstDrop(step, step, step, low, end.rate, True, reason), []
         if high - low < s.delta:
             reason = (
                 f"no drop of {s.delta:g}: the value is {high:.2f} at boundary {start} and "

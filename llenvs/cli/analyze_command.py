@@ -34,6 +34,7 @@ from llenvs.analysis import (
     MOVE_DELTA,
     AdaptiveSchedule,
     AnalysisParams,
+    FirstDropSchedule,
     FixedSchedule,
     MovesSchedule,
     RolloutsProgress,
@@ -105,12 +106,14 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--schedule",
-        choices=("adaptive", "fixed", "moves"),
+        choices=("adaptive", "fixed", "moves", "first-drop"),
         default="adaptive",
         help="adaptive (default): rounds to the steps whose rank among the top --top-k is "
         "unsettled, then to the widest intervals; fixed: the same k everywhere; moves: after 8 "
         "everywhere, rounds to both sides of every step that may have moved the value by "
-        "--delta (finds more of the moves: bench/thought_anchors.py)",
+        "--delta (finds more of the moves: bench/thought_anchors.py); first-drop: for a "
+        "failed trace, a bisection over prefixes for the first step after which the value "
+        "stays --delta lower (where it went wrong), sampling a few boundaries only",
     )
     parser.add_argument(
         "--delta",
@@ -192,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         "adaptive": AdaptiveSchedule(top_k=args.top_k),
         "fixed": FixedSchedule(),
         "moves": MovesSchedule(delta=args.delta),
+        "first-drop": FirstDropSchedule(delta=args.delta),
     }
     schedule = schedules[args.schedule]
     with _progress(args.no_progress, cost.rollouts) as advance:
@@ -211,7 +215,10 @@ def run(args: argparse.Namespace) -> int:
         f"{len(analysis.rollouts)} rollouts ({generated} generated now, {analysis.resumed} read "
         f"back) in {analysis.rounds} rounds; stored in {store}"
     )
-    if analysis.importances:
+    if isinstance(schedule, FirstDropSchedule):
+        tokens = sum(r.tokens for r in analysis.rollouts)
+        print(f"first drop: {analysis.first_drop().reason} ({tokens} tokens generated)")
+    elif analysis.importances:
         print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())
     return 0

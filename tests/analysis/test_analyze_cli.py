@@ -101,3 +101,14 @@ def test_the_moves_schedule_is_a_choice_of_the_command(coin_cli, capsys):
     with pytest.raises(SystemExit):
         main(["analyze", str(coin_cli), "--schedule", "widest"])
     assert "invalid choice: 'widest'" in capsys.readouterr().err
+
+
+def test_analyze_finds_where_a_failed_trace_went_wrong(coin_cli, capsys):
+    """The sample trace climbs to 0.99 and then gives no answer: its last step is the drop."""
+    argv = ["analyze", str(coin_cli), "--schedule", "first-drop", "--budget", "200"]
+    assert main([*argv, "--no-progress", "--tokens-per-second", "100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("first drop: step 9, the last: the value falls ")
+    assert out[-1].endswith(" → 0.00 (256 tokens generated)")
+    rollouts = int(out[-2].split()[0])
+    assert rollouts == 32  # 16 at the start, 16 at the last sampled boundary: nothing between
