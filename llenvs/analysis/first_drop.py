@@ -3,12 +3,14 @@
 A failed trace's value ends at 0 (its own verdict, exact). ``FirstDropSchedule`` looks for the
 first step across which the value falls by at least δ, without sampling every boundary: it
 measures the value at the start and at the last sampled boundary, then bisects over prefixes
-for the boundary where the value crosses the line midway between the two (each probe sampled
-until its Wilson interval is clear of the line, or ``most`` rollouts). Once the crossing is
-one step wide, both of its boundaries are sampled to ``settle`` rollouts; if the value before
-it is already δ below the start, an earlier drop exists, and the search goes on before it,
-against the line midway between the start and there. ``first_drop`` reads the answer from the
-tallies at any time: the step, the steps it can be in, and the values on both sides.
+for the first boundary that has come down to the level the trace ends at: the line is δ/2
+above that level (midway between the two when they are closer), each probe sampled until its
+Wilson interval is clear of it, or ``most`` rollouts. Once the crossing is one step wide,
+both of its boundaries are sampled to ``settle`` rollouts; if the value before it is already δ
+below the start, an earlier drop may be the first, and the search goes on before it, against
+that lower level. A crossing smaller than δ is a slide, not a drop. ``first_drop`` reads the
+answer from the tallies at any time: the step, the steps it can be in, and the values on both
+sides.
 
 With no drop between the start and the last sampled boundary, the last step (the one that
 gave the answer) is measured against the trace's own verdict. The search assumes that a drop
@@ -27,7 +29,7 @@ Example:
     ...         tallies[b] = Tally(round(curve[b] * (t.trials + 1)), t.trials + 1)
     >>> found = first_drop(tallies)
     >>> found.step, (found.low, found.high), sum(t.trials for t in tallies.values() if not t.exact)
-    (5, (5, 5), 64)
+    (5, (5, 5), 184)
 
 """
 
@@ -46,9 +48,9 @@ PROBE = 8
 """Rollouts a boundary gets when it is first probed."""
 MORE = 4
 """Rollouts added to a probe whose side of the line is still in doubt."""
-MOST = 32
+MOST = 48
 """Most rollouts at one probe: past it, its point estimate decides its side."""
-SETTLE = 16
+SETTLE = 40
 """Rollouts both boundaries of the crossing get, to measure the drop's size."""
 
 
@@ -83,8 +85,8 @@ class FirstDropSchedule:
 
     Example:
         >>> from llenvs.analysis.tally import Tally
-        >>> FirstDropSchedule().next_round({0: Tally(0, 0), 1: Tally(0, 0)}, 99, 0.3)
-        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        >>> FirstDropSchedule().next_round({0: Tally(0, 0), 1: Tally(0, 0)}, 99, 0.3) == [0] * 40
+        True
 
     """
 
@@ -130,10 +132,10 @@ def first_drop(
 def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDrop, list[int]]:
     """The answer so far and the rollouts the search wants next (none: it is over).
 
-    The line a probe is judged against is midway between the start's value and the value at
-    the low end of the span searched (first the end of the trace): the crossing found is the
-    largest fall. When the value just before it is already ``delta`` below the start, an
-    earlier drop exists: the span shrinks to end there, and the search goes on.
+    The line a probe is judged against is ``delta / 2`` above the value at the low end of the
+    span searched (first the last sampled boundary), or midway when the start is nearer. When
+    the value just before the crossing is already ``delta`` below the start, an earlier drop
+    may be the first: the span shrinks to end there, and the search goes on.
     """
     order = sorted(tallies)
     if not order:
@@ -146,6 +148,7 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
     if not _known(tallies[order[last]]):
         return _none("probing the end"), _ask(tallies, order[last], s.probe)
     high = tallies[start].rate
+    candidate: FirstDrop | None = None
     while True:
         low = tallies[order[last]].rate
         end = tallies[order[-1]]
@@ -156,13 +159,15 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
             step = order[last]
             reason = f"step {step}, the last: the value falls {low:.2f} → {end.rate:.2f}"
             return FirstDrop(step, step, step, low, end.rate, True, reason), []
+        if high - low < s.delta and candidate is not None:
+            return candidate, []
         if high - low < s.delta:
             reason = (
                 f"no drop of {s.delta:g}: the value is {high:.2f} at boundary {start} and "
                 f"{low:.2f} at boundary {order[last]}"
             )
             return _none(reason, done=True), []
-        line = (high + low) / 2
+        line = min((high + low) / 2, low + s.delta / 2)
         known = [i for i in range(last + 1) if _known(tallies[order[i]])]
         below = next(i for i in known if _below(tallies[order[i]], line))
         above = max(i for i in known if i < below)
@@ -175,10 +180,16 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
         for i in (above, below):
             if _short(tallies[order[i]], s.settle):
                 return here, _ask(tallies, order[i], s.settle)
+        found = _bracket(tallies, order, above, below, line, s, done=True)
+        slide = tallies[order[above]].rate - tallies[order[below]].rate < s.delta
         if above > 0 and tallies[order[above]].rate <= high - s.delta:
-            last = above  # already a drop's worth below the start: an earlier drop
+            # already a drop's worth below the start: an earlier drop may be the first
+            candidate = candidate if slide else found
+            last = above
             continue
-        return _bracket(tallies, order, above, below, line, s, done=True), []
+        if slide:  # a slide past the line, no step falling by delta: the drop found before
+            return (found if candidate is None else candidate), []
+        return found, []
 
 
 def _bracket(
@@ -205,6 +216,11 @@ def _bracket(
     step = order[above]
     before, after = tallies[step].rate, tallies[order[below]].rate
     where = f"step {step}" if low == high else f"step {step} (steps {low}–{high})"
+    if done and before - after < s.delta:  # a slide: the value crosses, no step falls by delta
+        reason = (
+            f"no step falls by {s.delta:g}: the value slides {before:.2f} → {after:.2f} at {where}"
+        )
+        return FirstDrop(None, low, high, before, after, done, reason)
     size = "" if done or before - after >= s.delta else f", smaller than {s.delta:g} so far"
     return FirstDrop(
         step,

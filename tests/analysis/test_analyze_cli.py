@@ -109,6 +109,6 @@ def test_analyze_finds_where_a_failed_trace_went_wrong(coin_cli, capsys):
     assert main([*argv, "--no-progress", "--tokens-per-second", "100"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("first drop: step 9, the last: the value falls ")
-    assert out[-1].endswith(" → 0.00 (256 tokens generated)")
+    assert out[-1].endswith(" → 0.00 (640 tokens generated)")
     rollouts = int(out[-2].split()[0])
-    assert rollouts == 32  # 16 at the start, 16 at the last sampled boundary: nothing between
+    assert rollouts == 80  # 40 at the start, 40 at the last sampled boundary: nothing between

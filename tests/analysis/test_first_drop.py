@@ -65,9 +65,9 @@ def test_a_trace_that_never_stood_high_has_no_drop() -> None:
 
 def test_a_budget_cut_short_answers_with_the_steps_it_narrowed_to() -> None:
     curve = [0.8] * 30 + [0.1] * 30
-    tallies = search(curve, seed=1, budget=40)
+    tallies = search(curve, seed=1, budget=90)
     found = first_drop(tallies)
-    assert not found.done and spent(tallies) <= 40
+    assert not found.done and spent(tallies) <= 90
     assert found.low is not None and found.low <= 29 <= found.high
     assert found.high - found.low >= 1  # not narrowed to one step: an interval says so
 
@@ -96,4 +96,4 @@ def test_analyze_trace_runs_the_search_on_a_model() -> None:
     )
     found = analysis.first_drop()
     assert found.step == 6 and found.done, found.reason
-    assert len(analysis.rollouts) < 100  # never every boundary at full depth
+    assert len({r.boundary for r in analysis.rollouts}) < len(trace.segments)  # a few probed
