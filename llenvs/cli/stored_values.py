@@ -123,6 +123,8 @@ def print_stored_values(
         print(analysis_table(trace, analysis))
         print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())
+        if trace.success is False:
+            print(f"where it went wrong (first drop): {analysis.first_drop().reason}")
     return 0
 
 

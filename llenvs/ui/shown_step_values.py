@@ -28,6 +28,7 @@ import streamlit as st
 
 from llenvs.analysis import (
     MOVE_DELTA,
+    StepAnalysis,
     published_step_analysis,
     read_published,
     stored_forced_answers,
@@ -64,6 +65,8 @@ class ShownValues:
     """Our rollouts read back (0 for published values)."""
     failed: tuple[str, ...] = ()
     """The errors of the rollouts that failed (not counted), in order."""
+    first_drop: str = ""
+    """For a failed trace, where it went wrong (``StepAnalysis.first_drop``), in words."""
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -109,6 +112,7 @@ def shown_values(
                     f"{published_source(published)} · {analysis.calls_summary()} · "
                     f"{analysis.top_steps(3).headline()}",
                     dict(published.measures),
+                    first_drop=_went_wrong(_trace, analysis),
                 )
         raise ValueError(f"{Path(store).name} holds no published values under {key} any more")
     analysis = stored_step_analysis(_trace, store, wanted)
@@ -124,4 +128,13 @@ def shown_values(
         f"({describe_key(wanted)}), stored in {Path(store).name} · {headline}",
         rollouts=len(analysis.rollouts),
         failed=tuple(str(r.error) for r in analysis.rollouts if r.error is not None),
+        first_drop=_went_wrong(_trace, analysis),
     )
+
+
+def _went_wrong(trace: Trace, analysis: StepAnalysis) -> str:
+    """Where a failed trace went wrong, from these values; empty for any other trace."""
+    if trace.success is not False:
+        return ""
+    found = analysis.first_drop().reason
+    return f"Where it went wrong (the first drop of {analysis.delta:g}): {found}"

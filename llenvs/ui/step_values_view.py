@@ -7,9 +7,11 @@ each segment (the success rate of continuations from there) and the importance o
 (``v_{i+1} - v_i``), with their 95% intervals, in the segment chart's order and colours, and the
 forced-answer curve when it is stored; a click on a bar selects that segment. The lower chart
 can show a study's own importance measures instead, and a long trace's chart opens zoomed on
-the selected segment (``importance_chart``); what is shown is computed once per trace and
+the selected segment (``importance_chart``); a failed trace's caption says where it went wrong
+(``StepAnalysis.first_drop``); what is shown is computed once per trace and
 sidecar version (``shown_step_values``), so a move between segments only redraws. Below, a run is
-planned (budget, target width, temperature, forced answers on or off) and its cost shown before
+planned (budget, target width, temperature, forced answers on or off; for a failed trace, only
+the search for where it went wrong, ``FirstDropSchedule``) and its cost shown before
 it starts; it runs in the background (``StepValuesJob``) with progress (rollouts as they finish,
 tokens as they are generated) and a Stop that ends the run at the model's next token, each
 finished round stored as it comes, so a stopped or failed run keeps its rollouts and the next
@@ -31,7 +33,9 @@ from llenvs.analysis import (
     MOVE_DELTA,
     AnalysisParams,
     CostPlan,
+    FirstDropSchedule,
     Rollout,
+    Schedule,
     SpeedSource,
     analysis_key,
     analysis_path,
@@ -123,6 +127,8 @@ def _stored(
     )
     shown = shown_values(str(store), trace.trace_id, key, version, trace, float(delta))
     st.caption(shown.caption)
+    if shown.first_drop:
+        st.caption(shown.first_drop)
     if shown.failed:
         st.warning(
             f"{len(shown.failed)} of {shown.rollouts} rollouts failed and are not counted; "
@@ -191,6 +197,13 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     forced_answer = forced.checkbox(
         "forced answers", key="sv-forced", help="Also force the answer at every boundary"
     )
+    search = trace.success is False and st.toggle(
+        "Only where it went wrong (first drop)",
+        key="sv-first-drop",
+        help="Bisect over prefixes for the first step after which the value stays δ lower, "
+        "sampling a few boundaries, instead of valuing every step; the budget is the most it "
+        "may spend.",
+    )
     choice = current_choice(trace)
     if choice is None:
         st.warning(
@@ -229,7 +242,10 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
             source,
         )
     if not running and run.button("Run", type="primary", key="sv-run"):
-        _start(path, trace, choice, params, forced_answer)
+        delta = float(st.session_state.get("sv-delta", MOVE_DELTA))
+        _start(
+            path, trace, choice, params, forced_answer, FirstDropSchedule(delta) if search else None
+        )
 
 
 def _model_name(choice: ModelChoice) -> str:
@@ -304,13 +320,24 @@ def _show_cost(cost: CostPlan, speed: float | None, source: SpeedSource | None) 
 
 
 def _start(
-    path: str, trace: Trace, choice: ModelChoice, params: AnalysisParams, forced_answer: bool
+    path: str,
+    trace: Trace,
+    choice: ModelChoice,
+    params: AnalysisParams,
+    forced_answer: bool,
+    schedule: Schedule | None,
 ) -> None:
     """Load the model (once, shared) and start the run in the background."""
     with shows_errors("Nothing was run"):
         backend = _load(choice)
         st.session_state[_JOB] = StepValuesJob(
-            path, trace, backend, params, forced_answer=forced_answer, session=current_session()
+            path,
+            trace,
+            backend,
+            params,
+            forced_answer=forced_answer,
+            schedule=schedule,
+            session=current_session(),
         )
         st.session_state.pop(_OUTCOME, None)
 

@@ -44,6 +44,7 @@ from llenvs.analysis import (
     AnalysisParams,
     RolloutsProgress,
     RoundDone,
+    Schedule,
     StepAnalysis,
     analysis_key,
     analysis_path,
@@ -73,6 +74,7 @@ class StepValuesJob(BackgroundJob):
         params: AnalysisParams,
         *,
         forced_answer: bool = False,
+        schedule: Schedule | None = None,
         session: str = "",
     ) -> None:
         super().__init__(name="llenvs-analyze", start=False, session=session, model=backend)
@@ -82,6 +84,8 @@ class StepValuesJob(BackgroundJob):
         """Budget, target width and sampling of the run."""
         self.forced_answer = forced_answer
         """Whether the forced-answer curve is read too."""
+        self.schedule = schedule
+        """Where the rounds go (None: ``analyze_trace``'s default)."""
         self.store = analysis_path(path)
         """The sidecar the rollouts are read from and appended to."""
         self.model = backend.name
@@ -144,6 +148,7 @@ class StepValuesJob(BackgroundJob):
             self._backend,
             self.params,
             store=self.store,
+            schedule=self.schedule,
             forced_answer=self.forced_answer,
             control=RunControl(self._observe, self.stop_token),
         )

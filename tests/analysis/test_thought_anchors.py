@@ -141,11 +141,13 @@ def test_budget_0_prints_the_importances_and_the_steps_that_moved_as_the_app_doe
     assert printed[0] == "Thought Anchors, imported:"
     assert "importance [95% CI]" in printed[1] and "moved" in printed[1]
     verdict = analysis.top_steps(3).headline()
-    assert printed[-1] == verdict and verdict.startswith("most important steps: 158 (sure)")
+    assert printed[-2] == verdict and verdict.startswith("most important steps: 158 (sure)")
+    # a failed trace: where it went wrong, read from the published values by the bisection
+    assert printed[-1] == "where it went wrong (first drop): step 158: the value falls 0.49 → 0.00"
     step = next(s for s in analysis.importances if s.step == 158)
     row = next(line for line in printed if line.startswith("158 "))
     assert f"{step.importance:+.2f}" in row and f"{analysis.moved[158]:.2f}" in row
-    assert printed[-2] == analysis.calls_summary() and "|Δv| ≥ 0.2" in printed[-2]
+    assert printed[-3] == analysis.calls_summary() and "|Δv| ≥ 0.2" in printed[-3]
 
 
 def test_delta_sets_the_size_of_a_move_in_the_cli(imported, capsys):
@@ -156,7 +158,7 @@ def test_delta_sets_the_size_of_a_move_in_the_cli(imported, capsys):
     command = ["analyze", str(imported), "--trace", longest.trace_id, "--budget", "0"]
     assert main([*command, "--delta", "0.1"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert printed[-2] == small.calls_summary() and "|Δv| ≥ 0.1" in printed[-2]
+    assert printed[-3] == small.calls_summary() and "|Δv| ≥ 0.1" in printed[-3]
     assert main([*command, "--delta", "0.1", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     moved = {row["boundary"]: row["moved"] for row in rows if "moved" in row}

@@ -13,7 +13,14 @@ import time
 
 import pytest
 
-from llenvs.analysis import AnalysisParams, analysis_path, analyze_trace, plan, read_analysis
+from llenvs.analysis import (
+    AnalysisParams,
+    analysis_key,
+    analysis_path,
+    analyze_trace,
+    plan,
+    read_analysis,
+)
 from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
@@ -153,6 +160,23 @@ def test_a_run_shows_the_engines_values_and_a_larger_budget_resumes(folder, trac
     again = _engine(trace, coin, folder, 60)
     assert len(again.rollouts) == 60
     assert _values_table(at)["trials"].tolist() == [v.trials for v in again.values]
+
+
+def test_where_a_failed_trace_went_wrong_is_searched_and_shown(folder, trace, coin):
+    """The sample trace climbs to 0.99, then gives no answer: its last step is the drop."""
+    at = _open(folder)
+    at.toggle(key="sv-first-drop").set_value(True).run()
+    at = _run(_settings(at, 200))
+    stored = read_analysis(analysis_path(folder / "lc.jsonl"), trace.trace_id, coin_key(coin))
+    assert {r.boundary for r in stored.rollouts} == {0, 9}  # the start and the last step only
+    value = _values_table(at)["value"].iloc[9]
+    wanted = "Where it went wrong (the first drop of 0.2): step 9, the last: the value falls "
+    wanted += f"{value:.2f} → 0.00"
+    assert wanted in [c.value for c in at.caption]
+
+
+def coin_key(coin):
+    return analysis_key(coin.name, AnalysisParams(budget=200, max_tokens=MAX_TOKENS))
 
 
 def test_clicking_a_bar_selects_its_segment(folder, coin):
