@@ -29,9 +29,9 @@ class AnalysisParams:
     """How to sample the rollouts, how many at most, and how precise to make each step value.
 
     The sampling fields (``temperature``, ``top_p``, ``max_tokens``, ``seed``) decide what a
-    rollout is: results stored with other sampling fields are other results. ``budget`` and
-    ``width`` only decide how many rollouts to run, so a rerun with a larger budget or a
-    narrower width extends the stored results.
+    rollout is: results stored with other sampling fields are other results. ``budget``,
+    ``token_budget`` and ``width`` only decide how many rollouts to run, so a rerun with a
+    larger budget or a narrower width extends the stored results.
 
     Example:
         >>> sorted(AnalysisParams().key())
@@ -41,6 +41,10 @@ class AnalysisParams:
 
     budget: int = 64
     """Most rollouts in all (stored ones included)."""
+    token_budget: int | None = None
+    """Most tokens the rollouts may generate in all (stored ones included), or None: only
+    ``budget`` limits. Rollouts are priced by the trace's own length after their boundary and
+    admitted at their worst cost, so the run never spends past it (``token_budget`` module)."""
     width: float = 0.3
     """Stop once every step value's 95% interval is narrower than this."""
     temperature: float = 0.7
@@ -57,6 +61,12 @@ class AnalysisParams:
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
             raise ValueError(f"budget must be an int >= 0, got {self.budget!r}")
+        if self.token_budget is not None and (
+            isinstance(self.token_budget, bool)
+            or not isinstance(self.token_budget, int)
+            or self.token_budget < 0
+        ):
+            raise ValueError(f"token_budget must be an int >= 0 or None, got {self.token_budget!r}")
         if not 0 < self.width <= 1:
             raise ValueError(f"width must be in (0, 1], got {self.width}")
         if self.forced_answer_tokens <= 0:

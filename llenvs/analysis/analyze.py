@@ -49,6 +49,7 @@ from llenvs.analysis.schedule import Schedule, default_schedule
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
+from llenvs.analysis.token_budget import affordable, rollout_limit, rollout_prices, spent
 from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, Stopped, TokenGenerated
@@ -153,12 +154,20 @@ def analyze_trace(
         elif isinstance(event, TokenGenerated):
             control.emit(event)
 
+    prices = limits = None
+    if params.token_budget is not None:
+        prices = rollout_prices(trace, params, chosen)
+        limits = dict.fromkeys(chosen, rollout_limit(trace, params))
     while not control.stopped:
         left = params.budget - len(rollouts)
         counted = {**tallies(rollouts, chosen), **known}  # the schedule weighs the known end
-        boundaries_next = [
-            b for b in schedule.next_round(counted, left, params.width) if b in wanted
-        ]
+        if prices is None or limits is None:
+            asked = schedule.next_round(counted, left, params.width)
+        else:  # admitted at their limit: the run never spends past the token budget
+            asked = schedule.next_round(counted, left, params.width, prices=prices)
+            tokens_left = (params.token_budget or 0) - spent(rollouts)
+            asked = affordable([b for b in asked if b in wanted], limits, tokens_left)
+        boundaries_next = [b for b in asked if b in wanted]
         if not boundaries_next:
             break
         jobs = _numbered(boundaries_next, rollouts)

@@ -38,14 +38,11 @@ from enum import Enum
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.rollout_engine import sampled_boundaries
+from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, rollout_limit, tokens_after
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = ["CHARACTERS_PER_TOKEN", "CostPlan", "SpeedSource", "calibrate", "plan"]
-
-CHARACTERS_PER_TOKEN = 4
-"""The characters a token is taken to hold when a trace has no token ids."""
 
 
 class SpeedSource(Enum):
@@ -167,6 +164,8 @@ def plan(
 
     ``measured``: rollouts already made with these settings; a boundary's estimate is the mean
     of their real token counts there, and the trace's own length after it where none was made.
+    With a ``token_budget``, what the measured rollouts spent is taken off it, and the rollouts
+    and tokens planned are what the rest buys.
 
     Example:
         >>> from llenvs.traces import TaskRecord, Trace
@@ -181,12 +180,15 @@ def plan(
     for rollout in measured:
         if rollout.error is None:
             made.setdefault(rollout.boundary, []).append(rollout.tokens)
-    opening = recorded_answer_opening(trace)
-    limit = params.max_tokens + (0 if opening is None else opening.max_tokens)
-    remaining = [
-        sum(made[b]) / len(made[b]) if made.get(b) else _tokens_after(trace, b) for b in boundaries
-    ]
+    limit = rollout_limit(trace, params)
+    after = tokens_after(trace)
+    remaining = [sum(made[b]) / len(made[b]) if made.get(b) else after[b] for b in boundaries]
     per_rollout = sum(min(r, limit) for r in remaining) / max(1, len(remaining))
+    most = rollouts * limit
+    if params.token_budget is not None:  # the run admits rollouts while their limit fits
+        left = max(0, params.token_budget - sum(r.tokens for r in measured))
+        rollouts = min(rollouts, int(left // max(per_rollout, 1)))
+        most = min(most, left)
     forced = len(boundaries) if forced_answer else 0
     forced_tokens = forced * params.forced_answer_tokens
     source = speed_source or (
@@ -196,7 +198,7 @@ def plan(
         rollouts=rollouts,
         stored=stored,
         boundaries=len(boundaries),
-        max_tokens=rollouts * limit + forced_tokens,
+        max_tokens=most + forced_tokens,
         estimated_tokens=round(rollouts * per_rollout),
         forced_answers=forced,
         forced_tokens=forced_tokens,
@@ -204,17 +206,6 @@ def plan(
         speed_source=source,
         measured=sum(len(tokens) for b, tokens in made.items() if b in boundaries),
     )
-
-
-def _tokens_after(trace: Trace, boundary: int) -> int:
-    """Tokens the trace wrote after ``boundary`` (at least 1: a rollout writes something)."""
-    total = 0
-    for segment in trace.segments[boundary:]:
-        if segment.token_ids is not None:
-            total += len(segment.token_ids)
-        else:
-            total += -(-len(segment.text) // CHARACTERS_PER_TOKEN)
-    return max(1, total)
 
 
 def calibrate(backend: ModelBackend, trace: Trace, tokens: int = 16) -> float:

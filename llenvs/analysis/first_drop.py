@@ -107,8 +107,15 @@ class FirstDropSchedule:
         if not 1 <= self.probe <= self.most or self.more < 1 or self.settle < 1:
             raise ValueError("need 1 <= probe <= most, more >= 1 and settle >= 1")
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
-        """The rollouts the search asks for next (``width`` is not consulted)."""
+    def next_round(
+        self,
+        tallies: Mapping[int, Tally],
+        budget_left: int,
+        width: float,
+        *,
+        prices: Mapping[int, float] | None = None,
+    ) -> list[int]:
+        """The rollouts the search asks for next (``width`` and ``prices`` are not consulted)."""
         _, asked = _search(tallies, self)
         return asked[: max(0, budget_left)]
 

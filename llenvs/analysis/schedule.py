@@ -37,6 +37,7 @@ __all__ = [
     "AdaptiveSchedule",
     "FixedSchedule",
     "MovesSchedule",
+    "Prices",
     "Schedule",
     "Tally",
     "default_schedule",
@@ -60,10 +61,25 @@ def wilson_width(rate: float, trials: float, z: float = Z_95) -> float:
     return min(1.0, 2 * half / (1 + z2 / trials))
 
 
-class Schedule(Protocol):
-    """Chooses the boundaries of the next round: one entry per rollout; empty when done."""
+Prices = Mapping[int, float]
+"""Each boundary's rollout price in tokens (``rollout_prices``): given when the budget is tokens."""
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+
+class Schedule(Protocol):
+    """Chooses the boundaries of the next round: one entry per rollout; empty when done.
+
+    ``prices``, given when the run's budget is in tokens, lets a schedule weigh what a rollout
+    from each boundary tells against what it costs; the run admits what fits.
+    """
+
+    def next_round(
+        self,
+        tallies: Mapping[int, Tally],
+        budget_left: int,
+        width: float,
+        *,
+        prices: Prices | None = None,
+    ) -> list[int]:
         """The boundaries of the next round's rollouts (a boundary repeats for several)."""
         ...
 
@@ -99,7 +115,14 @@ class _Rounds:
     initial: int
     round_size: int | None
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
+    def next_round(
+        self,
+        tallies: Mapping[int, Tally],
+        budget_left: int,
+        width: float,
+        *,
+        prices: Prices | None = None,
+    ) -> list[int]:
         """The boundaries of the next round (see the class docstring)."""
         open_ = sampled(tallies)
         if not open_ or budget_left <= 0:
@@ -108,10 +131,15 @@ class _Rounds:
         if first:
             return first
         size = min(budget_left, self.round_size or len(open_))
-        return self.later_round(tallies, open_, size, width)
+        return self.later_round(tallies, open_, size, width, _relative(open_, prices))
 
     def later_round(
-        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+        self,
+        tallies: Mapping[int, Tally],
+        open_: dict[int, Tally],
+        size: int,
+        width: float,
+        cost: Mapping[int, float],
     ) -> list[int]:
         """A round after the first (the subclasses')."""
         raise NotImplementedError
@@ -133,8 +161,15 @@ class FixedSchedule:
     per_round: int = 4
     """Rollouts added at each boundary per round."""
 
-    def next_round(self, tallies: Mapping[int, Tally], budget_left: int, width: float) -> list[int]:
-        """Bring every boundary ``per_round`` above the least sampled one."""
+    def next_round(
+        self,
+        tallies: Mapping[int, Tally],
+        budget_left: int,
+        width: float,
+        *,
+        prices: Prices | None = None,
+    ) -> list[int]:
+        """Bring every boundary ``per_round`` above the least sampled one (prices aside)."""
         open_ = sampled(tallies)
         if not open_ or budget_left <= 0:
             return []
@@ -185,11 +220,16 @@ class AdaptiveSchedule(_Rounds):
             raise ValueError(f"top_k must be >= 0, got {self.top_k}")
 
     def later_round(
-        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+        self,
+        tallies: Mapping[int, Tally],
+        open_: dict[int, Tally],
+        size: int,
+        width: float,
+        cost: Mapping[int, float],
     ) -> list[int]:
         """A round after the first: ``size`` rollouts among the ``open_`` boundaries."""
         racing = top_steps_round(tallies, self.top_k, size, change_prior=self.change_prior)
-        return racing or _widest(open_, size, width)
+        return racing or _widest(open_, size, width, cost)
 
 
 @dataclass(frozen=True)
@@ -245,7 +285,12 @@ class MovesSchedule(_Rounds):
             raise ValueError(f"need 0 <= low < high <= 1, got {self.low} and {self.high}")
 
     def later_round(
-        self, tallies: Mapping[int, Tally], open_: dict[int, Tally], size: int, width: float
+        self,
+        tallies: Mapping[int, Tally],
+        open_: dict[int, Tally],
+        size: int,
+        width: float,
+        cost: Mapping[int, float],
     ) -> list[int]:
         """A round after the first: ``size`` rollouts among the ``open_`` boundaries."""
         weights = dict.fromkeys(open_, 0.0)
@@ -260,12 +305,13 @@ class MovesSchedule(_Rounds):
             chosen = []
             for _ in range(size):
                 boundary = max(
-                    weights, key=lambda b: (weights[b] / (1 + open_[b].trials + extra[b]), -b)
+                    weights,
+                    key=lambda b: (weights[b] / (cost[b] * (1 + open_[b].trials + extra[b])), -b),
                 )
                 extra[boundary] += 1
                 chosen.append(boundary)
             return sorted(chosen)
-        return _widest(open_, size, width)
+        return _widest(open_, size, width, cost)
 
 
 def default_schedule() -> Schedule:
@@ -287,21 +333,38 @@ def _check_rounds(initial: int, round_size: int | None) -> None:
         raise ValueError(f"round_size must be >= 1 or None, got {round_size}")
 
 
-def _widest(open_: Mapping[int, Tally], size: int, width: float) -> list[int]:
+def _widest(
+    open_: Mapping[int, Tally], size: int, width: float, cost: Mapping[int, float]
+) -> list[int]:
     """Up to ``size`` rollouts, one at a time to the widest Wilson interval at least ``width``.
 
-    The rollouts already handed out this round count at their boundary's current rate.
+    The rollouts already handed out this round count at their boundary's current rate; with
+    prices, the widest per token (``cost``: each boundary's price over the mean price).
     """
     extra = dict.fromkeys(open_, 0)
     chosen: list[int] = []
     for _ in range(size):
         widths = {b: wilson_width(t.rate, t.trials + extra[b]) for b, t in open_.items()}
-        boundary = max(widths, key=lambda b: (widths[b], -b))
+        boundary = max(widths, key=lambda b: (widths[b] / cost[b], -b))
         if widths[boundary] < width:
             break
         extra[boundary] += 1
         chosen.append(boundary)
     return sorted(chosen)
+
+
+def _relative(open_: Mapping[int, Tally], prices: Prices | None) -> dict[int, float]:
+    """Each open boundary's price over the mean price (all 1.0 without prices).
+
+    Example:
+        >>> _relative({0: Tally(0, 0), 1: Tally(0, 0)}, {0: 300, 1: 100})
+        {0: 1.5, 1: 0.5}
+
+    """
+    if not prices:
+        return dict.fromkeys(open_, 1.0)
+    mean = sum(prices[b] for b in open_) / len(open_)
+    return {b: max(prices[b], 1) / max(mean, 1) for b in open_}
 
 
 def _jump(tallies: Mapping[int, Tally], step: int) -> float:

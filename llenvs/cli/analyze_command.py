@@ -47,13 +47,14 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
+from llenvs.analysis.token_budget import spent
 from llenvs.cli.analysis_table import analysis_table
 from llenvs.cli.options import bounded
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.stored_values import print_stored_values
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
-from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED
+from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED, TOKEN_BUDGET
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, RunObserver
 from llenvs.evaluation import trace_sampling_params
@@ -79,9 +80,17 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--budget",
         type=bounded(ROLLOUT_BUDGET),
-        default=64,
-        help="most rollouts in all (0: print the step values stored for the trace, published "
-        "ones included, and load no model)",
+        default=None,
+        help="most rollouts in all (default 64, or no limit but --token-budget's; 0: print the "
+        "step values stored for the trace, published ones included, and load no model)",
+    )
+    parser.add_argument(
+        "--token-budget",
+        type=bounded(TOKEN_BUDGET),
+        help="most tokens the rollouts may generate in all, stored ones included: each rollout "
+        "is priced by what the trace wrote after its boundary, the schedules spend by price, and "
+        "a round is admitted only as far as its rollouts fit at their --max-tokens, so the run "
+        "never spends past it",
     )
     parser.add_argument(
         "--json",
@@ -161,13 +170,17 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Plan, run and print the analysis of one trace."""
     trace = find_trace(args.traces, args.trace)
-    if args.budget == 0:
+    budget = args.budget
+    if budget is None:
+        budget = ROLLOUT_BUDGET.high if args.token_budget is not None else 64
+    if budget == 0:
         return print_stored_values(
             trace, analysis_path(args.traces), as_json=args.json, delta=args.delta
         )
     own = trace_sampling_params(trace)
     params = AnalysisParams(
-        budget=args.budget,
+        budget=budget,
+        token_budget=args.token_budget,
         width=args.width,
         temperature=args.temperature,
         top_p=args.top_p,
@@ -211,13 +224,16 @@ def run(args: argparse.Namespace) -> int:
     analysis = dataclasses.replace(analysis, delta=args.delta)
     print(analysis_table(trace, analysis))
     generated = len(analysis.rollouts) - analysis.resumed
+    tokens = ""
+    if params.token_budget is not None:
+        tokens = f"; {spent(analysis.rollouts):,} tokens of a budget of {params.token_budget:,}"
     print(
         f"{len(analysis.rollouts)} rollouts ({generated} generated now, {analysis.resumed} read "
-        f"back) in {analysis.rounds} rounds; stored in {store}"
+        f"back) in {analysis.rounds} rounds{tokens}; stored in {store}"
     )
     if isinstance(schedule, FirstDropSchedule):
-        tokens = sum(r.tokens for r in analysis.rollouts)
-        print(f"first drop: {analysis.first_drop().reason} ({tokens} tokens generated)")
+        used = spent(analysis.rollouts)
+        print(f"first drop: {analysis.first_drop().reason} ({used} tokens generated)")
     elif analysis.importances:
         print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())

@@ -29,6 +29,7 @@ __all__ = [
     "ROLLOUT_BUDGET",
     "SAMPLES",
     "SEED",
+    "TOKEN_BUDGET",
     "Bound",
 ]
 
@@ -107,3 +108,8 @@ ROLLOUT_BUDGET = Bound(
     "budget", 0, 100_000, "rollouts of one trace, each generated and stored as a line"
 )
 """Most rollouts of one step analysis (``llenvs analyze --budget``)."""
+
+TOKEN_BUDGET = Bound(
+    "token budget", 1, 10**10, "tokens the rollouts of one trace generate, each paid for"
+)
+"""Most tokens of one step analysis's rollouts (``llenvs analyze --token-budget``)."""

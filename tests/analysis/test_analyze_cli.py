@@ -112,3 +112,19 @@ def test_analyze_finds_where_a_failed_trace_went_wrong(coin_cli, capsys):
     assert out[-1].endswith(" → 0.00 (640 tokens generated)")
     rollouts = int(out[-2].split()[0])
     assert rollouts == 80  # 40 at the start, 40 at the last sampled boundary: nothing between
+
+
+def test_a_token_budget_is_never_spent_past(coin_cli, capsys):
+    argv = ["analyze", str(coin_cli), "--token-budget", "300", "--schedule", "fixed"]
+    assert main([*argv, "--no-progress", "--tokens-per-second", "100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    planned = out[0]
+    assert planned.startswith("planned: up to ") and "rollouts at 10 boundaries" in planned
+    done = next(line for line in out if " rollouts (" in line)
+    spent = int(done.split("; ")[1].split(" tokens")[0].replace(",", ""))
+    assert done.split("; ")[1] == f"{spent} tokens of a budget of 300"
+    assert 300 - 96 < spent <= 300  # the rollouts' limit is the trace's own: 96 tokens
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["analyze", str(coin_cli), "--token-budget", "0", "--no-progress"])
+    assert "--token-budget: must be 1..10000000000" in capsys.readouterr().err
