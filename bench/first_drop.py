@@ -11,10 +11,10 @@ first step across which the published value falls by at least δ (0.2) and after
 comes back above the value before it less δ/2: the step where the trace was lost. The search
 (``FirstDropSchedule``) runs as ``analyze_trace`` would run it, each rollout a Bernoulli draw of
 the published value (``simulate``, tested against ``analyze_trace``); ``first_drop`` reads its
-answer. The peer is a sweep: the library's
-``default`` schedule given 10% of Thought Anchors' tokens, its tallies read by the same
-``first_drop``. Tokens are counted as in ``bench/thought_anchors.py`` (a rollout from before
-chunk i costs the response's characters after it / 4), against Thought Anchors' 100 per chunk.
+answer. Both methods get 10% of Thought Anchors' tokens; the peer is a sweep, the library's
+``default`` schedule, its tallies read by the same ``first_drop``. Tokens are counted as in
+``bench/thought_anchors.py`` (a rollout from before chunk i costs the response's characters
+after it / 4), against Thought Anchors' 100 per chunk.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from llenvs.analysis.tally import Tally
 
 HEADING = "## Finding where a failed trace went wrong (first drop, real curves)"
 
-SWEEP_SHARE = 0.10
-"""The sweep's budget: this share of Thought Anchors' rollouts, spread by the default schedule."""
+SHARE = 0.10
+"""Both methods' token budget: this share of Thought Anchors' tokens."""
 
 
 def true_first_drop(truth: Sequence[float], delta: float = MOVE_DELTA) -> int | None:
@@ -57,8 +57,8 @@ def true_first_drop(truth: Sequence[float], delta: float = MOVE_DELTA) -> int | 
     return None
 
 
-def search(curve: Curve, schedule: Schedule, budget: int, seed: int) -> dict[int, Tally]:
-    """The tallies ``analyze_trace`` reaches on ``curve`` with ``schedule`` (``simulate``'s)."""
+def search(curve: Curve, schedule: Schedule, budget: float, seed: int) -> dict[int, Tally]:
+    """The tallies ``analyze_trace`` reaches on ``curve`` with ``schedule`` and a token budget."""
     return simulate(curve, schedule, budget, 0.2, seed)[0]
 
 
@@ -84,12 +84,9 @@ def measure(found: Sequence[Curve], seeds: int, method: str) -> Row:
     for curve in found:
         truth = true_first_drop(curve.truth)
         reference = REFERENCE * sum(curve.tokens)
+        schedule = FirstDropSchedule if method == "search" else default_schedule
         for seed in range(seeds):
-            if method == "search":
-                tallies = search(curve, FirstDropSchedule(), 10**9, seed)
-            else:
-                budget = round(SWEEP_SHARE * REFERENCE * len(curve.values))
-                tallies = search(curve, default_schedule(), budget, seed)
+            tallies = search(curve, schedule(), SHARE * reference, seed)
             answer: FirstDrop = first_drop(tallies)
             tokens = sum(tallies[b].trials * curve.tokens[b] for b in range(len(curve.values)))
             row.shares.append(tokens / reference)
@@ -133,7 +130,9 @@ def per_trace(found: Sequence[Curve]) -> list[str]:
     lines = ["| trace | chunks | true first drop | search (seed 0) |", "|---|---|---|---|"]
     for curve in found:
         truth = true_first_drop(curve.truth)
-        answer = first_drop(search(curve, FirstDropSchedule(), 10**9, 0))
+        answer = first_drop(
+            search(curve, FirstDropSchedule(), SHARE * REFERENCE * sum(curve.tokens), 0)
+        )
         where = "none" if truth is None else f"step {truth}: {curve.truth[truth]:.2f} → "
         where += "" if truth is None else f"{curve.truth[truth + 1]:.2f}"
         lines.append(f"| {curve.name} | {len(curve.values)} | {where} | {answer.reason} |")
@@ -151,7 +150,7 @@ def main() -> None:
     failed = [c for c in curves(args.dir) if not c.success]
     rows = {
         "first-drop search (`FirstDropSchedule()`)": measure(failed, args.seeds, "search"),
-        f"sweep: `default` schedule at {SWEEP_SHARE:.0%}": measure(failed, args.seeds, "sweep"),
+        "sweep: the `default` schedule": measure(failed, args.seeds, "sweep"),
     }
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")

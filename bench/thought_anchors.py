@@ -9,9 +9,10 @@ For every trace under ``--dir`` (``read_thought_anchors``) the published curve i
 continuation from before chunk i succeeds with probability ``v_i``, the published ``accuracy``
 (``published.tallies[i]``), and the value after the last chunk is the trace's own verdict
 (``trace.success``), exact. The analysis runs ``analyze_trace``'s round loop without the episode
-machinery (``simulate``): the tallies of the sampled boundaries plus the exact end,
-``schedule.next_round(counted, left, width)``, one Bernoulli draw per rollout asked for, until
-the schedule asks for nothing or the budget is spent. The k-th rollout at a boundary draws the
+machinery (``simulate``): the tallies of the sampled boundaries plus the exact end and each
+boundary's price, ``schedule.next_round(counted, left, width, prices=...)``, the round admitted
+as far as it fits in the token budget (``affordable``), one Bernoulli draw per rollout, until
+nothing more is asked or fits. The k-th rollout at a boundary draws the
 same uniform under every schedule (one stream per boundary and seed), so the passes differ only
 in where the rollouts go. The readings are the library's own: ``boundary_values`` (Wilson
 intervals), ``exact_value`` for the end, ``step_importances`` (bootstrap intervals),
@@ -46,13 +47,15 @@ from llenvs.analysis.schedule import MovesSchedule, default_schedule
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
+from llenvs.analysis.token_budget import affordable
 from llenvs.analysis.top_steps import MOVED_CHANCE
 
 REFERENCE = 100
 """Thought Anchors' continuations per chunk: the cost the budgets are shares of."""
 
 BUDGETS = (0.10, 0.25, 0.50)
-"""Budgets, as shares of ``REFERENCE`` per chunk."""
+"""Budgets in tokens, as shares of Thought Anchors' (``REFERENCE`` continuations per chunk, each
+as long as the response after it)."""
 
 MOVE = MOVE_DELTA
 """A step whose true ``|v_{i+1} - v_i|`` is at least this is a move: the library's δ, which
@@ -152,26 +155,38 @@ def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float,
 
 
 def simulate(
-    curve: Curve, schedule: Schedule, budget: int, width: float, seed: int
+    curve: Curve,
+    schedule: Schedule,
+    token_budget: float,
+    width: float,
+    seed: int,
+    limit: float | None = None,
 ) -> tuple[dict[int, Tally], int]:
-    """The tallies ``analyze_trace`` would reach on ``curve``'s oracle, and its rounds.
+    """The tallies ``analyze_trace`` would reach on ``curve``'s oracle with a token budget.
 
-    As its loop: the sampled boundaries' tallies and the exact end are what the schedule sees;
-    each round's boundaries get one draw each; the loop stops when a round is empty.
+    As its loop: the sampled boundaries' tallies and the exact end are what the schedule sees,
+    with each boundary's price (``curve.tokens``); the round is admitted as far as it fits at
+    the rollouts' ``limit`` (default: the longest price, a rollout from the start) and each
+    rollout is charged its price (a continuation as long as the published one); each admitted
+    rollout is one draw; the loop stops when a round is empty.
     """
     count = len(curve.values)
     streams = [random.Random(seed * 1_000_003 + b) for b in range(count)]
     successes, trials = [0] * count, [0] * count
     known = {count: Tally(int(curve.success), 1, exact=True)}
-    rounds = 0
+    prices = dict(enumerate(curve.tokens))
+    worst = dict.fromkeys(prices, max(prices.values()) if limit is None else limit)
+    rounds = spent = 0
     while True:
         counted = {**{b: Tally(successes[b], trials[b]) for b in range(count)}, **known}
-        asked = [b for b in schedule.next_round(counted, budget - sum(trials), width) if b < count]
+        asked = schedule.next_round(counted, 10**9, width, prices=prices)
+        asked = affordable([b for b in asked if b < count], worst, token_budget - spent)
         if not asked:
             return counted, rounds
         for b in asked:
             successes[b] += streams[b].random() < curve.values[b]
             trials[b] += 1
+            spent += prices[b]
         rounds += 1
 
 
@@ -326,7 +341,7 @@ def run(
     for number, curve in enumerate(found):
         for share, (label, schedule) in itertools.product(budgets, SCHEDULES.items()):
             total = Score()
-            budget = round(share * REFERENCE * len(curve.values))
+            budget = share * REFERENCE * sum(curve.tokens)  # in tokens: a share of TA's
             for seed in range(seeds):
                 started = time.perf_counter()
                 made = schedule()
@@ -495,11 +510,16 @@ SETUP = (
     "Llama-8B, MATH), a continuation from before chunk i succeeds with probability v_i, the "
     "published `accuracy` (the truth here), and the value after the last chunk is the trace's "
     "own verdict, exact. `analyze_trace`'s round loop runs at the schedule level (`simulate`: "
-    "`next_round` on the tallies and the exact end, one Bernoulli draw per rollout, until a "
-    "round is empty; `tests/analysis/test_thought_anchors_bench.py` checks it against "
+    "`next_round` on the tallies, the exact end and each boundary's price, the round admitted "
+    "as far as it fits in the token budget at the rollouts' limit, one Bernoulli draw per "
+    "rollout, until nothing more is asked or fits; "
+    "`tests/analysis/test_thought_anchors_bench.py` checks it against "
     "`analyze_trace`), and the library reads the tallies: Wilson intervals (`boundary_values`), "
     "bootstrap intervals of v_{i+1} − v_i (`step_importances`), `StepAnalysis.moved` and "
-    "`top_steps`. Budgets are shares of Thought Anchors' 100 continuations per chunk; "
+    "`top_steps`. Budgets are in tokens, shares of Thought Anchors' (100 continuations per "
+    "chunk, each as long as the response after it): a rollout is priced and charged the "
+    "characters of the response after its boundary / 4, admitted only while the longest such "
+    "(its limit) fits, so no run spends past its share; "
     "schedules: `default` (`default_schedule()`, what `analyze_trace` runs when given none, "
     "which is `AdaptiveSchedule()`: settles the top 3 first), `fixed` (`FixedSchedule()`), "
     "`widths` (`AdaptiveSchedule(top_k=0)`) and `moves` "

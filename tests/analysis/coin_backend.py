@@ -24,10 +24,18 @@ class CoinBackend:
     name = "coin"
     capabilities = BackendCapabilities()
 
-    def __init__(self, trace: Trace, values: Sequence[float], right: str) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        values: Sequence[float],
+        right: str,
+        lengths: Sequence[int] | None = None,
+    ) -> None:
         if len(values) != len(trace.segments) + 1:
             raise ValueError("one value per boundary: len(segments) + 1")
         self.values = list(values)
+        self.lengths = [8] * len(values) if lengths is None else list(lengths)
+        """The tokens a continuation from each boundary generates (8 each by default)."""
         self.right = right
         self.ends: dict[int, int] = {}
         end = 0
@@ -59,7 +67,7 @@ class CoinBackend:
             else:
                 answer = rng.choice(WRONG)
             reply = f" So the answer is {answer}. <answer>{answer}</answer>"
-            out.append(Generation(reply, FinishReason.STOP, tuple(range(8))))
+            out.append(Generation(reply, FinishReason.STOP, tuple(range(self.lengths[boundary]))))
         return out
 
 

@@ -24,6 +24,7 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.boundary_value import tallies
 from llenvs.analysis.tally import Tally
+from llenvs.analysis.token_budget import rollout_prices, spent
 from llenvs.evaluation import trace_environment
 from llenvs.traces import read_traces
 from tests.analysis.coin_backend import CoinBackend
@@ -65,30 +66,40 @@ def test_the_simulation_gives_the_tallies_analyze_trace_gives(
     # differ only if they hand out rollouts differently
     trace = next(iter(read_traces(REPO / "tests" / "data" / "leg_counting_first_two.jsonl")))
     values = [0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0]
-    coin = CoinBackend(trace, values, str(trace.task.expected_answer))
+    params = AnalysisParams(budget=100_000, token_budget=500, width=0.2, max_tokens=8)
+    prices = rollout_prices(trace, params, range(10))
+    assert prices[9] == 2 and prices[0] == 8  # the trace wrote 2 tokens after boundary 9
+    lengths = [prices[b] for b in range(10)] + [1]  # each rollout generates its price
+    coin = CoinBackend(trace, values, str(trace.task.expected_answer), lengths)
     environment = trace_environment(trace, coin)
-    params = AnalysisParams(budget=70, width=0.2)
     real = analyze_trace(trace, coin, params, schedule=schedule, environment=environment)
-    curve = bench.Curve("leg", tuple(values[:-1]), bool(trace.success), (1.0,) * 10)
-    counted, rounds = bench.simulate(curve, schedule, params.budget, params.width, seed=0)
+    tokens = tuple(float(prices[b]) for b in range(10))
+    curve = bench.Curve("leg", tuple(values[:-1]), bool(trace.success), tokens)
+    counted, rounds = bench.simulate(curve, schedule, 500, params.width, seed=0, limit=8)
     assert counted == {**tallies(real.rollouts, range(10)), 10: Tally(0, 1, exact=True)}
     assert rounds == real.rounds
+    assert spent(real.rollouts) == sum(counted[b].trials * prices[b] for b in range(10)) <= 500
 
 
 def test_the_budget_is_spent_and_the_exact_end_counted(bench: ModuleType, short: Any) -> None:
-    budget = round(0.1 * 100 * len(short.values))
+    budget = 0.1 * 100 * sum(short.tokens)  # 10% of Thought Anchors' tokens
     for schedule in (FixedSchedule(), AdaptiveSchedule()):
         counted, _ = bench.simulate(short, schedule, budget, 0.2, seed=3)
-        assert sum(t.trials for t in counted.values() if not t.exact) == budget
+        used = sum(counted[b].trials * short.tokens[b] for b in range(len(short.values)))
+        assert budget - max(short.tokens) < used <= budget  # all but less than one rollout
         assert counted[len(short.values)] == Tally(0, 1, exact=True)  # the incorrect solution
         analysis = bench.analysis_of(short, counted, seed=3)
         assert analysis.values[-1].exact and analysis.values[-1].value == 0.0
-        assert bench.score(short, analysis, counted).rollouts == budget
+        result = bench.score(short, analysis, counted)
+        assert (
+            result.tokens == pytest.approx(used) and result.tokens <= 0.1 * result.reference_tokens
+        )
 
 
 def test_coverage_is_scored_against_the_published_curve(bench: ModuleType, short: Any) -> None:
     # at 4,000 rollouts a boundary the estimates sit on the published accuracies
-    counted, _ = bench.simulate(short, FixedSchedule(per_round=400), 96_000, 0.2, seed=0)
+    budget = 4_000 * sum(short.tokens)  # 4,000 rollouts a boundary
+    counted, _ = bench.simulate(short, FixedSchedule(per_round=400), budget, 0.2, seed=0)
     analysis = bench.analysis_of(short, counted, seed=0)
     result = bench.score(short, analysis, counted)
     assert result.values == result.steps == len(short.values) == 24  # the exact end: no value
