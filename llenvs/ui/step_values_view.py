@@ -184,10 +184,23 @@ def _controls(path: str, trace: Trace) -> None:
 
 def _planner(path: str, trace: Trace, *, running: bool) -> None:
     """The run's settings, its planned cost, Measure speed and Run."""
-    budget, width, temperature, forced = st.columns(4, vertical_alignment="bottom")
+    budget, tokens, width, temperature, forced = st.columns(5, vertical_alignment="bottom")
     own = trace_sampling_params(trace)
+    token_budget = int(
+        tokens.number_input(
+            "token budget (0: none)",
+            0,
+            10**10,
+            0,
+            1000,
+            key="sv-token-budget",
+            help="Most tokens the rollouts may generate, stored ones included: each is priced "
+            "by what the trace wrote after its boundary, and the run never spends past it",
+        )
+    )
     params = AnalysisParams(
         budget=int(budget.number_input("budget (rollouts)", 1, 100_000, 64, 8, key="sv-budget")),
+        token_budget=token_budget or None,
         width=float(width.number_input("target width", 0.01, 1.0, 0.3, 0.05, key="sv-width")),
         temperature=float(
             temperature.number_input("temperature", 0.05, 2.0, 0.7, 0.05, key="sv-temp")
@@ -215,7 +228,7 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     st.caption(
         f"Model: {name} (the intervention panel's). Each rollout: at most {params.max_tokens} "
         "tokens, seed 0; the run stops once every 95% interval is narrower than the target "
-        "width or the budget (stored rollouts included) is spent."
+        "width or a budget (stored rollouts included) is spent."
     )
     cost_box = st.container()
     measure, run = st.columns(2)

@@ -179,6 +179,18 @@ def coin_key(coin):
     return analysis_key(coin.name, AnalysisParams(budget=200, max_tokens=MAX_TOKENS))
 
 
+def test_a_token_budget_is_planned_and_never_spent_past(folder, trace, coin):
+    at = _settings(_open(folder), 1000)
+    at.number_input(key="sv-token-budget").set_value(300).run()
+    params = AnalysisParams(budget=1000, token_budget=300, max_tokens=MAX_TOKENS)
+    expected = plan(trace, params)
+    assert _metrics(at)["Rollouts planned"] == f"{expected.rollouts:,}"
+    at = _run(at)
+    stored = read_analysis(analysis_path(folder / "lc.jsonl"), trace.trace_id, coin_key(coin))
+    used = sum(r.tokens for r in stored.rollouts)
+    assert 300 - MAX_TOKENS < used <= 300  # admitted at the rollouts' limit, the trace's own
+
+
 def test_clicking_a_bar_selects_its_segment(folder, coin):
     at = _run(_settings(_open(folder, segment=1), 40))
     [(chart, _, _), _] = _figure(at)
