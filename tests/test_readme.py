@@ -85,7 +85,9 @@ def test_the_embedded_model_example_runs_as_written(tmp_path):
     assert "leg_counting" in done.stderr  # the progress bar
     # The analysis of the R1 trace, from its published values: the line the README quotes.
     [quoted] = re.findall(r"`(most important steps: [^`]*?), …`", _readme())
-    assert quoted in done.stdout.splitlines()[-1]
+    assert quoted in done.stdout.splitlines()[-2]
+    [wrong] = re.findall(r"`(where it went wrong [^`]*)`", " ".join(_readme().split()))
+    assert done.stdout.splitlines()[-1] == wrong
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from llenvs.adapters.answers import ANSWER_OPEN
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.analysis_sidecar import (
     ANALYSIS_SCHEMA_VERSION,
+    analysis_path,
     append_forced_answers,
     append_published,
     append_rollouts,
@@ -152,7 +153,7 @@ branch traces themselves go to the parents' `X.branches.jsonl`, as every interve
 
 def _analysis_lines() -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "runs.analysis.jsonl"
+        path = analysis_path(Path(folder) / "runs.jsonl")
         append_rollouts(path, "a1b2c3", analysis_key("embedded", PARAMS), 0, [ROLLOUT])
         forced_key = forced_answer_key("embedded", PARAMS, ANSWER_OPEN)
         append_forced_answers(path, "a1b2c3", forced_key, [FORCED])
