@@ -85,7 +85,7 @@ pytest: $(STAMP)
 # Benchmarks measure peers in the same run and write their tables to docs/benchmarks.md.
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
-	for script in $(filter-out bench/bench_common.py bench/key_bursts.py,$(wildcard bench/*.py)); do $(BIN)/python "$$script" || exit 1; done
+	for script in $(filter-out bench/bench_common.py bench/calibration.py bench/key_bursts.py,$(wildcard bench/*.py)); do $(BIN)/python "$$script" || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import itertools
-import math
 import platform
 import random
 import sys
@@ -36,8 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 from bench_common import EXTERNAL, publish
+from calibration import calibration_table, real_moved, reliability_table
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
 from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
@@ -60,12 +59,6 @@ as long as the response after it)."""
 MOVE = MOVE_DELTA
 """A step whose true ``|v_{i+1} - v_i|`` is at least this is a move: the library's δ, which
 ``StepAnalysis.moved`` reads too."""
-
-BINS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0)
-"""The reliability table's bins of stated chance (the last one closed)."""
-
-NOISE_DRAWS = 4000
-"""Draws of each published value's Beta posterior, for the chance that the real curve moved."""
 
 NEAR = 2
 """A called step is *near* a move when the true value changes by ``MOVE`` within this many
@@ -138,20 +131,6 @@ def curves(folder: Path, limit: int | None = None) -> list[Curve]:
             )
         )
     return found
-
-
-def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float, ...]:
-    """Each step's chance that the real curve moved by ``MOVE``, given the published counts.
-
-    Each published value is the mean of its ~100 continuations: the real value behind it is
-    drawn from its Beta(s + 1/2, f + 1/2) posterior (Jeffreys), each boundary on its own (no
-    model of the curve, so that the truth does not borrow the method's assumptions), the end
-    exact; a step's chance is the share of draws ``MOVE`` or more apart.
-    """
-    generator = np.random.default_rng(0)
-    draws = [generator.beta(s + 0.5, n - s + 0.5, NOISE_DRAWS) for s, n in counts]
-    draws.append(np.full(NOISE_DRAWS, float(success)))
-    return tuple(float(np.mean(np.abs(b - a) >= MOVE - 1e-9)) for a, b in itertools.pairwise(draws))
 
 
 def simulate(
@@ -411,68 +390,6 @@ def moves_table(results: Results) -> list[str]:
     return lines
 
 
-def _binned(
-    rows: Sequence[tuple[float, bool, float]],
-) -> list[tuple[float, float, list[tuple[float, bool, float]]]]:
-    """``rows`` in ``BINS`` by their stated chance (the last bin closed), empty bins left out."""
-    bins = []
-    for low, high in itertools.pairwise(BINS):
-        inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
-        if inside:
-            bins.append((low, high, inside))
-    return bins
-
-
-def _calibration_error(rows: Sequence[tuple[float, bool, float]], real: bool) -> float:
-    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
-    total = 0.0
-    for _, _, inside in _binned(rows):
-        stated = sum(r[0] for r in inside) / len(inside)
-        seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
-        total += len(inside) * abs(stated - seen)
-    return total / len(rows) if rows else math.nan
-
-
-def calibration_table(results: Results, share: float) -> list[str]:
-    """Expected calibration error of every schedule at ``share``: all steps, and the doubtful."""
-    lines = [
-        "| schedule | steps | ECE, published curve | ECE, real curve | steps stated ≥ 0.05 | "
-        "ECE there, published curve | ECE there, real curve |",
-        "| --- |" + " --- |" * 6,
-    ]
-    for (budget, label), per_trace in results.items():
-        if budget != share:
-            continue
-        rows = _pooled(per_trace).stated
-        doubtful = [r for r in rows if r[0] >= BINS[1]]
-        lines.append(
-            f"| {label} | {len(rows)} | {_calibration_error(rows, False):.3f} | "
-            f"{_calibration_error(rows, True):.3f} | {len(doubtful)} | "
-            f"{_calibration_error(doubtful, False):.3f} | "
-            f"{_calibration_error(doubtful, True):.3f} |"
-        )
-    return lines
-
-
-def reliability_table(results: Results, share: float, label: str) -> list[str]:
-    """Steps binned by their stated chance of a move, against how often it truly was one."""
-    rows = _pooled(results[share, label]).stated
-    lines = [
-        f"| stated chance of \\|Δv\\| ≥ {MOVE} | steps | mean stated | moved on the published "
-        "curve | real curve moved (mean chance) |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for low, high, inside in _binned(rows):
-        closing = "]" if high == 1.0 else ")"
-        lines.append(
-            f"| [{low:.2f}, {high:.2f}{closing} | {len(inside)} | "
-            f"{sum(r[0] for r in inside) / len(inside):.3f} | "
-            f"{sum(r[1] for r in inside) / len(inside):.3f} | "
-            f"{sum(r[2] for r in inside) / len(inside):.3f} |"
-        )
-    return lines
-
-
 def _cells(
     scores: Sequence[Score], part: Callable[[Score], float], whole: Callable[[Score], float]
 ) -> str:
@@ -616,15 +533,17 @@ def main() -> None:
         f"Calibration at {share:.0%}: the expected calibration error of each schedule's stated "
         "chances, over every step and over the steps stated at least 0.05:",
         "",
-        *calibration_table(results, share),
+        *calibration_table(
+            {label: _pooled(per).stated for (b, label), per in results.items() if b == share}
+        ),
         "",
         f"Reliability of the `default` schedule's stated chances at {share:.0%}:",
         "",
-        *reliability_table(results, share, "default"),
+        *reliability_table(_pooled(results[share, "default"]).stated),
         "",
         f"The same for `moves` at {share:.0%}:",
         "",
-        *reliability_table(results, share, "moves"),
+        *reliability_table(_pooled(results[share, "moves"]).stated),
         "",
         f"Per trace at {share:.0%} (each cell: {' / '.join(SCHEDULES)}):",
         "",

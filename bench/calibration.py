@@ -1,0 +1,100 @@
+"""Calibration on real curves: stated chances of a move against the truth and its own noise.
+
+``bench/thought_anchors.py`` scores every step's stated chance of a move of δ
+(``StepAnalysis.moved``); this module bins those chances against how often the published curve
+moved so, and against the chance that the model's real curve did: each published value is the
+mean of about 100 continuations, so the truth has noise of its own (``real_moved``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from llenvs.analysis.changepoints import MOVE_DELTA
+
+MOVE = MOVE_DELTA
+"""The size of a move: the library's δ."""
+
+Stated = tuple[float, bool, float]
+"""One step: its stated chance of a move, whether the published curve moved so, and the chance
+that the real curve did."""
+
+BINS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0)
+"""The reliability table's bins of stated chance (the last one closed)."""
+
+NOISE_DRAWS = 4000
+"""Draws of each published value's Beta posterior, for the chance that the real curve moved."""
+
+
+def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float, ...]:
+    """Each step's chance that the real curve moved by ``MOVE``, given the published counts.
+
+    Each published value is the mean of its ~100 continuations: the real value behind it is
+    drawn from its Beta(s + 1/2, f + 1/2) posterior (Jeffreys), each boundary on its own (no
+    model of the curve, so that the truth does not borrow the method's assumptions), the end
+    exact; a step's chance is the share of draws ``MOVE`` or more apart.
+    """
+    generator = np.random.default_rng(0)
+    draws = [generator.beta(s + 0.5, n - s + 0.5, NOISE_DRAWS) for s, n in counts]
+    draws.append(np.full(NOISE_DRAWS, float(success)))
+    return tuple(float(np.mean(np.abs(b - a) >= MOVE - 1e-9)) for a, b in itertools.pairwise(draws))
+
+
+def binned(rows: Sequence[Stated]) -> list[tuple[float, float, list[Stated]]]:
+    """``rows`` in ``BINS`` by their stated chance (the last bin closed), empty bins left out."""
+    bins = []
+    for low, high in itertools.pairwise(BINS):
+        inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]
+        if inside:
+            bins.append((low, high, inside))
+    return bins
+
+
+def calibration_error(rows: Sequence[Stated], real: bool) -> float:
+    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
+    total = 0.0
+    for _, _, inside in binned(rows):
+        stated = sum(r[0] for r in inside) / len(inside)
+        seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
+        total += len(inside) * abs(stated - seen)
+    return total / len(rows) if rows else math.nan
+
+
+def calibration_table(stated: Mapping[str, Sequence[Stated]]) -> list[str]:
+    """Expected calibration error of every schedule (by label): all steps, and the doubtful."""
+    lines = [
+        "| schedule | steps | ECE, published curve | ECE, real curve | steps stated ≥ 0.05 | "
+        "ECE there, published curve | ECE there, real curve |",
+        "| --- |" + " --- |" * 6,
+    ]
+    for label, rows in stated.items():
+        doubtful = [r for r in rows if r[0] >= BINS[1]]
+        lines.append(
+            f"| {label} | {len(rows)} | {calibration_error(rows, False):.3f} | "
+            f"{calibration_error(rows, True):.3f} | {len(doubtful)} | "
+            f"{calibration_error(doubtful, False):.3f} | "
+            f"{calibration_error(doubtful, True):.3f} |"
+        )
+    return lines
+
+
+def reliability_table(rows: Sequence[Stated]) -> list[str]:
+    """Steps binned by their stated chance of a move, against how often it truly was one."""
+    lines = [
+        f"| stated chance of \\|Δv\\| ≥ {MOVE} | steps | mean stated | moved on the published "
+        "curve | real curve moved (mean chance) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for low, high, inside in binned(rows):
+        closing = "]" if high == 1.0 else ")"
+        lines.append(
+            f"| [{low:.2f}, {high:.2f}{closing} | {len(inside)} | "
+            f"{sum(r[0] for r in inside) / len(inside):.3f} | "
+            f"{sum(r[1] for r in inside) / len(inside):.3f} | "
+            f"{sum(r[2] for r in inside) / len(inside):.3f} |"
+        )
+    return lines
