@@ -38,6 +38,8 @@ __all__ = [
     "Prompt",
     "Role",
     "SamplingParams",
+    "ScoreFn",
+    "TextScore",
 ]
 
 Role = Literal["system", "user", "assistant"]
@@ -255,6 +257,42 @@ class Generation:
 
 
 @dataclass(frozen=True)
+class TextScore:
+    """How likely a model finds a text after a prompt: each of its tokens' log-probability.
+
+    Example:
+        >>> s = TextScore((5, 6), (-0.5, -1.5))
+        >>> s.total, s.mean
+        (-2.0, -1.0)
+
+    """
+
+    token_ids: tuple[int, ...]
+    """The tokens that spell the text (the first may start inside the prompt's continuation,
+    when the text joins its last word)."""
+    logprobs: tuple[float, ...]
+    """Each token's log-probability given everything before it (teacher-forced)."""
+
+    def __post_init__(self) -> None:
+        if len(self.logprobs) != len(self.token_ids):
+            raise ValueError(f"{len(self.logprobs)} logprobs for {len(self.token_ids)} tokens")
+
+    @property
+    def total(self) -> float:
+        """The text's log-probability: the sum over its tokens."""
+        return math.fsum(self.logprobs)
+
+    @property
+    def mean(self) -> float:
+        """The mean log-probability per token (NaN for no tokens)."""
+        return self.total / len(self.logprobs) if self.logprobs else math.nan
+
+
+ScoreFn = Callable[[Sequence[tuple["Prompt", str]]], list[TextScore]]
+"""Scores each ``(prompt, text)``: the text's tokens' log-probabilities after the prompt."""
+
+
+@dataclass(frozen=True)
 class BackendCapabilities:
     """What a backend offers beyond ``generate``; each field's default means "not offered".
 
@@ -286,6 +324,9 @@ class BackendCapabilities:
     load_tokenizer: Callable[[], Any] | None = None
     """Returns the tokenizer whose ids ``generate`` hands back (loaded on first call, so a
     server's is fetched only when asked for); None when its ids are no tokenizer's."""
+    score: ScoreFn | None = None
+    """Teacher-forced log-probabilities of texts after prompts, one prefill each
+    (``TextScore``); None when the backend cannot give them."""
 
     def __post_init__(self) -> None:
         workers = self.max_in_flight

@@ -29,6 +29,7 @@ from llenvs.core.backend import (
     GenerationRequest,
     Message,
     Prompt,
+    TextScore,
 )
 from llenvs.inference.backends.batched_cache import crop_cache
 from llenvs.inference.backends.chat_tokenizer import ChatTokenizer
@@ -109,9 +110,11 @@ class TransformersBackend(GenerateUntil):
             chat_template=template if isinstance(template, str) and template else None,
             rebuild_options={"dtype": precision},
             load_tokenizer=lambda: self._tokenizer,
+            score=self.score,
         )
         """Its chat template, the precision its weights run in (recorded in traces, so a run is
-        made again in it) and tokenizer; one call serves a batch (no ``max_in_flight``)."""
+        made again in it), tokenizer and teacher-forced scores; one call serves a batch (no
+        ``max_in_flight``)."""
 
     @property
     def tokenizer(self) -> Any:
@@ -216,6 +219,50 @@ class TransformersBackend(GenerateUntil):
             if best[1] == len(text) or best[2]:
                 break
         return best
+
+    def score(self, items: Sequence[tuple[Prompt, str]]) -> list[TextScore]:
+        """The log-probability of each text after its prompt, token by token (one prefill each).
+
+        The prompt's continuation and the text are tokenised together, as the model would read
+        them; the text's tokens are those that end inside it (the first may begin in the
+        continuation, when the text joins its last word).
+
+        Example:
+            >>> from llenvs.core.backend import Message, Prompt
+            >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
+            >>> backend = get_embedded_backend()
+            >>> prompt = Prompt((Message("user", "Count to three."),), "One, two,")
+            >>> right, wrong = backend.score([(prompt, " three."), (prompt, " purple.")])
+            >>> len(right.token_ids), right.mean > wrong.mean
+            (2, True)
+
+        """
+        scores = []
+        cache = _new_cache(self.model)  # the prefix the items share is fed once
+        cached: list[int] = []
+        with torch.inference_mode(), self._steps.call(weight=len(items)):
+            for prompt, text in items:
+                start = len(prompt.continuation)
+                whole = self._tokenizer(
+                    prompt.continuation + text,
+                    add_special_tokens=False,
+                    return_offsets_mapping=True,
+                )
+                head = self.render(prompt.messages)
+                ids = head + list(whole["input_ids"])
+                ends = [end for _, end in whole["offset_mapping"]]
+                at = len(head) + next((i for i, end in enumerate(ends) if end > start), len(ends))
+                keep = min(_common(cached, ids), at - 1)  # feed from the one before the text
+                with self._steps.turn():
+                    crop_cache(cache, keep)
+                    tensor = torch.tensor([ids[keep:]], device=self.device)
+                    logits = self.model(input_ids=tensor, cache=cache, use_cache=True).logits[0]
+                cached = ids
+                chosen = ids[at:]
+                rows = torch.log_softmax(logits[at - 1 - keep : len(ids) - 1 - keep].float(), -1)
+                picked = rows[torch.arange(len(chosen)), torch.tensor(chosen, device=rows.device)]
+                scores.append(TextScore(tuple(chosen), tuple(float(v) for v in picked.tolist())))
+        return scores
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """One generation per request; several requests are decoded together as one batch."""
@@ -390,6 +437,16 @@ class TransformersBackend(GenerateUntil):
         logprobs = tuple(row.logprobs) if row.request.params.logprobs else None
         reason = row.reason or FinishReason.LENGTH
         return Generation(row.text, reason, tuple(row.tokens), logprobs)
+
+
+def _common(first: Sequence[int], second: Sequence[int]) -> int:
+    """The length of the common start of two id lists."""
+    count = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
 
 
 def _new_cache(model: Any) -> Any:

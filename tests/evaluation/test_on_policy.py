@@ -1,0 +1,56 @@
+"""How on-policy a forced text is, on the embedded model: its own text, and the same shuffled."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from llenvs.core.backend import BackendCapabilities
+from llenvs.evaluation.on_policy import OnPolicyError, on_policy, prefix_prompt
+from llenvs.inference.backend_registry import get_backend
+from llenvs.traces import read_traces
+from tests.conftest import REPO
+
+SAMPLE = REPO / "sample_traces" / "leg_counting-smollm2.jsonl"
+"""Traces the embedded model wrote greedily (temperature 0): each segment is its own choice."""
+
+
+def _trace():
+    return next(iter(read_traces(SAMPLE)))
+
+
+def test_the_models_own_segment_is_typical_and_its_words_shuffled_are_not(embedded_backend):
+    trace, at = _trace(), 3
+    own = trace.segments[at].text
+    found = on_policy(trace, at, own, embedded_backend, samples=12, seed=1)
+    assert found.samples == len(found.sample_means) == 12
+    assert found.mean_logprob >= statistics.median(found.sample_means)  # greedy: its mode
+    assert found.original == pytest.approx(found.mean_logprob, abs=1e-4)  # the same text
+    words = own.split()
+    random.Random(0).shuffle(words)
+    shuffled = " ".join(words) + ("\n" if own.endswith("\n") else "")
+    assert shuffled != own
+    strange = on_policy(trace, at, shuffled, embedded_backend, samples=12, seed=1)
+    assert strange.mean_logprob < min(strange.sample_means)
+    assert strange.percentile == 0.0
+    record = found.to_record()
+    assert {"mean_logprob", "tokens", "percentile", "samples"} <= set(record)
+
+
+def test_the_prefix_prompt_is_the_question_and_the_response_so_far():
+    trace = _trace()
+    prompt = prefix_prompt(trace, 2)
+    assert [m.role for m in prompt.messages] == ["user"]
+    assert prompt.continuation == trace.segments[0].text + trace.segments[1].text
+    assert prefix_prompt(trace, len(trace.segments)).continuation == trace.response
+    with pytest.raises(OnPolicyError, match="no place 99"):
+        prefix_prompt(trace, 99)
+
+
+def test_a_backend_that_cannot_score_says_so():
+    backend = get_backend("scripted", outputs=["x"])
+    assert backend.capabilities == BackendCapabilities() or backend.capabilities.score is None
+    with pytest.raises(OnPolicyError, match="scripted cannot score a text"):
+        on_policy(_trace(), 1, "text", backend)
