@@ -51,10 +51,11 @@ from llenvs.cli.options import (
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.trace_argument import add_trace_arguments
-from llenvs.core.backend import SamplingParams
+from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.bounds import SAMPLES
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
+from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.traces import Trace, branches_path, find_trace
 
 __all__ = ["NO_PRM", "add_parser", "run"]
@@ -113,6 +114,16 @@ def add_parser(subparsers: Any) -> None:
     add_backend_options(parser, None)
     add_server_options(parser)
     add_sampling_options(parser)
+    parser.add_argument(
+        "--on-policy",
+        type=int,
+        default=16,
+        metavar="K",
+        help="with --force: first score the forced text against K continuations of the model's "
+        "own from the same place (its percentile of mean log-probability per token), print it "
+        "and record it on the branch as metadata.on_policy (0: skip; default 16; needs a model "
+        "that gives prompt log-probabilities, else it is skipped with a note)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="draw no spinner")
     parser.set_defaults(func=run)
 
@@ -135,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
             prm=prm,  # judge: the branch's own model (backend) judges
             prm_options=options,
             sampling_params=None if isinstance(intervention, Resample) else params,
+            on_policy_samples=_on_policy_samples(args, intervention, backend),
         )
     sidecar = branches_path(args.traces)
     for number, child in enumerate(children):
@@ -146,9 +158,40 @@ def run(args: argparse.Namespace) -> int:
             scores = " ".join(f"{k}={v:g}" for k, v in segment.rewards.items())
             terminal = " terminal" if segment.terminal else ""
             print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
+        if "on_policy" in child.metadata and number == 0:
+            print(_on_policy_line(child.metadata["on_policy"]))
         error = f"; error: {child.error}" if child.error else ""
         print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0
+
+
+def _on_policy_samples(
+    args: argparse.Namespace, intervention: Intervention, backend: ModelBackend
+) -> int:
+    """How many samples the forced text is scored against (0: none; said why on stderr)."""
+    if not isinstance(intervention, Force) or args.on_policy <= 0:
+        return 0
+    if backend.capabilities.score is None:
+        print(
+            f"on-policy score skipped: {backend.name} gives no prompt log-probabilities",
+            file=sys.stderr,
+        )
+        return 0
+    return int(args.on_policy)
+
+
+def _on_policy_line(record: dict[str, Any]) -> str:
+    """The recorded on-policy score, as ``OnPolicy.summary`` says it."""
+    means = tuple(m for m in record["sample_mean_logprobs"] if m is not None)
+    return OnPolicy(
+        record["mean_logprob"],
+        record["total_logprob"],
+        record["tokens"],
+        record["percentile"],
+        record["samples"],
+        means,
+        record["original_mean_logprob"],
+    ).summary()
 
 
 def _prm(given: str | None, parent: Trace) -> str | None:

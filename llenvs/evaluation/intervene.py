@@ -38,10 +38,12 @@ from dataclasses import replace
 from typing import Any
 
 from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl
 from llenvs.evaluation.branch import branch
 from llenvs.evaluation.branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branch_request import BranchRequest
+from llenvs.evaluation.on_policy import on_policy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.branches import append_branch
 from llenvs.traces.trace import Trace
@@ -58,6 +60,7 @@ def intervene(
     prm_options: Mapping[str, Any] | None = None,
     sampling_params: SamplingParams | None = None,
     control: RunControl | None = None,
+    on_policy_samples: int = 0,
 ) -> list[Trace]:
     """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
@@ -79,11 +82,21 @@ def intervene(
             parent's own); a ``Resample`` carries its own (``branch``).
         control: ``branch``'s (its observer gets a ``StepTaken`` per new segment, as it
             comes; once it is stopped, what was generated is kept, truncated).
+        on_policy_samples: for a Force, score its text against this many of the model's own
+            continuations first (``on_policy``) and record it on each branch as
+            ``metadata["on_policy"]``; 0: not scored.
 
     Returns the branches, in the order they were appended.
 
     """
     trace = request.parent
+    scored = None
+    if on_policy_samples and isinstance(request.intervention, Force):
+        seed = None if sampling_params is None else sampling_params.seed
+        text = request.intervention.text
+        scored = on_policy(
+            trace, request.at, text, backend, samples=on_policy_samples, seed=seed or 0
+        )
     rewards = branch_prm_rewards(trace, prm, backend, prm_options)
     environment = trace_environment(trace, backend, rewards)
     children = branch(
@@ -98,6 +111,9 @@ def intervene(
         replace(child, run=replace(child.run, spec=replace(child.run.spec, prm=record)))
         for child in children
     ]
+    if scored is not None:
+        made = {"on_policy": scored.to_record()}
+        children = [replace(child, metadata={**child.metadata, **made}) for child in children]
     for child in children:
         append_branch(path, child)
     return children

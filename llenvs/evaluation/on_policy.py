@@ -60,15 +60,15 @@ class OnPolicy:
     """The mean log-probability of the segment it replaces (None: it replaces none)."""
 
     def to_record(self) -> dict[str, Any]:
-        """What a forced branch records as ``metadata.on_policy``."""
+        """What a forced branch records as ``metadata.on_policy`` (an unknown number: null)."""
         return {
-            "mean_logprob": self.mean_logprob,
-            "total_logprob": self.total_logprob,
+            "mean_logprob": _known(self.mean_logprob),
+            "total_logprob": _known(self.total_logprob),
             "tokens": self.tokens,
-            "percentile": self.percentile,
+            "percentile": _known(self.percentile),
             "samples": self.samples,
-            "sample_mean_logprobs": list(self.sample_means),
-            "original_mean_logprob": self.original,
+            "sample_mean_logprobs": [_known(m) for m in self.sample_means],
+            "original_mean_logprob": _known(self.original),
         }
 
     def summary(self) -> str:
@@ -157,6 +157,10 @@ def on_policy(
         means,
         scored[-1].mean if original else None,
     )
+
+
+def _known(number: float | None) -> float | None:
+    return None if number is None or math.isnan(number) else number
 
 
 def _ordinal(percentile: float) -> str:

@@ -54,3 +54,21 @@ def test_a_backend_that_cannot_score_says_so():
     assert backend.capabilities == BackendCapabilities() or backend.capabilities.score is None
     with pytest.raises(OnPolicyError, match="scripted cannot score a text"):
         on_policy(_trace(), 1, "text", backend)
+
+
+def test_intervene_records_and_prints_how_on_policy_a_force_is(embedded_backend, tmp_path, capsys):
+    """``llenvs intervene --force``: the score is printed and kept on the branch."""
+    from llenvs.cli.main import main
+    from llenvs.traces import read_branches
+
+    traces = tmp_path / "runs.jsonl"
+    traces.write_bytes(SAMPLE.read_bytes())
+    argv = ["intervene", str(traces), "--at", "1", "--force", "2. The answer is 12.\n"]
+    assert main([*argv, "--on-policy", "4", "--max-tokens", "16", "--no-progress"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    [line] = [p for p in printed if p.startswith("on-policy: ")]
+    [child] = read_branches(traces)
+    record = child.metadata["on_policy"]
+    assert record["samples"] == 4 and record["tokens"] == 10
+    assert "percentile of 4 continuations of the model's own" in line
+    assert f"{record['mean_logprob']:.2f} per token over 10 tokens" in line
