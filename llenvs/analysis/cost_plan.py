@@ -38,7 +38,7 @@ from enum import Enum
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.rollout_engine import sampled_boundaries
-from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, rollout_limit, tokens_after
+from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, rollout_limit, spent, tokens_after
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.traces.trace import Trace
 
@@ -186,7 +186,7 @@ def plan(
     per_rollout = sum(min(r, limit) for r in remaining) / max(1, len(remaining))
     most = rollouts * limit
     if params.token_budget is not None:  # the run admits rollouts while their limit fits
-        left = max(0, params.token_budget - sum(r.tokens for r in measured))
+        left = max(0, params.token_budget - spent(measured))
         rollouts = min(rollouts, int(left // max(per_rollout, 1)))
         most = min(most, left)
     forced = len(boundaries) if forced_answer else 0

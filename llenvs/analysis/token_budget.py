@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.rollout import Rollout
+from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = [
@@ -60,7 +61,7 @@ def tokens_after(trace: Trace) -> list[int]:
 
 def rollout_limit(trace: Trace, params: AnalysisParams) -> int:
     """The most tokens one rollout can generate: ``max_tokens``, plus a forced answer opening's."""
-    opening = trace.run.spec.answer_opening
+    opening = recorded_answer_opening(trace)
     return params.max_tokens + (0 if opening is None else opening.max_tokens)
 
 
