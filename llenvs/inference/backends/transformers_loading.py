@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +21,7 @@ import torch
 from llenvs.core.errors import BackendError
 from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME, embedded_model_path
 from llenvs.inference.backends.transformers_backend import TransformersBackend
+from llenvs.inference.quiet import quiet_transformers
 
 __all__ = [
     "DType",
@@ -29,7 +29,6 @@ __all__ = [
     "get_embedded_backend",
     "load_backend",
     "make_backend",
-    "quiet_transformers",
 ]
 
 DType = Literal["float32", "bfloat16", "float16"]
@@ -176,31 +175,6 @@ def make_backend(
         progress=progress,
         fork_prefixes=fork_prefixes,
     )
-
-
-@contextlib.contextmanager
-def quiet_transformers() -> Iterator[None]:
-    """Within: no transformers progress bars and only its errors logged; as before after.
-
-    Example:
-        >>> from transformers.utils import logging
-        >>> with quiet_transformers():
-        ...     logging.is_progress_bar_enabled()
-        False
-
-    """
-    from transformers.utils import logging as transformers_logging
-
-    logging: Any = transformers_logging  # its switches are untyped
-    bars, verbosity = logging.is_progress_bar_enabled(), logging.get_verbosity()
-    logging.disable_progress_bar()
-    logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        logging.set_verbosity(verbosity)
-        if bars:
-            logging.enable_progress_bar()
 
 
 @cache
