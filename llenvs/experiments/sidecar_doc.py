@@ -25,9 +25,11 @@ from llenvs.analysis.analysis_sidecar import (
     analysis_path,
     append_forced_answers,
     append_published,
+    append_returns,
     append_rollouts,
 )
 from llenvs.analysis.analyze import analysis_key, forced_answer_key
+from llenvs.analysis.content_return import ContentReturn, returns_key
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.published_values import PublishedTally, PublishedValues
 from llenvs.analysis.rollout import Rollout, rollout_seed
@@ -57,6 +59,7 @@ ROLLOUT = Rollout(
     3, 0, rollout_seed(0, 3, 0), True, "12", 41, " So 12 legs in all. <answer>12</answer>"
 )
 FORCED = ForcedAnswer(3, "12", True, "12</answer>")
+RETURN = ContentReturn(3, 0, 0.912345, 1)
 PUBLISHED = PublishedValues(
     "thought-anchors",
     "Thought Anchors (Bogdan et al., 2025), imported",
@@ -74,6 +77,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ('`answers[]` of a `"forced_answers"` line: ForcedAnswer', ForcedAnswer),
     ('`published` of a `"published"` line: PublishedValues', PublishedValues),
     ("`published.tallies[]`: PublishedTally", PublishedTally),
+    ('`returns[]` of a `"returns"` line: ContentReturn', ContentReturn),
     ("Line 1 of an experiment file: ExperimentHeader", ExperimentHeader),
     ("`recipe`: Recipe", Recipe),
     ("`recipe.parents`: ParentFilter (a field at its default is absent)", ParentFilter),
@@ -87,6 +91,7 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     ForcedAnswer: FORCED.to_dict(),
     PublishedValues: PUBLISHED.to_dict(),
     PublishedTally: PUBLISHED.tallies[0].to_dict(),
+    ContentReturn: RETURN.to_dict(),
     ExperimentHeader: HEADER.to_record(),
     Recipe: RECIPE.to_record(),
     ParentFilter: ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5).to_record(),
@@ -133,7 +138,11 @@ line is one round (`round`, 0-based); a rollout's `number` is never reused, so a
 adds new ones. The key of forced answers is the model, the forced `opening` and
 `forced_answer_tokens` (greedy decoding); a trace's curve is the last such line of its key. The
 key of published values is the study, its model and its stated sampling; the last line of a key
-wins. A malformed line is an `AnalysisFileError` naming the file and the line.
+wins. A `"returns"` line says, for rollouts of a key, whether the content of the step each one
+replaced came back in it (`llenvs analyze --returns`, the panel's "Only rollouts where the
+content did not return"); its key is the rollouts' key with the `similarity` that compared
+them (`all-MiniLM-L6-v2` or `lexical`) and the `return_threshold`; the last finding of a
+rollout wins. A malformed line is an `AnalysisFileError` naming the file and the line.
 
 {analysis_examples}
 
@@ -158,6 +167,8 @@ def _analysis_lines() -> list[str]:
         forced_key = forced_answer_key("embedded", PARAMS, ANSWER_OPEN)
         append_forced_answers(path, "a1b2c3", forced_key, [FORCED])
         append_published(path, "a1b2c3", PUBLISHED)
+        key = returns_key(analysis_key("embedded", PARAMS), "all-MiniLM-L6-v2", 0.8)
+        append_returns(path, "a1b2c3", key, [RETURN])
         return path.read_text(encoding="utf-8").splitlines()
 
 
@@ -183,11 +194,12 @@ def sidecar_markdown() -> str:
         True
 
     """
-    rollouts, forced, published = (json.loads(line) for line in _analysis_lines())
+    rollouts, forced, published, returns = (json.loads(line) for line in _analysis_lines())
     analysis = [
         *_example('A round of rollouts (`"kind": "rollouts"`)', rollouts),
         *_example('A forced-answer curve (`"kind": "forced_answers"`)', forced),
         *_example('A study\'s published step values (`"kind": "published"`)', published),
+        *_example('Whether resampled content came back (`"kind": "returns"`)', returns),
     ]
     experiment = [
         *_example("Line 1, the header", HEADER.to_record()),

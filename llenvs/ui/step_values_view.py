@@ -21,12 +21,10 @@ reachable here, else the Settings one, or whatever the user picked there.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import (
@@ -48,6 +46,7 @@ from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.cached import stamp
+from llenvs.ui.content_returns_view import returns_toggle
 from llenvs.ui.importance_chart import importance_chart
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import current_choice
@@ -55,6 +54,7 @@ from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.ui.shown_step_values import result_keys, shown_values
+from llenvs.ui.step_value_table import value_table
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.model_choice import ModelChoice
 from llenvs.workbench.step_values_job import StepValuesJob
@@ -127,6 +127,7 @@ def _stored(
     )
     shown = shown_values(str(store), trace.trace_id, key, version, trace, float(delta))
     st.caption(shown.caption)
+    shown = returns_toggle(str(store), key, version, trace, shown)
     if shown.first_drop:
         st.caption(shown.first_drop)
     if shown.failed:
@@ -135,38 +136,7 @@ def _stored(
             f"the last one: {shown.failed[-1]}"
         )
     importance_chart(shown, len(trace.segments), here, labels)
-    _value_table(shown.rows)
-
-
-def _value_table(rows: pd.DataFrame) -> None:
-    last = int(rows["#"].iloc[-1])
-    shown = rows.assign(
-        **{
-            "#": [str(b) if b < last else "end" for b in rows["#"]],
-            "forced right": rows["forced right"].map({True: "✓", False: "✗"}),
-        }
-    )
-    number = functools.partial(st.column_config.NumberColumn, format="%.3f")
-    st.dataframe(
-        shown,
-        hide_index=True,
-        height=240,
-        column_config={
-            "value": number("v_i", help="success rate of rollouts from before the segment"),
-            "low": number("v_i low", help="95% interval (Wilson)"),
-            "high": number("v_i high"),
-            "trials": st.column_config.NumberColumn("rollouts"),
-            "importance": number("v_i+1 − v_i", format="%+.3f"),
-            "importance low": number("low", format="%+.3f", help="95% interval (bootstrap)"),
-            "importance high": number("high", format="%+.3f"),
-            "moved": number(
-                "moved",
-                format="%.2f",
-                help="the chance the step moved v at all (a curve that moves at few steps)",
-            ),
-            "divergence": number("JS (bits)", help="how far the step moves the answers"),
-        },
-    )
+    value_table(shown.rows)
 
 
 @st.fragment

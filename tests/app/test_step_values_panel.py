@@ -7,6 +7,7 @@ against the engine's own reading of the sidecar.
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 import time
@@ -15,21 +16,24 @@ import pytest
 
 from llenvs.analysis import (
     AnalysisParams,
+    LexicalSimilarity,
     analysis_key,
     analysis_path,
     analyze_trace,
     plan,
     read_analysis,
 )
+from llenvs.analysis.analysis_sidecar import append_rollouts
 from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
-from llenvs.ui import step_values_view
+from llenvs.ui import content_returns_view, step_values_view
 from llenvs.workbench.model_choice import ModelKind
 from llenvs.workbench.segment_chart import layer_names
 from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import REPO, SAMPLE, TRUE_VALUES
+from tests.analysis.test_resilience import constructed_rollouts, constructed_trace
 from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_segment
 from tests.app.test_pages import open_page, texts
 from tests.chart_specs import rows
@@ -299,3 +303,33 @@ def test_a_run_where_nothing_moved_says_so_in_the_caption(folder, monkeypatch):
     caption = next(c.value for c in at.caption if "stored in p.analysis.jsonl" in c.value)
     assert caption.endswith("· no step moved the value detectably at this budget")
     assert "(sure)" not in caption
+
+
+def test_only_rollouts_where_the_content_did_not_return(tmp_path, monkeypatch):
+    """Rollouts whose returns are known (tests/analysis/test_resilience.py): the toggle adds
+    the share returned and measures the importance on the others, stored beside the trace."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    monkeypatch.setenv(TRACES_DIR_ENV, str(folder))
+    monkeypatch.setattr(content_returns_view, "_similarity", LexicalSimilarity)
+    trace = constructed_trace()
+    write_traces(folder / "cows.jsonl", [trace])
+    store = analysis_path(folder / "cows.jsonl")
+    key = analysis_key("m", AnalysisParams())
+    append_rollouts(store, trace.trace_id, key, 0, constructed_rollouts())
+    at = open_page("browse", file=str(folder / "cows.jsonl"), trace="1", segment="1")
+    assert not at.exception, at.exception
+    assert "returned" not in _values_table(at).columns
+    before = _values_table(at)["importance"].tolist()
+    at.toggle(key=content_returns_view.ONLY_GONE).set_value(True).run()
+    assert not at.exception, at.exception
+    table = _values_table(at)
+    assert table["returned"].tolist()[1:3] == pytest.approx([4 / 6, 0.0])
+    assert table["importance"].iloc[1] == pytest.approx(1.0) != before[1]
+    assert table["importance"].iloc[2] != table["importance"].iloc[2]  # NaN: no value after it
+    wanted = "Removed content returned in 4 of 10 rollouts (similarity ≥ 0.8: word overlap"
+    assert any(c.value.startswith(wanted) for c in at.caption)
+    (_, _, bars), (_, _, _) = _figure(at)
+    assert bars["importance"].iloc[1] == pytest.approx(1.0)
+    kinds = [json.loads(line)["kind"] for line in store.read_text().splitlines()]
+    assert kinds == ["rollouts", "returns"]
