@@ -182,16 +182,7 @@ def _on_policy_samples(
 
 def _on_policy_line(record: dict[str, Any]) -> str:
     """The recorded on-policy score, as ``OnPolicy.summary`` says it."""
-    means = tuple(m for m in record["sample_mean_logprobs"] if m is not None)
-    return OnPolicy(
-        record["mean_logprob"],
-        record["total_logprob"],
-        record["tokens"],
-        record["percentile"],
-        record["samples"],
-        means,
-        record["original_mean_logprob"],
-    ).summary()
+    return OnPolicy.from_record(record).summary()
 
 
 def _prm(given: str | None, parent: Trace) -> str | None:

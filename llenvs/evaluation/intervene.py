@@ -43,7 +43,7 @@ from llenvs.core.run_control import RunControl
 from llenvs.evaluation.branch import branch
 from llenvs.evaluation.branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.on_policy import on_policy
+from llenvs.evaluation.on_policy import OnPolicy, on_policy
 from llenvs.evaluation.trace_environment import trace_environment
 from llenvs.traces.branches import append_branch
 from llenvs.traces.trace import Trace
@@ -61,6 +61,7 @@ def intervene(
     sampling_params: SamplingParams | None = None,
     control: RunControl | None = None,
     on_policy_samples: int = 0,
+    on_policy_score: OnPolicy | None = None,
 ) -> list[Trace]:
     """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
@@ -85,13 +86,16 @@ def intervene(
         on_policy_samples: for a Force, score its text against this many of the model's own
             continuations first (``on_policy``) and record it on each branch as
             ``metadata["on_policy"]``; 0: not scored.
+        on_policy_score: for a Force, its score computed already (the workbench scores the
+            text before Generate): recorded as it is, nothing is computed again.
 
     Returns the branches, in the order they were appended.
 
     """
     trace = request.parent
-    scored = None
-    if on_policy_samples and isinstance(request.intervention, Force):
+    forced = isinstance(request.intervention, Force)
+    scored = on_policy_score if forced else None
+    if scored is None and on_policy_samples and isinstance(request.intervention, Force):
         seed = None if sampling_params is None else sampling_params.seed
         text = request.intervention.text
         scored = on_policy(

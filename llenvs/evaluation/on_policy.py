@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,32 @@ class OnPolicy:
             "sample_mean_logprobs": [_known(m) for m in self.sample_means],
             "original_mean_logprob": _known(self.original),
         }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> OnPolicy:
+        """The score ``to_record`` wrote; a null number reads back as NaN (None for the original).
+
+        Example:
+            >>> score = OnPolicy(-1.25, -10.0, 8, 62.5, 2, (-1.0, -2.0), None)
+            >>> OnPolicy.from_record(score.to_record()) == score
+            True
+
+        """
+
+        def number(value: float | None) -> float:
+            return math.nan if value is None else float(value)
+
+        return cls(
+            number(record["mean_logprob"]),
+            number(record["total_logprob"]),
+            int(record["tokens"]),
+            number(record["percentile"]),
+            int(record["samples"]),
+            tuple(number(m) for m in record["sample_mean_logprobs"]),
+            None
+            if record["original_mean_logprob"] is None
+            else number(record["original_mean_logprob"]),
+        )
 
     def summary(self) -> str:
         """One line for people.

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from llenvs.core.intervention import Intervention
+from llenvs.core.intervention import Force, Intervention
 from llenvs.evaluation import (
     BranchRequest,
     trace_base_environment,
     trace_sampling_params,
 )
+from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.evaluation.rerun import rerun
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import (
@@ -32,6 +33,7 @@ from llenvs.ui.browser_session import current_session
 from llenvs.ui.intervention_inputs import action_inputs
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import model_picker, saved_settings
+from llenvs.ui.on_policy_view import on_policy_check
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.rerun_view import show_rerun
@@ -150,10 +152,13 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
         problem = action_problem(trace, segment, intervention)
     if problem is not None and job is None:
         st.warning(f"Generate is off: {problem}.")
+    scored = None
+    if isinstance(intervention, Force) and problem is None and job is None:
+        scored = on_policy_check(trace, segment, intervention.text, choice)
     ready = choice is not None and prm is not None and problem is None
     if job is None and st.button("Generate", type="primary", key="iv-run", disabled=not ready):
         assert choice is not None and prm is not None and intervention is not None
-        job = _start(path, _request(trace, segment, intervention), choice, prm)
+        job = _start(path, _request(trace, segment, intervention), choice, prm, scored)
     if job is not None:
         st.fragment(_live, run_every=POLL_SECONDS)(job)
     _last_outcome(trace)
@@ -184,9 +189,16 @@ def _default_prm(trace: Trace) -> PRMChoice:
 
 
 def _start(
-    path: str, request: BranchRequest, choice: ModelChoice, prm: PRMChoice
+    path: str,
+    request: BranchRequest,
+    choice: ModelChoice,
+    prm: PRMChoice,
+    scored: OnPolicy | None,
 ) -> InterventionJob | None:
-    """Load the model (once, shared) and start the request in the background."""
+    """Load the model (once, shared) and start the request in the background.
+
+    ``scored``: the forced text's on-policy score, computed before, recorded on the branch.
+    """
     job = None
     with shows_errors("Nothing was written"):
         backend = load_backend(choice, session_key())
@@ -197,6 +209,7 @@ def _start(
             prm=prm.spec,  # judge: the branch's model judges
             prm_options=prm.options(),
             session=current_session(),
+            on_policy=scored,
         )
         st.session_state.pop(_OUTCOME, None)
     return job
@@ -294,6 +307,10 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     )
     child = by_id[str(picked)]
     st.dataframe(outcome_table(trace, child), hide_index=True)
+    if "on_policy" in child.metadata:
+        st.caption(
+            f"The forced text, {OnPolicy.from_record(child.metadata['on_policy']).summary()}"
+        )
     st.dataframe(
         aligned_segments(trace, child),
         hide_index=True,

@@ -38,6 +38,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
+from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
 from llenvs.workbench.background_job import BackgroundJob
 
@@ -47,8 +48,8 @@ __all__ = ["InterventionJob"]
 class InterventionJob(BackgroundJob):
     """``intervene(path, request, backend, ...)`` in a background thread.
 
-    Arguments are ``intervene``'s (a ``Resample`` carries its own sampling); the thread starts
-    at once. ``stop`` ends every branch
+    Arguments are ``intervene``'s (a ``Resample`` carries its own sampling; ``on_policy`` is
+    its ``on_policy_score``); the thread starts at once. ``stop`` ends every branch
     after the segment being generated; what was made is kept, marked truncated.
     """
 
@@ -61,6 +62,7 @@ class InterventionJob(BackgroundJob):
         prm: str | None = None,
         prm_options: Mapping[str, Any] | None = None,
         session: str = "",
+        on_policy: OnPolicy | None = None,
     ) -> None:
         super().__init__(name="llenvs-intervene", start=False, session=session, model=backend)
         self.request = request
@@ -75,6 +77,8 @@ class InterventionJob(BackgroundJob):
         """When the first new segment arrived, or None yet."""
         self.children: list[Trace] = []
         """The branches written, once finished without error (on error nothing was)."""
+        self.on_policy = on_policy
+        """The forced text's on-policy score, recorded on the branch (None: not scored)."""
         self._call = (path, backend, prm, dict(prm_options or {}))
         self._segments: list[tuple[int, SegmentRecord]] = []
         self._lock = threading.Lock()
@@ -104,4 +108,5 @@ class InterventionJob(BackgroundJob):
             prm=prm,
             prm_options=prm_options,
             control=RunControl(self._observe, self.stop_token),
+            on_policy_score=self.on_policy,
         )

@@ -112,9 +112,7 @@ def with_returns(rows: pd.DataFrame, returns: ContentReturns, *, only_gone: bool
         **{
             "importance": column(lambda s: s.importance),
             "importance low": column(lambda s: None if s.importance is None else s.interval.low),
-            "importance high": column(
-                lambda s: None if s.importance is None else s.interval.high
-            ),
+            "importance high": column(lambda s: None if s.importance is None else s.interval.high),
         }
     )
 

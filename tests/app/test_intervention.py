@@ -315,3 +315,17 @@ def test_a_trace_whose_model_is_out_of_reach_starts_from_the_settings(folder):
     assert at.selectbox(key="iv-model").value is ModelKind.FOLDER  # scripted: out of reach
     assert at.text_input(key="iv-FOLDER").value == "/models/mine"
     assert at.selectbox(key="iv-prm").value == "arithmetic"
+
+
+def test_a_model_that_cannot_score_a_text_is_said_so_and_generate_still_works(folder, tmp_path):
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.text_area(key="iv-force-text").input("Deer have 2 legs.").run()
+    at.button(key="iv-op-run").click().run()
+    assert not at.exception, at.exception
+    [said] = [i.value for i in at.info if "cannot score a text" in i.value]
+    assert said.startswith("scripted cannot score a text: it gives no prompt log-probabilities")
+    assert "iv-op-job" not in at.session_state
+    generate(at)
+    [made] = read_branches(folder / "lc.jsonl")
+    assert made.parent.intervention == Force("Deer have 2 legs.")
+    assert "on_policy" not in made.metadata

@@ -41,12 +41,23 @@ def test_the_readmes_first_force_turns_a_failure_into_a_success(
     assert at.selectbox(key="iv-model").value is ModelKind.EMBEDDED
     assert any(s.value == "Intervene on segment 0" for s in at.subheader)
     at.text_area(key="iv-force-text").input(FORCED).run()
+    # before Generate: how on-policy the text is, scored in the background
+    at.button(key="iv-op-run").click().run(timeout=120)
+    _, job = at.session_state["iv-op-job"]
+    assert job.wait(600), "the on-policy score did not finish"
+    at.run(timeout=120)
+    assert "iv-op-job" not in at.session_state and not at.exception, at.exception
+    [scored] = at.session_state["iv-op-scores"].values()
+    assert scored.samples == 16 and scored.tokens > 0 and 0 <= scored.percentile <= 100
+    shown = f"{scored.summary()}; recorded on the branch Generate makes."
+    assert shown in [c.value for c in at.caption]
     generate(at, timeout=900)
     assert not at.exception, at.exception
     # 3. the branch just made, beside its parent: answer 1 -> 2, failed -> succeeded
     parent = list(read_traces(path))[13]
     made = [b for b in read_branches(path) if b.parent.parent_id == parent.trace_id][-1]
     assert made.parent.intervention == Force(FORCED)
+    assert made.metadata["on_policy"] == scored.to_record()  # recorded as shown, not recomputed
     assert at.selectbox(key="iv-compare").value == made.trace_id
     summary = next(d.value for d in at.dataframe if "change" in d.value.columns).set_index("")
     assert summary.loc["final answer", ["parent", "branch"]].tolist() == ["1", "2"]
