@@ -42,7 +42,7 @@ from typing import Any
 from llenvs.cli.options import add_backend_options, bounded, positive_int
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import MAX_TOKENS, SAMPLES, SEED
+from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES, SEED
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
@@ -111,6 +111,13 @@ def add_parser(subparsers: Any) -> None:
         "--recipe", metavar="NAME|FILE", help="a ready-made recipe name or a .toml/.json file"
     )
     parser.add_argument("--samples", type=bounded(SAMPLES), help="branches per point (1)")
+    parser.add_argument(
+        "--on-policy",
+        type=bounded(ON_POLICY_SAMPLES),
+        metavar="K",
+        help="with --force: score each point's text against K continuations of the model's own "
+        "first; each branch records its percentile, and the summary adds the rates by it (0)",
+    )
     parser.add_argument(
         "--parents", choices=[o.value for o in ParentOutcome], help="which parents (all)"
     )
@@ -244,7 +251,11 @@ def _recipe(args: argparse.Namespace) -> Recipe:
     if args.environment is not None:
         parents = dataclasses.replace(parents, environment=args.environment)
     how: How = base.how
-    for option, field in (("samples", "samples"), ("sampling_seed", "seed")):
+    for option, field in (
+        ("samples", "samples"),
+        ("sampling_seed", "seed"),
+        ("on_policy", "on_policy"),
+    ):
         if getattr(args, option) is not None:
             how = dataclasses.replace(how, **{field: getattr(args, option)})
     if args.max_tokens is not None:
@@ -313,6 +324,14 @@ def _show(summary: ExperimentSummary, path: Path) -> None:
             if bin_.branches:
                 print(
                     f"  [{bin_.low:.2f}, {bin_.high:.2f}) n={bin_.branches}: flips "
+                    f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}"
+                )
+    if summary.by_on_policy:
+        print("by on-policy percentile of the forced text:")
+        for bin_ in summary.by_on_policy:
+            if bin_.branches:
+                print(
+                    f"  [{100 * bin_.low:.0f}, {100 * bin_.high:.0f}) n={bin_.branches}: flips "
                     f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}"
                 )
     print(f"recorded in {path}")

@@ -52,7 +52,7 @@ from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.bounds import SAMPLES
+from llenvs.core.bounds import ON_POLICY_SAMPLES, SAMPLES
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
 from llenvs.evaluation.on_policy import OnPolicy
@@ -116,7 +116,7 @@ def add_parser(subparsers: Any) -> None:
     add_sampling_options(parser)
     parser.add_argument(
         "--on-policy",
-        type=int,
+        type=bounded(ON_POLICY_SAMPLES),
         default=16,
         metavar="K",
         help="with --force: first score the forced text against K continuations of the model's "

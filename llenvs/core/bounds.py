@@ -26,6 +26,7 @@ __all__ = [
     "BATCH_SIZE",
     "DATASET_SIZE",
     "MAX_TOKENS",
+    "ON_POLICY_SAMPLES",
     "ROLLOUT_BUDGET",
     "SAMPLES",
     "SEED",
@@ -103,6 +104,11 @@ BATCH_SIZE = Bound("batch_size", 1, 256, "trajectories held in memory at once")
 
 SAMPLES = Bound("samples", 1, 16, "the resamples of one intervention, generated together")
 """Resamples one intervention makes (``Resample.n``, ``llenvs intervene --samples``)."""
+
+ON_POLICY_SAMPLES = Bound(
+    "on-policy samples", 0, 256, "continuations a forced text is placed among, one batch"
+)
+"""Continuations of the model's own a forced text is scored against (0: not scored)."""
 
 ROLLOUT_BUDGET = Bound(
     "budget", 0, 100_000, "rollouts of one trace, each generated and stored as a line"

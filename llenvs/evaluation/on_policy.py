@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.backend import GenerationRequest, ModelBackend, Prompt, SamplingParams
+from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.core.errors import LlenvsError
 from llenvs.evaluation.runner import derived_seeds
 from llenvs.traces.segment_flag import SegmentFlag
@@ -117,7 +117,18 @@ class OnPolicy:
 def prefix_prompt(trace: Trace, at: int) -> Prompt:
     """The prompt a continuation after the first ``at`` segments of ``trace`` is generated from.
 
-    Raises ``OnPolicyError`` where feedback was injected before that point.
+    The messages before the response are the trace's own; a trace that keeps none asks its
+    task's (``TaskRecord.system_prompt`` and ``prompt``), as an episode does. Raises
+    ``OnPolicyError`` where feedback was injected before that point.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "2 + 2?"), response="So 4.",
+        ...           segments=(SegmentRecord(0, 0, 3, "So "), SegmentRecord(1, 3, 5, "4.")))
+        >>> prompt = prefix_prompt(t, 1)
+        >>> prompt.messages, prompt.continuation
+        ((Message(role='user', content='2 + 2?'),), 'So ')
+
     """
     if not 0 <= at <= len(trace.segments):
         raise OnPolicyError(f"no place {at} in a trace of {len(trace.segments)} segments")
@@ -131,6 +142,11 @@ def prefix_prompt(trace: Trace, at: int) -> Prompt:
         if message.role == "assistant":
             break
         closed.append(message)
+    if not closed:  # a trace that keeps no messages (replayed, imported): its task's, as asked
+        system = trace.task.system_prompt
+        closed = [Message("user", trace.task.prompt)]
+        if system is not None:
+            closed.insert(0, Message("system", system))
     end = trace.segments[at].start if at < len(trace.segments) else len(trace.response)
     return Prompt(tuple(closed), trace.response[:end])
 

@@ -25,7 +25,7 @@ from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
 from llenvs.experiments.experiment_result import ExperimentRun
 from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
 from llenvs.experiments.how import How
-from llenvs.experiments.map_bin import MapBin, prm_score_map, steerability_map
+from llenvs.experiments.map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
 from llenvs.experiments.parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments.perturbation import perturbed
 from llenvs.experiments.planned_branch import PlannedBranch
@@ -71,6 +71,7 @@ __all__ = [
     "Where",
     "experiment_path",
     "load_recipe",
+    "on_policy_map",
     "perturbed",
     "plan_experiment",
     "plan_file",

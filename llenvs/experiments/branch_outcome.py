@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 __all__ = ["BranchKey", "BranchOutcome"]
@@ -53,6 +53,11 @@ class BranchOutcome:
     """The parent's PRM score of the intervened segment, where it has one."""
     error: str | None = None
     """The backend failure that ended the branch, if one did."""
+    on_policy: float | None = None
+    """For a Force scored first (``How.on_policy``): the forced text's percentile among the
+    model's own continuations from the same place (0-100); None: not scored."""
+    on_policy_logprob: float | None = None
+    """Its mean log-probability per token (None: not scored)."""
 
     @property
     def key(self) -> BranchKey:
@@ -84,8 +89,7 @@ class BranchOutcome:
         """The outcome ``to_record`` wrote; a ``ValueError`` naming a missing field."""
         names = [f.name for f in fields(cls)]
         values = {name: record[name] for name in names if name in record}
-        missing = [f.name for f in fields(cls) if f.name not in values and f.default is not None]
-        missing = [m for m in missing if m not in ("prm_score", "error")]
+        missing = [f.name for f in fields(cls) if f.name not in values and f.default is MISSING]
         if missing:
             raise ValueError(f"a branch record lacks {', '.join(missing)}")
         return cls(**values)

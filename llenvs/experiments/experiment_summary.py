@@ -31,7 +31,7 @@ from typing import Any
 from llenvs.analysis.interval import Interval, wilson_interval
 from llenvs.analysis.paired_runs import PairedComparison, compare_paired
 from llenvs.experiments.branch_outcome import BranchOutcome
-from llenvs.experiments.map_bin import MapBin, prm_score_map, steerability_map
+from llenvs.experiments.map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
 
 __all__ = ["ExperimentSummary", "PointSummary", "summarize"]
 
@@ -90,6 +90,8 @@ class ExperimentSummary:
     """The steerability map (by relative position)."""
     by_prm_score: tuple[MapBin, ...]
     """The same by the parent's PRM score of the intervened segment (empty: no scores)."""
+    by_on_policy: tuple[MapBin, ...] = ()
+    """The same by the forced text's on-policy percentile / 100 (empty: none scored)."""
 
     @property
     def success_before(self) -> float | None:
@@ -145,6 +147,7 @@ class ExperimentSummary:
             "answer_change_interval": [round(interval.low, 4), round(interval.high, 4)],
             "map": [b.to_record() for b in self.map],
             "by_prm_score": [b.to_record() for b in self.by_prm_score],
+            "by_on_policy": [b.to_record() for b in self.by_on_policy],
             "points": [p.to_record() for p in self.points],
         }
 
@@ -172,6 +175,7 @@ def summarize(
         points=tuple(_points(outcomes)),
         map=tuple(steerability_map(outcomes, bins)),
         by_prm_score=tuple(prm_score_map(outcomes, bins)),
+        by_on_policy=tuple(on_policy_map(outcomes, bins)),
     )
 
 

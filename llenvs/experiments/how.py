@@ -4,7 +4,7 @@ Example:
     >>> How(samples=2, seed=5).seeds(2)
     [5, 1000008]
     >>> How.from_record(How(max_tokens=32, model="scripted").to_record())
-    How(samples=1, seed=0, model='scripted', sampling=None, max_tokens=32)
+    How(samples=1, seed=0, model='scripted', sampling=None, max_tokens=32, on_policy=0)
 
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import MAX_TOKENS, SAMPLES
+from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES
 from llenvs.evaluation.runner import derived_seeds
 
 __all__ = ["How"]
@@ -43,9 +43,13 @@ class How:
     """How to sample after the intervention; None: as each parent records."""
     max_tokens: int | None = None
     """The token budget of each branch, over whatever sampling applies; None: unchanged."""
+    on_policy: int = 0
+    """For a Force: score each point's text against this many continuations of the model's
+    own first (``llenvs.evaluation.on_policy``); 0: not scored."""
 
     def __post_init__(self) -> None:
         SAMPLES.check(self.samples)
+        ON_POLICY_SAMPLES.check(self.on_policy)
         if self.max_tokens is not None:
             MAX_TOKENS.check(self.max_tokens)
 
@@ -75,13 +79,15 @@ class How:
             record["sampling"] = self.sampling.to_record()
         if self.max_tokens is not None:
             record["max_tokens"] = self.max_tokens
+        if self.on_policy:
+            record["on_policy"] = self.on_policy
         return record
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> How:
         """The value ``to_record`` wrote; a ``ValueError`` naming a bad field."""
         fields = dict(record)
-        unknown = set(fields) - {"samples", "seed", "model", "sampling", "max_tokens"}
+        unknown = set(fields) - {"samples", "seed", "model", "sampling", "max_tokens", "on_policy"}
         if unknown:
             raise ValueError(f"how: unknown field(s) {', '.join(sorted(unknown))}")
         sampling = fields.get("sampling")
@@ -91,4 +97,5 @@ class How:
             model=fields.get("model"),
             sampling=None if sampling is None else SamplingParams.from_record(sampling),
             max_tokens=fields.get("max_tokens"),
+            on_policy=int(fields.get("on_policy", 0)),
         )

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from llenvs.analysis.interval import Interval, wilson_interval
 from llenvs.experiments.branch_outcome import BranchOutcome
 
-__all__ = ["MapBin", "prm_score_map", "steerability_map"]
+__all__ = ["MapBin", "on_policy_map", "prm_score_map", "steerability_map"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,20 @@ def prm_score_map(outcomes: Sequence[BranchOutcome], bins: int = 4) -> list[MapB
     if not scored:
         return []
     return _binned(scored, lambda o: float(o.prm_score or 0.0), bins)
+
+
+def on_policy_map(outcomes: Sequence[BranchOutcome], bins: int = 4) -> list[MapBin]:
+    """The branches whose forced text was scored on-policy, binned by its percentile / 100.
+
+    Example:
+        >>> on_policy_map([])
+        []
+
+    """
+    scored = [o for o in outcomes if o.on_policy is not None]
+    if not scored:
+        return []
+    return _binned(scored, lambda o: float(o.on_policy or 0.0) / 100, bins)
 
 
 def _binned(

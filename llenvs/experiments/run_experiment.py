@@ -44,8 +44,10 @@ from llenvs.analysis.analysis_sidecar import published_by_trace, stored_keys
 from llenvs.analysis.final_answer import final_answer
 from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
 from llenvs.core.backend import ModelBackend
+from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl
 from llenvs.evaluation.branch_run import run_branches
+from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_events import BranchRecorded
 from llenvs.experiments.experiment_file import (
@@ -58,6 +60,7 @@ from llenvs.experiments.experiment_file import (
 from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
 from llenvs.experiments.experiment_result import ExperimentRun
 from llenvs.experiments.planned_branch import PlannedBranch
+from llenvs.experiments.point_scores import check_scoring, on_policy_scores, point_key
 from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.where import Importances, TopImportance
 from llenvs.traces.branches import append_branch, read_branches
@@ -110,10 +113,14 @@ def run_experiment(
         overwrite: start the experiment file again (the branches of earlier runs stay in the
             sidecar, under the old experiment's id); default: resume it.
 
-    A recipe that selects nothing is an ``ExperimentError`` before anything is written.
+    A recipe that selects nothing, or asks for on-policy scores of a Force of a model that
+    cannot score a text (``how.on_policy``, ``point_scores``), is an ``ExperimentError``
+    before anything is written.
 
     """
     planned = plan_file(recipe, parents_file)
+    if isinstance(recipe.what, Force):
+        check_scoring(backend, recipe.how.on_policy)
     path = experiment_path(out)
     header = start_experiment(path, recipe, parents_file, overwrite=overwrite)
     _, recorded = read_experiment(path)
@@ -123,6 +130,11 @@ def run_experiment(
         append_outcome(path, outcome)
         done.add(outcome.key)
     todo = [branch for branch in planned if branch.key not in done]
+    scores = {}
+    if recipe.how.on_policy:
+        scores = on_policy_scores(
+            todo, backend, recipe.how.on_policy, seed=recipe.how.seed, control=control
+        )
     flips = sum(o.flipped for o in read_experiment(path)[1])
     started, ran = time.monotonic(), 0
     jobs = [branch.job for branch in todo]
@@ -133,7 +145,12 @@ def run_experiment(
         outcome = _outcome(branch, trace, final_answer(result))
         note = {"id": header.experiment_id, "segment": branch.segment, "sample": branch.sample}
         note["answer"] = outcome.answer
-        trace = replace(trace, metadata={**trace.metadata, EXPERIMENT_METADATA: note})
+        made: dict[str, object] = {EXPERIMENT_METADATA: note}
+        scored = scores.get(point_key(branch) or ("", 0, ""))
+        if scored is not None:
+            made["on_policy"] = scored.to_record()
+            outcome = _scored(outcome, scored)
+        trace = replace(trace, metadata={**trace.metadata, **made})
         append_branch(parents_file, trace)
         append_outcome(path, replace(outcome, branch_id=trace.trace_id))
         done.add(branch.key)
@@ -169,6 +186,12 @@ def _outcome(branch: PlannedBranch, trace: Trace, answer: str | None) -> BranchO
     )
 
 
+def _scored(outcome: BranchOutcome, scored: OnPolicy) -> BranchOutcome:
+    """``outcome`` with its forced text's on-policy percentile and mean (None where NaN)."""
+    known = scored.to_record()
+    return replace(outcome, on_policy=known["percentile"], on_policy_logprob=known["mean_logprob"])
+
+
 def _unrecorded(
     parents_file: str | os.PathLike[str],
     header: ExperimentHeader,
@@ -192,7 +215,11 @@ def _unrecorded(
             continue
         done.add(branch.key)
         answer = note.get("answer")
-        found.append(_outcome(branch, trace, answer if isinstance(answer, str) else None))
+        outcome = _outcome(branch, trace, answer if isinstance(answer, str) else None)
+        scored = trace.metadata.get("on_policy")
+        if isinstance(scored, Mapping):
+            outcome = _scored(outcome, OnPolicy.from_record(scored))
+        found.append(outcome)
     return found
 
 

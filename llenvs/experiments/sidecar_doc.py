@@ -95,7 +95,7 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     ExperimentHeader: HEADER.to_record(),
     Recipe: RECIPE.to_record(),
     ParentFilter: ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5).to_record(),
-    How: How(2, 0, "embedded", SamplingParams(), 256).to_record(),
+    How: How(2, 0, "embedded", SamplingParams(), 256, on_policy=16).to_record(),
     BranchOutcome: OUTCOME.to_record(),
 }
 """Each record as its writer stores it (a test checks that the tables name exactly these keys)."""

@@ -8,33 +8,28 @@ Run starts an ``ExperimentJob`` on the model in Settings, into an experiment fil
 the parents and a digest of the recipe (the same recipe resumes it); a fragment redraws
 branches recorded and flips so far, with Stop. Then, as for an experiment opened from
 the folder (``*.experiment.jsonl``): the steerability map (``steerability_figure``), the summary
-with its intervals (``summary_table``) and every branch beside its parent's verdict, each a link
-to the branch in Browse.
+with its intervals (``summary_table``), for a Force scored on-policy the same rates by the forced
+text's on-policy percentile, and every branch beside its parent's verdict (with that percentile),
+each a link to the branch in Browse.
 
 Example:
     >>> positions_where("0.25, 0.5"), positions_where("3"), positions_where("every")
     (RelativePositions(fractions=(0.25, 0.5)), SegmentAt(index=3), EveryBoundary())
-    >>> summary_table(summarize([])).iloc[0]["success before → after"]
-    'n/a → n/a'
 
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
-from llenvs.core.bounds import MAX_TOKENS, SAMPLES
+from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention
 from llenvs.experiments import (
     READY_RECIPES,
-    BranchOutcome,
     EveryBoundary,
-    ExperimentSummary,
     How,
     ParentFilter,
     ParentOutcome,
@@ -58,19 +53,13 @@ from llenvs.ui.run_choice import open_in_compare_runs
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.experiment_job import ExperimentJob
+from llenvs.workbench.experiment_tables import bin_rows, branch_rows, summary_table, verdict
 from llenvs.workbench.settings_store import load_settings
 from llenvs.workbench.steerability_chart import steerability_figure
 from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.wording import count
 
-__all__ = [
-    "branch_rows",
-    "experiment_name",
-    "experiments_page",
-    "positions_where",
-    "show_experiment",
-    "summary_table",
-]
+__all__ = ["experiment_name", "experiments_page", "positions_where", "show_experiment"]
 
 POLL_SECONDS = 0.5
 """How often the live view redraws while a run goes on."""
@@ -85,7 +74,6 @@ _DONE = "xp-done"
 _MODES = ("Build and run an experiment", "Open a recorded experiment")
 _CUSTOM = "custom"
 _WHATS = ("feedback", "force", "complete")
-_BRANCH_COLUMNS = ["task", "segment", "position", "sample", "verdict", "answer", "flipped", "line"]
 
 
 def positions_where(text: str) -> Where:
@@ -123,68 +111,6 @@ def experiment_name(parents_file: str | Path, recipe: Recipe) -> str:
     """
     digest = hashlib.sha256(recipe.to_json().encode()).hexdigest()[:8]
     return f"{Path(parents_file).stem}-{recipe.name}-{digest}{Sidecar.EXPERIMENT.suffix}"
-
-
-def summary_table(summary: ExperimentSummary) -> pd.DataFrame:
-    """The experiment at a glance, in one row.
-
-    Success before → after, the paired difference with its interval and McNemar's p, the
-    flips each way, the answer-change rate with its interval.
-    """
-    record = summary.to_record()
-    paired = summary.paired
-    low, high = summary.answer_change_interval.low, summary.answer_change_interval.high
-    rate = record["answer_change_rate"]
-    return pd.DataFrame(
-        [
-            {
-                "parents": summary.parents,
-                "branches": summary.branches,
-                "success before → after": f"{_pct(summary.success_before)} → "
-                f"{_pct(summary.success_after)}",
-                "paired difference (95%)": "–"
-                if paired is None
-                else f"{paired.difference:+.3f} [{paired.interval.low:+.3f}, "
-                f"{paired.interval.high:+.3f}]",
-                "McNemar p": "–" if paired is None else f"{paired.p_value:.4g}",
-                "fail → success": summary.fail_to_success,
-                "success → fail": summary.success_to_fail,
-                "answer changed (95%)": "–"
-                if rate is None
-                else f"{summary.answer_changed}/{summary.branches} = {rate:.3f} "
-                f"[{low:.3f}, {high:.3f}]",
-            }
-        ]
-    )
-
-
-def branch_rows(outcomes: Sequence[BranchOutcome], lines: dict[str, int]) -> pd.DataFrame:
-    """One row per branch: its parent's task, where, the verdict and answer before → after.
-
-    ``lines`` gives each branch's line in the branches sidecar ("" where it is not there).
-
-    Example:
-        >>> o = BranchOutcome("p", 3, 1, 1, 4, 0, 0, "b", False, "8", True, "100")
-        >>> branch_rows([o], {"b": 2}).iloc[0].to_dict()["verdict"]
-        'fail → success'
-
-    """
-    return pd.DataFrame(
-        [
-            {
-                "task": o.task_index,
-                "segment": o.segment,
-                "position": round(o.position, 3),
-                "sample": o.sample,
-                "verdict": f"{_verdict(o.parent_success)} → {_verdict(o.success)}",
-                "answer": f"{o.parent_answer} → {o.answer}",
-                "flipped": o.flipped,
-                "line": lines.get(o.branch_id, ""),
-            }
-            for o in outcomes
-        ],
-        columns=_BRANCH_COLUMNS,
-    )
 
 
 def experiments_page() -> None:
@@ -257,8 +183,19 @@ def _form(files: list[str]) -> tuple[Recipe, str, int] | None:
             )
     else:
         st.caption(f"What: {_what_text(base.what)}")
-    left, middle, right, last = st.columns(4)
+    left, middle, right, last, scored = st.columns(5)
     samples = int(left.number_input("samples", SAMPLES.low, SAMPLES.high, 1, key="xp-samples"))
+    on_policy = int(
+        scored.number_input(
+            "on-policy samples",
+            ON_POLICY_SAMPLES.low,
+            ON_POLICY_SAMPLES.high,
+            0,
+            key="xp-on-policy",
+            help="For a force: score each point's text against this many continuations of the "
+            "model's own first (0: not scored); the results then show the rates by it",
+        )
+    )
     outcome = middle.selectbox("parents", [o.value for o in ParentOutcome], key="xp-parents")
     limit = int(right.number_input("first N parents (0: all)", 0, 100_000, 5, key="xp-limit"))
     max_tokens = int(
@@ -278,7 +215,7 @@ def _form(files: list[str]) -> tuple[Recipe, str, int] | None:
             ParentFilter(outcome=ParentOutcome(outcome), limit=limit or None),
             where,
             what,
-            How(samples=samples, max_tokens=max_tokens),
+            How(samples=samples, max_tokens=max_tokens, on_policy=on_policy),
         )
         planned = plan_file(recipe, parents)
     except Exception as error:  # every problem in the form is said, with what to change
@@ -335,6 +272,12 @@ def show_experiment(path: Path) -> None:
     )
     st.plotly_chart(steerability_figure(summary.map), key=f"xp-map-{path.name}")
     st.dataframe(summary_table(summary), hide_index=True)
+    if summary.by_on_policy:
+        st.markdown(
+            "**By how on-policy the forced text was** (its percentile among the model's own "
+            f"continuations, {recipe.how.on_policy} each): the same rates."
+        )
+        st.dataframe(bin_rows(summary.by_on_policy, 100), hide_index=True)
     if st.button("Compare in Compare runs", key=f"xp-compare-{path.name}", icon=COMPARE_ICON):
         open_in_compare_runs(path)  # its parents and positions, chosen there
     parents = recorded_parents(path, header.parents_file)
@@ -348,7 +291,7 @@ def show_experiment(path: Path) -> None:
         st.page_link(
             BROWSE,
             label=f"task {o.task_index}, segment {o.segment} (sample {o.sample}): "
-            f"{_verdict(o.parent_success)} → {_verdict(o.success)}, answer {o.parent_answer} → "
+            f"{verdict(o.parent_success)} → {verdict(o.success)}, answer {o.parent_answer} → "
             f"{o.answer}",
             icon=":material/call_split:",
             query_params={
@@ -381,11 +324,3 @@ def _where_text(where: Where) -> str:
 def _what_text(what: Intervention) -> str:
     text = getattr(what, "text", None)
     return what.kind.value + (f" {text!r}" if text else "")
-
-
-def _verdict(success: bool | None) -> str:
-    return {True: "success", False: "fail", None: "—"}[success]
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"

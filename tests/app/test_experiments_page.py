@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from urllib.parse import parse_qsl
 
 import pytest
 
+from llenvs.core.backend import TextScore
 from llenvs.core.intervention import Feedback, Force
 from llenvs.core.spec.answer_opening import DEFAULT_TEXT
 from llenvs.core.spec.model_spec import Provider
@@ -22,7 +24,7 @@ from llenvs.experiments import run_experiment as run_library_experiment
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces
 from llenvs.ui import experiments_view
-from llenvs.ui.experiments_view import summary_table
+from llenvs.workbench.experiment_tables import bin_rows, summary_table
 from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_evaluate import Held
 from tests.app.test_pages import REPO, open_page, texts
@@ -259,3 +261,56 @@ def test_early_answering_on_the_embedded_model_is_recorded_and_summarised(
     assert shown.to_dict() == summary_table(summary).iloc[0].to_dict()
     assert '"flip rate"' in at.get("plotly_chart")[0].proto.spec
     assert len(_links(at)) == 4
+
+
+class Scoring:
+    """The scripted backend, made able to score a text: each word scores -1, "legs" -0.1 (a
+    unit double for the page's table; tests/experiments/test_embedded_experiment.py scores on
+    the embedded model)."""
+
+    def __init__(self, outputs):
+        self.backend = get_backend("scripted", outputs=outputs)
+        self.name = self.backend.name
+        self.capabilities = dataclasses.replace(self.backend.capabilities, score=self.score)
+
+    def generate(self, requests):
+        return self.backend.generate(requests)
+
+    def score(self, items):
+        return [
+            TextScore(
+                tuple(range(len(text.split()))),
+                tuple(-0.1 if word.startswith("legs") else -1.0 for word in text.split()),
+            )
+            for _, text in items
+        ]
+
+
+def test_a_force_scored_on_policy_shows_its_percentile_and_the_rates_by_it(folder, monkeypatch):
+    backend = Scoring([RIGHT_FOR_TASK_0] * 2)
+    monkeypatch.setattr(experiments_view, "load_backend", lambda choice, key=None: backend)
+    at = open_page("experiments")
+    at.selectbox(key="xp-recipe").select("custom").run()
+    at.radio(key="xp-what").set_value("force").run()
+    at.text_input(key="xp-at-custom").input("0").run()
+    at.text_area(key="xp-text").input("legs legs legs").run()
+    at.number_input(key="xp-limit").set_value(2).run()
+    at.number_input(key="xp-on-policy").set_value(4).run()
+    at.button(key="xp-run").click().run()
+    job = at.session_state["xp-job"]
+    assert job.wait(60) and job.error is None, job.error
+    at.run()
+    assert not at.exception, at.exception
+    [path] = folder.glob("runs-force-*.experiment.jsonl")
+    header, outcomes = read_experiment(path)
+    assert header.recipe.how.on_policy == 4
+    # "legs legs legs" scores -0.1 a word, above every continuation of the model's own
+    assert [o.on_policy for o in outcomes] == [100.0, 100.0]
+    assert [o.on_policy_logprob for o in outcomes] == pytest.approx([-0.1, -0.1])
+    rows = next(d.value for d in at.dataframe if "on-policy %ile" in d.value.columns)
+    assert rows["on-policy %ile"].tolist() == [100.0, 100.0]
+    [bins] = [d.value for d in at.dataframe if "range" in d.value.columns]
+    expected = bin_rows(summarize(outcomes).by_on_policy, 100)
+    assert bins.to_dict("records") == expected.to_dict("records")
+    assert bins["range"].tolist() == ["[75, 100)"] and bins["branches"].tolist() == [2]
+    assert "By how on-policy the forced text was" in texts(at)

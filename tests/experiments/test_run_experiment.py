@@ -9,13 +9,14 @@ import pytest
 
 from llenvs.analysis.interval import wilson_interval
 from llenvs.analysis.paired_runs import compare_paired
-from llenvs.core.intervention import Feedback
+from llenvs.core.intervention import Feedback, Force
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation.events import StepTaken
 from llenvs.experiments import (
     BranchRecorded,
     ExperimentError,
+    How,
     ParentFilter,
     Recipe,
     RelativePositions,
@@ -176,3 +177,15 @@ def test_many_in_flight_make_the_same_branches(tmp_path):
     outcomes = _key_order(run.outcomes)
     assert [o.success for o in outcomes] == [False] * 8
     assert [o.answer_changed for o in outcomes] == [False] * 4 + [True] * 4
+
+
+def test_on_policy_scores_with_a_model_that_cannot_score_are_refused_before_anything(tmp_path):
+    parents = parents_file(tmp_path)
+    recipe = Recipe(
+        "force", ParentFilter(), RelativePositions((0.0,)), Force("So 8."), How(on_policy=4)
+    )
+    backend = get_backend("scripted", outputs=["<answer>8</answer>"])
+    with pytest.raises(ExperimentError, match="scripted cannot score a text"):
+        run_experiment(recipe, parents, tmp_path / "force", backend)
+    assert list(read_branches(parents)) == []
+    assert not (tmp_path / "force.experiment.jsonl").exists()
