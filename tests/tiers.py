@@ -36,6 +36,7 @@ SLOW_DOCTESTS = frozenset(
         "llenvs/inference/backends/chat_tokenizer.py",  # embedded_model_path() converts,
         "llenvs/inference/backends/embedded_model.py",  # loading the GGUF, when the cache is cold
         "llenvs/inference/backends/padded_batch.py",
+        "llenvs/inference/backends/text_positions.py",  # embedded_model_path(), as above
         "llenvs/inference/backends/transformers_backend.py",
         "llenvs/inference/backends/transformers_loading.py",
     }

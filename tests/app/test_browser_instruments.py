@@ -1,8 +1,9 @@
-"""The instruments of the step values panel in a real browser (Debian chromium + playwright).
+"""The instruments in a real browser (Debian chromium + playwright).
 
 "Only rollouts where the content did not return" on the products sample's stored rollouts: the
 served app compares them with all-MiniLM-L6-v2, says so, stores what it found beside the trace,
-and shows the numbers ``content_returns`` reads back from there.
+and shows the numbers ``content_returns`` reads back from there. "How on-policy is this text?"
+before the tour's first Force, on the embedded model, and the branch that records it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import shutil
 
 from llenvs.analysis import MINILM, MiniLMSimilarity, analysis_path, content_returns, stored_keys
 from llenvs.analysis.stored_step_analysis import stored_step_analysis
-from llenvs.traces import read_traces
+from llenvs.core.intervention import Force
+from llenvs.evaluation.on_policy import OnPolicy
+from llenvs.traces import read_branches, read_traces
 from tests.app.served_app import REPO, screenshot, served_app
+from tests.app.test_walkthrough import FORCED
 
 PRODUCTS = REPO / "sample_traces" / "products-smollm2.jsonl"
+LETTERS = REPO / "sample_traces" / "letter_counting-smollm2.jsonl"
 
 
 def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
@@ -45,3 +50,34 @@ def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
     found = content_returns(trace, analysis, similarity=MiniLMSimilarity(), store=store)
     assert found.compared_now == 0  # the app's findings, read back
     assert found.similarity == MINILM and shown.startswith(found.caption())
+
+
+def test_how_on_policy_the_readmes_force_is_before_generate(browser, tmp_path, embedded_backend):
+    """The tour's first Force (letter_counting line 14, segment 0) on the embedded model: the
+    text is scored in the background before Generate, and the branch records that score."""
+    del embedded_backend  # converted once per session; the served app loads it from there
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    shutil.copy(LETTERS, folder / LETTERS.name)
+    path = folder / LETTERS.name
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1500})
+        page.goto(f"{url}/browse?file={path}&trace=14&segment=0")
+        forced = page.get_by_label("Segment 0's new text")
+        forced.wait_for(timeout=60_000)
+        forced.fill(FORCED)
+        forced.press("Control+Enter")
+        button = page.get_by_role("button", name="How on-policy is this text?")
+        button.wait_for(timeout=30_000)
+        button.click()
+        scored = page.get_by_text("percentile of 16 continuations of the model's own").first
+        scored.wait_for(timeout=300_000)
+        shown = scored.inner_text()
+        screenshot(page.locator("[data-testid='stMain']"), "on-policy.png")
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text("1 branch appended to").first.wait_for(timeout=300_000)
+        page.close()
+    [branch] = read_branches(path)
+    assert branch.parent.intervention == Force(FORCED)
+    recorded = OnPolicy.from_record(branch.metadata["on_policy"])
+    assert shown.startswith(recorded.summary()) and recorded.samples == 16

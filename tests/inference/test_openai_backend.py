@@ -26,10 +26,13 @@ from llenvs.evaluation import (
     SegmentedTrajectoryRunner,
     branch,
 )
+from llenvs.evaluation.on_policy import on_policy
 from llenvs.evaluation.result_trace import result_trace
 from llenvs.evaluation.token_strategy import TokenContinuationStrategy
 from llenvs.inference import backend_options, backend_spec, get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.traces import read_traces
+from tests.analysis.conftest import SAMPLE
 
 pytestmark = pytest.mark.vllm
 
@@ -330,3 +333,26 @@ def test_chat_mode_without_the_models_tokenizer(vllm_server, chat):
     assert result.error is None and len(texts) > 1
     assert texts[0] == reference.trajectory[0].action.text  # the server's text, as read with it
     hosted.close()
+
+
+def test_a_text_is_scored_from_the_servers_prompt_logprobs_as_the_local_model_scores_it(
+    completions, chat, embedded_backend
+):
+    prompt = Prompt((Message("user", "Count to three."),), "One, two,")
+    items = [
+        (prompt, " three."),
+        (prompt, " purple."),
+        (Prompt((Message("user", "Hi"),)), "Hello!"),
+    ]
+    served, local = completions.score(items), embedded_backend.score(items)
+    for remote, here in zip(served, local, strict=True):
+        assert remote.token_ids == here.token_ids  # the same tokens, exactly
+        # float32 on both, through two implementations: the same within 5e-3 per token
+        assert remote.logprobs == pytest.approx(here.logprobs, abs=5e-3)
+    assert served[0].mean > served[1].mean
+    assert chat.capabilities.score is None  # chat mode: hosted APIs give no prompt logprobs
+    # on-policy through the server: the sample trace's own segment against the model's own
+    trace = next(iter(read_traces(SAMPLE)))
+    found = on_policy(trace, 1, trace.segments[1].text, completions, samples=4)
+    assert found.samples == 4 and 0 <= found.percentile <= 100
+    assert found.original == pytest.approx(found.mean_logprob, abs=1e-9)

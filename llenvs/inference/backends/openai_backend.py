@@ -48,7 +48,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol, TypeVar
 
-from llenvs.core.backend import BackendCapabilities, Generation, GenerationRequest
+from llenvs.core.backend import (
+    BackendCapabilities,
+    Generation,
+    GenerationRequest,
+    Prompt,
+    TextScore,
+)
 from llenvs.core.errors import BackendError, PermanentBackendError
 from llenvs.inference.backends.chat_tokenizer import (
     ChatTokenizer,
@@ -64,6 +70,7 @@ from llenvs.inference.backends.completion_stream import (
 from llenvs.inference.backends.generation_reader import GenerationReader
 from llenvs.inference.backends.open_streams import OpenStreams
 from llenvs.inference.backends.openai_errors import backend_error, is_transport_error
+from llenvs.inference.backends.server_extras import served_context_length, server_score
 from llenvs.inference.generate_until import GenerateUntil
 
 __all__ = ["Mode", "OpenAIBackend", "make_backend"]
@@ -169,11 +176,13 @@ class OpenAIBackend(GenerateUntil):
                 "api_key_env": self.api_key_env,
             },
             load_tokenizer=(lambda: self.chat.tokenizer) if mode == "completions" else None,
+            score=self.score if mode == "completions" else None,
         )
         """Concurrent calls, how to reach the server again (never the key), and, in completions
         mode, the tokenizer whose ids the server generates (loaded when first asked for), so a
-        ``TokenSegmenter`` on it cuts the model's own tokens; chat mode's ids are counted, not
-        the server's."""
+        ``TokenSegmenter`` on it cuts the model's own tokens, and ``score`` (vLLM's prompt
+        log-probabilities); chat mode's ids are counted, not the server's, and it scores
+        nothing."""
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.name!r}, base_url={self.base_url!r}, mode={self.mode!r})"
@@ -223,18 +232,32 @@ class OpenAIBackend(GenerateUntil):
                 raise error
         return [f.result() for f in futures]
 
+    def score(self, items: Sequence[tuple[Prompt, str]]) -> list[TextScore]:
+        """Each text's log-probabilities after its prompt (``server_score``), several at once."""
+        chat, where = self.chat, f"{self.name} at {self.base_url}"
+
+        def one(item: tuple[Prompt, str]) -> TextScore:
+            prompt, text = item
+            return self._guarded(
+                lambda: server_score(self._client, self.model, chat, prompt, text, where)
+            )
+
+        return list(self._pool.map(one, items))
+
     def _one(self, request: GenerationRequest) -> Generation:
         call = self._complete if self.mode == "completions" else self._chat_call
-        if self.retry is None:
-            return self._translated(call, request)
-        return self.retry.call(lambda: self._translated(call, request))
+        return self._guarded(lambda: call(request))
 
-    def _translated(
-        self, call: Callable[[GenerationRequest], Generation], request: GenerationRequest
-    ) -> Generation:
-        """``call(request)`` with the SDK's and the network's errors made llenvs errors."""
+    def _guarded(self, call: Callable[[], T]) -> T:
+        """``call()``, retried by ``retry`` when set, its errors made llenvs errors."""
+        if self.retry is None:
+            return self._translated(call)
+        return self.retry.call(lambda: self._translated(call))
+
+    def _translated(self, call: Callable[[], T]) -> T:
+        """``call()`` with the SDK's and the network's errors made llenvs errors."""
         try:
-            return call(request)
+            return call()
         except BackendError:
             raise
         except Exception as error:
@@ -275,19 +298,7 @@ class OpenAIBackend(GenerateUntil):
             return
         choices = response.choices
         self._token_ids = bool(choices) and choice_ids(choices[0]) is not None
-        self.context_length = self._served_context_length()
-
-    def _served_context_length(self) -> int | None:
-        """The model's context window from vLLM's ``/models`` (``max_model_len``), or None."""
-        try:
-            served = self._client.models.list().data
-        except Exception:  # an optional extra: a server without /models still generates
-            return None
-        for entry in served:
-            if entry.id == self.model:
-                length = (entry.model_extra or {}).get("max_model_len")
-                return length if isinstance(length, int) and length > 0 else None
-        return None
+        self.context_length = served_context_length(self._client, self.model)
 
     def _complete(self, request: GenerationRequest) -> Generation:
         """Completions mode: read the open stream this request continues, or open one."""

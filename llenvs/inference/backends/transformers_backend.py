@@ -37,6 +37,7 @@ from llenvs.inference.backends.kv_sessions import KVSession, KVSessionStore
 from llenvs.inference.backends.padded_batch import PaddedBatch, Row
 from llenvs.inference.backends.sampling import choose_tokens, new_generator, token_logprobs
 from llenvs.inference.backends.text_decoding import TextDecoder, stop_end
+from llenvs.inference.backends.text_positions import text_positions
 from llenvs.inference.backends.token_healing import TokenHealer
 from llenvs.inference.backends.turn_lock import TurnLock
 from llenvs.inference.generate_until import GenerateUntil
@@ -224,8 +225,7 @@ class TransformersBackend(GenerateUntil):
         """The log-probability of each text after its prompt, token by token (one prefill each).
 
         The prompt's continuation and the text are tokenised together, as the model would read
-        them; the text's tokens are those that end inside it (the first may begin in the
-        continuation, when the text joins its last word).
+        them; the text's tokens are those that end inside it (``text_positions``).
 
         Example:
             >>> from llenvs.core.backend import Message, Prompt
@@ -242,16 +242,8 @@ class TransformersBackend(GenerateUntil):
         cached: list[int] = []
         with torch.inference_mode(), self._steps.call(weight=len(items)):
             for prompt, text in items:
-                start = len(prompt.continuation)
-                whole = self._tokenizer(
-                    prompt.continuation + text,
-                    add_special_tokens=False,
-                    return_offsets_mapping=True,
-                )
                 head = self.render(prompt.messages)
-                ids = head + list(whole["input_ids"])
-                ends = [end for _, end in whole["offset_mapping"]]
-                at = len(head) + next((i for i, end in enumerate(ends) if end > start), len(ends))
+                ids, at = text_positions(self._tokenizer, head, prompt.continuation, text)
                 keep = min(_common(cached, ids), at - 1)  # feed from the one before the text
                 with self._steps.turn():
                     crop_cache(cache, keep)
