@@ -42,6 +42,7 @@ from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.changepoints import MOVE_DELTA
 from llenvs.analysis.content_return import ContentReturn
 from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
+from llenvs.analysis.cut_values import SegmenterValues
 from llenvs.analysis.divergence import js_divergence, total_variation
 from llenvs.analysis.final_answer import final_answer
 from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
@@ -64,6 +65,13 @@ from llenvs.analysis.schedule import (
     MovesSchedule,
     Schedule,
     Tally,
+)
+from llenvs.analysis.segmenter_values import (
+    SegmenterComparison,
+    SegmenterPair,
+    compare_segmenters,
+    resegmented,
+    stored_comparison,
 )
 from llenvs.analysis.sentence_similarity import (
     MINILM,
@@ -113,6 +121,9 @@ __all__ = [
     "RolloutsStopped",
     "RoundDone",
     "Schedule",
+    "SegmenterComparison",
+    "SegmenterPair",
+    "SegmenterValues",
     "SimilarityError",
     "SpeedSource",
     "StepAnalysis",
@@ -128,6 +139,7 @@ __all__ = [
     "analyze_trace",
     "append_published",
     "calibrate",
+    "compare_segmenters",
     "content_returns",
     "default_similarity",
     "difference_interval",
@@ -142,11 +154,13 @@ __all__ = [
     "rank_chances",
     "read_analysis",
     "read_published",
+    "resegmented",
     "rollout_seed",
     "run_rollouts",
     "sampled_boundaries",
     "similarity_named",
     "step_returns",
+    "stored_comparison",
     "stored_forced_answers",
     "stored_keys",
     "stored_step_analysis",

@@ -2,8 +2,9 @@
 
 ``runs.jsonl`` gets ``runs.analysis.jsonl``. One JSON object per line: a round of rollouts
 (``"kind": "rollouts"``), a forced-answer curve (``"kind": "forced_answers"``), a study's
-published step values (``"kind": "published"``, ``PublishedValues``) or whether resampled
-steps' content came back in their rollouts (``"kind": "returns"``, ``ContentReturn``), each with the
+published step values (``"kind": "published"``, ``PublishedValues``), whether resampled
+steps' content came back in their rollouts (``"kind": "returns"``, ``ContentReturn``) or the
+step values under several segmenters (``"kind": "segmenters"``, ``SegmenterValues``), each with the
 trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
@@ -34,6 +35,7 @@ from enum import Enum
 from typing import Any
 
 from llenvs.analysis.content_return import ContentReturn
+from llenvs.analysis.cut_values import SegmenterValues
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.published_values import PublishedValues
 from llenvs.analysis.rollout import Rollout
@@ -53,17 +55,19 @@ __all__ = [
     "append_published",
     "append_returns",
     "append_rollouts",
+    "append_segmenter_values",
     "published_by_trace",
     "read_analysis",
     "read_published",
     "read_returns",
+    "read_segmenter_values",
     "stored_keys",
 ]
 
 ANALYSIS_SCHEMA_VERSION = 1
 """The version of the sidecar's lines."""
 
-Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn
+Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn | SegmenterValues
 """What one line holds."""
 
 
@@ -95,6 +99,10 @@ class AnalysisKind(Enum):
     RETURNS = "returns"
     """Whether resampled steps' content came back in their rollouts (``ContentReturn``),
     under the rollouts' key with the similarity and threshold (``returns_key``)."""
+    SEGMENTERS = "segmenters"
+    """The step values of the trace under several segmenters, on its characters
+    (``SegmenterValues`` each), under the rollouts' key with the segmenters
+    (``segmenters_key``)."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +232,41 @@ def read_returns(
                 ((r.boundary, r.number), r) for r in records if isinstance(r, ContentReturn)
             )
     return found
+
+
+def append_segmenter_values(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    values: Sequence[SegmenterValues],
+) -> None:
+    """Append a comparison of segmenters of trace ``trace_id`` under ``key``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_segmenter_values(path, "t", {}, [SegmenterValues("line", (0, 2), (0.5, 1.0))])
+        >>> [(k, [v.spec for v in found]) for k, found in read_segmenter_values(path, "t")]
+        [({}, ['line'])]
+
+    """
+    body = {"segmenters": [v.to_dict() for v in values]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.SEGMENTERS, trace_id, key, body)])
+
+
+def read_segmenter_values(
+    path: str | os.PathLike[str], trace_id: str
+) -> list[tuple[dict[str, Any], list[SegmenterValues]]]:
+    """Every comparison of segmenters stored for ``trace_id``: its key and values, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+    """
+    return [
+        (record_key, [r for r in records if isinstance(r, SegmenterValues)])
+        for kind, record_id, record_key, records in _read_lines(path)
+        if kind is AnalysisKind.SEGMENTERS and record_id == trace_id
+    ]
 
 
 def read_published(path: str | os.PathLike[str], trace_id: str) -> list[PublishedValues]:
@@ -360,6 +403,11 @@ def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
         ]
     elif kind is AnalysisKind.PUBLISHED:
         found = [PublishedValues.from_dict(reader.raw("published"), "analysis.published")]
+    elif kind is AnalysisKind.SEGMENTERS:
+        found = [
+            SegmenterValues.from_dict(item, f"analysis.segmenters[{n}]")
+            for n, item in enumerate(reader.array("segmenters"))
+        ]
     elif kind is AnalysisKind.RETURNS:
         found = [
             ContentReturn.from_dict(item, f"analysis.returns[{n}]")

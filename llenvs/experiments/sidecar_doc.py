@@ -27,9 +27,11 @@ from llenvs.analysis.analysis_sidecar import (
     append_published,
     append_returns,
     append_rollouts,
+    append_segmenter_values,
 )
 from llenvs.analysis.analyze import analysis_key, forced_answer_key
 from llenvs.analysis.content_return import ContentReturn, returns_key
+from llenvs.analysis.cut_values import SegmenterValues
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.published_values import PublishedTally, PublishedValues
 from llenvs.analysis.rollout import Rollout, rollout_seed
@@ -60,6 +62,10 @@ ROLLOUT = Rollout(
 )
 FORCED = ForcedAnswer(3, "12", True, "12</answer>")
 RETURN = ContentReturn(3, 0, 0.912345, 1)
+CUTS = (
+    SegmenterValues("sentence", (0, 19, 46, 73), (0.25, 0.25, 0.875, 1.0), 24, 310),
+    SegmenterValues("line:\\n\\n", (0, 46, 73), (0.25, 0.875, 1.0), 16, 205),
+)
 PUBLISHED = PublishedValues(
     "thought-anchors",
     "Thought Anchors (Bogdan et al., 2025), imported",
@@ -78,6 +84,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ('`published` of a `"published"` line: PublishedValues', PublishedValues),
     ("`published.tallies[]`: PublishedTally", PublishedTally),
     ('`returns[]` of a `"returns"` line: ContentReturn', ContentReturn),
+    ('`segmenters[]` of a `"segmenters"` line: SegmenterValues', SegmenterValues),
     ("Line 1 of an experiment file: ExperimentHeader", ExperimentHeader),
     ("`recipe`: Recipe", Recipe),
     ("`recipe.parents`: ParentFilter (a field at its default is absent)", ParentFilter),
@@ -92,6 +99,7 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     PublishedValues: PUBLISHED.to_dict(),
     PublishedTally: PUBLISHED.tallies[0].to_dict(),
     ContentReturn: RETURN.to_dict(),
+    SegmenterValues: CUTS[0].to_dict(),
     ExperimentHeader: HEADER.to_record(),
     Recipe: RECIPE.to_record(),
     ParentFilter: ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5).to_record(),
@@ -142,7 +150,11 @@ wins. A `"returns"` line says, for rollouts of a key, whether the content of the
 replaced came back in it (`llenvs analyze --returns`, the panel's "Only rollouts where the
 content did not return"); its key is the rollouts' key with the `similarity` that compared
 them (`all-MiniLM-L6-v2` or `lexical`) and the `return_threshold`; the last finding of a
-rollout wins. A malformed line is an `AnalysisFileError` naming the file and the line.
+rollout wins. A `"segmenters"` line holds the step values of the trace under several
+segmenters, on the characters of its response (`llenvs analyze --segmenters`, Compare
+segmenters); its key is the rollouts' key with the `segmenters` compared; each cut's rollouts
+are stored under the cut's own id (derived from the trace's and the segmenter). A malformed
+line is an `AnalysisFileError` naming the file and the line.
 
 {analysis_examples}
 
@@ -169,6 +181,8 @@ def _analysis_lines() -> list[str]:
         append_published(path, "a1b2c3", PUBLISHED)
         key = returns_key(analysis_key("embedded", PARAMS), "all-MiniLM-L6-v2", 0.8)
         append_returns(path, "a1b2c3", key, [RETURN])
+        cuts_key = {**analysis_key("embedded", PARAMS), "segmenters": [c.spec for c in CUTS]}
+        append_segmenter_values(path, "a1b2c3", cuts_key, CUTS)
         return path.read_text(encoding="utf-8").splitlines()
 
 
@@ -194,12 +208,14 @@ def sidecar_markdown() -> str:
         True
 
     """
-    rollouts, forced, published, returns = (json.loads(line) for line in _analysis_lines())
+    lines = [json.loads(line) for line in _analysis_lines()]
+    rollouts, forced, published, returns, segmenters = lines
     analysis = [
         *_example('A round of rollouts (`"kind": "rollouts"`)', rollouts),
         *_example('A forced-answer curve (`"kind": "forced_answers"`)', forced),
         *_example('A study\'s published step values (`"kind": "published"`)', published),
         *_example('Whether resampled content came back (`"kind": "returns"`)', returns),
+        *_example('Step values under several segmenters (`"kind": "segmenters"`)', segmenters),
     ]
     experiment = [
         *_example("Line 1, the header", HEADER.to_record()),

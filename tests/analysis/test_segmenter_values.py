@@ -1,0 +1,159 @@
+"""Does the segmenter change which step mattered: a coin whose value jumps at known characters.
+
+The response's value is 0.1 before the sentence "So the cows have 100 legs." and 0.9 after it
+(``CharacterCoin``: a continuation from character c succeeds with the value there). The sentence
+segmenter and the steps segmenter cut on both sides of that sentence: their largest moves agree
+on it. The paragraph segmenter merges it with the next sentence into one step: its largest move
+covers the same text, blurred over a wider span, and its importances on characters rank less
+alike.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from llenvs.analysis import AnalysisParams, FixedSchedule, analysis_path
+from llenvs.analysis.analysis_sidecar import read_analysis, read_segmenter_values
+from llenvs.analysis.segmenter_values import (
+    compare_segmenters,
+    resegmented,
+    stored_comparison,
+)
+from llenvs.core import SegmentedEnvironment
+from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
+from llenvs.core.registry import environment_registry
+from llenvs.core.run_control import RunControl
+from llenvs.core.run_events import StopToken
+from llenvs.evaluation import replay_trace
+from llenvs.traces import write_traces
+
+MOVE = "So the cows have 100 legs. "
+RESPONSE = (
+    "There are 25 cows. Each cow has 4 legs.\n\n"
+    f"{MOVE}The legs are counted.\n\n"
+    "Final answer: <answer>100</answer>"
+)
+START = RESPONSE.index(MOVE)
+END = START + len(MOVE)
+SPECS = ("sentence", "steps", "line:\\n\\n")
+
+
+class CharacterCoin:
+    """Continues the response from character c with a right answer with probability value(c)."""
+
+    name = "coin"
+    capabilities = BackendCapabilities()
+
+    def __init__(self, value):
+        self.value = value
+
+    def generate(self, requests):
+        out = []
+        for request in requests:
+            at = len(request.prompt.continuation)
+            assert RESPONSE.startswith(request.prompt.continuation), "not a prefix of the response"
+            right = random.Random(request.params.seed).random() < self.value(at)
+            answer = "100" if right else "96"
+            out.append(Generation(f" <answer>{answer}</answer>", FinishReason.STOP, (1, 2, 3)))
+        return out
+
+
+def value_at(char: int) -> float:
+    """0.1 up to the start of the moving sentence, 0.9 from its end (between: not cut there)."""
+    return 0.1 if char <= START else 0.9
+
+
+@pytest.fixture
+def trace():
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    made = replay_trace(SegmentedEnvironment(base, "sentence"), 0, RESPONSE, model="coin")
+    assert made.success is True and made.task.expected_answer == "100"
+    return made
+
+
+def _compare(trace, store, control=None):
+    params = AnalysisParams(budget=400, max_tokens=8, seed=3)
+    return compare_segmenters(
+        trace,
+        SPECS,
+        CharacterCoin(value_at),
+        params,
+        store=store,
+        schedule=lambda: FixedSchedule(per_round=40),
+        control=control,
+    )
+
+
+def test_segmenters_that_cut_at_the_move_agree_and_one_that_merges_it_blurs_it(trace, tmp_path):
+    store = tmp_path / "runs.analysis.jsonl"
+    comparison = _compare(trace, store)
+    sentence, steps, paragraphs = comparison.segmenters
+    assert sentence.largest() == steps.largest() == (START, END)  # the moving sentence
+    wide = paragraphs.largest()
+    assert wide is not None and wide[0] <= START and wide[1] > END  # it, and more
+    by_pair = {(p.first, p.second): p for p in comparison.pairs()}
+    agree = by_pair[("sentence", "steps")]
+    assert agree.same_span and agree.widths == (END - START, END - START)
+    assert agree.tau == pytest.approx(1.0)  # the same cuts: the same importances
+    blurred = by_pair[("sentence", "line:\\n\\n")]
+    assert blurred.same_span and blurred.widths[1] > blurred.widths[0]
+    assert blurred.tau is not None and blurred.tau < agree.tau
+    assert "(27 against 50 characters wide)" in blurred.summary()  # + "The legs are counted.\\n\\n"
+    # every cut sampled its own boundaries, stored under its own id
+    for spec, values in zip(SPECS, comparison.segmenters, strict=True):
+        cut = resegmented(trace, spec)
+        assert values.cuts == (0, *(s.end for s in cut.segments))
+        stored = read_analysis(store, cut.trace_id, {"model": "coin", **_params_key()})
+        assert len(stored.rollouts) == values.rollouts > 0
+
+
+def _params_key():
+    return AnalysisParams(budget=400, max_tokens=8, seed=3).key()
+
+
+def test_the_comparison_is_stored_beside_the_trace_and_read_back(trace, tmp_path):
+    traces = tmp_path / "runs.jsonl"
+    write_traces(traces, [trace])
+    store = analysis_path(traces)
+    comparison = _compare(trace, store)
+    key, stored = stored_comparison(store, trace.trace_id)
+    assert key["segmenters"] == list(SPECS) and key["model"] == "coin"
+    assert stored.segmenters == comparison.segmenters
+    assert [p.summary() for p in stored.pairs()] == [p.summary() for p in comparison.pairs()]
+    lines = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [line["kind"] for line in lines].count("segmenters") == 1
+    again = _compare(trace, store)  # resumed: every rollout read back, nothing generated
+    assert again.segmenters == comparison.segmenters
+    assert len(read_segmenter_values(store, trace.trace_id)) == 2
+
+
+def test_a_stopped_comparison_keeps_its_rollouts_and_stores_no_comparison(trace, tmp_path):
+    store = tmp_path / "runs.analysis.jsonl"
+    token = StopToken()
+    seen = []
+
+    def stop_after_the_first(event):
+        seen.append(event)
+        if len(seen) > 50:
+            token.stop()
+
+    comparison = _compare(trace, store, RunControl(stop_after_the_first, token))
+    assert comparison.stopped and len(comparison.segmenters) < len(SPECS)
+    assert read_segmenter_values(store, trace.trace_id) == []
+    assert store.exists()  # the finished rounds were kept
+
+
+def test_a_trace_with_feedback_cannot_be_cut_again(trace):
+    import dataclasses
+
+    from llenvs.traces import SegmentFlag
+
+    first = dataclasses.replace(
+        trace.segments[0], flags=trace.segments[0].flags | {SegmentFlag.FEEDBACK_AFTER}
+    )
+    with_feedback = dataclasses.replace(trace, segments=(first, *trace.segments[1:]))
+    with pytest.raises(ValueError, match="injected feedback"):
+        resegmented(with_feedback, "sentence")
