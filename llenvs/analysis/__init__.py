@@ -67,6 +67,7 @@ from llenvs.analysis.schedule import (
     Tally,
 )
 from llenvs.analysis.segmenter_values import (
+    MAX_SEGMENTERS,
     SegmenterComparison,
     SegmenterPair,
     compare_segmenters,
@@ -95,6 +96,7 @@ from llenvs.analysis.top_steps import TopSteps, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
+    "MAX_SEGMENTERS",
     "MINILM",
     "MOVE_DELTA",
     "RETURN_THRESHOLD",

@@ -53,6 +53,7 @@ from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.trace import Trace
 
 __all__ = [
+    "MAX_SEGMENTERS",
     "SegmenterComparison",
     "SegmenterPair",
     "compare_segmenters",
@@ -61,6 +62,10 @@ __all__ = [
     "stored_comparison",
     "values_of",
 ]
+
+
+MAX_SEGMENTERS = 4
+"""The most segmenters compared at once."""
 
 
 def resegmented(trace: Trace, spec: str) -> Trace:

@@ -31,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from llenvs.analysis import (
     DEFAULT_FORCED_ANSWER_TOKENS,
+    MAX_SEGMENTERS,
     MOVE_DELTA,
     AdaptiveSchedule,
     AnalysisParams,
@@ -44,6 +45,7 @@ from llenvs.analysis import (
     analysis_path,
     analyze_trace,
     calibrate,
+    compare_segmenters,
     content_returns,
     plan,
     read_analysis,
@@ -52,15 +54,17 @@ from llenvs.analysis import (
 from llenvs.analysis.token_budget import spent
 from llenvs.cli.analysis_table import analysis_table
 from llenvs.cli.options import bounded
+from llenvs.cli.segmenter_command import planned_tokens, print_comparison, print_stored_comparison
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.stored_values import print_stored_values
 from llenvs.cli.trace_argument import add_trace_arguments
-from llenvs.core.backend import DEFAULT_MAX_TOKENS
+from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED, TOKEN_BUDGET
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, RunObserver
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import trace_sampling_params
-from llenvs.traces import find_trace
+from llenvs.traces import Trace, find_trace
 
 __all__ = ["add_parser", "run"]
 
@@ -151,6 +155,15 @@ def add_parser(subparsers: Any) -> None:
         "measured only on the rollouts where it did not; stored in the sidecar",
     )
     parser.add_argument(
+        "--segmenters",
+        nargs="+",
+        metavar="SPEC",
+        help="2-4 segmenters (sentence, steps, line:\\n\\n, ...): cut the response again by "
+        "each, analyse each cut with the budget given (each its own), and say whether their "
+        "largest moves fall in the same span of text and how their importances rank on "
+        "characters (Kendall tau); stored beside the trace (--budget 0: print the stored one)",
+    )
+    parser.add_argument(
         "--similarity",
         choices=("minilm", "lexical"),
         help="for --returns: all-MiniLM-L6-v2 sentence embeddings (default, where "
@@ -189,6 +202,10 @@ def run(args: argparse.Namespace) -> int:
     if budget is None:
         budget = ROLLOUT_BUDGET.high if args.token_budget is not None else 64
     similarity = similarity_named(args.similarity) if args.returns else None
+    if args.segmenters is not None:
+        _check_segmenters(args.segmenters)
+        if budget == 0:
+            return print_stored_comparison(trace, analysis_path(args.traces))
     if budget == 0:
         return print_stored_values(
             trace,
@@ -210,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
     )
     backend = recorded_backend(args, trace.run.spec.model, progress=not args.no_progress)
     store = analysis_path(args.traces)
+    if args.segmenters is not None:
+        return _segmenters(args, trace, params, backend, store)
     stored = read_analysis(store, trace.trace_id, analysis_key(backend.name, params))
     speed, source = args.tokens_per_second, SpeedSource.GIVEN
     if speed is None:
@@ -285,6 +304,33 @@ def _progress(hidden: bool, total: int) -> Iterator[RunObserver | None]:
                 bar.update(task, completed=event.done, total=event.planned)
 
         yield advance
+
+
+def _check_segmenters(specs: list[str]) -> None:
+    """2-4 segmenters, each a spec that builds (a one-line error naming the bad one)."""
+    if not 2 <= len(specs) <= MAX_SEGMENTERS:
+        raise ValueError(f"--segmenters takes 2 to {MAX_SEGMENTERS} specs, got {len(specs)}")
+    for spec in specs:
+        segmenter_from_spec(spec)
+
+
+def _segmenters(
+    args: argparse.Namespace,
+    trace: Trace,
+    params: AnalysisParams,
+    backend: ModelBackend,
+    store: Path,
+) -> int:
+    """Analyse the trace under each segmenter and print the comparison (see segmenter_command)."""
+    print(planned_tokens(trace, args.segmenters, params), flush=True)
+    planned = args.budget or 64
+    with _progress(args.no_progress, planned * len(args.segmenters)) as advance:
+        comparison = compare_segmenters(
+            trace, args.segmenters, backend, params, store=store, control=RunControl(advance)
+        )
+    print_comparison(trace, comparison)
+    print(f"stored in {store}")
+    return 0
 
 
 def _size(text: str) -> float:

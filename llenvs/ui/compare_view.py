@@ -11,10 +11,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from llenvs.analysis import MAX_SEGMENTERS
 from llenvs.ui.browse_url import read_location
 from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.workbench.segmenter_comparison import (
-    MAX_SEGMENTERS,
     agreement_figure,
     agreement_matrix,
     aligned_table,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
+from llenvs.analysis.segmenter_values import MAX_SEGMENTERS
 from llenvs.core.errors import LlenvsError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement
@@ -31,9 +32,6 @@ __all__ = [
     "aligned_table",
     "compare_segmenters",
 ]
-
-MAX_SEGMENTERS = 4
-"""The most segmenters compared at once."""
 
 
 @dataclass(frozen=True)

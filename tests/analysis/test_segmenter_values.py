@@ -22,6 +22,8 @@ from llenvs.analysis.segmenter_values import (
     resegmented,
     stored_comparison,
 )
+from llenvs.cli import analyze_command
+from llenvs.cli.main import main
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
 from llenvs.core.registry import environment_registry
@@ -157,3 +159,27 @@ def test_a_trace_with_feedback_cannot_be_cut_again(trace):
     with_feedback = dataclasses.replace(trace, segments=(first, *trace.segments[1:]))
     with pytest.raises(ValueError, match="injected feedback"):
         resegmented(with_feedback, "sentence")
+
+
+def test_the_cli_plans_runs_prints_and_reads_back_the_comparison(
+    trace, tmp_path, monkeypatch, capsys
+):
+    traces = tmp_path / "runs.jsonl"
+    write_traces(traces, [trace])
+    coin = CharacterCoin(value_at)
+    monkeypatch.setattr(analyze_command, "recorded_backend", lambda *a, **k: coin)
+    argv = ["analyze", str(traces), "--segmenters", *SPECS, "--budget", "200", "--no-progress"]
+    assert main([*argv, "--max-tokens", "8", "--seed", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("planned per segmenter: sentence ~") and "tokens in all" in out[0]
+    rows = {line.split()[0]: line for line in out[2:5]}
+    assert f"{START}–{END} (+0." in rows["sentence"] and repr(MOVE) in rows["sentence"]
+    assert "sentence vs steps: their largest moves fall in the same span of text;" in out[5]
+    assert out[-1] == f"stored in {analysis_path(traces)}"
+    assert main(["analyze", str(traces), "--segmenters", *SPECS, "--budget", "0"]) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert again[0] == "stored comparison (coin, seed 3):" and again[1:] == out[1:-1]
+    assert main(["analyze", str(traces), "--segmenters", "sentence", "--budget", "0"]) == 2
+    assert "--segmenters takes 2 to 4 specs, got 1" in capsys.readouterr().err
+    assert main(["analyze", str(traces), "--segmenters", "sentence", "wrong", "--budget", "0"]) == 2
+    assert "wrong" in capsys.readouterr().err
