@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from llenvs.ui import compare_view
+from llenvs.ui import compare_view, segmenter_values_view
 from llenvs.ui.page_guard import shows_errors, through_app
 
 through_app()
@@ -13,3 +13,7 @@ with shows_errors():
     specs = compare_view.choose_specs()
     with shows_errors("segmenting"):
         compare_view.show_comparison(text, question, specs)
+    chosen = compare_view.chosen_trace()
+    if origin != "pasted text" and chosen is not None:
+        path, _, trace = chosen
+        segmenter_values_view.segmenter_values_panel(path, trace, specs)

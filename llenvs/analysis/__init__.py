@@ -71,6 +71,7 @@ from llenvs.analysis.segmenter_values import (
     SegmenterComparison,
     SegmenterPair,
     compare_segmenters,
+    plan_cuts,
     resegmented,
     stored_comparison,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "forced_answers",
     "js_divergence",
     "plan",
+    "plan_cuts",
     "published_step_analysis",
     "rank_chances",
     "read_analysis",

@@ -41,6 +41,7 @@ from typing import Any
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.analysis_sidecar import append_segmenter_values, read_segmenter_values
 from llenvs.analysis.analyze import analyze_trace
+from llenvs.analysis.cost_plan import CostPlan, plan
 from llenvs.analysis.cut_values import SegmenterValues
 from llenvs.analysis.schedule import Schedule
 from llenvs.analysis.step_analysis import StepAnalysis
@@ -57,6 +58,7 @@ __all__ = [
     "SegmenterComparison",
     "SegmenterPair",
     "compare_segmenters",
+    "plan_cuts",
     "resegmented",
     "segmenters_key",
     "stored_comparison",
@@ -157,6 +159,23 @@ class SegmenterComparison:
         """Each pair of segmenters' report, in order."""
         found = self.segmenters
         return [SegmenterPair.of(a, b) for i, a in enumerate(found) for b in found[i + 1 :]]
+
+
+def plan_cuts(
+    trace: Trace, specs: Sequence[str], params: AnalysisParams
+) -> list[tuple[str, CostPlan]]:
+    """The planned cost of each segmenter's cut (``plan``), before anything runs.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="One. Two.",
+        ...           segments=(SegmentRecord(0, 0, 9, "One. Two."),))
+        >>> [(spec, cost.boundaries) for spec, cost in plan_cuts(t, ["sentence", "line"],
+        ...                                                       AnalysisParams(budget=8))]
+        [('sentence', 3), ('line', 2)]
+
+    """
+    return [(spec, plan(resegmented(trace, spec), params)) for spec in specs]
 
 
 def segmenters_key(key: Mapping[str, Any], specs: Sequence[str]) -> dict[str, Any]:

@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from llenvs.analysis import (
     AnalysisParams,
     SegmenterComparison,
-    plan,
-    resegmented,
+    plan_cuts,
     stored_comparison,
 )
 from llenvs.traces import Trace
@@ -40,8 +39,7 @@ def planned_tokens(trace: Trace, specs: Sequence[str], params: AnalysisParams) -
     """One line: the most rollouts and the estimated tokens of each cut, before anything runs."""
     parts = []
     total = 0
-    for spec in specs:
-        cost = plan(resegmented(trace, spec), params)
+    for spec, cost in plan_cuts(trace, specs, params):
         total += cost.estimated_tokens
         parts.append(f"{spec} ~{cost.estimated_tokens:,} ({cost.rollouts} rollouts)")
     return f"planned per segmenter: {'; '.join(parts)}; ~{total:,} tokens in all"

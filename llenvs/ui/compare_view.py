@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from llenvs.analysis import MAX_SEGMENTERS
+from llenvs.traces import Trace
 from llenvs.ui.browse_url import read_location
 from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.workbench.segmenter_comparison import (
@@ -23,7 +24,14 @@ from llenvs.workbench.segmenter_comparison import (
 from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.wording import count
 
-__all__ = ["DEFAULT_SPECS", "SPEC_HELP", "choose_specs", "choose_text", "show_comparison"]
+__all__ = [
+    "DEFAULT_SPECS",
+    "SPEC_HELP",
+    "choose_specs",
+    "choose_text",
+    "chosen_trace",
+    "show_comparison",
+]
 
 DEFAULT_SPECS = ("steps", "sentence", "line:\\n\\n", "pattern")
 """The specs the segmenter boxes start with."""
@@ -41,23 +49,30 @@ SAMPLE_TEXT = (
 """The text compared when no trace file exists yet."""
 
 
-def choose_text() -> tuple[str, str, str]:
-    """The text to compare, its question, and where it came from (a trace or pasted text)."""
+def chosen_trace() -> tuple[str, int, Trace] | None:
+    """The trace the URL names (else the first of the first file): its file, line and trace."""
     location = read_location()
     files = [str(p) for p in trace_files(traces_dir())]
     path = location.file or (files[0] if files else None)
+    if path is None:
+        return None
+    index = cached_index(path)
+    if not index.count:
+        return None
+    lines = index.table["line"].tolist()
+    line = location.line if location.line is not None and location.line in lines else lines[0]
+    return path, line, cached_trace(index, line)
+
+
+def choose_text() -> tuple[str, str, str]:
+    """The text to compare, its question, and where it came from (a trace or pasted text)."""
     text, question, origin = SAMPLE_TEXT, "", "a sample text (no trace file yet)"
-    if path is not None:
-        index = cached_index(path)
-        if index.count:
-            lines = index.table["line"].tolist()
-            line = (
-                location.line if location.line is not None and location.line in lines else lines[0]
-            )
-            trace = cached_trace(index, line)
-            text, question = trace.response, trace.task.prompt
-            task = trace.task
-            origin = f"{Path(path).name}, line {line} ({task.environment}, task {task.task_index})"
+    chosen = chosen_trace()
+    if chosen is not None:
+        path, line, trace = chosen
+        text, question = trace.response, trace.task.prompt
+        task = trace.task
+        origin = f"{Path(path).name}, line {line} ({task.environment}, task {task.task_index})"
     st.caption(f"Text: {origin}")
     pasted = st.text_area("Or paste a text to compare", value="", height=80, key="compare-text")
     if pasted.strip():

@@ -19,13 +19,19 @@ from llenvs.analysis import AnalysisParams, FixedSchedule, analysis_path
 from llenvs.analysis.analysis_sidecar import read_analysis, read_segmenter_values
 from llenvs.analysis.segmenter_values import (
     compare_segmenters,
+    plan_cuts,
     resegmented,
     stored_comparison,
 )
 from llenvs.cli import analyze_command
 from llenvs.cli.main import main
 from llenvs.core import SegmentedEnvironment
-from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
+from llenvs.core.backend import (
+    DEFAULT_MAX_TOKENS,
+    BackendCapabilities,
+    FinishReason,
+    Generation,
+)
 from llenvs.core.registry import environment_registry
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
@@ -183,3 +189,40 @@ def test_the_cli_plans_runs_prints_and_reads_back_the_comparison(
     assert "--segmenters takes 2 to 4 specs, got 1" in capsys.readouterr().err
     assert main(["analyze", str(traces), "--segmenters", "sentence", "wrong", "--budget", "0"]) == 2
     assert "wrong" in capsys.readouterr().err
+
+
+def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
+    trace, tmp_path, monkeypatch
+):
+    from llenvs.ui import segmenter_values_view
+    from llenvs.workbench.segmenter_values_chart import pair_rows
+    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from tests.app.test_pages import open_page, texts
+
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    write_traces(folder / "cows.jsonl", [trace])
+    monkeypatch.setenv(TRACES_DIR_ENV, str(folder))
+    coin = CharacterCoin(value_at)
+    monkeypatch.setattr(segmenter_values_view, "load_backend", lambda choice, key=None: coin)
+    at = open_page("compare", file=str(folder / "cows.jsonl"), trace="1")
+    for number, spec in enumerate(SPECS):
+        at.text_input(key=f"compare-spec-{number}").set_value(spec).run()
+    assert "No comparison is stored for this trace in cows.analysis.jsonl yet." in texts(at)
+    at.number_input(key="sg-budget").set_value(120).run()
+    shown = {m.label: m.value for m in at.metric}
+    params = AnalysisParams(budget=120, max_tokens=DEFAULT_MAX_TOKENS)  # the trace records none
+    expected = sum(c.estimated_tokens for _, c in plan_cuts(trace, SPECS, params))
+    assert shown["Tokens (estimate)"] == f"~{expected:,}"
+    assert not analysis_path(folder / "cows.jsonl").exists()  # planning wrote nothing
+    at.button(key="sg-run").click().run()
+    job = at.session_state["sg-job"]
+    assert job.wait(60) and job.error is None, job.error
+    at.run()
+    assert not at.exception, at.exception
+    assert any(s.value.startswith("Compared 3 segmenters; stored in") for s in at.success)
+    _, stored = stored_comparison(analysis_path(folder / "cows.jsonl"), trace.trace_id)
+    table = next(d.value for d in at.dataframe if "Kendall τ" in d.value.columns)
+    assert table.to_dict("records") == pair_rows(stored).to_dict("records")
+    assert all(p.summary() in texts(at) for p in stored.pairs())
+    assert at.get("plotly_chart")  # the values and importances on characters

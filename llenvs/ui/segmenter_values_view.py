@@ -1,0 +1,177 @@
+"""The Compare segmenters page's step values: which step mattered under each segmenter.
+
+For a trace (not a pasted text), the segmenters chosen above are compared on what they conclude,
+not only where they cut: each cut of the response is analysed (rollouts from before each of its
+segments, ``compare_segmenters``) and every cut's values and importances are drawn on one axis,
+the characters of the response (``segmenter_values_figure``), with a row per pair of segmenters
+(``pair_rows``: do their largest moves fall in the same span of text, how wide is each, Kendall's
+τ on characters). What the trace file's analysis sidecar holds is shown at once, never computed
+again; a run is planned first (the rollouts and the estimated tokens of each cut), runs in the
+background (``SegmenterValuesJob``) with its progress and a Stop that keeps what finished, and
+is stored beside the trace. The model is the trace's own where it can be reached, else the
+Settings one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from llenvs.analysis import (
+    AnalysisParams,
+    SegmenterComparison,
+    analysis_path,
+    plan_cuts,
+    stored_comparison,
+)
+from llenvs.core.backend import DEFAULT_MAX_TOKENS
+from llenvs.evaluation import trace_sampling_params
+from llenvs.traces import Trace
+from llenvs.ui.browser_session import current_session
+from llenvs.ui.cached import stamp
+from llenvs.ui.model_loading import load_backend
+from llenvs.ui.model_picker import current_choice
+from llenvs.ui.page_guard import shows_errors
+from llenvs.ui.session_jobs_view import job_controls
+from llenvs.ui.settings_view import session_key
+from llenvs.workbench.segmenter_values_chart import pair_rows, segmenter_values_figure
+from llenvs.workbench.segmenter_values_job import SegmenterValuesJob
+from llenvs.workbench.wording import count, describe_key
+
+__all__ = ["POLL_SECONDS", "segmenter_values_panel"]
+
+POLL_SECONDS = 0.5
+"""How often the progress is redrawn while a run goes on."""
+
+_JOB = "sg-job"
+_OUTCOME = "sg-outcome"
+
+
+def segmenter_values_panel(path: str, trace: Trace, specs: list[str]) -> None:
+    """Draw the stored comparison of ``trace`` (of the file ``path``) and the run controls."""
+    st.subheader("Which step mattered under each segmenter")
+    st.caption(
+        "Step values of this trace under each segmenter above, on one axis: the characters of "
+        "the response, so a move found in a sentence and in the paragraph holding it line up."
+    )
+    if len(set(specs)) < 2:
+        st.info("Choose at least two different segmenters above.")
+        return
+    store = analysis_path(path)
+    with shows_errors("The stored comparison cannot be shown"):
+        found = _stored(str(store), trace.trace_id, stamp(str(store)))
+        if found is None:
+            st.caption(f"No comparison is stored for this trace in {store.name} yet.")
+        else:
+            key, comparison = found
+            _show(trace, key, comparison, store.name)
+    _controls(path, trace, specs)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _stored(
+    store: str, trace_id: str, version: tuple[int, int]
+) -> tuple[dict[str, object], SegmenterComparison] | None:
+    del version  # keys the cache: the sidecar as it is now
+    return stored_comparison(store, trace_id)
+
+
+def _show(trace: Trace, key: dict[str, object], comparison: SegmenterComparison, name: str) -> None:
+    """The stored comparison: where it comes from, the chart, the pairs."""
+    model = {k: v for k, v in key.items() if k != "segmenters"}
+    rollouts = sum(v.rollouts for v in comparison.segmenters)
+    st.caption(
+        f"Stored in {name}: {', '.join(v.spec for v in comparison.segmenters)} · "
+        f"{count(rollouts, 'rollout')} ({describe_key(model)})"
+    )
+    st.plotly_chart(segmenter_values_figure(comparison), key=f"sg-chart-{trace.trace_id}")
+    st.dataframe(pair_rows(comparison), hide_index=True)
+    for pair in comparison.pairs():
+        st.caption(pair.summary())
+
+
+@st.fragment
+def _controls(path: str, trace: Trace, specs: list[str]) -> None:
+    """Plan (rollouts and tokens per cut), Run, progress with Stop, and how the run ended."""
+    job: SegmenterValuesJob | None = st.session_state.get(_JOB)
+    if job is not None:
+        st.fragment(_live, run_every=POLL_SECONDS)(job)
+        return
+    budget = int(
+        st.number_input(
+            "Rollouts per segmenter",
+            min_value=1,
+            max_value=10_000,
+            value=32,
+            key="sg-budget",
+            help="Each cut's budget (rollouts stored for it count)",
+        )
+    )
+    own = trace_sampling_params(trace)
+    params = AnalysisParams(
+        budget=budget, max_tokens=own.max_tokens if own is not None else DEFAULT_MAX_TOKENS
+    )
+    wanted = list(dict.fromkeys(specs))
+    with shows_errors("The run cannot be planned"):
+        costs = plan_cuts(trace, wanted, params)
+        total = sum(cost.estimated_tokens for _, cost in costs)
+        st.metric("Tokens (estimate)", f"~{total:,}")
+        st.caption(
+            " · ".join(
+                f"{spec}: {cost.boundaries} boundaries, up to {cost.rollouts} rollouts, "
+                f"~{cost.estimated_tokens:,} tokens"
+                for spec, cost in costs
+            )
+        )
+    choice = current_choice(trace)
+    if choice is None:
+        st.warning("No model to run the rollouts: choose one on Settings.")
+        return
+    st.caption(f"Model: {choice.backend_name}; each rollout at most {params.max_tokens} tokens.")
+    _last_outcome(trace)
+    if st.button("Run", type="primary", key="sg-run"):
+        with shows_errors("Nothing was run"):
+            backend = load_backend(choice, session_key())
+            st.session_state[_JOB] = SegmenterValuesJob(
+                path, trace, wanted, backend, params, session=current_session()
+            )
+            st.session_state.pop(_OUTCOME, None)
+            st.rerun(scope="fragment")
+
+
+def _live(job: SegmenterValuesJob) -> None:
+    """Which cut, how far, and Stop; once it ends, how, and the whole page again."""
+    cut, cuts, done, planned = job.progress()
+    spec = job.specs[min(max(cut, 1), cuts) - 1]
+    st.progress(
+        min(done / planned, 1.0) if planned else 0.0,
+        text=f"Segmenter {max(cut, 1)} of {cuts} ({spec}): {done:,} of at most {planned:,} "
+        f"rollouts · {job.tokens():,} tokens · {job.clock()}",
+    )
+    if job_controls(job, "sg", "Stopping at the model's next token; what finished is kept."):
+        return
+    del st.session_state[_JOB]
+    st.session_state[_OUTCOME] = (job.trace.trace_id, job.error or _ended(job))
+    st.rerun()
+
+
+def _ended(job: SegmenterValuesJob) -> str:
+    comparison = job.comparison
+    if comparison is None or comparison.stopped:
+        return (
+            f"Stopped: the finished rounds are kept in {Path(job.store).name}; Run again to "
+            "resume from them."
+        )
+    return f"Compared {len(comparison.segmenters)} segmenters; stored in {Path(job.store).name}."
+
+
+def _last_outcome(trace: Trace) -> None:
+    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
+    if parent != trace.trace_id:
+        return
+    if isinstance(outcome, Exception):
+        with shows_errors("The run stopped"):
+            raise outcome
+    elif outcome is not None:
+        st.success(outcome)
