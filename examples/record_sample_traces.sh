@@ -74,3 +74,7 @@ rm -f "$OUT"/*-smollm2*.jsonl  # examples/import_thought_anchors.sh writes the o
 # Step values of products line 1 (the workbench's Step values panel reads them): 48 rollouts at
 # temperature 0.7 from before every segment, and the forced-answer curve.
 "$LLENVS" analyze "$OUT/products-smollm2.jsonl" --trace 1 --budget 48 --forced-answer
+# The same trace under three segmenters (Compare segmenters and `--segmenters --budget 0` read
+# it): 32 rollouts per cut, on the characters of the response.
+"$LLENVS" analyze "$OUT/products-smollm2.jsonl" --trace 1 --segmenters steps sentence token:16 \
+    --budget 32

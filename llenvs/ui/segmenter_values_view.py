@@ -26,6 +26,8 @@ from llenvs.analysis import (
     stored_comparison,
 )
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
+from llenvs.core.errors import LlenvsError
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
@@ -50,23 +52,38 @@ _OUTCOME = "sg-outcome"
 
 def segmenter_values_panel(path: str, trace: Trace, specs: list[str]) -> None:
     """Draw the stored comparison of ``trace`` (of the file ``path``) and the run controls."""
-    st.subheader("Which step mattered under each segmenter")
-    st.caption(
-        "Step values of this trace under each segmenter above, on one axis: the characters of "
-        "the response, so a move found in a sentence and in the paragraph holding it line up."
-    )
-    if len(set(specs)) < 2:
-        st.info("Choose at least two different segmenters above.")
-        return
-    store = analysis_path(path)
-    with shows_errors("The stored comparison cannot be shown"):
-        found = _stored(str(store), trace.trace_id, stamp(str(store)))
-        if found is None:
-            st.caption(f"No comparison is stored for this trace in {store.name} yet.")
-        else:
-            key, comparison = found
-            _show(trace, key, comparison, store.name)
-    _controls(path, trace, specs)
+    with st.container(key="sg-panel", border=True):
+        st.subheader("Which step mattered under each segmenter")
+        st.caption(
+            "Step values of this trace under each segmenter above, on one axis: the characters "
+            "of the response, so a move found in a sentence and in the paragraph holding it "
+            "line up."
+        )
+        specs = _valid(specs)
+        if len(specs) < 2:
+            st.info("Choose at least two different segmenters above (specs that build).")
+            return
+        store = analysis_path(path)
+        with shows_errors("The stored comparison cannot be shown"):
+            found = _stored(str(store), trace.trace_id, stamp(str(store)))
+            if found is None:
+                st.caption(f"No comparison is stored for this trace in {store.name} yet.")
+            else:
+                key, comparison = found
+                _show(trace, key, comparison, store.name)
+        _controls(path, trace, specs)
+
+
+def _valid(specs: list[str]) -> list[str]:
+    """The specs that build a segmenter, each once, in order (a bad one is said above)."""
+    valid = []
+    for spec in dict.fromkeys(specs):
+        try:
+            segmenter_from_spec(spec)
+        except LlenvsError:  # an unknown name or a spec that does not parse
+            continue
+        valid.append(spec)
+    return valid
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -112,7 +129,7 @@ def _controls(path: str, trace: Trace, specs: list[str]) -> None:
     params = AnalysisParams(
         budget=budget, max_tokens=own.max_tokens if own is not None else DEFAULT_MAX_TOKENS
     )
-    wanted = list(dict.fromkeys(specs))
+    wanted = specs
     with shows_errors("The run cannot be planned"):
         costs = plan_cuts(trace, wanted, params)
         total = sum(cost.estimated_tokens for _, cost in costs)
@@ -128,7 +145,8 @@ def _controls(path: str, trace: Trace, specs: list[str]) -> None:
     if choice is None:
         st.warning("No model to run the rollouts: choose one on Settings.")
         return
-    st.caption(f"Model: {choice.backend_name}; each rollout at most {params.max_tokens} tokens.")
+    name = choice.model_spec().recorded_name
+    st.caption(f"Model: {name}; each rollout at most {params.max_tokens} tokens.")
     _last_outcome(trace)
     if st.button("Run", type="primary", key="sg-run"):
         with shows_errors("Nothing was run"):

@@ -3,7 +3,8 @@
 "Only rollouts where the content did not return" on the products sample's stored rollouts: the
 served app compares them with all-MiniLM-L6-v2, says so, stores what it found beside the trace,
 and shows the numbers ``content_returns`` reads back from there. "How on-policy is this text?"
-before the tour's first Force, on the embedded model, and the branch that records it.
+before the tour's first Force, on the embedded model, and the branch that records it. Compare
+segmenters' step values on characters: the sample's stored comparison, then a run of its own.
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ from __future__ import annotations
 import json
 import shutil
 
-from llenvs.analysis import MINILM, MiniLMSimilarity, analysis_path, content_returns, stored_keys
+from llenvs.analysis import (
+    MINILM,
+    MiniLMSimilarity,
+    analysis_path,
+    content_returns,
+    stored_comparison,
+    stored_keys,
+)
 from llenvs.analysis.stored_step_analysis import stored_step_analysis
 from llenvs.core.intervention import Force
 from llenvs.evaluation.on_policy import OnPolicy
@@ -81,3 +89,36 @@ def test_how_on_policy_the_readmes_force_is_before_generate(browser, tmp_path, e
     assert branch.parent.intervention == Force(FORCED)
     recorded = OnPolicy.from_record(branch.metadata["on_policy"])
     assert shown.startswith(recorded.summary()) and recorded.samples == 16
+
+
+def test_which_step_mattered_under_each_segmenter(browser, tmp_path, embedded_backend):
+    """The products sample's stored comparison (steps, sentence, token:16) on characters, then
+    a run of the page's own segmenters on the embedded model, stored and shown."""
+    del embedded_backend  # converted once per session; the served app loads it from there
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    for path in (PRODUCTS, analysis_path(PRODUCTS)):
+        shutil.copy(path, folder / path.name)
+    path = folder / PRODUCTS.name
+    store = analysis_path(path)
+    trace = next(read_traces(path))
+    _, recorded = stored_comparison(store, trace.trace_id)
+    with served_app(folder) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.goto(f"{url}/compare?file={path}&trace=1")
+        panel = page.locator(".st-key-sg-panel")
+        panel.get_by_text("Stored in products-smollm2.analysis.jsonl").wait_for(timeout=60_000)
+        panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
+        for pair in recorded.pairs():
+            panel.get_by_text(pair.summary(), exact=True).wait_for(timeout=10_000)
+        screenshot(panel, "segmenter-values.png")
+        budget = panel.get_by_label("Rollouts per segmenter", exact=True)
+        budget.fill("2")
+        budget.press("Enter")
+        page.wait_for_timeout(1000)
+        panel.get_by_role("button", name="Run").click()
+        panel.get_by_text("Compared 3 segmenters; stored in").wait_for(timeout=300_000)
+        page.close()
+    _, ran = stored_comparison(store, trace.trace_id)
+    assert [v.spec for v in ran.segmenters] == ["steps", "sentence", "line:\\n\\n"]
+    assert all(v.rollouts > 0 for v in ran.segmenters)
