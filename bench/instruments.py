@@ -1,0 +1,154 @@
+"""The three instruments' cost on one sample trace, each against the work it sits beside.
+
+On the embedded SmolLM2-135M-Instruct (float32, this machine's CPU), in one run:
+
+- **How on-policy a Force is** (``on_policy``, 16 samples): the tour's first Force
+  (``letter_counting-smollm2.jsonl`` line 14, segment 0, "The answer to this question is 2.").
+  Peer: the branch Generate makes of the same Force (``intervene`` without the score), which
+  the score is computed before.
+- **Does removed content come back** (``content_returns``): the 48 stored rollouts of
+  ``products-smollm2.jsonl`` line 1, with all-MiniLM-L6-v2 (its load included, as a first use
+  in a process) and with the lexical fallback. Peer: reading the same stored step values
+  (``stored_step_analysis``), which the panel does anyway.
+- **Does the segmenter change which step mattered** (``compare_segmenters``, three cuts: steps,
+  sentence, token:16, ``BUDGET`` rollouts each). Peer: one step-value analysis of the trace as
+  recorded with the same budget (``analyze_trace``): the comparison is that, once per cut.
+
+Each timing is the median of ``REPEAT`` runs in a fresh temporary folder (nothing read back).
+The ratio is the instrument's time over its peer's, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench_common import ROOT, main
+
+from llenvs.analysis import (
+    AnalysisParams,
+    LexicalSimilarity,
+    MiniLMSimilarity,
+    analysis_path,
+    analyze_trace,
+    compare_segmenters,
+    content_returns,
+    stored_keys,
+    stored_step_analysis,
+)
+from llenvs.core.intervention import Force
+from llenvs.evaluation import BranchRequest, intervene
+from llenvs.evaluation.on_policy import on_policy
+from llenvs.inference.backends.transformers_loading import get_embedded_backend
+from llenvs.traces import read_traces
+
+HEADING = "## The instruments: on-policy, returning content, segmenters"
+SAMPLES = ROOT / "sample_traces"
+LETTERS = SAMPLES / "letter_counting-smollm2.jsonl"
+PRODUCTS = SAMPLES / "products-smollm2.jsonl"
+FORCED = "The answer to this question is 2."
+BUDGET = 16
+"""Rollouts per cut of the segmenter comparison, and of its peer."""
+REPEAT = 3
+
+
+def _median(call: Callable[[], object]) -> float:
+    times = []
+    for _ in range(REPEAT):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _in_a_copy(call: Callable[[Path], object], *files: Path) -> Callable[[], object]:
+    """``call`` on copies of ``files`` in a fresh folder each time (nothing read back)."""
+
+    def run() -> object:
+        with tempfile.TemporaryDirectory() as folder:
+            for path in files:
+                shutil.copy(path, Path(folder) / path.name)
+            return call(Path(folder))
+
+    return run
+
+
+def run() -> str:
+    """Time every instrument and its peer; the markdown section."""
+    backend = get_embedded_backend()
+    letters = list(read_traces(LETTERS))[13]
+    products = next(iter(read_traces(PRODUCTS)))
+    rows = []
+
+    def force(folder: Path) -> object:
+        request = BranchRequest(letters, 0, Force(FORCED))
+        return intervene(folder / LETTERS.name, request, backend)
+
+    scored = on_policy(letters, 0, FORCED, backend, samples=16)
+    op = _median(lambda: on_policy(letters, 0, FORCED, backend, samples=16))
+    branch = _median(_in_a_copy(force, LETTERS))
+    rows.append(("how on-policy a Force is (16 samples)", op, "the branch Generate makes", branch))
+
+    store = analysis_path(PRODUCTS)
+    key = next(k for k in stored_keys(store, products.trace_id) if k.get("temperature") == 0.7)
+    analysis = stored_step_analysis(products, store, key)
+    read = _median(lambda: stored_step_analysis(products, store, key))
+    lexical = _median(lambda: content_returns(products, analysis, similarity=LexicalSimilarity()))
+    minilm = _median(lambda: content_returns(products, analysis, similarity=MiniLMSimilarity()))
+    peer = "reading the stored step values"
+    rows.append(
+        (f"content returning, MiniLM ({len(analysis.rollouts)} rollouts)", minilm, peer, read)
+    )
+    rows.append(
+        (f"content returning, lexical ({len(analysis.rollouts)} rollouts)", lexical, peer, read)
+    )
+
+    params = AnalysisParams(budget=BUDGET, max_tokens=80, seed=0)
+    specs = ["steps", "sentence", "token:16"]
+
+    def compare(folder: Path) -> object:
+        store = analysis_path(folder / PRODUCTS.name)
+        return compare_segmenters(products, specs, backend, params, store=store)
+
+    def one(folder: Path) -> object:
+        return analyze_trace(products, backend, params, store=analysis_path(folder / PRODUCTS.name))
+
+    compared = _median(_in_a_copy(compare, PRODUCTS))
+    single = _median(_in_a_copy(one, PRODUCTS))
+    rows.append(
+        (
+            f"segmenters, 3 cuts x {BUDGET} rollouts",
+            compared,
+            f"one analysis, {BUDGET} rollouts",
+            single,
+        )
+    )
+    lines = [
+        HEADING,
+        "",
+        f"`bench/instruments.py`, embedded SmolLM2-135M-Instruct, float32, on {platform.machine()}"
+        f" (Python {platform.python_version()}, a shared machine). Medians of {REPEAT} runs; each "
+        "instrument against the work it sits beside, in the same run. The tour's Force scores "
+        f"{scored.mean_logprob:.2f} per token over {scored.tokens} tokens, the "
+        f"{scored.percentile:.0f}th percentile of 16 continuations of the model's own (the "
+        f"replaced segment: {scored.original:.2f}).",
+        "",
+        "| instrument | time (s) | peer | peer (s) | ratio |",
+        "|---|---|---|---|---|",
+    ]
+    for name, seconds, peer_name, peer_seconds in rows:
+        lines.append(
+            f"| {name} | {seconds:.2f} | {peer_name} | {peer_seconds:.2f} | "
+            f"{seconds / peer_seconds:.1f}x |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main(run, HEADING, __doc__)
