@@ -46,7 +46,7 @@ from llenvs.analysis.schedule import MovesSchedule, default_schedule
 from llenvs.analysis.step_importance import step_importances
 from llenvs.analysis.tally import Tally
 from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
-from llenvs.analysis.token_budget import affordable
+from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, affordable
 from llenvs.analysis.top_steps import MOVED_CHANCE
 
 REFERENCE = 100
@@ -70,9 +70,6 @@ LASTS = 5
 
 TOP_K = 3
 """The top k of ``StepAnalysis.top_steps``."""
-
-CHARS_PER_TOKEN = 4
-"""Characters per token, to turn a continuation's length in characters into tokens."""
 
 SCHEDULES: dict[str, Callable[[], Schedule]] = {
     "default": default_schedule,
@@ -126,7 +123,7 @@ def curves(folder: Path, limit: int | None = None) -> list[Curve]:
                 f"{path.parent.name.split('_')[0]}/{path.name}",
                 tuple(t.successes / t.trials for t in item.published.tallies),
                 trace.success,
-                tuple((length - s.start) / CHARS_PER_TOKEN for s in trace.segments),
+                tuple((length - s.start) / CHARACTERS_PER_TOKEN for s in trace.segments),
                 real_moved(counts, trace.success),
             )
         )

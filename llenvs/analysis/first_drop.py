@@ -159,16 +159,16 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
     while True:
         low = tallies[order[last]].rate
         end = tallies[order[-1]]
-        if high - low < s.delta and last < len(order) - 1 and low - end.rate >= s.delta:
-            # no drop before the last sampled boundary, but the answer's own step falls
-            if _short(tallies[order[last]], s.settle):
-                return _none("measuring the last step"), _ask(tallies, order[last], s.settle)
-            step = order[last]
-            reason = f"step {step}, the last: the value falls {low:.2f} → {end.rate:.2f}"
-            return FirstDrop(step, step, step, low, end.rate, True, reason), []
-        if high - low < s.delta and candidate is not None:
-            return candidate, []
-        if high - low < s.delta:
+        if high - low < s.delta:  # no drop of delta up to the last sampled boundary
+            if last < len(order) - 1 and low - end.rate >= s.delta:
+                # but the answer's own step falls
+                if _short(tallies[order[last]], s.settle):
+                    return _none("measuring the last step"), _ask(tallies, order[last], s.settle)
+                step = order[last]
+                reason = f"step {step}, the last: the value falls {low:.2f} → {end.rate:.2f}"
+                return FirstDrop(step, step, step, low, end.rate, True, reason), []
+            if candidate is not None:
+                return candidate, []
             reason = (
                 f"no drop of {s.delta:g}: the value is {high:.2f} at boundary {start} and "
                 f"{low:.2f} at boundary {order[last]}"
