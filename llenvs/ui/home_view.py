@@ -17,6 +17,7 @@ import streamlit as st
 
 from llenvs.analysis.thought_anchors import STUDY
 from llenvs.traces import IMPORT_FORMATS
+from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
@@ -66,7 +67,8 @@ def how_to_get_traces(folder: Path) -> str:
         True
 
     """
-    return HOW_TO_GET_TRACES.format(folder=folder, formats=", ".join(sorted(IMPORT_FORMATS)))
+    formats = ", ".join(sorted([*IMPORT_FORMATS, INSPECT_FORMAT]))
+    return HOW_TO_GET_TRACES.format(folder=folder, formats=formats)
 
 
 def roots_help() -> str:
@@ -178,7 +180,9 @@ def add_traces(folder: Path) -> None:
     with convert:
         st.markdown("**Import an outside file** into the traces folder")
         with st.form("import-form"):
-            format = st.selectbox("Format", sorted([*IMPORT_FORMATS, STUDY]))
+            format = st.selectbox(
+                "Format", sorted([*IMPORT_FORMATS, STUDY, INSPECT_FORMAT]), key="import-format"
+            )
             source = st.text_input(
                 "File path",
                 placeholder=str(shown_path(folder) / "step_traces.jsonl"),
@@ -187,12 +191,13 @@ def add_traces(folder: Path) -> None:
             )
             outside = st.file_uploader(
                 "or upload it",
-                type=["jsonl", "json", "zip"],
+                type=["jsonl", "json", "zip", "eval"],
                 key="upload-import",
                 help=upload_help(
                     _upload_limit_mb(),
                     "Its traces go to a new file. For thought-anchors, a .zip of problem "
-                    "folders; their published step values go beside the traces.",
+                    "folders; their published step values go beside the traces. For inspect, "
+                    "an Inspect log (.eval, or the older .json).",
                 ),
             )
             score = st.checkbox("Score every step with ArithmeticPRM", value=True)
@@ -215,9 +220,11 @@ def _import(folder: Path, format: str, source: str, outside: object, score: bool
         st.warning("Give a file path or upload a file to import.")
         return
     labels = f", their {outcome.labels} step labels beside it" if outcome.labels else ""
-    st.success(f"Imported {outcome.count} traces into {outcome.path}{labels}")
+    notes = "".join(f"; {note}" for note in outcome.notes)
+    st.success(f"Imported {outcome.count} traces into {outcome.path}{labels}{notes}")
     if outcome.skipped:
-        st.warning(f"{len(outcome.skipped)} row(s) skipped")
+        unit = "sample(s)" if format == INSPECT_FORMAT else "row(s)"
+        st.warning(f"{len(outcome.skipped)} {unit} skipped")
         st.code("\n".join(str(s) for s in outcome.skipped[:50]), language=None)
     st.page_link(BROWSE, label="Browse them", icon=SEARCH, query_params={"file": str(outcome.path)})
 

@@ -43,6 +43,7 @@ from llenvs.traces import (
     TraceReader,
     write_traces,
 )
+from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
 from llenvs.traces.sidecar import is_sidecar
 from llenvs.traces.step_labels import append_new_labels
 from llenvs.traces.trace_writer import trace_line
@@ -187,6 +188,9 @@ class ImportOutcome:
     """Rows of the source that could not be read."""
     labels: int = 0
     """Human step labels of the source put in the new file's label store (never in traces)."""
+    notes: tuple[str, ...] = ()
+    """What the import found beyond its traces (an Inspect log's redacted or absent reasoning,
+    its scores kept as metadata), in words."""
 
 
 def import_into(
@@ -199,7 +203,8 @@ def import_into(
     """Import ``source`` (in ``format``) into a new file ``imported-<name>.jsonl`` in ``folder``.
 
     For ``thought-anchors``, ``source`` is a problem folder, a folder above them, or a ``.zip``
-    of them; the published step values go to the new file's analysis sidecar.
+    of them; the published step values go to the new file's analysis sidecar. For ``inspect``,
+    an Inspect log (``.eval`` or ``.json``), read with Inspect's reader (``InspectImport``).
 
     A file of that name already there is kept: the import goes to ``imported-<name>-2.jsonl``
     (then ``-3``, ...). A source with no row that imports is refused with a
@@ -225,7 +230,11 @@ def import_into(
     """  # noqa: E501
     if format == STUDY:
         return _import_thought_anchors(Path(folder), Path(source), score_arithmetic)
-    reader = TraceImport(format, source)
+    reader: TraceImport | InspectImport
+    if format == INSPECT_FORMAT:
+        reader = InspectImport(source)
+    else:
+        reader = TraceImport(format, source)
     prm = ArithmeticPRM()
     traces = (with_prm_scores(t, prm, "arithmetic") if score_arithmetic else t for t in reader)
     first = next(traces, None)
@@ -235,7 +244,8 @@ def import_into(
     target = next(p for p in _names(Path(folder), f"imported-{stem}") if not p.exists())
     count = write_traces(target, itertools.chain([first], traces))
     labels = append_new_labels(target, reader.labels)  # after the traces: none left behind
-    return ImportOutcome(target, count, tuple(reader.skipped), labels)
+    notes = tuple(reader.summary.notes()) if isinstance(reader, InspectImport) else ()
+    return ImportOutcome(target, count, tuple(reader.skipped), labels, notes)
 
 
 def _import_thought_anchors(folder: Path, source: Path, score_arithmetic: bool) -> ImportOutcome:
@@ -260,7 +270,7 @@ def _import_thought_anchors(folder: Path, source: Path, score_arithmetic: bool) 
     return ImportOutcome(target, len(written), ())
 
 
-def _nothing_imported(reader: TraceImport) -> str:
+def _nothing_imported(reader: TraceImport | InspectImport) -> str:
     name = Path(reader.path).name
     if reader.skipped:
         why = f"{len(reader.skipped)} row(s) skipped; the first: {reader.skipped[0]}"

@@ -1,0 +1,207 @@
+"""``llenvs import inspect``: logs written by Inspect itself (its ``mockllm`` model), read back.
+
+Every log here is made by running a small task with Inspect (``inspect_ai.eval``), its model
+``mockllm`` answering with outputs whose messages carry ``ContentReasoning`` blocks (plain,
+redacted, or none): never a hand-made imitation of the format. Each output states its token
+usage, so mockllm counts nothing with a tokenizer (it would download one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llenvs.cli.main import main
+from llenvs.traces import read_traces
+from llenvs.traces.importers.inspect_log import InspectImport
+from llenvs.traces.task_identity import TaskIdentity
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="make install puts inspect-ai in .venv")
+
+from inspect_ai import Task  # noqa: E402
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.model import (  # noqa: E402
+    ChatMessageAssistant,
+    ContentReasoning,
+    ContentText,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.scorer import Score, Target, accuracy, includes, scorer  # noqa: E402
+from inspect_ai.solver import Generate, TaskState, generate, solver  # noqa: E402
+
+COWS = Sample(input="How many legs do 2 cows have?", target="8", id="cows")
+SUM = Sample(input="What is 3 + 4?", target="7", id=2)
+BAD = Sample(input="This sample fails.", target="0", id="bad")
+
+
+def _output(*blocks) -> ModelOutput:
+    output = ModelOutput.from_message(
+        ChatMessageAssistant(content=list(blocks), model="mockllm/model")
+    )
+    output.usage = ModelUsage(input_tokens=10, output_tokens=20, total_tokens=30)
+    return output
+
+
+@solver
+def fail_on(sample_id):
+    """Raise on one sample (a log with an errored sample), pass the others on."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.sample_id == sample_id:
+            raise RuntimeError("this sample breaks")
+        return state
+
+    return solve
+
+
+@scorer(metrics=[accuracy()])
+def labelled():
+    """A score whose value is a dict: a number and a label (the label is not numeric)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        right = target.text in state.output.completion
+        return Score(value={"right": 1 if right else 0, "label": "agrees" if right else "no"})
+
+    return score
+
+
+def write_log(folder: Path, samples, outputs, *, name="legs", solvers=(), scorers=None) -> Path:
+    """Run a task on Inspect's mockllm and return the log it wrote (``.eval``)."""
+    model = get_model(
+        "mockllm/model",
+        custom_outputs=list(outputs),
+        config=GenerateConfig(temperature=0.6, max_tokens=512),
+    )
+    task = Task(
+        dataset=list(samples),
+        solver=[*solvers, generate()],
+        scorer=scorers or [includes()],
+        name=name,
+    )
+    [log] = inspect_eval(
+        task, model=model, log_dir=str(folder), display="none", fail_on_error=False
+    )
+    return Path(log.location)
+
+
+REASONED = [
+    _output(ContentReasoning(reasoning="Two cows. Each has 4 legs. So 8."), ContentText(text="8")),
+    _output(ContentReasoning(reasoning="3 plus 4 is 7."), ContentText(text="The sum is 7.")),
+]
+
+
+def test_each_sample_becomes_a_trace_with_its_reasoning_then_its_answer(tmp_path):
+    log = write_log(tmp_path, [COWS, SUM], REASONED)
+    imported = InspectImport(log, segmenter="sentence")
+    cows, total = list(imported)
+    assert imported.skipped == []
+    assert cows.response == "<think>\nTwo cows. Each has 4 legs. So 8.\n</think>\n\n8"
+    # lossless: the segments cover the response, and the parts' spans find each block again
+    assert "".join(s.text for s in cows.segments) == cows.response
+    note = cows.metadata["inspect"]
+    [reasoning, text] = note["parts"]
+    assert (
+        cows.response[reasoning["start"] : reasoning["end"]] == "Two cows. Each has 4 legs. So 8."
+    )
+    assert cows.response[text["start"] : text["end"]] == "8"
+    assert (note["reasoning"], note["sample_id"], note["epoch"]) == ("present", "cows", 1)
+    # the task: the log's task, the sample's input and target
+    assert (cows.task.environment, cows.task.adapter) == ("legs", "inspect")
+    assert cows.task.prompt == COWS.input and cows.task.expected_answer == "8"
+    assert (cows.task.task_index, total.task.task_index) == (0, 1)
+    # scores: includes() says C (correct) for both
+    assert cows.final_rewards == {"includes": 1.0} and cows.success is True
+    # the run: the model and the sampling the log states; what it does not hold stays unknown
+    assert cows.run.model_name == "mockllm/model"
+    stated = cows.run.spec.stated_sampling
+    assert (stated.temperature, stated.max_tokens, stated.top_p, stated.seed) == (
+        0.6,
+        512,
+        None,
+        None,
+    )
+    assert cows.run.spec.segmenter.text == "sentence"
+    assert total.response.endswith("</think>\n\nThe sum is 7.")
+
+
+def test_two_logs_of_the_same_task_pair_by_task_and_prompt(tmp_path):
+    first = write_log(tmp_path / "a", [COWS, SUM], REASONED)
+    wrong = [_output(ContentText(text="6")), _output(ContentText(text="12"))]
+    second = write_log(tmp_path / "b", [COWS, SUM], wrong)
+    a, b = list(InspectImport(first)), list(InspectImport(second))
+    identity = [TaskIdentity.of(t.task.environment, t.task.prompt) for t in a]
+    assert identity == [TaskIdentity.of(t.task.environment, t.task.prompt) for t in b]
+    assert [t.success for t in b] == [False, False]
+    assert [t.metadata["inspect"]["reasoning"] for t in b] == ["absent", "absent"]
+    assert {t.trace_id for t in a}.isdisjoint(t.trace_id for t in b)
+
+
+def test_redacted_reasoning_and_non_numeric_scores_are_said(tmp_path):
+    redacted = ContentReasoning(reasoning="gAAAAB-encrypted", redacted=True, summary="Legs.")
+    outputs = [_output(redacted, ContentText(text="8")), _output(ContentText(text="7"))]
+    log = write_log(tmp_path, [COWS, SUM], outputs, scorers=[labelled()])
+    imported = InspectImport(log)
+    cows, _ = list(imported)
+    assert cows.response == "<think>\nLegs.\n</think>\n\n8"  # the summary stands in
+    assert "encrypted" not in cows.response
+    assert cows.metadata["inspect"]["reasoning"] == "redacted"
+    assert cows.final_rewards == {"labelled.right": 1.0}
+    assert cows.metadata["inspect"]["scores"] == {"labelled.label": "agrees"}
+    assert imported.summary.notes() == [
+        "reasoning redacted in 1",
+        "reasoning absent in 1",
+        "2 non-numeric scores of 'labelled.label' kept in the metadata",
+    ]
+
+
+def test_the_cli_imports_once_names_a_failed_sample_and_keeps_the_rest(tmp_path, capsys):
+    log = write_log(tmp_path, [COWS, BAD, SUM], REASONED, solvers=[fail_on("bad")])
+    out = tmp_path / "imported.jsonl"
+    assert main(["import", "inspect", str(log), "-o", str(out)]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("imported 2 traces (") and "1 sample skipped" in said.out
+    assert "sample 'bad' (epoch 1): no assistant answer" in said.err
+    assert f"{log}, sample 2: " in said.err
+    traces = list(read_traces(out))
+    assert [t.metadata["inspect"]["sample_id"] for t in traces] == ["cows", 2]
+    # importing the same log again adds nothing
+    assert main(["import", "inspect", str(log), "-o", str(out)]) == 0
+    assert "imported nothing: 2 traces" in capsys.readouterr().out
+    assert len(list(read_traces(out))) == 2
+
+
+def test_a_file_that_is_not_an_inspect_log_is_refused_by_name(tmp_path, capsys):
+    other = tmp_path / "notes.eval"
+    other.write_text("not a log")
+    assert main(["import", "inspect", str(other), "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert f"{other} is not an Inspect log Inspect can read" in capsys.readouterr().err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_home_imports_an_inspect_log_and_browse_opens_it(tmp_path, monkeypatch):
+    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from tests.app.test_pages import open_page, texts
+
+    folder = tmp_path / "traces"
+    redacted = ContentReasoning(reasoning="gAAAAB-encrypted", redacted=True, summary="Legs.")
+    outputs = [_output(redacted, ContentText(text="8")), REASONED[1]]
+    log = write_log(folder / "logs", [COWS, SUM], outputs)
+    monkeypatch.setenv(TRACES_DIR_ENV, str(folder))
+    at = open_page("home")
+    at.selectbox(key="import-format").select("inspect")
+    at.text_input[1].input(str(log))
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    [done] = [s.value for s in at.success if s.value.startswith("Imported 2 traces into")]
+    assert done.endswith("; reasoning redacted in 1; reasoning absent in 0")
+    [imported] = folder.glob("imported-*.jsonl")
+    browse = open_page("browse", file=str(imported), trace="2")
+    assert not browse.exception, browse.exception
+    assert "legs · task 1 · line 2" in texts(browse)
+    shown = "".join(browse.dataframe[1].value["text"].tolist())
+    assert "3 plus 4 is 7." in shown and "The sum is 7." in shown
