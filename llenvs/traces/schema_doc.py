@@ -100,7 +100,9 @@ neutral, -1 wrong); such files still load, and `llenvs labels migrate FILE` move
 to the store.
 
 `llenvs import` reads reasoning-gym evaluation logs, step files (ProcessBench, PRM800K), OpenAI
-chat JSONL and the datasets `llenvs export --format hf` saves into traces, and puts a step
+chat JSONL, Inspect AI logs (`inspect`, with Inspect's own reader: one trace per sample and
+epoch, reasoning and answer in order, scores as final rewards) and the datasets `llenvs export
+--format hf` saves into traces, and puts a step
 file's human labels in the output's label store under the labeller `processbench` / `prm800k`
 (or the one an export names), once. `llenvs export FILE --labels LABELLER --format
 prm800k|processbench|hf` writes one labeller's labels with the traces: as a PRM800K-style step
