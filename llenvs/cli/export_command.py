@@ -28,11 +28,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from llenvs.cli.inspect_export_command import export_inspect
+from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.traces.importers.label_export import ExportFormat, LabelExport, export_labels
 
 __all__ = ["EXPORT_FORMATS", "add_parser", "run"]
 
-EXPORT_FORMATS = tuple(kind.value for kind in ExportFormat)
+EXPORT_FORMATS = (*(kind.value for kind in ExportFormat), INSPECT_FORMAT)
 """The formats ``llenvs export`` writes."""
 
 
@@ -128,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         ValueError: the old form is 'llenvs export prm800k FILE'; for other formats give 'llenvs export FILE --format hf'
 
     """  # noqa: E501
+    if args.format == INSPECT_FORMAT and args.second is None:
+        return export_inspect(
+            Path(args.first), Path(args.output), args.labels, overwrite=args.overwrite
+        )
     source, format = _source_and_format(args)
     done = export_labels(source, args.output, format, args.labels, overwrite=args.overwrite)
     count = done.written

@@ -205,3 +205,82 @@ def test_home_imports_an_inspect_log_and_browse_opens_it(tmp_path, monkeypatch):
     assert "legs · task 1 · line 2" in texts(browse)
     shown = "".join(browse.dataframe[1].value["text"].tolist())
     assert "3 plus 4 is 7." in shown and "The sum is 7." in shown
+
+
+def test_traces_exported_as_an_inspect_log_open_with_inspect_and_import_back_unchanged(
+    tmp_path, capsys
+):
+    import shutil
+
+    from inspect_ai.log import read_eval_log
+
+    from llenvs.traces import StepLabel
+    from llenvs.traces.sidecar import analysis_path
+    from llenvs.traces.step_labels import append_labels
+    from tests.analysis.conftest import REPO
+
+    sample = REPO / "sample_traces" / "products-smollm2.jsonl"
+    source = tmp_path / "products.jsonl"
+    for path in (sample, analysis_path(sample)):
+        shutil.copy(path, tmp_path / path.name.replace("products-smollm2", "products"))
+    traces = list(read_traces(source))
+    first = traces[0]
+    append_labels(
+        source, [StepLabel(first.trace_id, 0, 1, "ada"), StepLabel(first.trace_id, 1, -1, "ada")]
+    )
+    log = tmp_path / "products.eval"
+    argv = ["export", str(source), "--format", "inspect", "-o", str(log), "--labels", "ada"]
+    assert main(argv) == 0
+    assert f"exported {len(traces)} traces with the labels of ada" in capsys.readouterr().out
+    assert main(argv) == 2  # an existing output is refused
+    assert "exists: give --overwrite" in capsys.readouterr().err
+    # Inspect's own reader opens it
+    opened = read_eval_log(str(log))
+    assert opened.eval.task == "products" and len(opened.samples) == len(traces)
+    by_id = {s.id: s for s in opened.samples}
+    written = by_id[first.trace_id]
+    assert written.input == first.task.prompt
+    assert written.scores["first_error"].value == 1
+    assert written.scores["success"].value == ("C" if first.success else "I")
+    extra = written.metadata["llenvs"]
+    assert extra["labels"] == {"labeller": "ada", "steps": {"0": 1, "1": -1}}
+    assert extra["prm_scores"] == [dict(s.prm_scores) for s in first.segments]
+    assert {row["source"] for row in extra["step_values"]} >= {
+        "rollouts of transformers/SmolLM2-135M-Instruct"
+    }
+    assert "first_error" not in by_id[traces[1].trace_id].scores  # no labels there
+    # and llenvs imports it back: the same traces
+    back = tmp_path / "back.jsonl"
+    assert main(["import", "inspect", str(log), "-o", str(back)]) == 0
+    assert sorted(read_traces(back), key=lambda t: t.trace_id) == sorted(
+        traces, key=lambda t: t.trace_id
+    )
+
+
+def test_a_log_that_does_not_list_its_sample_ids_is_read_whole(tmp_path):
+    from datetime import UTC, datetime
+
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalSample,
+        EvalSpec,
+        write_eval_log,
+    )
+
+    answer = ChatMessageAssistant(
+        content=[ContentReasoning(reasoning="4 + 4."), ContentText(text="8")]
+    )
+    sample = EvalSample(id="a", epoch=1, input="2 cows?", target="8", messages=[answer])
+    spec = EvalSpec(
+        created=datetime.now(UTC).isoformat(),
+        task="legs",
+        model="mockllm/model",
+        dataset=EvalDataset(name="legs", samples=1),  # no sample_ids: not streamable
+        config=EvalConfig(),
+    )
+    path = tmp_path / "hand.eval"
+    write_eval_log(EvalLog(eval=spec, status="success", samples=[sample]), str(path))
+    [trace] = InspectImport(path)
+    assert trace.response == "<think>\n4 + 4.\n</think>\n\n8" and trace.task.prompt == "2 cows?"

@@ -40,6 +40,7 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.stated_sampling import StatedSampling
+from llenvs.traces.importers.inspect_export import EXPORT_METADATA
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.skipped_line import SkippedLine
@@ -129,13 +130,7 @@ class InspectImport:
             raise FileNotFoundError(2, "No such file or directory", self.path)
         try:
             header = log.read_eval_log(self.path, header_only=True)
-            samples = log.read_eval_log_samples(
-                self.path,
-                all_samples_required=False,
-                resolve_attachments=True,
-                exclude_fields=set(_SKIPPED_FIELDS),
-            )
-            for number, sample in enumerate(samples, start=1):
+            for number, sample in enumerate(self._samples(log, header), start=1):
                 try:
                     trace = _trace(header.eval, sample, self.segmenter, self.summary)
                 except (TraceFormatError, ValueError, TypeError, AttributeError) as error:
@@ -155,8 +150,29 @@ class InspectImport:
             raise
 
 
+    def _samples(self, log: Any, header: Any) -> Iterator[Any]:
+        """The log's samples one at a time; a log that does not list its sample ids (written
+        by hand, not by an eval) cannot be streamed, and is read whole instead."""
+        if header.eval.dataset.sample_ids is None:
+            whole = log.read_eval_log(self.path, resolve_attachments=True)
+            yield from whole.samples or []
+            return
+        yield from log.read_eval_log_samples(
+            self.path,
+            all_samples_required=False,
+            resolve_attachments=True,
+            exclude_fields=set(_SKIPPED_FIELDS),
+        )
+
+
 def _trace(spec: Any, sample: Any, segmenter: str, summary: InspectSummary) -> Trace:
-    """The trace of one sample of a log whose header's ``eval`` is ``spec``."""
+    """The trace of one sample of a log whose header's ``eval`` is ``spec``.
+
+    A sample ``llenvs export --format inspect`` wrote holds its trace: that trace, unchanged.
+    """
+    exported = (sample.metadata or {}).get(EXPORT_METADATA)
+    if isinstance(exported, Mapping) and "trace" in exported:
+        return Trace.from_dict(exported["trace"])
     conversation = [m for m in sample.messages if m.role in ("system", "user", "assistant")]
     if not conversation or conversation[-1].role != "assistant":
         raise TraceFormatError("no assistant answer: the sample's last message is not one")
