@@ -151,8 +151,11 @@ class InspectImport:
 
 
     def _samples(self, log: Any, header: Any) -> Iterator[Any]:
-        """The log's samples one at a time; a log that does not list its sample ids (written
-        by hand, not by an eval) cannot be streamed, and is read whole instead."""
+        """The log's samples, one at a time.
+
+        A log that does not list its sample ids (written by hand, not by an eval) cannot be
+        streamed: it is read whole instead.
+        """
         if header.eval.dataset.sample_ids is None:
             whole = log.read_eval_log(self.path, resolve_attachments=True)
             yield from whole.samples or []
