@@ -149,7 +149,6 @@ class InspectImport:
                 ) from None
             raise
 
-
     def _samples(self, log: Any, header: Any) -> Iterator[Any]:
         """The log's samples, one at a time.
 
