@@ -49,13 +49,18 @@ class SegmenterValues:
         pairs = zip(self.values, self.values[1:], strict=False)
         return [None if a is None or b is None else b - a for a, b in pairs]
 
-    def largest(self) -> tuple[int, int] | None:
-        """The character span of the step whose value moved most, or None (nothing known)."""
+    def largest_step(self) -> int | None:
+        """The step whose value moved most (the first of equals), or None (nothing known)."""
         known = [(abs(m), i) for i, m in enumerate(self.importances()) if m is not None]
         if not known:
             return None
         _, step = max(known, key=lambda item: (item[0], -item[1]))
-        return (self.cuts[step], self.cuts[step + 1])
+        return step
+
+    def largest(self) -> tuple[int, int] | None:
+        """The character span of ``largest_step``, or None (nothing known)."""
+        step = self.largest_step()
+        return None if step is None else (self.cuts[step], self.cuts[step + 1])
 
     def on_characters(self, length: int) -> list[float]:
         """The importance of the step each of ``length`` characters lies in (NaN: unknown)."""

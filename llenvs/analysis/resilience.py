@@ -164,13 +164,13 @@ def step_returns(
     """
     by_rollout = {(r.boundary, r.number): r for r in returns}
     after = {v.boundary: v for v in values}
+    by_step: dict[int, list[Rollout]] = defaultdict(list)  # one pass over the rollouts
+    for rollout in rollouts:
+        if rollout.error is None and (rollout.boundary, rollout.number) in by_rollout:
+            by_step[rollout.boundary].append(rollout)
     steps = []
     for step in sorted({r.boundary for r in by_rollout.values()}):
-        compared = [
-            r
-            for r in rollouts
-            if r.boundary == step and r.error is None and (step, r.number) in by_rollout
-        ]
+        compared = by_step.get(step, [])
         if not compared:
             continue
         returned = sum(by_rollout[(step, r.number)].returned for r in compared)

@@ -40,11 +40,12 @@ from typing import Any
 
 from llenvs.analysis.analysis_params import AnalysisParams
 from llenvs.analysis.analysis_sidecar import append_segmenter_values, read_segmenter_values
-from llenvs.analysis.analyze import analyze_trace
+from llenvs.analysis.analyze import analysis_key, analyze_trace
 from llenvs.analysis.cost_plan import CostPlan, plan
 from llenvs.analysis.cut_values import SegmenterValues
 from llenvs.analysis.schedule import Schedule
 from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis.token_budget import spent
 from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.segmenters import segmenter_from_spec
@@ -222,10 +223,10 @@ def compare_segmenters(
             control=control,
         )
         found.append(values_of(spec, cut, analysis))
-    stopped = control.stopped or len(found) < len(specs)
+    stopped = control.stopped  # the loop ends early only at a stop
     comparison = SegmenterComparison(trace.trace_id, tuple(found), stopped)
     if store is not None and not stopped:
-        key = segmenters_key({"model": backend.name, **params.key()}, specs)
+        key = segmenters_key(analysis_key(backend.name, params), specs)
         append_segmenter_values(store, trace.trace_id, key, found)
     return comparison
 
@@ -235,8 +236,7 @@ def values_of(spec: str, cut: Trace, analysis: StepAnalysis) -> SegmenterValues:
     cuts = (0, *(s.end for s in cut.segments))
     by_boundary = {v.boundary: v.value for v in analysis.values}
     values = tuple(by_boundary.get(b) for b in range(len(cuts)))
-    tokens = sum(r.tokens for r in analysis.rollouts)
-    return SegmenterValues(spec, cuts, values, len(analysis.rollouts), tokens)
+    return SegmenterValues(spec, cuts, values, len(analysis.rollouts), spent(analysis.rollouts))
 
 
 def stored_comparison(

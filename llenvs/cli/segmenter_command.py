@@ -52,14 +52,13 @@ def segmenter_table(trace: Trace, comparison: SegmenterComparison) -> str:
         f"{'largest move (characters)':<26} text"
     ]
     for values in comparison.segmenters:
-        span = values.largest()
+        step = values.largest_step()
         moved = ""
         text = ""
-        if span is not None:
-            step = values.cuts.index(span[0])
-            move = values.importances()[step]
-            moved = f"{span[0]}–{span[1]} ({move:+.2f})"
-            text = repr(trace.response[span[0] : span[1]][:40])
+        if step is not None:
+            start, end = values.cuts[step], values.cuts[step + 1]
+            moved = f"{start}–{end} ({values.importances()[step]:+.2f})"
+            text = repr(trace.response[start:end][:40])
         lines.append(
             f"{values.spec:<18} {len(values.cuts) - 1:>5} {values.rollouts:>9} "
             f"{values.tokens:>7}  {moved:<26} {text}".rstrip()

@@ -93,13 +93,12 @@ def intervene(
 
     """
     trace = request.parent
-    forced = isinstance(request.intervention, Force)
-    scored = on_policy_score if forced else None
-    if scored is None and on_policy_samples and isinstance(request.intervention, Force):
+    forced = request.intervention if isinstance(request.intervention, Force) else None
+    scored = on_policy_score if forced is not None else None
+    if scored is None and forced is not None and on_policy_samples:
         seed = None if sampling_params is None else sampling_params.seed
-        text = request.intervention.text
         scored = on_policy(
-            trace, request.at, text, backend, samples=on_policy_samples, seed=seed or 0
+            trace, request.at, forced.text, backend, samples=on_policy_samples, seed=seed or 0
         )
     rewards = branch_prm_rewards(trace, prm, backend, prm_options)
     environment = trace_environment(trace, backend, rewards)

@@ -62,12 +62,12 @@ def write_inspect_log(
 
     extras = extras or {}
     first_errors = first_errors or {}
-    samples = [_sample(t, extras.get(t.trace_id, {}), first_errors.get(t.trace_id)) for t in traces]
-    if not samples:
+    traces = list(traces)
+    if not traces:
         raise ValueError("no trace to export: nothing was written")
-    kept = [s.metadata[EXPORT_METADATA]["trace"] for s in samples]
-    environments = {t["task"]["environment"] for t in kept}
-    models = {_model(t) for t in kept}
+    samples = [_sample(t, extras.get(t.trace_id, {}), first_errors.get(t.trace_id)) for t in traces]
+    environments = {t.task.environment for t in traces}
+    models = {_model(t) for t in traces}
     spec = EvalSpec(
         created=datetime.now(UTC).isoformat(),
         task=environments.pop() if len(environments) == 1 else "llenvs",
@@ -91,10 +91,11 @@ def write_inspect_log(
     return len(samples)
 
 
-def _model(record: Mapping[str, Any]) -> str:
-    model = (record.get("run") or {}).get("spec", {}).get("model")
-    name = model.get("name") if isinstance(model, dict) else None
-    return name if isinstance(name, str) and "/" in name else f"llenvs/{name or 'unknown'}"
+def _model(trace: Trace) -> str:
+    """The log's name of the trace's model: ``provider/model`` as Inspect writes it."""
+    model = trace.run.spec.model
+    name = None if model is None else model.name
+    return name if name is not None and "/" in name else f"llenvs/{name or 'unknown'}"
 
 
 def _sample(trace: Trace, extra: Mapping[str, Any], first_error: int | None) -> Any:

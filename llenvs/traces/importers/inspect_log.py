@@ -30,8 +30,6 @@ importing the same log again gives the same ids (``llenvs import`` then adds not
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +40,7 @@ from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.stated_sampling import StatedSampling
 from llenvs.traces.importers.inspect_export import EXPORT_METADATA
 from llenvs.traces.importers.pieces import pieces_of, segments_of
+from llenvs.traces.importers.trace_import import stable_trace_id
 from llenvs.traces.run_record import RunRecord
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.step_label import StepLabel
@@ -130,9 +129,11 @@ class InspectImport:
             raise FileNotFoundError(2, "No such file or directory", self.path)
         try:
             header = log.read_eval_log(self.path, header_only=True)
+            ids = header.eval.dataset.sample_ids or []
+            positions = {sample_id: index for index, sample_id in enumerate(ids)}
             for number, sample in enumerate(self._samples(log, header), start=1):
                 try:
-                    trace = _trace(header.eval, sample, self.segmenter, self.summary)
+                    trace = _trace(header.eval, sample, self.segmenter, self.summary, positions)
                 except (TraceFormatError, ValueError, TypeError, AttributeError) as error:
                     reason = f"sample {sample.id!r} (epoch {sample.epoch}): {error}"
                     self.skipped.append(SkippedLine(self.path, number, reason, unit="sample"))
@@ -167,8 +168,17 @@ class InspectImport:
         )
 
 
-def _trace(spec: Any, sample: Any, segmenter: str, summary: InspectSummary) -> Trace:
+def _trace(
+    spec: Any,
+    sample: Any,
+    segmenter: str,
+    summary: InspectSummary,
+    positions: Mapping[Any, int],
+) -> Trace:
     """The trace of one sample of a log whose header's ``eval`` is ``spec``.
+
+    ``positions``: each sample id's place among the log's dataset sample ids (its task index;
+    0 for an id not there).
 
     A sample ``llenvs export --format inspect`` wrote holds its trace: that trace, unchanged.
     """
@@ -202,12 +212,16 @@ def _trace(spec: Any, sample: Any, segmenter: str, summary: InspectSummary) -> T
         "scores": kept,
     }
     return Trace(
-        trace_id=_trace_id(spec.task, sample.id, sample.epoch, response),
+        trace_id=stable_trace_id(
+            INSPECT_FORMAT,
+            {"task": spec.task, "sample": sample.id, "epoch": sample.epoch, "response": response},
+            0,
+        ),
         task=TaskRecord(
             environment=str(spec.task),
             adapter=INSPECT_FORMAT,
             adapter_kwargs={},
-            task_index=_task_index(spec, sample.id),
+            task_index=positions.get(sample.id, 0),
             prompt=users[-1] if users else _text(sample.input),
             system_prompt=system,
             expected_answer=_target(sample.target),
@@ -300,12 +314,6 @@ def _target(target: Any) -> str | None:
     return None
 
 
-def _task_index(spec: Any, sample_id: Any) -> int:
-    """The sample's position among the log's dataset sample ids (0 when they are unknown)."""
-    ids = list(getattr(spec.dataset, "sample_ids", None) or [])
-    return ids.index(sample_id) if sample_id in ids else 0
-
-
 def _sampling(config: Any, model: str) -> StatedSampling | None:
     """What the log states of the sampling; None when it states nothing."""
     stated = {
@@ -318,9 +326,3 @@ def _sampling(config: Any, model: str) -> StatedSampling | None:
     if all(value is None for value in stated.values()):
         return None
     return StatedSampling(f"the Inspect log ({model})", **stated)
-
-
-def _trace_id(task: str, sample_id: Any, epoch: int, response: str) -> str:
-    """A stable id: the same log imported again gives the same ids."""
-    text = json.dumps([INSPECT_FORMAT, task, sample_id, epoch, response], ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
