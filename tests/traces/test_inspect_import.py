@@ -10,19 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from llenvs.cli.main import main
-from llenvs.traces import read_traces
-from llenvs.traces.importers.inspect_log import InspectImport
-from llenvs.traces.task_identity import TaskIdentity
-
-inspect_ai = pytest.importorskip("inspect_ai", reason="make install puts inspect-ai in .venv")
-
-from inspect_ai import Task  # noqa: E402
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.dataset import Sample  # noqa: E402
-from inspect_ai.model import (  # noqa: E402
+# inspect-ai is the extra `inspect`, which make install always installs: a missing one fails.
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
     ChatMessageAssistant,
     ContentReasoning,
     ContentText,
@@ -31,8 +23,13 @@ from inspect_ai.model import (  # noqa: E402
     ModelUsage,
     get_model,
 )
-from inspect_ai.scorer import Score, Target, accuracy, includes, scorer  # noqa: E402
-from inspect_ai.solver import Generate, TaskState, generate, solver  # noqa: E402
+from inspect_ai.scorer import Score, Target, accuracy, includes, scorer
+from inspect_ai.solver import Generate, TaskState, generate, solver
+
+from llenvs.cli.main import main
+from llenvs.traces import read_traces
+from llenvs.traces.importers.inspect_log import InspectImport
+from llenvs.traces.task_identity import TaskIdentity
 
 COWS = Sample(input="How many legs do 2 cows have?", target="8", id="cows")
 SUM = Sample(input="What is 3 + 4?", target="7", id=2)
