@@ -355,4 +355,5 @@ def test_a_text_is_scored_from_the_servers_prompt_logprobs_as_the_local_model_sc
     trace = next(iter(read_traces(SAMPLE)))
     found = on_policy(trace, 1, trace.segments[1].text, completions, samples=4)
     assert found.samples == 4 and 0 <= found.percentile <= 100
-    assert found.original == pytest.approx(found.mean_logprob, abs=1e-9)
+    # the same text, scored in another call (other batches on the server): within 5e-3
+    assert found.original == pytest.approx(found.mean_logprob, abs=5e-3)
