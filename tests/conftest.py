@@ -64,7 +64,7 @@ def smollm2_tokenizer_folder(smollm2_tokenizer: Any, tmp_path_factory: Any) -> P
 def embedded_backend() -> Any:
     """The transformers backend on the embedded SmolLM2-135M-Instruct, loaded once per session.
 
-    The first run converts the GGUF to a cached safetensors folder (about a minute); later
+    The first run converts the GGUF to a cached safetensors folder (a few seconds); later
     runs load it in seconds. Doctests of the backend share the same instance.
     """
     from llenvs.inference.backends.transformers_loading import get_embedded_backend

@@ -1,6 +1,11 @@
-"""A model for a page, from the shared pool, with a spinner while it loads.
+"""A model for a page, from the shared pool, saying what it waits for while the model loads.
 
-A toast says when running jobs hold more models than the bound (``llenvs.workbench.model_pool``).
+The first model action of a process loads its model: the embedded SmolLM2-135M-Instruct loads
+in a few seconds (``LOAD_SECONDS``), more on its very first use, which converts the GGUF
+(``CONVERT_SECONDS``; ``make install`` converts it beforehand). The page says so, with the time
+spent, while it waits. ``warm_backend`` starts loading the embedded model in the background as
+soon as a panel that will use it is drawn, so that the click finds it loaded or loading. A toast
+says when running jobs hold more models than the bound (``llenvs.workbench.model_pool``).
 
 Example:
     >>> from llenvs.workbench.model_choice import ModelChoice, ModelKind
@@ -14,17 +19,53 @@ Example:
 from __future__ import annotations
 
 import logging
+from pathlib import PurePath
 
 import streamlit as st
 
 from llenvs.core.backend import ModelBackend
+from llenvs.core.spec.model_spec import EMBEDDED_MODEL_NAME, ModelSpec, Provider
 from llenvs.ui.browser_session import in_app
 from llenvs.workbench.model_choice import ModelChoice, ModelKind
 from llenvs.workbench.model_pool import PoolKey, max_models, pool_spec, shared_pool
 
-__all__ = ["load_backend"]
+__all__ = [
+    "CONVERT_SECONDS",
+    "LOAD_SECONDS",
+    "load_backend",
+    "loading_message",
+    "warm_backend",
+]
 
 LOGGER = logging.getLogger(__name__)
+
+LOAD_SECONDS = 4
+"""About how long the embedded model takes to load in the app's process on 2 CPU cores: torch's
+and transformers' imports and the loading, 3.4 s on 2 idle cores (``bench/cold_start.py``,
+docs/benchmarks.md), more on busy ones."""
+CONVERT_SECONDS = 4
+"""About how much longer its first use takes, converting the GGUF: 3.1 s on 2 idle cores
+(``bench/cold_start.py``), more on busy ones."""
+
+
+def loading_message(spec: ModelSpec) -> str:
+    """What the page says while ``spec``'s model loads.
+
+    Example:
+        >>> from llenvs.core.spec.model_spec import ModelSpec
+        >>> print(loading_message(ModelSpec.parse("transformers")))
+        Loading SmolLM2-135M-Instruct, once for every session: about 4 s (about 4 s more on its first use, which converts the model)…
+        >>> print(loading_message(ModelSpec.parse("transformers/models/my-llama")))
+        Loading my-llama, once for every session…
+
+    """  # noqa: E501
+    if spec.provider is Provider.EMBEDDED:
+        return (
+            f"Loading {EMBEDDED_MODEL_NAME}, once for every session: about {LOAD_SECONDS} s "
+            f"(about {CONVERT_SECONDS} s more on its first use, which converts the model)…"
+        )
+    name = PurePath(spec.model).name if spec.provider is Provider.TRANSFORMERS else spec.model
+    return f"Loading {name or spec.recorded_name}, once for every session…"
 
 
 def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBackend:
@@ -32,7 +73,8 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
 
     ``api_key`` is a key typed for this session (an OpenAI-compatible server): it goes to the
     backend and nowhere else; the pool keys the backend by its SHA-256 digest, so a backend
-    made with one key serves only the sessions that typed that key.
+    made with one key serves only the sessions that typed that key. While the model loads
+    (here, or in the background since ``warm_backend``), the page says what it waits for.
 
     Example:
         >>> load_backend(ModelChoice(ModelKind.SCRIPTED, "/no/such.jsonl"))
@@ -48,17 +90,47 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
         return build_backend(spec)
     key = api_key if choice.kind is ModelKind.OPENAI else None
     bound = max_models()
+    pool, pool_key = shared_pool(), PoolKey.typed(spec, key)
 
     def load() -> ModelBackend:
-        if not in_app():
-            return build_backend(spec, api_key=key, progress=False)
-        with st.spinner("Loading the model (once, shared by every session)…"):
-            return build_backend(spec, api_key=key, progress=False)
+        return build_backend(spec, api_key=key, progress=False)
 
-    backend = shared_pool().get(PoolKey.typed(spec, key), load, bound)
-    if shared_pool().over_bound(bound):
+    if in_app() and not pool.is_loaded(pool_key):
+        with st.spinner(loading_message(spec), show_time=True):
+            backend = pool.get(pool_key, load, bound)
+    else:
+        backend = pool.get(pool_key, load, bound)
+    if pool.over_bound(bound):
         _say_over_bound(bound)
     return backend
+
+
+def warm_backend(choice: ModelChoice | None) -> None:
+    """Start loading ``choice``'s model in the background if it is the embedded model.
+
+    Called where a panel whose buttons use the model is drawn, so the first click finds it
+    loaded or loading (``ModelPool.warm``). Only the embedded model (about 540 MB) is loaded
+    unasked, and only for a page in a browser: a script run without one (Streamlit's
+    ``AppTest``) loads nothing. The load is the one ``load_backend`` makes.
+    """
+    if choice is None or choice.kind is not ModelKind.EMBEDDED or not _in_browser():
+        return
+    spec = pool_spec(choice)
+    try:
+        bound = max_models()
+    except ValueError:  # a bad LLENVS_MAX_MODELS: load_backend says why, at the click
+        return
+    from llenvs.inference import build_backend
+
+    def load() -> ModelBackend:
+        return build_backend(spec, progress=False)
+
+    shared_pool().warm(PoolKey.typed(spec, None), load, bound)
+
+
+def _in_browser() -> bool:
+    """Whether a browser's page run calls (its request headers are known; ``AppTest`` has none)."""
+    return in_app() and bool(st.context.headers)
 
 
 def _say_over_bound(bound: int) -> None:

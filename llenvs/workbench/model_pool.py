@@ -2,7 +2,8 @@
 
 A model a job holds is never dropped; when every loaded model is held, a new load goes over the
 bound for as long as the jobs run (why: ``docs/architecture.md``). Models are keyed by
-``ModelSpec`` and a typed server key's SHA-256 digest, never the key itself.
+``ModelSpec`` and a typed server key's SHA-256 digest, never the key itself. ``warm`` starts a
+load in the background, so that the first model action finds its model loaded or loading.
 
 Example:
     >>> pool = ModelPool()
@@ -168,6 +169,10 @@ class ModelPool:
                 return self.get(key, load, bound)
             self.trim(bound, keep=key)
             return model
+        return self._fill(key, slot, load, bound)
+
+    def _fill(self, key: Hashable, slot: _Slot, load: Callable[[], Model], bound: int) -> Model:
+        """Load the model of ``slot``, just claimed for ``key`` (a failed load leaves no slot)."""
         try:
             slot.model = load()
         except BaseException:
@@ -180,6 +185,54 @@ class ModelPool:
         self.trim(bound, keep=key)
         loaded: Model = slot.model
         return loaded
+
+    def warm(
+        self, key: Hashable, load: Callable[[], object], bound: int
+    ) -> threading.Thread | None:
+        """Start loading ``key`` in the background, unless it is loaded or loading; the thread.
+
+        The key is claimed at once, so a ``get`` of it meanwhile waits for this load instead
+        of starting its own. A failed load is logged, not raised: the next ``get`` loads again
+        and raises its error where it can be shown.
+
+        Example:
+            >>> pool = ModelPool()
+            >>> pool.warm("a", lambda: "model a", bound=1).join()
+            >>> pool.is_loaded("a"), pool.warm("a", lambda: "again", bound=1)
+            (True, None)
+
+        """
+        with self._lock:
+            if key in self._slots:
+                return None
+            slot = self._slots[key] = _Slot()  # most recently used
+        thread = threading.Thread(
+            target=self._warm,
+            args=(key, slot, load, bound),
+            name="llenvs-model-warm-up",
+            daemon=True,
+        )
+        thread.start()
+        return thread
+
+    def _warm(self, key: Hashable, slot: _Slot, load: Callable[[], object], bound: int) -> None:
+        try:
+            self._fill(key, slot, load, bound)
+        except Exception:  # the next get loads it again and raises where the page shows it
+            LOGGER.warning("loading %s in the background failed", key, exc_info=True)
+
+    def is_loaded(self, key: Hashable) -> bool:
+        """Whether the model under ``key`` is loaded (not absent, not still loading).
+
+        Example:
+            >>> pool = ModelPool()
+            >>> pool.is_loaded("a"), pool.get("a", lambda: "model a", bound=1), pool.is_loaded("a")
+            (False, 'model a', True)
+
+        """
+        with self._lock:
+            slot = self._slots.get(key)
+            return slot is not None and slot.loaded.is_set() and slot.model is not None
 
     def lease(self, model: object) -> Lease:
         """Keep ``model`` loaded until the lease is released (a job queued or running on it).
