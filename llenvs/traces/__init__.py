@@ -30,6 +30,7 @@ from llenvs.traces.run_record import RunRecord
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
 from llenvs.traces.sidecar import Sidecar, is_sidecar, sidecar_path
+from llenvs.traces.skip_report import no_trace_reason, skipped_summary, warn_skipped
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.step_label import LABEL_VALUES, StepLabel
 from llenvs.traces.step_labels import append_labels, labels_path, read_labels
@@ -70,15 +71,18 @@ __all__ = [
     "first_error_labels",
     "is_sidecar",
     "labels_path",
+    "no_trace_reason",
     "read_branches",
     "read_labels",
     "read_traces",
     "segment_from_transition",
     "settled_first_error",
     "sidecar_path",
+    "skipped_summary",
     "step_file_row",
     "trace_from_steps",
     "trace_line",
+    "warn_skipped",
     "write_step_file",
     "write_traces",
 ]

@@ -11,9 +11,13 @@ Example:
 from __future__ import annotations
 
 import os
+from contextlib import closing
 
 from llenvs.traces.branches import read_branches
+from llenvs.traces.skip_report import no_trace_reason, warn_skipped
+from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_format_error import TraceFormatError
 from llenvs.traces.trace_reader import TraceReader
 
 __all__ = ["find_trace"]
@@ -25,27 +29,50 @@ def find_trace(path: str | os.PathLike[str], which: str) -> Trace:
     Line numbers start at 1 and count every line of the file, skipped ones too, so a torn
     line does not shift them (they are the numbers Browse and the reader's messages show).
 
+    The lines skipped on the way are one warning when the trace is found. When it is not, one
+    error says why, and no warning: why the file has no trace at all (it is empty; or how many
+    lines were skipped, and the first one's number and reason), else the asked-for line's own
+    reason when that line was skipped, else which lines hold a trace and which were skipped.
+
     Example:
+        >>> import tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+        >>> _ = open(path, "w").write("")
+        >>> find_trace(path, "1")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.trace_format_error.TraceFormatError: .../t.jsonl is empty
         >>> find_trace("/nonexistent.jsonl", "1")
         Traceback (most recent call last):
         ...
         FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent.jsonl'
 
     """
-    reader = TraceReader(path)
+    skipped: list[SkippedLine] = []
+    reader = TraceReader(path, report=skipped.extend)
     lines: list[int] = []
-    for number, trace in reader.numbered():
-        if trace.trace_id == which or str(number) == which:
-            return trace
-        lines.append(number)
-    for trace in read_branches(path):
-        if trace.trace_id == which:
-            return trace
-    readable = _ranges(lines) if lines else "none: it holds no readable trace"
+    found: Trace | None = None
+    with closing(reader.numbered()) as numbered:  # closed: the pass reports what it skipped
+        for number, trace in numbered:
+            if trace.trace_id == which or str(number) == which:
+                found = trace
+                break
+            lines.append(number)
+    if found is None:
+        found = next((t for t in read_branches(path) if t.trace_id == which), None)
+    if found is not None:
+        warn_skipped(skipped)
+        return found
+    if not lines:
+        raise TraceFormatError(no_trace_reason(path, skipped))
+    asked = next((line for line in skipped if str(line.line) == which), None)
+    if asked is not None:
+        raise TraceFormatError(str(asked))
     hint = " (line numbers start at 1)" if which == "0" else ""
+    unread = f"; unreadable, skipped: {_ranges([s.line for s in skipped])}" if skipped else ""
     raise ValueError(
         f"{path}: no trace with id {which!r} nor on line {which}{hint}, nor in its branches "
-        f"(lines with a trace: {readable})"
+        f"(lines with a trace: {_ranges(lines)}{unread})"
     )
 
 

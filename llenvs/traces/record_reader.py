@@ -16,7 +16,68 @@ from typing import Any
 
 from llenvs.traces.trace_format_error import TraceFormatError
 
-__all__ = ["RecordReader", "check_json_safe", "check_scores"]
+__all__ = [
+    "INT64",
+    "RecordReader",
+    "check_integer",
+    "check_json_safe",
+    "check_number",
+    "check_scores",
+]
+
+INT64 = range(-(2**63), 2**63)
+"""The integers a trace's integer fields may hold: 64 bits, as every reader of them stores them
+(pandas, Arrow, numpy, torch); a larger one cannot be a real index, count or token id."""
+
+
+def check_integer(value: object, where: str) -> int:
+    """``value`` when it is an integer in ``INT64`` (booleans refused); else a ``TraceFormatError``.
+
+    Example:
+        >>> check_integer(3, "trace.task.task_index")
+        3
+        >>> check_integer(10**40, "trace.task.task_index")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.trace_format_error.TraceFormatError: trace.task.task_index: an integer out of range: ...
+
+    """  # noqa: E501
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TraceFormatError(f"{where}: expected an integer, got {_show(value)}")
+    if value not in INT64:
+        raise TraceFormatError(
+            f"{where}: an integer out of range: it must fit in 64 bits (-2^63 to 2^63 - 1), got "
+            f"{_show(value)} ({len(str(abs(value)))} digits)"
+        )
+    return value
+
+
+def check_number(value: object, where: str) -> float:
+    """``value`` as a finite float (booleans refused); else a ``TraceFormatError``.
+
+    JSON reading already refuses NaN, Infinity and ``1e400``; an integer too large for a float
+    (``10**400``) is refused here.
+
+    Example:
+        >>> check_number(10**30, "trace.final_rewards.correctness")
+        1e+30
+        >>> check_number(10**400, "trace.final_rewards.correctness")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.traces.trace_format_error.TraceFormatError: trace.final_rewards.correctness: a number out of range: ...
+
+    """  # noqa: E501
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TraceFormatError(f"{where}: expected a number, got {_show(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise TraceFormatError(
+            f"{where}: a number out of range: it must be a finite float, got {_show(value)}"
+        )
+    return number
 
 
 def check_json_safe(value: Any, where: str) -> None:
@@ -117,17 +178,14 @@ class RecordReader:
         return None if self.raw(key) is None else self.text(key)
 
     def integer(self, key: str) -> int:
-        """An integer field (booleans refused).
+        """An integer field in ``INT64`` (booleans refused).
 
         Example:
             >>> RecordReader({"a": 2}, "t").integer("a")
             2
 
         """
-        value = self.raw(key)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TraceFormatError(f"{self.path(key)}: expected an integer, got {_show(value)}")
-        return value
+        return check_integer(self.raw(key), self.path(key))
 
     def opt_integer(self, key: str) -> int | None:
         """An integer or null field.
@@ -140,17 +198,14 @@ class RecordReader:
         return None if self.raw(key) is None else self.integer(key)
 
     def number(self, key: str) -> float:
-        """A number field, as a float (booleans refused).
+        """A number field, as a finite float (booleans refused).
 
         Example:
             >>> RecordReader({"a": 1}, "t").number("a")
             1.0
 
         """
-        value = self.raw(key)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise TraceFormatError(f"{self.path(key)}: expected a number, got {_show(value)}")
-        return float(value)
+        return check_number(self.raw(key), self.path(key))
 
     def boolean(self, key: str) -> bool:
         """A boolean field.
@@ -189,7 +244,7 @@ class RecordReader:
         return value
 
     def opt_ints(self, key: str) -> tuple[int, ...] | None:
-        """A list of integers, or null.
+        """A list of integers in ``INT64``, or null.
 
         Example:
             >>> RecordReader({"a": [1, 2]}, "t").opt_ints("a")
@@ -201,10 +256,13 @@ class RecordReader:
         values = self.array(key)
         if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
             raise TraceFormatError(f"{self.path(key)}: expected a list of integers")
+        for number, value in enumerate(values):
+            if value not in INT64:
+                check_integer(value, f"{self.path(key)}[{number}]")
         return tuple(values)
 
     def opt_floats(self, key: str) -> tuple[float, ...] | None:
-        """A list of numbers (as floats), or null.
+        """A list of numbers (as finite floats), or null.
 
         Example:
             >>> RecordReader({"a": [-0.5, 0]}, "t").opt_floats("a")
@@ -216,7 +274,8 @@ class RecordReader:
         values = self.array(key)
         if any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
             raise TraceFormatError(f"{self.path(key)}: expected a list of numbers")
-        return tuple(float(v) for v in values)
+        where = self.path(key)
+        return tuple(check_number(v, f"{where}[{number}]") for number, v in enumerate(values))
 
     def obj(self, key: str) -> dict[str, Any]:
         """An object field (JSON-safe by construction).
@@ -232,20 +291,17 @@ class RecordReader:
         return value
 
     def scores(self, key: str) -> dict[str, float]:
-        """An object of name -> number (as floats).
+        """An object of name -> number (as finite floats).
 
         Example:
             >>> RecordReader({"a": {"format": 1}}, "t").scores("a")
             {'format': 1.0}
 
         """
-        value = self.obj(key)
-        for name, score in value.items():
-            if isinstance(score, bool) or not isinstance(score, int | float):
-                raise TraceFormatError(
-                    f"{self.path(key)}.{name}: expected a number, got {_show(score)}"
-                )
-        return {name: float(score) for name, score in value.items()}
+        where = self.path(key)
+        return {
+            name: check_number(score, f"{where}.{name}") for name, score in self.obj(key).items()
+        }
 
     def done(self) -> None:
         """Refuse the fields that were not read.

@@ -160,15 +160,18 @@ RULES = """\
 
 - Accepted: UTF-8 text; a byte-order mark at the start of line 1 (dropped); CRLF line ends;
   blank lines (ignored); lines of any length.
-- Skipped, naming file, line and reason, while the rest loads (the trace reader warns; an
-  import lists them): a line that is not UTF-8 (the byte and its column are named), holds NUL
-  bytes, starts with a byte-order mark after line 1, is not JSON or is cut short (a torn last
-  line: an interrupted write), holds `NaN`, `Infinity` or `-Infinity` (not JSON, and llenvs
-  never writes them) or a number too large for a float, gives a key twice in one object
-  (which value was meant?), holds a lone surrogate escape (`"\\ud800"`: not Unicode text),
-  nests deeper than Python's parser goes (about 1,000 levels), or does not follow the schema
-  (a wrong field type, a missing or unknown field, a `schema_version` that is not an integer;
-  for an import, a row of the wrong shape).
+- Skipped, naming file, line and reason, while the rest loads (an import lists them; the trace
+  reader warns once per read of a file, with how many lines it skipped and the first one's
+  number and reason, as the command line and the app both say it): a line that is not UTF-8
+  (the byte and its column are named), holds NUL bytes, starts with a byte-order mark after
+  line 1, is not JSON or is cut short (a torn last line: an interrupted write), holds `NaN`,
+  `Infinity` or `-Infinity` (not JSON, and llenvs never writes them) or a number too large for
+  a float, gives a key twice in one object (which value was meant?), holds a lone surrogate
+  escape (`"\\ud800"`: not Unicode text), nests deeper than Python's parser goes (about 1,000
+  levels), or does not follow the schema (a wrong field type, a missing or unknown field, an
+  integer field beyond 64 bits (`-2**63..2**63-1`: what every tool that holds it stores), a
+  number field beyond a float's range, a `schema_version` that is not an integer; for an
+  import, a row of the wrong shape).
 - Refused: a trace whose `schema_version` is an integer this llenvs does not read stops the
   read with a `TraceFormatError` naming file, line and the versions it reads (a newer llenvs
   wrote it: upgrade rather than skip and lose it). The traces before it have loaded.

@@ -14,7 +14,7 @@ from typing import Any
 
 from llenvs.core.environment import EnvSpec
 from llenvs.core.state import State
-from llenvs.traces.record_reader import RecordReader, check_json_safe
+from llenvs.traces.record_reader import RecordReader, check_integer, check_json_safe
 from llenvs.traces.task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
 from llenvs.traces.trace_format_error import TraceFormatError
 
@@ -54,6 +54,7 @@ class TaskRecord:
             raise TraceFormatError(f"task.task_index must be an int, got {self.task_index!r}")
         if self.task_index < 0:
             raise TraceFormatError(f"task.task_index must be >= 0, got {self.task_index}")
+        check_integer(self.task_index, "task.task_index")  # what the reader takes back
         check_json_safe(dict(self.adapter_kwargs), "task.adapter_kwargs")
         object.__setattr__(self, "prompt_hash", prompt_hash_of(self.prompt))
 

@@ -12,12 +12,13 @@ Example:
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing
 from typing import Any
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.line_limit import limited_lines, too_long
+from llenvs.traces.skip_report import warn_skipped
 from llenvs.traces.skipped_line import SkippedLine
 from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
 from llenvs.traces.trace_format_error import TraceFormatError
@@ -28,17 +29,21 @@ __all__ = ["TraceReader", "read_traces"]
 class TraceReader:
     r"""Iterates the traces of a JSONL file lazily, line by line; ``skipped`` lists bad lines.
 
-    A torn last line (no newline, not JSON: an interrupted append) is skipped with a warning. A
-    malformed line elsewhere is skipped with a warning naming file, line and reason, and the
-    rest loads: a line that breaks the JSON rules of ``llenvs.core.json_line`` (not UTF-8, NUL
-    bytes, NaN or Infinity, a duplicate key, nesting too deep, ...) or the schema (a wrong
-    field type, a missing or unknown field, a non-integer ``schema_version``), and, when
+    A torn last line (no newline, not JSON: an interrupted append) is skipped, and so is a
+    malformed line elsewhere, and the rest loads: a line that breaks the JSON rules of
+    ``llenvs.core.json_line`` (not UTF-8, NUL bytes, NaN or Infinity, a duplicate key, nesting
+    too deep, ...) or the schema (a wrong field type, a missing or unknown field, an integer
+    beyond 64 bits or a number beyond a float's range, a non-integer ``schema_version``), and, when
     ``max_line`` is given (the workbench gives ``max_line_bytes()``), a line longer than
     ``max_line`` bytes, passed over unread (``llenvs.traces.line_limit``). A line with an
     unknown integer ``schema_version`` is refused: a ``TraceFormatError`` naming file, line,
     the version and the supported ones (a newer llenvs wrote it; skipping would lose it). A
     byte-order mark at the start of the file is dropped; CRLF line ends are fine; blank lines
     are ignored.
+
+    Each pass over the file (an iteration, ``numbered``, ``records``) hands the lines it skipped
+    to ``report`` once, when it ends or is closed: by default one warning with their count and
+    the first one's number and reason (``llenvs.traces.skip_report``), however many there are.
 
     ``records`` reads only as far as an index needs (each line's JSON and where it starts);
     ``read_at`` reads one trace back from its offset.
@@ -55,17 +60,25 @@ class TraceReader:
 
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, max_line: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_line: int | None = None,
+        report: Callable[[Sequence[SkippedLine]], None] = warn_skipped,
+    ) -> None:
         self.path = os.fspath(path)
         self.max_line = max_line
         """The longest line read, in bytes; None: no limit."""
+        self.report = report
+        """Told the lines each pass skipped, once per pass that skipped any."""
         self.skipped: list[SkippedLine] = []
         """The lines skipped so far by iteration, in order."""
 
     def __iter__(self) -> Iterator[Trace]:
         return (trace for _, trace in self.numbered())
 
-    def numbered(self) -> Iterator[tuple[int, Trace]]:
+    def numbered(self) -> Generator[tuple[int, Trace], None, None]:
         """``(line number, trace)`` for each readable line; numbers start at 1, as Browse shows.
 
         Example:
@@ -78,15 +91,16 @@ class TraceReader:
             [1, 2]
 
         """
-        for number, _, data in self.records():
-            try:
-                trace = _trace(data)
-            except TraceFormatError as error:
-                self._skip(SkippedLine(self.path, number, str(error)))
-                continue
-            yield number, trace
+        with closing(self.records()) as records:  # closed with this pass: it reports
+            for number, _, data in records:
+                try:
+                    trace = _trace(data)
+                except TraceFormatError as error:
+                    self._skip(SkippedLine(self.path, number, str(error)))
+                    continue
+                yield number, trace
 
-    def records(self) -> Iterator[tuple[int, int, Any]]:
+    def records(self) -> Generator[tuple[int, int, Any], None, None]:
         r"""``(line number, byte offset, JSON value)`` of each line that is JSON in a known version.
 
         The lines skipped here (not JSON, torn, too long, a malformed ``schema_version``) go to
@@ -105,6 +119,15 @@ class TraceReader:
             llenvs.traces.trace_format_error.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
 
         """  # noqa: E501
+        first = len(self.skipped)
+        try:
+            yield from self._records()
+        finally:
+            if len(self.skipped) > first:
+                self.report(self.skipped[first:])
+
+    def _records(self) -> Iterator[tuple[int, int, Any]]:
+        """``records`` without the report at the end of the pass."""
         with open(self.path, "rb") as handle:
             for number, offset, raw, size in limited_lines(handle, self.max_line):
                 if raw is None:
@@ -161,7 +184,6 @@ class TraceReader:
 
     def _skip(self, line: SkippedLine) -> None:
         self.skipped.append(line)
-        warnings.warn(f"skipped {line}", stacklevel=3)
 
     def _check_version(self, data: object, number: int) -> str | None:
         """Why the line's ``schema_version`` is malformed (to skip it), or None.
@@ -189,7 +211,7 @@ def _trace(data: Any) -> Trace:
         return Trace.from_dict(data)
     except RecursionError:
         raise TraceFormatError("nested too deeply (more levels than Python can check)") from None
-    except OverflowError as error:  # an integer too large for a float field
+    except OverflowError as error:  # RecordReader's checks say which field; this is a backstop
         raise TraceFormatError(f"a number out of range: {error}") from None
 
 

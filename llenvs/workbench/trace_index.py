@@ -5,10 +5,12 @@ schema-version check): building the index takes each line's JSON once (``TraceRe
 for its summary (environment, task, model, success, final reward, lowest PRM score, segment
 count, a preview) and its byte offset, and keeps only those: a trace is read again, from its
 offset, when it is opened (``TraceReader.read_at``). A line the reader skips (not JSON, torn,
-longer than the line limit of ``llenvs.traces.line_limit``) or that is not a trace object is
-listed in ``skipped``; a line whose trace fails the schema is reported when it is opened; a
-line written by a newer llenvs (an unknown ``schema_version``) stops the index with the
-reader's ``TraceFormatError``.
+longer than the line limit of ``llenvs.traces.line_limit``), that is not a trace object, or
+whose summarised numbers the schema refuses (a task index beyond 64 bits, a reward beyond a
+float's range: the reader's reason, as ``llenvs analyze`` gives it) is listed in ``skipped``,
+and said in one warning; a line whose trace fails the schema otherwise is reported when it is
+opened; a line written by a newer llenvs (an unknown ``schema_version``) stops the index with
+the reader's ``TraceFormatError``.
 
 Example:
     >>> import tempfile, os
@@ -31,13 +33,15 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from llenvs.traces import SkippedLine, Trace, TraceReader
+from llenvs.traces import SkippedLine, Trace, TraceFormatError, TraceReader, warn_skipped
 from llenvs.traces.line_limit import limited_lines, max_line_bytes
+from llenvs.traces.record_reader import check_integer, check_number
 from llenvs.traces.run_record import model_name_in
 from llenvs.traces.task_identity import prompt_hash_of
 from llenvs.workbench.whitespace import one_line
@@ -107,15 +111,19 @@ class TraceIndex:
             FileNotFoundError: [Errno 2] No such file or directory: '/no/such.jsonl'
 
         """
-        reader = TraceReader(path, max_line=max_line_bytes() if max_line is None else max_line)
+        limit = max_line_bytes() if max_line is None else max_line
+        reader = TraceReader(path, max_line=limit, report=_said_below)
         rows: list[tuple[Any, ...]] = []
         not_traces: list[SkippedLine] = []
         for number, offset, data in reader.records():
             try:
                 rows.append(_summary(data, number, offset))
+            except TraceFormatError as error:
+                not_traces.append(SkippedLine(reader.path, number, str(error)))
             except (KeyError, TypeError, AttributeError, ValueError) as error:
                 not_traces.append(SkippedLine(reader.path, number, f"not a trace: {error!r}"))
         skipped = sorted([*reader.skipped, *not_traces], key=lambda s: s.line)
+        warn_skipped(skipped)  # once, for the reader's lines and the index's together
         table = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
         return cls(reader.path, table, tuple(skipped))
 
@@ -164,6 +172,10 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
     return TraceReader(path, max_line=limit).read_at(offset, line)
 
 
+def _said_below(lines: Sequence[SkippedLine]) -> None:
+    """The reader's report while indexing: nothing, as ``scan`` warns once for every skip."""
+
+
 def lines_containing(
     path: str | os.PathLike[str], text: str, *, max_line: int | None = None
 ) -> frozenset[int]:
@@ -192,18 +204,30 @@ def lines_containing(
 
 
 def _summary(data: dict[str, Any], line: int, offset: int) -> tuple[Any, ...]:
+    """The index row of a line's JSON; its numbers checked as the schema reader checks them.
+
+    A number the reader refuses (an integer beyond 64 bits, a number beyond a float's range)
+    is a ``TraceFormatError`` naming the field, so the line is skipped here with the reason
+    ``llenvs analyze`` gives, and never reaches the trace list.
+    """
     task = data["task"]
     segments = data["segments"]
     final = data.get("final_rewards") or {}
-    prm = [float(v) for s in segments for v in (s.get("prm_scores") or {}).values()]
+    rewards = [check_number(v, f"trace.final_rewards.{k}") for k, v in final.items()]
+    prm = [
+        check_number(v, f"trace.segments[{n}].prm_scores.{k}")
+        for n, s in enumerate(segments)
+        for k, v in (s.get("prm_scores") or {}).items()
+    ]
     success = data.get("success")
+    reward = sum(rewards) if rewards else math.nan  # two rewards of 1e308 add up to inf
     return (
         line,
         str(task["environment"]),
-        int(task["task_index"]),
+        check_integer(task["task_index"], "trace.task.task_index"),
         model_name_in(data.get("run")) or "",
         None if success is None else bool(success),
-        float(sum(final.values())) if final else math.nan,
+        reward if math.isfinite(reward) else math.nan,
         min(prm) if prm else math.nan,
         len(segments),
         one_line(str(data["response"]), 120),

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import random
 import shutil
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +132,30 @@ def test_a_token_budget_is_never_spent_past(coin_cli, capsys):
     with pytest.raises(SystemExit):
         main(["analyze", str(coin_cli), "--token-budget", "0", "--no-progress"])
     assert "--token-budget: must be 1..10000000000" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the real command in a subprocess: what a terminal shows, warnings included
+def test_a_file_without_a_trace_is_one_line_of_output(tmp_path):
+    """Issue 50 item 3: 500 lines of random bytes were 500 warnings and an error; now the one
+    error says how many lines were skipped and why the first was; an empty file says so."""
+    rng = random.Random(50)
+    rows = [rng.randbytes(80).replace(b"\n", b" ") + b"\n" for _ in range(500)]
+    binary = tmp_path / "random.jsonl"
+    binary.write_bytes(b"\x00" + b"".join(rows)[1:])  # line 1 holds a NUL: its reason is known
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    llenvs = Path(sys.executable).with_name("llenvs")
+    for path, said in [
+        (
+            binary,
+            "holds no readable trace: 500 line(s) could not be read and were skipped; the "
+            "first: line 1: NUL bytes (0x00, first at column 1): binary data, not a line of "
+            "JSON text",
+        ),
+        (empty, "is empty"),
+    ]:
+        run = subprocess.run(
+            [str(llenvs), "analyze", str(path), "--budget", "0"], capture_output=True, text=True
+        )
+        assert run.returncode == 2
+        assert run.stdout + run.stderr == f"llenvs analyze: error: {path} {said}\n"

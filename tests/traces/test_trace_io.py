@@ -97,7 +97,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path):
     with open(path, "ab") as handle:
         handle.write(trace_line(make_trace())[:40])
     reader = TraceReader(path)
-    with pytest.warns(UserWarning, match=r"runs.jsonl, line 3: torn last line"):
+    with pytest.warns(UserWarning, match=r"1 line\(s\) of .*runs.jsonl .*: line 3: torn last line"):
         assert list(reader) == whole
     assert [(s.line, s.torn) for s in reader.skipped] == [(3, True)]
 
@@ -153,7 +153,10 @@ def test_a_malformed_middle_line_is_named_and_the_rest_loads(tmp_path):
     assert [(s.line, s.torn) for s in reader.skipped] == [(2, False), (4, False)]
     assert str(reader.skipped[0]).startswith(f"{path}, line 2: not JSON")
     assert "line 4: segment 0: span [0, 999)" in str(reader.skipped[1])
-    assert [str(w.message) for w in caught] == [f"skipped {s}" for s in reader.skipped]
+    assert [str(w.message) for w in caught] == [  # one warning, naming the first
+        f"2 line(s) of {path} could not be read and were skipped; the first: "
+        f"line 2: {reader.skipped[0].reason}"
+    ]
 
 
 def test_an_unknown_schema_version_is_refused_naming_file_and_line(tmp_path):

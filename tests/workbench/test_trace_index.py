@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -80,3 +81,51 @@ def test_the_lists_model_column_is_the_model_the_reader_reads(tmp_path, version)
     index = TraceIndex.scan(path)
     assert index.table["model"].tolist() == [t.run.model_name for _, t in traces]
     assert set(index.table["model"]) == {"transformers/SmolLM2-135M-Instruct"}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("task_index", 10**40, "trace.task.task_index: an integer out of range"),
+        ("task_index", 2**63, "trace.task.task_index: an integer out of range"),
+        ("correctness", 10**400, "trace.final_rewards.correctness: a number out of range"),
+    ],
+    ids=["task-10**40", "task-2**63", "reward-10**400"],
+)
+def test_a_number_the_schema_refuses_is_skipped_with_the_readers_reason(
+    tmp_path, field, value, reason
+):
+    """Issue 50 item 1: the index kept task 10**40 and the trace list could not draw it."""
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    data = json.loads(lines[1])
+    (data["task"] if field == "task_index" else data["final_rewards"])[field] = value
+    path = tmp_path / "huge.jsonl"
+    path.write_text("".join([lines[0], json.dumps(data) + "\n", lines[2]]))
+    with pytest.warns(UserWarning) as caught:
+        index = TraceIndex.scan(path)
+    [skipped] = index.skipped
+    _, read_skips = _read(path)
+    assert skipped.line == 2 == read_skips[0] and skipped.reason.startswith(reason)
+    reader = TraceReader(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        list(reader)
+    assert reader.skipped == [skipped]  # the reader's reason, word for word
+    assert index.table["line"].tolist() == [1, 3]
+    assert [str(w.message) for w in caught] == [
+        f"1 line(s) of {path} could not be read and were skipped: line 2: {skipped.reason}"
+    ]
+
+
+def test_the_largest_64_bit_task_index_and_a_large_finite_reward_are_kept(tmp_path):
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    data = json.loads(lines[0])
+    data["task"]["task_index"] = 2**63 - 1
+    data["final_rewards"]["correctness"] = 10**30
+    path = tmp_path / "large.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    index = TraceIndex.scan(path)
+    assert index.skipped == ()
+    assert index.table["task"].tolist() == [2**63 - 1] and index.table["task"].dtype == "int64"
+    trace = index.load(1)
+    assert trace.task.task_index == 2**63 - 1 and trace.final_rewards["correctness"] == 1e30
