@@ -131,6 +131,8 @@ def first_drop(
         >>> from llenvs.analysis.tally import Tally
         >>> first_drop({0: Tally(0, 0), 1: Tally(0, 1, exact=True)}).reason
         'not searched yet: the start has no rollouts'
+        >>> first_drop({0: Tally(1, 2), 1: Tally(0, 1, exact=True)}).reason
+        'not searched yet: the start has only 2 of the 40 rollouts it starts with'
 
     """
     return _search(tallies, schedule or FirstDropSchedule(delta))[0]
@@ -149,7 +151,9 @@ def _search(tallies: Mapping[int, Tally], s: FirstDropSchedule) -> tuple[FirstDr
         return _none("nothing to search: no boundaries", done=True), []
     start = order[0]
     if _short(tallies[start], s.settle):
-        return _none("not searched yet: the start has no rollouts"), _ask(tallies, start, s.settle)
+        have = tallies[start].trials
+        said = f"only {have} of the {s.settle} rollouts it starts with" if have else "no rollouts"
+        return _none(f"not searched yet: the start has {said}"), _ask(tallies, start, s.settle)
     sampled = [i for i, b in enumerate(order) if not tallies[b].exact]
     last = sampled[-1] if sampled else len(order) - 1  # the exact end is the answer's own step
     if not _known(tallies[order[last]]):

@@ -23,7 +23,7 @@ from typing import Any
 
 from llenvs.analysis.boundary_value import BoundaryValue
 from llenvs.analysis.changepoints import EXCURSION_PRIOR, MOVE_DELTA, change_chances
-from llenvs.analysis.first_drop import FirstDrop, first_drop
+from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
 from llenvs.analysis.forced_answer import ForcedAnswer
 from llenvs.analysis.rollout import Rollout
 from llenvs.analysis.step_importance import StepImportance
@@ -254,12 +254,14 @@ class StepAnalysis:
         detected = [s for s in self.moving_steps() if moved.get(s, 0.0) > MOVED_CHANCE]
         return TopSteps(tuple(detected[:top_k]), chances, moved, confidence)
 
-    def first_drop(self) -> FirstDrop:
+    def first_drop(self, schedule: FirstDropSchedule | None = None) -> FirstDrop:
         """The first drop of the value by at least ``delta``, as ``FirstDropSchedule`` reads it.
 
-        Meant for an analysis that schedule made, of a failed trace.
+        Meant for an analysis that schedule made, of a failed trace: pass the schedule when it
+        was not the default one (``delta`` then is the schedule's), for its counts decide when
+        the search is over.
         """
-        return first_drop(self._tallies(), self.delta)
+        return first_drop(self._tallies(), self.delta, schedule)
 
     def _tallies(self) -> dict[int, Tally]:
         """The tally of every analysed boundary (an ended trace's last value exact)."""
