@@ -13,6 +13,13 @@ import pytest
 for _variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_variable, "1")
 
+# pytest-xdist's workers share the machine's cores: each worker's torch (and the servers and CLIs
+# it starts, which inherit the variable) gets its share of them instead of every worker starting
+# a thread per core, which on two cores and two workers made a model call several times slower.
+_workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _workers > 1:
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _workers)))
+
 pytest_plugins = ["tests.tiers", "pytester"]
 
 DOCTEST_NAMES = {

@@ -6,9 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
-pytest.importorskip("inspect_ai", reason="make install puts inspect-ai in .venv")
-
 from inspect_ai.model import ContentReasoning, ContentText
 
 from tests.app.served_app import screenshot, served_app

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+from scipy.stats import percentileofscore
+
 from llenvs.core.intervention import Feedback, Force, Resample
 from llenvs.traces import read_branches, read_traces
 from llenvs.workbench.model_choice import ModelKind
@@ -48,7 +51,12 @@ def test_the_readmes_first_force_turns_a_failure_into_a_success(
     at.run(timeout=120)
     assert "iv-op-job" not in at.session_state and not at.exception, at.exception
     [scored] = at.session_state["iv-op-scores"].values()
-    assert scored.samples == 16 and scored.tokens > 0 and 0 <= scored.percentile <= 100
+    assert scored.samples == len(scored.sample_means) == 16 and scored.tokens > 0
+    # its place among the 16 continuations' scores, ranked by scipy (ties half, NaN out)
+    rank = percentileofscore(
+        scored.sample_means, scored.mean_logprob, kind="mean", nan_policy="omit"
+    )
+    assert scored.percentile == pytest.approx(rank)
     shown = f"{scored.summary()}; recorded on the branch Generate makes."
     assert shown in [c.value for c in at.caption]
     generate(at, timeout=900)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import resource
-import time
+import tracemalloc
 
 import pytest
 from hypothesis import given
@@ -13,15 +12,31 @@ from llenvs.core.errors import LlenvsError, OutOfBoundsError
 from llenvs.core.task_spec import parse_tasks, task_count, task_indices
 
 
-def test_the_issue_range_is_refused_at_once_naming_the_size():
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.perf_counter()
-    with pytest.raises(OutOfBoundsError) as caught:
-        parse_tasks("0-99999999", size=100)
-    assert (
-        time.perf_counter() - started < 5
-    )  # bounds a hang (the range is never built), not a speed
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 10_000  # KiB
+def _peak_bytes(work):
+    """The most memory Python allocated while ``work()`` ran (tracemalloc's peak), in bytes."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        work()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+def test_the_issue_range_is_refused_without_building_it_naming_the_size():
+    def parse():
+        with pytest.raises(OutOfBoundsError) as caught:
+            parse_tasks("0-99999999", size=100)
+        return caught
+
+    caught = parse()  # a first use, so that what it imports or compiles is not counted below
+    # a tuple of 100 million indices takes gigabytes: refused, none is built
+    assert _peak_bytes(parse) < 1_000_000
+    assert _peak_bytes(lambda: tuple(range(1_000_000))) > 1_000_000  # the measure sees a range
     assert str(caught.value).startswith("tasks 0-99999999: the dataset has 100 tasks (0-99)")
     assert isinstance(caught.value, ValueError) and isinstance(caught.value, LlenvsError)
 

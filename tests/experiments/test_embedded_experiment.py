@@ -5,9 +5,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from scipy.stats import percentileofscore
 
 from llenvs.core.intervention import Feedback, Force
-from llenvs.evaluation.on_policy import on_policy
+from llenvs.evaluation.on_policy import OnPolicy, on_policy
 from llenvs.experiments import (
     How,
     ParentFilter,
@@ -70,7 +71,13 @@ def test_a_force_scored_on_policy_records_its_percentile_per_branch(tmp_path, em
     for outcome in run.outcomes:
         scored = branches[outcome.branch_id].metadata["on_policy"]
         assert scored["samples"] == 6 and len(scored["sample_mean_logprobs"]) == 6
-        assert outcome.on_policy == scored["percentile"] and 0 <= outcome.on_policy <= 100
+        assert outcome.on_policy == scored["percentile"]
+        # its place among the 6 continuations' scores, ranked by scipy (ties half, NaN out)
+        found = OnPolicy.from_record(scored)  # an unknown mean (null) reads back as NaN
+        rank = percentileofscore(
+            found.sample_means, found.mean_logprob, kind="mean", nan_policy="omit"
+        )
+        assert found.percentile == pytest.approx(rank)
         assert outcome.on_policy_logprob == scored["mean_logprob"] < 0
         # the score is the library's own, seeded as the recipe says
         expected = on_policy(

@@ -1,5 +1,11 @@
 """A ``llenvs experiment`` process killed (SIGKILL) mid-run: the same command finishes the
-experiment with no branch made twice and none lost."""
+experiment with no branch made twice and none lost.
+
+The run kills itself at a named moment (``LLENVS_CRASH_AT``, ``llenvs.traces.crash_point``), as
+``tests/cli/test_crash_safe_evaluate.py`` does: right after the fourth branch is appended to the
+branches sidecar and synced, before its outcome is recorded in the experiment file, the moment
+that a resume must neither lose nor make again. No poller races the run.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -17,12 +22,16 @@ from llenvs.core.registry import environment_registry
 from llenvs.evaluation.replay_trace import replay_trace
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, write_traces
+from llenvs.traces.crash_point import CRASH_AT
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 
-PARENTS = 40
-"""Parents, each branched after segments 0 and 1: 80 branches, enough to be killed amid."""
+PARENTS = 4
+"""Parents, each branched after segments 0 and 1: 8 branches."""
+
+KILLED_AT = 4
+"""The branch after whose append (synced, its outcome not yet recorded) the run kills itself."""
 
 
 def test_a_killed_run_resumes_with_no_branch_made_twice_and_none_lost(tmp_path):
@@ -57,17 +66,19 @@ def test_a_killed_run_resumes_with_no_branch_made_twice_and_none_lost(tmp_path):
         "--no-progress",
         "--json",
     ]
-    environ = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(
-        command, cwd=tmp_path, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    environ = {key: value for key, value in os.environ.items() if key != CRASH_AT}
+    environ["PYTHONPATH"] = str(REPO)
+    killed = subprocess.run(
+        command,
+        cwd=tmp_path,
+        env={**environ, CRASH_AT: f"append:after:{KILLED_AT}"},
+        capture_output=True,
+        text=True,
     )
-    while process.poll() is None and (not out.exists() or len(out.read_bytes().splitlines()) < 4):
-        time.sleep(0.005)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    killed_with = len(read_experiment(out)[1])
-    assert process.returncode == -signal.SIGKILL, "the run ended before it could be killed"
-    assert 3 <= killed_with < 2 * PARENTS
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    # the fourth branch is in the sidecar; its outcome is not in the experiment file
+    assert len(read_experiment(out)[1]) == KILLED_AT - 1
+    assert len(list(read_branches(parents))) == KILLED_AT
     finished = subprocess.run(
         command, cwd=tmp_path, env=environ, capture_output=True, text=True, check=True
     )

@@ -130,11 +130,28 @@ def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
     assert "sk-typed" not in shown and "sk-from" not in shown
 
 
+class _CountedLock:
+    """A lock that counts the threads that have come to it (``arrived``), holding it or not."""
+
+    def __init__(self):
+        import threading
+
+        self.lock = threading.Lock()
+        self.arrived = threading.Semaphore(0)
+
+    def __enter__(self):
+        self.arrived.release()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
 def test_first_calls_made_at_once_probe_the_server_once(monkeypatch):
     """The runner sends each request as its own call, on its own thread: one probe for all,
-    and each call then reads its own generation from the server."""
+    and each call then reads its own generation from the server. The probe is held out until
+    all four calls have come to the backend's probe lock, so they overlap it, whatever the load."""
     import threading
-    import time
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
@@ -142,12 +159,15 @@ def test_first_calls_made_at_once_probe_the_server_once(monkeypatch):
     probes = []
     lock = threading.Lock()
     generate = server.create
+    gate = _CountedLock()
+    monkeypatch.setattr(backend, "_probe_lock", gate)
 
     def create(*, prompt, max_tokens, **arguments):
         if not arguments.get("stream"):  # the probe: one token, not streamed
             with lock:
                 probes.append(list(prompt))
-            time.sleep(0.05)  # the other threads arrive while the probe is out
+            for _ in range(4):  # the probing call and the three others: all found no probe yet
+                assert gate.arrived.acquire(timeout=60), "the four calls did not overlap"
             return SimpleNamespace(choices=[SimpleNamespace(token_ids=[3])])
         return generate(prompt=prompt, max_tokens=max_tokens, **arguments)
 

@@ -6,19 +6,19 @@ library reads the whole trace in one pass; causal attention makes the two agree.
 """
 
 import pytest
+import tokenizers
+import torch
+import transformers
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-tokenizers = pytest.importorskip("tokenizers")
-
-from llenvs.core import SegmentedEnvironment  # noqa: E402
-from llenvs.rewards import (  # noqa: E402
+from llenvs.core import SegmentedEnvironment
+from llenvs.rewards import (
     MathShepherd,
     PRMRewardFunction,
     QwenMathPRM,
     get_prm,
 )
-from llenvs.rewards.transformers_prm import TransformersPRM  # noqa: E402
+from llenvs.rewards.transformers_prm import TransformersPRM
+from tests.floats import close
 
 SYSTEM = QwenMathPRM().system_prompt
 TEXT = """
@@ -151,7 +151,7 @@ def test_one_pass_agrees_with_the_slow_reference(request, convention, folder, sl
     reference = slow(path, QUESTION, STEPS)
     assert len(fast) == len(STEPS)
     assert all(0.0 <= s <= 1.0 for s in fast)
-    assert fast == pytest.approx(reference, abs=1e-5)
+    assert fast == close(reference)  # one pass against a pass per prefix: other shapes
     assert len(set(round(s, 6) for s in fast)) > 1  # a random model still tells steps apart
 
 
@@ -171,7 +171,7 @@ def test_a_padded_batch_agrees_with_one_trace_at_a_time(request, folder):
     alone = [prm.score_steps(q, s) for q, s in traces]
     assert [len(b) for b in batched] == [4, 1, 0, 2]
     for b, a in zip(batched, alone, strict=True):
-        assert b == pytest.approx(a, abs=1e-5)
+        assert b == close(a)  # a padded batch against one trace: other shapes
 
 
 @pytest.mark.slow

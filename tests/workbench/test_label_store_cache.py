@@ -45,6 +45,7 @@ def test_the_sample_store_reads_as_read_labels_then_only_appended_lines_are_pars
         assert calls.call_count == 2  # the two new lines, not the thousand before them
 
 
+@pytest.mark.slow  # starts an interpreter (a multiprocessing spawn)
 def test_labels_appended_by_another_process_and_another_labeller_are_seen(tmp_path):
     trace_file = tmp_path / "runs.jsonl"
     append_labels(trace_file, [StepLabel("t", 0, 1, "ada")])
