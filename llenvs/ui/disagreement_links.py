@@ -21,7 +21,9 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from llenvs.core.bounds import Bound
 from llenvs.rewards.step_disagreement import StepDisagreement
+from llenvs.ui.number_box import OutOfRange, number_box
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.wording import count
 
@@ -74,17 +76,17 @@ def disagreement_links(
         st.caption("They agree on every step they both judge.")
         return
     pages = math.ceil(len(found) / PAGE)
-    page = 1
+    page: int | None = 1
     if pages > 1:
-        page = int(
-            st.number_input(
-                f"Disagreements {count(len(found), 'step')}, {PAGE} a page: page",
-                min_value=1,
-                max_value=pages,
-                value=1,
-                key=key,
-            )
-        )
+        page = number_box(
+            f"Disagreements {count(len(found), 'step')}, {PAGE} a page: page",
+            Bound("page", 1, pages),
+            1,
+            key,
+            out_of_range=OutOfRange.CLAMP,  # past the last page: the last page, said
+        ).value
+    if page is None:  # not a number: the box says so, and no page is shown
+        return
     shown = found[(page - 1) * PAGE : page * PAGE]
     for step in shown:
         line = lines.get(step.trace_id)

@@ -7,7 +7,8 @@ fragment redraws the tasks' status while it runs, with Stop. The traces land in 
 folder, in a file named after the settings, so running them again resumes it.
 
 Every number in the form is checked against its real bound before anything is built: the
-boxes' limits are the library's (``llenvs.core.bounds``), and the tasks are read by
+boxes' limits are the library's (``llenvs.core.bounds``), a box out of them says so and Run is
+off (``number_box``), and the tasks are read by
 ``llenvs.core.task_spec`` against the dataset's size, so ``0-99999999`` on a dataset of 100
 tasks is refused at once, as the CLI refuses it.
 
@@ -38,17 +39,19 @@ from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.model_loading import load_backend
+from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
 from llenvs.workbench.model_choice import ModelChoice
+from llenvs.workbench.number_entry import TEMPERATURE
 from llenvs.workbench.run_outcome import RunOutcome, run_outcome
 from llenvs.workbench.settings_store import Settings, load_settings
 from llenvs.workbench.trace_roots import resolve_trace_path
 from llenvs.workbench.trace_source import traces_dir
-from llenvs.workbench.wording import count, success_rate
+from llenvs.workbench.wording import MISSING, count, success_rate
 
 __all__ = ["evaluate_page", "results_table"]
 
@@ -143,10 +146,8 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             key="ev-dataset",
         )
         left, middle = st.columns(2)
-        options["size"] = int(
-            left.number_input("size", DATASET_SIZE.low, DATASET_SIZE.high, 100, key="ev-size")
-        )
-        options["seed"] = int(middle.number_input("seed", SEED.low, SEED.high, 42, key="ev-seed"))
+        options["size"] = number_box("size", DATASET_SIZE, 100, "ev-size", where=left).value
+        options["seed"] = number_box("seed", SEED, 42, "ev-seed", where=middle).value
         extra = st.text_input(
             "Dataset options (JSON)",
             value="{}",
@@ -169,25 +170,14 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
         "Tasks (a count, a list or ranges)", value="10", key="ev-tasks", help="10, or 0-9, or 0,3,5"
     )
     left, middle, right, last = st.columns(4)
-    max_tokens = int(
-        left.number_input(
-            "max tokens", MAX_TOKENS.low, MAX_TOKENS.high, DEFAULT_MAX_TOKENS, key="ev-max-tokens"
-        )
-    )
-    temperature = float(
-        middle.number_input("temperature", 0.0, 2.0, 0.0, 0.1, key="ev-temperature")
-    )
-    seed = int(right.number_input("sampling seed", SEED.low, SEED.high, 0, key="ev-sampling-seed"))
-    batch = int(
-        last.number_input(
-            "at once",
-            BATCH_SIZE.low,
-            BATCH_SIZE.high,
-            8,
-            key="ev-batch",
-            help="Trajectories generated together",
-        )
-    )
+    max_tokens = number_box(
+        "max tokens", MAX_TOKENS, DEFAULT_MAX_TOKENS, "ev-max-tokens", where=left
+    ).value
+    temperature = number_box("temperature", TEMPERATURE, 0.0, "ev-temperature", where=middle).value
+    seed = number_box("sampling seed", SEED, 0, "ev-sampling-seed", where=right).value
+    batch = number_box(
+        "at once", BATCH_SIZE, 8, "ev-batch", where=last, help="Trajectories generated together"
+    ).value
     opening = st.checkbox(
         "Open the answer when a response ends without one",
         key="ev-answer-opening",
@@ -197,6 +187,9 @@ def _form(settings: Settings, choice: ModelChoice | None) -> EvaluationPlan | No
             "without the answer tags"
         ),
     )
+    refused = None in (options.get("size", 0), options.get("seed", 0))  # the dataset's boxes
+    if refused or max_tokens is None or temperature is None or seed is None or batch is None:
+        return None  # the refusing box says why, under it
     try:
         loaded = json.loads(extra or "{}")
         if not isinstance(loaded, dict):
@@ -271,6 +264,7 @@ def _live(job: EvaluationJob) -> None:
         ),
         hide_index=True,
         height=min(400, 38 + 35 * len(statuses)),
+        placeholder=MISSING,
     )
     if job_controls(
         job, "ev", "Stopping after the segments being generated; finished tasks are kept."
@@ -298,7 +292,7 @@ def _results(path: Path) -> None:
     """The results file of these settings: the summary, per-task rows, and a link."""
     traces = list(read_traces(path))
     st.subheader(f"Results: {path.name}")
-    st.dataframe(results_table(traces), hide_index=True)
+    st.dataframe(results_table(traces), hide_index=True, placeholder=MISSING)
     rows = [
         {
             "task": t.task.task_index,
@@ -309,7 +303,7 @@ def _results(path: Path) -> None:
         }
         for t in traces
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, placeholder=MISSING)
     st.page_link(
         "pages/browse.py",
         label=f"Open {path.name} in Browse",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES
+from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES, Bound
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention
 from llenvs.experiments import (
     READY_RECIPES,
@@ -48,6 +48,7 @@ from llenvs.traces.trace_reader import TraceReader
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.model_loading import load_backend
+from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.run_choice import open_in_compare_runs
 from llenvs.ui.session_jobs_view import job_controls
@@ -57,7 +58,7 @@ from llenvs.workbench.experiment_tables import bin_rows, branch_rows, summary_ta
 from llenvs.workbench.settings_store import load_settings
 from llenvs.workbench.steerability_chart import steerability_figure
 from llenvs.workbench.trace_source import trace_files, traces_dir
-from llenvs.workbench.wording import count
+from llenvs.workbench.wording import MISSING, count
 
 __all__ = ["experiment_name", "experiments_page", "positions_where", "show_experiment"]
 
@@ -74,6 +75,7 @@ _DONE = "xp-done"
 _MODES = ("Build and run an experiment", "Open a recorded experiment")
 _CUSTOM = "custom"
 _WHATS = ("feedback", "force", "complete")
+_PARENTS = Bound("first N parents", 0, 100_000, "0 takes them all")
 
 
 def positions_where(text: str) -> Where:
@@ -184,23 +186,24 @@ def _form(files: list[str]) -> tuple[Recipe, str, int] | None:
     else:
         st.caption(f"What: {_what_text(base.what)}")
     left, middle, right, last, scored = st.columns(5)
-    samples = int(left.number_input("samples", SAMPLES.low, SAMPLES.high, 1, key="xp-samples"))
-    on_policy = int(
-        scored.number_input(
+    boxes = (
+        number_box("samples", SAMPLES, 1, "xp-samples", where=left),
+        number_box(
             "on-policy samples",
-            ON_POLICY_SAMPLES.low,
-            ON_POLICY_SAMPLES.high,
+            ON_POLICY_SAMPLES,
             0,
-            key="xp-on-policy",
+            "xp-on-policy",
+            where=scored,
             help="For a force: score each point's text against this many continuations of the "
             "model's own first (0: not scored); the results then show the rates by it",
-        )
+        ),
+        number_box("first N parents (0: all)", _PARENTS, 5, "xp-limit", where=right),
+        number_box("max tokens", MAX_TOKENS, 64, "xp-max", where=last),
     )
     outcome = middle.selectbox("parents", [o.value for o in ParentOutcome], key="xp-parents")
-    limit = int(right.number_input("first N parents (0: all)", 0, 100_000, 5, key="xp-limit"))
-    max_tokens = int(
-        last.number_input("max tokens", MAX_TOKENS.low, MAX_TOKENS.high, 64, key="xp-max")
-    )
+    samples, on_policy, limit, max_tokens = (box.value for box in boxes)
+    if samples is None or on_policy is None or limit is None or max_tokens is None:
+        return None  # the refusing box says why, under it; nothing is planned or run
     try:
         where = positions_where(at)
         what: Intervention
@@ -271,18 +274,18 @@ def show_experiment(path: Path) -> None:
         "it changed the answer, by where in the reasoning it was made (95% Wilson intervals)."
     )
     st.plotly_chart(steerability_figure(summary.map), key=f"xp-map-{path.name}")
-    st.dataframe(summary_table(summary), hide_index=True)
+    st.dataframe(summary_table(summary), hide_index=True, placeholder=MISSING)
     if summary.by_on_policy:
         st.markdown(
             "**By how on-policy the forced text was** (its percentile among the model's own "
             f"continuations, {recipe.how.on_policy} each): the same rates."
         )
-        st.dataframe(bin_rows(summary.by_on_policy, 100), hide_index=True)
+        st.dataframe(bin_rows(summary.by_on_policy, 100), hide_index=True, placeholder=MISSING)
     if st.button("Compare in Compare runs", key=f"xp-compare-{path.name}", icon=COMPARE_ICON):
         open_in_compare_runs(path)  # its parents and positions, chosen there
     parents = recorded_parents(path, header.parents_file)
     lines = _branch_lines(parents)
-    st.dataframe(branch_rows(outcomes, lines), hide_index=True)
+    st.dataframe(branch_rows(outcomes, lines), hide_index=True, placeholder=MISSING)
     sidecar = str(branches_path(parents))
     linked = [o for o in outcomes if o.branch_id in lines]
     if len(linked) > LINKS:

@@ -1,9 +1,11 @@
 """The intervention panel's inputs for the chosen action, made into its intervention once.
 
-Force and Feedback draw a text box, Resample its samples, temperature and seed; the inputs make
-one ``Intervention`` (``llenvs.core.intervention``), or say why they make none (the value's
-own check, shown as why Generate is off). Drafts (a forced text) live in session state under
-keys that do not hold the segment, so an edited text survives moving the selection and back.
+Force and Feedback draw a text box, Resample its samples, temperature and seed (number boxes
+that refuse a number out of range, naming the range: ``number_box``); the inputs make one
+``Intervention`` (``llenvs.core.intervention``), or say why they make none (a box's refusal or
+the value's own check, shown as why Generate is off). Drafts (a forced text) live in session
+state under keys that do not hold the segment, so an edited text survives moving the selection
+and back.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import SAMPLES
+from llenvs.core.bounds import SAMPLES, SEED
 from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceFormatError
+from llenvs.ui.number_box import number_box
+from llenvs.workbench.number_entry import TEMPERATURE
 
 __all__ = ["ActionInputs", "action_inputs"]
 
@@ -39,8 +43,8 @@ class ActionInputs:
     """The intervention, when the inputs make one."""
     problem: str | None
     """Why they do not (its own check's message), else None."""
-    samples: int = 1
-    """How many samples were asked for (a resample's box, even out of bounds)."""
+    samples: int | None = 1
+    """How many samples Generate makes (a resample's box); None while that box refuses."""
 
 
 def action_inputs(kind: InterventionKind, trace: Trace, segment: int) -> ActionInputs:
@@ -67,31 +71,33 @@ def action_inputs(kind: InterventionKind, trace: Trace, segment: int) -> ActionI
 
 
 def _resample_inputs(trace: Trace) -> ActionInputs:
-    """The boxes of a resample: how many samples, the temperature and the seed."""
+    """The boxes of a resample: how many samples, the temperature and the seed.
+
+    A box that refuses its text makes no intervention; its message is why Generate is off.
+    """
     left, middle, right = st.columns(3)
-    samples = int(
-        left.number_input(
-            "samples", value=1, step=1, key="iv-samples", help=f"1–{SAMPLES.high}, one batch"
-        )
-    )
-    temperature = float(middle.number_input("temperature", 0.0, 2.0, 0.7, 0.1, key="iv-temp"))
-    seed = int(right.number_input("seed", 0, 2**31 - 1, 0, key="iv-seed"))
+    samples = number_box("samples", SAMPLES, 1, "iv-samples", where=left, help="one batch")
+    temperature = number_box("temperature", TEMPERATURE, 0.7, "iv-temp", where=middle)
+    seed = number_box("seed", SEED, 0, "iv-seed", where=right)
+    if samples.value is None or temperature.value is None or seed.value is None:
+        refused = samples.problem or temperature.problem or seed.problem
+        return ActionInputs(None, refused, samples.value)
     try:
         base = trace_sampling_params(trace) or SamplingParams()
     except TraceFormatError:  # Generate is off, and action_problem says why
         base = SamplingParams()
     params = SamplingParams(
         max_tokens=base.max_tokens,
-        temperature=temperature,
+        temperature=temperature.value,
         top_p=base.top_p,
         top_k=base.top_k,
-        seed=seed,
+        seed=seed.value,
         stop=base.stop,
     )
     try:
-        return ActionInputs(Resample(samples, params), None, samples)
+        return ActionInputs(Resample(samples.value, params), None, samples.value)
     except ValueError as error:
-        return ActionInputs(None, str(error), samples)
+        return ActionInputs(None, str(error), samples.value)
 
 
 def _keep_draft(trace: Trace, segment: int) -> None:

@@ -54,7 +54,7 @@ from llenvs.workbench.intervention_job import InterventionJob
 from llenvs.workbench.model_choice import ModelChoice
 from llenvs.workbench.prm_choice import PRMChoice
 from llenvs.workbench.whitespace import one_line
-from llenvs.workbench.wording import count
+from llenvs.workbench.wording import MISSING, count
 
 __all__ = ["ACTIONS", "action_problem", "branches_of", "intervention_panel"]
 
@@ -133,7 +133,8 @@ def _panel(path: str, trace: Trace, segment: int) -> None:
     label = st.radio("Action", list(ACTIONS), horizontal=True, key="iv-action")
     kind = ACTIONS[str(label)]
     inputs = action_inputs(kind, trace, segment)
-    st.caption(describe_action(kind, segment, inputs.samples))
+    if inputs.samples is not None:  # a refused samples box: no plan to describe, its error says why
+        st.caption(describe_action(kind, segment, inputs.samples))
     note = _environment_note(trace.trace_id, trace)
     if note is not None:
         st.info(f"This trace's task: {note}.")
@@ -224,7 +225,7 @@ def _live(job: InterventionJob) -> None:
         f" so far, {job.clock()}"
     )
     if rows:
-        st.dataframe(_live_table(rows), hide_index=True)
+        st.dataframe(_live_table(rows), hide_index=True, placeholder=MISSING)
     if job_controls(job, "iv", "Stopping after the segment being generated; what is made is kept."):
         return
     del st.session_state[_JOB]
@@ -293,7 +294,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     if len(made) > 1:
         table, rate = sample_summary(made)
         st.caption(f"The last resample set: {len(made)} samples, {rate}")
-        st.dataframe(table, hide_index=True)
+        st.dataframe(table, hide_index=True, placeholder=MISSING)
     labels = {b.trace_id: f"#{n} {branch_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
     default = ids.index(made[-1].trace_id) if made else len(ids) - 1
@@ -306,7 +307,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         key=_COMPARE,
     )
     child = by_id[str(picked)]
-    st.dataframe(outcome_table(trace, child), hide_index=True)
+    st.dataframe(outcome_table(trace, child), hide_index=True, placeholder=MISSING)
     if "on_policy" in child.metadata:
         st.caption(
             f"The forced text, {OnPolicy.from_record(child.metadata['on_policy']).summary()}"
@@ -318,6 +319,7 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
             "parent": st.column_config.TextColumn("parent", width="large"),
             "branch": st.column_config.TextColumn("branch", width="large"),
         },
+        placeholder=MISSING,
     )
     if choice is not None and st.button("Re-run this branch from its record", key="iv-rerun"):
         _rerun(child, trace, choice)

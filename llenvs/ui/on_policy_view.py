@@ -6,18 +6,21 @@ Under the Force's text box: the samples to compare with and a button that scores
 the background (``OnPolicyJob``, on the job queue, with progress and a Stop). The score is kept
 per trace, segment, text, model and samples, shown while the box holds that text, and recorded
 on the branch Generate makes (``metadata.on_policy``). A model that cannot score a text (no
-prompt log-probabilities) is said so, by name.
+prompt log-probabilities) is said so, by name. Drawing the check starts loading the embedded
+model in the background, and the click says what it waits for while it loads
+(``llenvs.ui.model_loading``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.core.bounds import SAMPLES
+from llenvs.core.bounds import SAMPLES, Bound
 from llenvs.evaluation.on_policy import DEFAULT_SAMPLES, OnPolicy
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
-from llenvs.ui.model_loading import load_backend
+from llenvs.ui.model_loading import load_backend, warm_backend
+from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
@@ -32,31 +35,38 @@ POLL_SECONDS = 0.5
 _JOB = "iv-op-job"
 _SCORES = "iv-op-scores"
 _SAID = "iv-op-said"
+_SAMPLES = Bound("On-policy samples", 1, SAMPLES.high, "the model's continuations, one batch")
 
 
 def on_policy_check(
     trace: Trace, segment: int, text: str, choice: ModelChoice | None
 ) -> OnPolicy | None:
-    """Draw the check of ``text`` forced as segment ``segment``; its score once computed."""
+    """Draw the check of ``text`` forced as segment ``segment``; its score once computed.
+
+    The embedded model starts loading in the background here (``warm_backend``): the check
+    and Generate are the panel's first model actions.
+    """
+    warm_backend(choice)
     if choice is None or not text:
         return None
-    samples = int(
-        st.number_input(
-            "On-policy samples",
-            min_value=1,
-            max_value=SAMPLES.high,
-            value=DEFAULT_SAMPLES,
-            key="iv-op-samples",
-            help="How many continuations of the model's own, as long as the text, it is "
-            "placed among",
-        )
+    entry = number_box(
+        "On-policy samples",
+        _SAMPLES,
+        DEFAULT_SAMPLES,
+        "iv-op-samples",
+        help="How many continuations of the model's own, as long as the text, it is placed among",
     )
-    key = on_policy_key(trace, segment, text, choice.backend_name, samples)
+    samples = entry.value
+    key = (
+        None
+        if samples is None
+        else on_policy_key(trace, segment, text, choice.backend_name, samples)
+    )
     scores: dict[tuple[object, ...], OnPolicy] = st.session_state.setdefault(_SCORES, {})
     running: tuple[tuple[object, ...], OnPolicyJob] | None = st.session_state.get(_JOB)
     if running is not None:
         st.fragment(_live, run_every=POLL_SECONDS)()
-    elif key in scores:
+    elif key is not None and key in scores:
         st.caption(f"{scores[key].summary()}; recorded on the branch Generate makes.")
     elif st.button(
         "How on-policy is this text?",
@@ -64,12 +74,14 @@ def on_policy_check(
         help="Score the text as the model would (teacher-forced, one prefill) and place it "
         "among the model's own continuations from the same place (Thought Branches: an "
         "off-policy edit measures its strangeness too)",
+        disabled=key is None,  # the box refuses its number, and says so
     ):
+        assert samples is not None and key is not None
         _start(trace, segment, text, choice, samples, key)
     said = st.session_state.get(_SAID)
     if said is not None and said[0] == key:
         st.info(said[1])
-    return scores.get(key)
+    return None if key is None else scores.get(key)
 
 
 def _start(

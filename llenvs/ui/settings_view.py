@@ -12,7 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from llenvs.core.bounds import Bound
 from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.ui.number_box import number_box
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.workbench.model_choice import ModelKind
 from llenvs.workbench.model_pool import MAX_MODELS_ENV, shared_pool
@@ -24,6 +26,7 @@ SESSION_KEY = "llenvs-typed-api-key"
 """Where a key typed on the Settings page lives: this session's state, nowhere else."""
 
 _KINDS: list[ModelKind] = [ModelKind.EMBEDDED, ModelKind.FOLDER, ModelKind.OPENAI]
+_MODELS = Bound("models kept", 1, MAX_MODELS_LIMIT, "each holds its weights in memory")
 
 
 def session_key() -> str | None:
@@ -76,9 +79,9 @@ def settings_form(folder: Path) -> None:
             "labeller's labels are kept apart, with their history); needed before labelling.",
         ).split()
     )
-    wrong = bool(problem) or prm is None
+    wrong = bool(problem) or prm is None or max_models is None
     if st.button("Save settings", type="primary", key="settings-save", disabled=wrong):
-        assert prm is not None
+        assert prm is not None and max_models is not None
         chosen = Settings(
             model=kind.name.lower(),
             location=location.strip(),
@@ -139,23 +142,22 @@ def _server(saved: Settings) -> tuple[str, dict[str, str]]:
     return model, server
 
 
-def _models_kept(saved: Settings) -> int:
-    """How many models stay loaded at once (``$LLENVS_MAX_MODELS`` wins), and which are now."""
+def _models_kept(saved: Settings) -> int | None:
+    """How many models stay loaded at once (``$LLENVS_MAX_MODELS`` wins), and which are now.
+
+    None while the box refuses its number (it says why; Save is off).
+    """
     fixed = os.environ.get(MAX_MODELS_ENV, "").strip()
-    kept = int(
-        st.number_input(
-            "Models kept loaded at once (shared by every session)",
-            min_value=1,
-            max_value=MAX_MODELS_LIMIT,
-            value=saved.max_models,
-            step=1,
-            key="settings-max-models",
-            disabled=bool(fixed),
-            help=f"Loading one more drops the least recently used one that no running job "
-            f"uses. {MAX_MODELS_ENV}, when set, overrides this"
-            + (f" (it is set: {fixed})." if fixed else "."),
-        )
-    )
+    kept = number_box(
+        "Models kept loaded at once (shared by every session)",
+        _MODELS,
+        saved.max_models,
+        "settings-max-models",
+        disabled=bool(fixed),
+        help=f"Loading one more drops the least recently used one that no running job "
+        f"uses. {MAX_MODELS_ENV}, when set, overrides this"
+        + (f" (it is set: {fixed})" if fixed else ""),
+    ).value
     entries = shared_pool().entries()
     if entries:
         st.caption(

@@ -67,7 +67,7 @@ def test_plan_run_read_the_map_and_open_a_branch_in_browse(app, browser):
     chosen = recipe.get_by_role("combobox")
     assert "misleading-hint" in (chosen.input_value() or chosen.inner_text())  # ready-made
     _typed(page, page.get_by_role("textbox", name="Positions"), "0.25,0.75")
-    _typed(page, page.get_by_role("spinbutton", name="max tokens"), "16")
+    _typed(page, page.get_by_role("textbox", name="max tokens"), "16")
     planned = "Planned: 4 branches (2 parents, 4 points, 1 sample each); at most 64 new tokens."
     page.get_by_text(planned).wait_for(timeout=60_000)
 

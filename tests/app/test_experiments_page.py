@@ -7,6 +7,7 @@ import shutil
 from urllib.parse import parse_qsl
 
 import pytest
+from scipy.stats import binomtest
 
 from llenvs.core.backend import TextScore
 from llenvs.core.intervention import Feedback, Force
@@ -18,13 +19,11 @@ from llenvs.experiments import (
     Recipe,
     RelativePositions,
     read_experiment,
-    summarize,
 )
 from llenvs.experiments import run_experiment as run_library_experiment
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces
 from llenvs.ui import experiments_view
-from llenvs.workbench.experiment_tables import bin_rows, summary_table
 from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_evaluate import Held
 from tests.app.test_pages import REPO, open_page, texts
@@ -84,7 +83,7 @@ def test_build_run_two_parents_at_two_positions_then_read_the_map_and_links(fold
     at.selectbox(key="xp-recipe").select("custom").run()
     at.text_input(key="xp-at-custom").input("0,0.5").run()
     at.text_area(key="xp-text").input("Check again.").run()
-    at.number_input(key="xp-limit").set_value(2).run()
+    at.text_input(key="xp-limit").input("2").run()
     assert (
         "Planned: 4 branches (2 parents, 4 points, 1 sample each); at most 256 new tokens"
         in texts(at)
@@ -116,7 +115,7 @@ def test_positions_on_an_empty_step_are_skipped_and_counted_in_the_plan(folder):
     at.selectbox(key="xp-file").select(str(folder / "nf.jsonl")).run()
     at.selectbox(key="xp-recipe").select("custom").run()
     at.text_input(key="xp-at-custom").input("every").run()
-    at.number_input(key="xp-limit").set_value(0).run()
+    at.text_input(key="xp-limit").input("0").run()
     assert not at.exception, at.exception
     [planned] = [i.value for i in at.info if i.value.startswith("Planned:")]
     assert planned.startswith("Planned: 41 branches (14 parents, 41 points, 1 sample each)")
@@ -181,7 +180,7 @@ def test_stop_then_run_again_makes_every_branch_once(folder, monkeypatch):
     at = open_page("experiments")
     at.selectbox(key="xp-recipe").select("custom").run()
     at.text_input(key="xp-at-custom").input("0,0.5").run()
-    at.number_input(key="xp-limit").set_value(2).run()
+    at.text_input(key="xp-limit").input("2").run()
     at.button(key="xp-run").click().run()
     job = at.session_state["xp-job"]
     at.button(key="xp-stop").click().run()
@@ -218,8 +217,8 @@ def test_early_answering_on_the_embedded_model_is_recorded_and_summarised(
     at = open_page("experiments")
     at.selectbox(key="xp-recipe").select("early-answering").run()
     at.text_input(key="xp-at-early-answering").input("0,0.5").run()
-    at.number_input(key="xp-limit").set_value(2).run()
-    at.number_input(key="xp-max").set_value(8).run()
+    at.text_input(key="xp-limit").input("2").run()
+    at.text_input(key="xp-max").input("8").run()
     planned = "Planned: 4 branches (2 parents, 4 points, 1 sample each); at most 32 new tokens."
     assert planned in texts(at)
     at.button(key="xp-run").click().run(timeout=120)
@@ -255,10 +254,24 @@ def test_early_answering_on_the_embedded_model_is_recorded_and_summarised(
         assert all(s.prm_scores for s in branch.segments)
         assert o.success == branch.success
 
-    summary = summarize(outcomes, seed=header.recipe.how.seed)
     shown = next(d.value for d in at.dataframe if "McNemar p" in d.value.columns).iloc[0]
     assert (int(shown["parents"]), int(shown["branches"])) == (2, 4)
-    assert shown.to_dict() == summary_table(summary).iloc[0].to_dict()
+    # the summary, counted here from the outcomes (the page's table function is not asked)
+    before = [bool(by_id[o.parent_id].success) for o in outcomes]
+    after = [bool(o.success) for o in outcomes]
+    rises = sum(1 for b, a in zip(before, after, strict=True) if a and not b)
+    falls = sum(1 for b, a in zip(before, after, strict=True) if b and not a)
+    assert (
+        shown["success before → after"]
+        == f"{100 * sum(before) / 4:.1f}% → {100 * sum(after) / 4:.1f}%"
+    )
+    assert (int(shown["fail → success"]), int(shown["success → fail"])) == (rises, falls)
+    difference = (sum(after) - sum(before)) / 4
+    assert shown["paired difference (95%)"].startswith(f"{difference:+.3f} [")
+    p = binomtest(rises, rises + falls).pvalue if rises + falls else 1.0  # McNemar's exact test
+    assert shown["McNemar p"] == f"{p:.4g}"
+    changed = sum(1 for o in outcomes if o.answer != o.parent_answer)
+    assert shown["answer changed (95%)"].startswith(f"{changed}/4 = {changed / 4:.3f} [")
     assert '"flip rate"' in at.get("plotly_chart")[0].proto.spec
     assert len(_links(at)) == 4
 
@@ -294,8 +307,8 @@ def test_a_force_scored_on_policy_shows_its_percentile_and_the_rates_by_it(folde
     at.radio(key="xp-what").set_value("force").run()
     at.text_input(key="xp-at-custom").input("0").run()
     at.text_area(key="xp-text").input("legs legs legs").run()
-    at.number_input(key="xp-limit").set_value(2).run()
-    at.number_input(key="xp-on-policy").set_value(4).run()
+    at.text_input(key="xp-limit").input("2").run()
+    at.text_input(key="xp-on-policy").input("4").run()
     at.button(key="xp-run").click().run()
     job = at.session_state["xp-job"]
     assert job.wait(60) and job.error is None, job.error
@@ -310,7 +323,10 @@ def test_a_force_scored_on_policy_shows_its_percentile_and_the_rates_by_it(folde
     rows = next(d.value for d in at.dataframe if "on-policy %ile" in d.value.columns)
     assert rows["on-policy %ile"].tolist() == [100.0, 100.0]
     [bins] = [d.value for d in at.dataframe if "range" in d.value.columns]
-    expected = bin_rows(summarize(outcomes).by_on_policy, 100)
-    assert bins.to_dict("records") == expected.to_dict("records")
-    assert bins["range"].tolist() == ["[75, 100)"] and bins["branches"].tolist() == [2]
+    # both at the 100th percentile; neither branch answers (the two scripted outputs went to
+    # the on-policy samples, made first), so neither flips, and both answers changed from 8
+    assert [(o.parent_answer, o.answer) for o in outcomes] == [("8", None), ("8", None)]
+    assert bins.to_dict("records") == [
+        {"range": "[75, 100)", "branches": 2, "flip rate": "0.0%", "answer changed": "100.0%"}
+    ]
     assert "By how on-policy the forced text was" in texts(at)

@@ -27,6 +27,7 @@ from tests.app.test_pages import REPO, open_page, texts
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
 RIGHT = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"
+SAMPLES_RANGE = "samples must be 1..16 (the resamples of one intervention, generated together)"
 
 
 @pytest.fixture
@@ -117,7 +118,7 @@ def test_complete_keeps_the_segment_and_finishes_in_one_call(folder, tmp_path):
 def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("Resample").run()
-    at.number_input(key="iv-samples").set_value(3).run()
+    at.text_input(key="iv-samples").input("3").run()
     generate(at)
     assert not at.exception
     samples = _branches(folder)
@@ -127,6 +128,38 @@ def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
         2000006,
     }
     assert "3 samples, success 3/3 = 100%" in texts(at)
+
+
+@pytest.mark.parametrize(
+    ("key", "typed", "refused"),
+    [
+        ("iv-samples", "99999999999999999999", SAMPLES_RANGE),
+        ("iv-samples", "0", SAMPLES_RANGE),
+        ("iv-temp", "9", "temperature must be 0..2 (0 is greedy)"),
+        ("iv-seed", "-1", "seed must be 0..4294967295 (the seeds numpy's generators take)"),
+    ],
+)
+def test_a_resample_box_out_of_range_refuses_naming_it_and_generate_is_off(
+    folder, tmp_path, key, typed, refused
+):
+    """Issue 50, item 2: the box says what it refuses, Generate follows, and the caption plans
+    no sample it would not make; a number in range turns Generate on again and is planned."""
+    at = _open(folder, 1, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("Resample").run()
+    assert "keeps segment 0, generates a new sample from segment 1 on" in texts(at)
+    assert at.text_input(key="iv-samples").label == "samples · 1..16"
+    at.text_input(key=key).input(typed).run()
+    assert not at.exception
+    message = f"{refused}, got {typed}"
+    assert [e.value for e in at.error] == [message]  # under the box
+    assert f"Generate is off: {message}." in [w.value for w in at.warning]
+    assert at.button(key="iv-run").disabled
+    planned = "sample from segment 1 on" in texts(at)
+    assert planned == (key != "iv-samples")  # a refused count plans no sample
+    at.text_input(key=key).input("2").run()
+    assert not at.error and not at.button(key="iv-run").disabled
+    if key == "iv-samples":
+        assert "keeps segment 0, generates 2 samples from segment 1 on" in texts(at)
 
 
 def test_a_force_draft_survives_moving_the_selection_and_back(folder, tmp_path):

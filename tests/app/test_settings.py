@@ -72,11 +72,11 @@ def test_the_models_kept_loaded_are_set_here_unless_the_variable_fixes_them(fold
 
     monkeypatch.delenv(MAX_MODELS_ENV, raising=False)
     at = open_page("settings")
-    at.number_input(key="settings-max-models").set_value(3).run()
+    at.text_input(key="settings-max-models").input("3").run()
     at.button(key="settings-save").click().run()
     assert not at.exception
     assert load_settings(folder).max_models == 3 and max_models() == 3
     monkeypatch.setenv(MAX_MODELS_ENV, "1")
     fixed = open_page("settings")
-    assert fixed.number_input(key="settings-max-models").disabled
+    assert fixed.text_input(key="settings-max-models").disabled
     assert max_models() == 1
