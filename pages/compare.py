@@ -9,11 +9,11 @@ through_app()
 st.title("Compare segmenters")
 
 with shows_errors():
+    chosen = compare_view.chosen_trace()
     text, question, origin = compare_view.choose_text()
-    specs = compare_view.choose_specs()
+    specs = segmenter_values_view.choose_specs(chosen)
     with shows_errors("segmenting"):
         compare_view.show_comparison(text, question, specs)
-    chosen = compare_view.chosen_trace()
     if origin != "pasted text" and chosen is not None:
         path, _, trace = chosen
         segmenter_values_view.segmenter_values_panel(path, trace, specs)

@@ -68,8 +68,10 @@ from llenvs.analysis.schedule import (
 )
 from llenvs.analysis.segmenter_values import (
     MAX_SEGMENTERS,
+    MoveCertainty,
     SegmenterComparison,
     SegmenterPair,
+    Spike,
     compare_segmenters,
     plan_cuts,
     resegmented,
@@ -117,6 +119,7 @@ __all__ = [
     "LexicalSimilarity",
     "MiniLMSimilarity",
     "MonteCarloPRM",
+    "MoveCertainty",
     "MovesSchedule",
     "Rollout",
     "RolloutFinished",
@@ -129,6 +132,7 @@ __all__ = [
     "SegmenterValues",
     "SimilarityError",
     "SpeedSource",
+    "Spike",
     "StepAnalysis",
     "StepImportance",
     "StepReturn",

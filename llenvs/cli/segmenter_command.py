@@ -3,9 +3,11 @@ r"""``llenvs analyze FILE --trace N --segmenters SPEC SPEC ...``: which step mat
 The trace's response is cut again by each segmenter and each cut analysed as ``llenvs analyze``
 would (``compare_segmenters``); the planned tokens of each cut are printed first, then one row
 per segmenter (its steps, rollouts, tokens, and the span of characters of its largest move with
-the text there), then a line per pair: whether their largest moves fall in the same span of
-text, how wide each is, and Kendall's τ of their importances on characters. The comparison is
-stored beside the trace; ``--budget 0`` prints the stored one without a model.
+the text there), then a line per pair (``SegmenterPair.summary``): where their largest moves
+fall (the same text, overlapping text, the two sides of one spike, or apart), how wide each is,
+and Kendall's τ of their importances on characters, led by "too few rollouts to tell" where the
+95% intervals either side of a largest move overlap. The comparison is stored beside the trace;
+``--budget 0`` prints the stored one (of the segmenters named, else the last) without a model.
 
 Example:
     >>> from llenvs.analysis import SegmenterComparison, SegmenterValues
@@ -73,9 +75,16 @@ def print_comparison(trace: Trace, comparison: SegmenterComparison) -> None:
         print(pair.summary())
 
 
-def print_stored_comparison(trace: Trace, store: str | os.PathLike[str]) -> int:
-    """The comparison stored for ``trace`` (0), or say there is none (1)."""
-    found = stored_comparison(store, trace.trace_id)
+def print_stored_comparison(
+    trace: Trace, store: str | os.PathLike[str], specs: Sequence[str] = ()
+) -> int:
+    """The comparison stored for ``trace`` (0), or say there is none (1).
+
+    The last one of ``specs`` where one is stored, else the last of any, named as such.
+    """
+    found = stored_comparison(store, trace.trace_id, specs) if specs else None
+    if found is None:
+        found = stored_comparison(store, trace.trace_id)
     if found is None:
         print(
             f"no comparison of segmenters stored for trace {trace.trace_id} in {store}: run "
@@ -83,6 +92,11 @@ def print_stored_comparison(trace: Trace, store: str | os.PathLike[str]) -> int:
         )
         return 1
     key, comparison = found
+    stored = [v.spec for v in comparison.segmenters]
+    if specs and stored != list(specs):
+        print(
+            f"no comparison of {' '.join(specs)} stored; the last stored is of {' '.join(stored)}"
+        )
     print(f"stored comparison ({key.get('model', '?')}, seed {key.get('seed', '?')}):")
     print_comparison(trace, comparison)
     return 0

@@ -7,6 +7,7 @@ by any pasted text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
@@ -22,7 +23,7 @@ from llenvs.workbench.segmenter_comparison import (
     compare_segmenters,
 )
 from llenvs.workbench.trace_source import trace_files, traces_dir
-from llenvs.workbench.wording import count
+from llenvs.workbench.wording import MISSING, count
 
 __all__ = [
     "DEFAULT_SPECS",
@@ -35,6 +36,8 @@ __all__ = [
 
 DEFAULT_SPECS = ("steps", "sentence", "line:\\n\\n", "pattern")
 """The specs the segmenter boxes start with."""
+
+_OPENED = "compare-opened"
 
 SPEC_HELP = (
     "A segmenter spec: `sentence`, `line`, `line:\\n\\n` (paragraphs), `pattern` or "
@@ -80,17 +83,28 @@ def choose_text() -> tuple[str, str, str]:
     return text, question, origin
 
 
-def choose_specs() -> list[str]:
-    """2 to 4 segmenter specs typed by the user."""
-    count = st.slider("Segmenters", 2, MAX_SEGMENTERS, 3, key="compare-count")
+def choose_specs(
+    opening: Sequence[str] = DEFAULT_SPECS[:3], opened_for: object = None
+) -> list[str]:
+    """2 to 4 segmenter specs typed by the user; the boxes open on ``opening``.
+
+    They are set to ``opening`` again whenever it or ``opened_for`` (the trace they are for)
+    changes, and otherwise keep what the user typed; a box the user adds opens on a default.
+    """
+    seed = (opened_for, tuple(opening))
+    if st.session_state.get(_OPENED) != seed and 2 <= len(opening) <= MAX_SEGMENTERS:
+        st.session_state[_OPENED] = seed
+        st.session_state["compare-count"] = len(opening)
+        for number, spec in enumerate(opening):
+            st.session_state[f"compare-spec-{number}"] = spec
+    st.session_state.setdefault("compare-count", len(opening))
+    count = st.slider("Segmenters", 2, MAX_SEGMENTERS, key="compare-count")
     columns = st.columns(count)
     specs = []
     for number, column in enumerate(columns):
+        st.session_state.setdefault(f"compare-spec-{number}", DEFAULT_SPECS[number])
         spec = column.text_input(
-            f"Segmenter {number + 1}",
-            value=DEFAULT_SPECS[number],
-            key=f"compare-spec-{number}",
-            help=SPEC_HELP,
+            f"Segmenter {number + 1}", key=f"compare-spec-{number}", help=SPEC_HELP
         )
         specs.append(spec)
     return specs
@@ -128,6 +142,7 @@ def show_comparison(text: str, question: str, specs: list[str]) -> None:
             hide_index=True,
             height=min(600, 38 + 35 * len(aligned)),
             column_config={"text": st.column_config.TextColumn("text", width="large")},
+            placeholder=MISSING,
         )
     with right:
         st.markdown("**Boundary agreement** (pairwise boundary F1)")

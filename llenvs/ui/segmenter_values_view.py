@@ -2,14 +2,17 @@
 
 For a trace (not a pasted text), the segmenters chosen above are compared on what they conclude,
 not only where they cut: each cut of the response is analysed (rollouts from before each of its
-segments, ``compare_segmenters``) and every cut's values and importances are drawn on one axis,
-the characters of the response (``segmenter_values_figure``), with a row per pair of segmenters
-(``pair_rows``: do their largest moves fall in the same span of text, how wide is each, Kendall's
-τ on characters). What the trace file's analysis sidecar holds is shown at once, never computed
-again; a run is planned first (the rollouts and the estimated tokens of each cut), runs in the
-background (``SegmenterValuesJob``) with its progress and a Stop that keeps what finished, and
-is stored beside the trace. The model is the trace's own where it can be reached, else the
-Settings one.
+segments, ``compare_segmenters``) and every cut's values, with their 95% intervals, and
+importances are drawn on one axis, the response's characters labelled with its text
+(``segmenter_values_figure``), with a row per pair of segmenters (``pair_rows``: where their
+largest moves fall, how wide each is, Kendall's τ on characters, whether the rollouts can tell).
+What the trace file's analysis sidecar holds is shown at once, never computed again: the
+segmenter boxes open on the segmenters it stored (``choose_specs``), and where they no longer
+hold them the stored comparison names its own; where the intervals either side of a largest move
+overlap, it says that the rollouts are too few to tell. A run is planned first (the rollouts
+and the estimated tokens of each cut), runs in the background (``SegmenterValuesJob``) with its
+progress and a Stop that keeps what finished, and is stored beside the trace. The model is the
+trace's own where it can be reached, else the Settings one.
 """
 
 from __future__ import annotations
@@ -26,22 +29,26 @@ from llenvs.analysis import (
     stored_comparison,
 )
 from llenvs.core.backend import DEFAULT_MAX_TOKENS
+from llenvs.core.bounds import Bound
 from llenvs.core.errors import LlenvsError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
+from llenvs.ui import compare_view
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.cached import stamp
+from llenvs.ui.compare_view import DEFAULT_SPECS
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import current_choice
+from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
 from llenvs.workbench.segmenter_values_chart import pair_rows, segmenter_values_figure
 from llenvs.workbench.segmenter_values_job import SegmenterValuesJob
-from llenvs.workbench.wording import count, describe_key
+from llenvs.workbench.wording import MISSING, count, describe_key
 
-__all__ = ["POLL_SECONDS", "segmenter_values_panel"]
+__all__ = ["POLL_SECONDS", "choose_specs", "segmenter_values_panel"]
 
 POLL_SECONDS = 0.5
 """How often the progress is redrawn while a run goes on."""
@@ -50,27 +57,46 @@ _JOB = "sg-job"
 _OUTCOME = "sg-outcome"
 
 
+def choose_specs(chosen: tuple[str, int, Trace] | None) -> list[str]:
+    """The segmenter boxes, opening on the segmenters stored for ``chosen`` (else the defaults)."""
+    opening: list[str] = list(DEFAULT_SPECS[:3])
+    opened_for = None
+    if chosen is not None:
+        path, _, trace = chosen
+        store = str(analysis_path(path))
+        opened_for = (path, trace.trace_id)
+        try:
+            found = _stored(store, trace.trace_id, None, stamp(store))
+        except (LlenvsError, OSError, ValueError):  # the panel below says why
+            found = None
+        if found is not None:
+            opening = [v.spec for v in found[1].segmenters]
+    return compare_view.choose_specs(opening, opened_for)
+
+
 def segmenter_values_panel(path: str, trace: Trace, specs: list[str]) -> None:
     """Draw the stored comparison of ``trace`` (of the file ``path``) and the run controls."""
     with st.container(key="sg-panel", border=True):
         st.subheader("Which step mattered under each segmenter")
-        st.caption(
-            "Step values of this trace under each segmenter above, on one axis: the characters "
-            "of the response, so a move found in a sentence and in the paragraph holding it "
-            "line up."
-        )
         specs = _valid(specs)
+        store = analysis_path(path)
+        with shows_errors("The stored comparison cannot be shown"):
+            found = _stored(str(store), trace.trace_id, tuple(specs), stamp(str(store)))
+            if found is None:
+                found = _stored(str(store), trace.trace_id, None, stamp(str(store)))
+            if found is None:
+                st.caption(
+                    "Step values of this trace under each segmenter above, on one axis: the "
+                    "response's characters, so a move found in a sentence and in the paragraph "
+                    f"holding it line up. No comparison is stored for this trace in {store.name} "
+                    "yet."
+                )
+            else:
+                key, comparison = found
+                _show(trace, key, comparison, store.name, specs)
         if len(specs) < 2:
             st.info("Choose at least two different segmenters above (specs that build).")
             return
-        store = analysis_path(path)
-        with shows_errors("The stored comparison cannot be shown"):
-            found = _stored(str(store), trace.trace_id, stamp(str(store)))
-            if found is None:
-                st.caption(f"No comparison is stored for this trace in {store.name} yet.")
-            else:
-                key, comparison = found
-                _show(trace, key, comparison, store.name)
         _controls(path, trace, specs)
 
 
@@ -88,22 +114,52 @@ def _valid(specs: list[str]) -> list[str]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _stored(
-    store: str, trace_id: str, version: tuple[int, int]
+    store: str, trace_id: str, specs: tuple[str, ...] | None, version: tuple[int, int]
 ) -> tuple[dict[str, object], SegmenterComparison] | None:
+    """The last comparison stored (of exactly ``specs`` when given), read once per version."""
     del version  # keys the cache: the sidecar as it is now
-    return stored_comparison(store, trace_id)
+    return stored_comparison(store, trace_id, specs)
 
 
-def _show(trace: Trace, key: dict[str, object], comparison: SegmenterComparison, name: str) -> None:
-    """The stored comparison: where it comes from, the chart, the pairs."""
+def _show(
+    trace: Trace,
+    key: dict[str, object],
+    comparison: SegmenterComparison,
+    name: str,
+    boxes: list[str],
+) -> None:
+    """The stored comparison: which segmenters, where it comes from, the chart, the pairs."""
     model = {k: v for k, v in key.items() if k != "segmenters"}
     rollouts = sum(v.rollouts for v in comparison.segmenters)
+    stored = [v.spec for v in comparison.segmenters]
     st.caption(
-        f"Stored in {name}: {', '.join(v.spec for v in comparison.segmenters)} · "
-        f"{count(rollouts, 'rollout')} ({describe_key(model)})"
+        f"Stored in {name}: {', '.join(stored)} · {count(rollouts, 'rollout')} "
+        f"({describe_key(model)}). Step values of this trace under "
+        + ("the segmenters above" if stored == boxes else "these segmenters")
+        + ", on one axis: the response's characters, labelled with its text, so a move found "
+        "in a sentence and in the paragraph holding it line up."
     )
-    st.plotly_chart(segmenter_values_figure(comparison), key=f"sg-chart-{trace.trace_id}")
-    st.dataframe(pair_rows(comparison), hide_index=True)
+    if stored != boxes:
+        st.info(
+            f"This stored comparison is of {', '.join(stored)}, not of the segmenters above "
+            f"({', '.join(boxes) or 'none that build'}): Run compares those."
+        )
+    unsure = [
+        (v.spec, c.spread)
+        for v, c in ((v, comparison.certainty(n)) for n, v in enumerate(comparison.segmenters))
+        if c.told is False
+    ]
+    if unsure:
+        names = ", ".join(f"{spec} ({spread} per boundary)" for spec, spread in unsure)
+        st.warning(
+            f"Too few rollouts to tell which step mattered under {names}: the 95% intervals "
+            "either side of the largest move overlap, so it cannot be told from no move. Run "
+            "again with more rollouts per segmenter to tell."
+        )
+    st.plotly_chart(
+        segmenter_values_figure(comparison, trace.response), key=f"sg-chart-{trace.trace_id}"
+    )
+    st.dataframe(pair_rows(comparison), hide_index=True, placeholder=MISSING)
     for pair in comparison.pairs():
         st.caption(pair.summary())
 
@@ -115,16 +171,15 @@ def _controls(path: str, trace: Trace, specs: list[str]) -> None:
     if job is not None:
         st.fragment(_live, run_every=POLL_SECONDS)(job)
         return
-    budget = int(
-        st.number_input(
-            "Rollouts per segmenter",
-            min_value=1,
-            max_value=10_000,
-            value=32,
-            key="sg-budget",
-            help="Each cut's budget (rollouts stored for it count)",
-        )
-    )
+    budget = number_box(
+        "Rollouts per segmenter",
+        Bound("rollouts per segmenter", 1, 10_000, "each a stored line"),
+        32,
+        "sg-budget",
+        help="Each cut's budget (rollouts stored for it count)",
+    ).value
+    if budget is None:  # the box says why; nothing is planned or run
+        return
     own = trace_sampling_params(trace)
     params = AnalysisParams(
         budget=budget, max_tokens=own.max_tokens if own is not None else DEFAULT_MAX_TOKENS
@@ -136,7 +191,7 @@ def _controls(path: str, trace: Trace, specs: list[str]) -> None:
         st.metric("Tokens (estimate)", f"~{total:,}")
         st.caption(
             " · ".join(
-                f"{spec}: {cost.boundaries} boundaries, up to {cost.rollouts} rollouts, "
+                f"{spec}: {cost.boundaries} boundaries, up to {count(cost.rollouts, 'rollout')}, "
                 f"~{cost.estimated_tokens:,} tokens"
                 for spec, cost in costs
             )

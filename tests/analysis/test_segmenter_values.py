@@ -5,19 +5,24 @@ The response's value is 0.1 before the sentence "So the cows have 100 legs." and
 segmenter and the steps segmenter cut on both sides of that sentence: their largest moves agree
 on it. The paragraph segmenter merges it with the next sentence into one step: its largest move
 covers the same text, blurred over a wider span, and its importances on characters rank less
-alike.
+alike. The products sample's stored comparison (4 to 9 rollouts per boundary) is too few to
+tell, and two of its cuts have the same spike at different spans.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
+from pathlib import Path
 
 import pytest
 
 from llenvs.analysis import AnalysisParams, FixedSchedule, analysis_path
 from llenvs.analysis.analysis_sidecar import read_analysis, read_segmenter_values
 from llenvs.analysis.segmenter_values import (
+    MoveCertainty,
+    SegmenterPair,
     compare_segmenters,
     plan_cuts,
     resegmented,
@@ -36,7 +41,9 @@ from llenvs.core.registry import environment_registry
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation import replay_trace
-from llenvs.traces import write_traces
+from llenvs.traces import read_traces, write_traces
+
+PRODUCTS = Path(__file__).parents[2] / "sample_traces" / "products-smollm2.jsonl"
 
 MOVE = "So the cows have 100 legs. "
 RESPONSE = (
@@ -106,10 +113,26 @@ def test_segmenters_that_cut_at_the_move_agree_and_one_that_merges_it_blurs_it(t
     agree = by_pair[("sentence", "steps")]
     assert agree.same_span and agree.widths == (END - START, END - START)
     assert agree.tau == pytest.approx(1.0)  # the same cuts: the same importances
+    assert agree.summary().startswith(
+        f"sentence vs steps: their largest moves fall on the same text (characters {START}–{END})"
+    )
     blurred = by_pair[("sentence", "line:\\n\\n")]
     assert blurred.same_span and blurred.widths[1] > blurred.widths[0]
     assert blurred.tau is not None and blurred.tau < agree.tau
-    assert "(27 against 50 characters wide)" in blurred.summary()  # + "The legs are counted.\\n\\n"
+    assert (  # + "The legs are counted.\\n\\n"
+        f"overlap at characters {START}–{END} (sentence {START}–{END}, line:\\n\\n {START}–"
+        f"{wide[1]}: 27 against 50 characters wide)"
+    ) in blurred.summary()
+    # ~17 rollouts per boundary tell 0.1 from 0.9: each largest move's intervals are apart
+    for number, values in enumerate(comparison.segmenters):
+        certainty = comparison.certainty(number)
+        assert certainty.told is True and certainty.per_boundary[0] >= 10
+        low = comparison.cut_intervals(number)[values.cuts.index(START)]
+        assert low.interval.high < 0.5 and 0.1 in low.interval  # the coin's values there
+        high = comparison.cut_intervals(number)[values.cuts.index(wide[1])]
+        assert high.interval.low > 0.5 and 0.9 in high.interval
+    assert not any(p.too_few for p in comparison.pairs())
+    assert "too few" not in " ".join(p.summary() for p in comparison.pairs())
     # every cut sampled its own boundaries, stored under its own id
     for spec, values in zip(SPECS, comparison.segmenters, strict=True):
         cut = resegmented(trace, spec)
@@ -131,6 +154,13 @@ def test_the_comparison_is_stored_beside_the_trace_and_read_back(trace, tmp_path
     assert key["segmenters"] == list(SPECS) and key["model"] == "coin"
     assert stored.segmenters == comparison.segmenters
     assert [p.summary() for p in stored.pairs()] == [p.summary() for p in comparison.pairs()]
+    # the intervals recounted from the stored rollouts are the run's own, the verdict exact
+    for number, values in enumerate(stored.segmenters):
+        read, ran = stored.cut_intervals(number), comparison.cut_intervals(number)
+        assert [(b.trials, b.successes, b.interval, b.exact) for b in read] == [
+            (b.trials, b.successes, b.interval, b.exact) for b in ran
+        ]
+        assert read[-1].exact and read[-1].value == 1.0 and len(read) == len(values.cuts)
     lines = [json.loads(line) for line in store.read_text().splitlines()]
     assert [line["kind"] for line in lines].count("segmenters") == 1
     again = _compare(trace, store)  # resumed: every rollout read back, nothing generated
@@ -180,11 +210,20 @@ def test_the_cli_plans_runs_prints_and_reads_back_the_comparison(
     assert out[0].startswith("planned per segmenter: sentence ~") and "tokens in all" in out[0]
     rows = {line.split()[0]: line for line in out[2:5]}
     assert f"{START}–{END} (+0." in rows["sentence"] and repr(MOVE) in rows["sentence"]
-    assert "sentence vs steps: their largest moves fall in the same span of text;" in out[5]
+    same = (
+        f"sentence vs steps: their largest moves fall on the same text (characters {START}–{END});"
+    )
+    assert out[5].startswith(same)
     assert out[-1] == f"stored in {analysis_path(traces)}"
     assert main(["analyze", str(traces), "--segmenters", *SPECS, "--budget", "0"]) == 0
     again = capsys.readouterr().out.splitlines()
     assert again[0] == "stored comparison (coin, seed 3):" and again[1:] == out[1:-1]
+    assert main(["analyze", str(traces), "--segmenters", "steps", "sentence", "--budget", "0"]) == 0
+    other = capsys.readouterr().out.splitlines()
+    assert other[0] == "no comparison of steps sentence stored; the last stored is of " + " ".join(
+        SPECS
+    )
+    assert other[1:] == again
     assert main(["analyze", str(traces), "--segmenters", "sentence", "--budget", "0"]) == 2
     assert "--segmenters takes 2 to 4 specs, got 1" in capsys.readouterr().err
     assert main(["analyze", str(traces), "--segmenters", "sentence", "wrong", "--budget", "0"]) == 2
@@ -195,7 +234,6 @@ def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
     trace, tmp_path, monkeypatch
 ):
     from llenvs.ui import segmenter_values_view
-    from llenvs.workbench.segmenter_values_chart import pair_rows
     from llenvs.workbench.trace_source import TRACES_DIR_ENV
     from tests.app.test_pages import open_page, texts
 
@@ -209,7 +247,7 @@ def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
     for number, spec in enumerate(SPECS):
         at.text_input(key=f"compare-spec-{number}").set_value(spec).run()
     assert "No comparison is stored for this trace in cows.analysis.jsonl yet." in texts(at)
-    at.number_input(key="sg-budget").set_value(120).run()
+    at.text_input(key="sg-budget").set_value("120").run()
     shown = {m.label: m.value for m in at.metric}
     params = AnalysisParams(budget=120, max_tokens=DEFAULT_MAX_TOKENS)  # the trace records none
     expected = sum(c.estimated_tokens for _, c in plan_cuts(trace, SPECS, params))
@@ -223,6 +261,119 @@ def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
     assert any(s.value.startswith("Compared 3 segmenters; stored in") for s in at.success)
     _, stored = stored_comparison(analysis_path(folder / "cows.jsonl"), trace.trace_id)
     table = next(d.value for d in at.dataframe if "Kendall τ" in d.value.columns)
-    assert table.to_dict("records") == pair_rows(stored).to_dict("records")
+    first = table.iloc[0].to_dict()
+    assert first["segmenters"] == "sentence vs steps" and first["rollouts tell?"] == "yes"
+    assert first["largest moves"] == f"same text {START}–{END}"
     assert all(p.summary() in texts(at) for p in stored.pairs())
-    assert at.get("plotly_chart")  # the values and importances on characters
+    assert "too few rollouts" not in texts(at).lower()
+    figure = _chart(at)
+    values = [t for t in figure["data"] if t.get("yaxis", "y") == "y"]
+    assert [t["name"].split(" (")[0] for t in values] == list(SPECS)  # the boxes' segmenters
+    for number, drawn in enumerate(values):
+        cuts = stored.segmenters[number].cuts
+        bounds = stored.cut_intervals(number)
+        at_move = cuts.index(START)
+        # the value before the moving sentence is the coin's 0.1, after it 0.9, within the
+        # 95% interval drawn as an error bar; the hover names the text that follows
+        assert drawn["y"][at_move] < 0.5 and drawn["y"][at_move + 1] > 0.5
+        low = drawn["y"][at_move] - drawn["error_y"]["arrayminus"][at_move]
+        high = drawn["y"][at_move] + drawn["error_y"]["array"][at_move]
+        assert low == pytest.approx(bounds[at_move].interval.low)
+        assert high == pytest.approx(bounds[at_move].interval.high) and low <= 0.1 <= high
+        assert f"character {START}, before: So the cows have 100 legs." in drawn["text"][at_move]
+        assert f"from {bounds[at_move].trials} rollouts" in drawn["text"][at_move]
+    ticks = _ticks(figure)
+    assert ticks[START].endswith(f"{START}<br>So the cows…")  # the text under the axis
+    assert ticks[0] == "0<br>There are 2…"
+
+
+def _ticks(figure):
+    """The text axis's ticks: character offset to its label."""
+    axis = figure["layout"]["xaxis2"]
+    return dict(zip(axis["tickvals"], axis["ticktext"], strict=True))
+
+
+def _chart(at):
+    """The figure of the panel's chart, as the page sent it."""
+    [chart] = [c for c in at.get("plotly_chart") if "sg-chart" in c.proto.id]
+    return json.loads(chart.proto.spec)
+
+
+def test_the_stored_comparison_says_too_few_to_tell_and_the_same_spike_at_other_spans():
+    """The products sample: 4 to 9 rollouts per boundary; steps and sentence peak at 42."""
+    trace = next(read_traces(PRODUCTS))
+    _, stored = stored_comparison(analysis_path(PRODUCTS), trace.trace_id)
+    assert [v.spec for v in stored.segmenters] == ["steps", "sentence", "token:16"]
+    certainty = [stored.certainty(n) for n in range(3)]
+    assert certainty[:2] == [MoveCertainty(False, (4, 6)), MoveCertainty(False, (4, 8))]
+    assert certainty[2].told is True  # 0 of 5 against 7 of 9: apart
+    steps_vs_sentence = stored.pairs()[0]
+    assert steps_vs_sentence.spans == ((42, 56), (28, 42))  # different spans ...
+    assert steps_vs_sentence.same_span is False
+    assert steps_vs_sentence.spike.character == 42 and steps_vs_sentence.spike.peak  # one spike
+    assert steps_vs_sentence.summary().startswith(
+        "steps vs sentence: too few rollouts to tell, 4–8 per boundary: the 95% intervals either "
+        "side of each one's largest move overlap. As estimated: the same peak at character 42, "
+        "their largest moves its two sides (steps 42–56, sentence 28–42); Kendall τ"
+    )
+    assert (
+        stored.pairs()[1]
+        .summary()
+        .startswith(
+            "steps vs token:16: too few rollouts to tell, 4–9 per boundary: the 95% intervals "
+            "either side of the largest move of steps overlap."
+        )
+    )
+    # without intervals (a comparison whose rollouts are gone) nothing is said of them
+    bare = SegmenterPair.of(*stored.segmenters[:2])
+    assert not bare.too_few and bare.summary().startswith("steps vs sentence: the same peak")
+
+
+def test_compare_segmenters_opens_on_the_stored_segmenters_with_their_intervals(
+    tmp_path, monkeypatch
+):
+    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from tests.app.test_pages import open_page, texts
+
+    for path in (PRODUCTS, analysis_path(PRODUCTS)):
+        shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    at = open_page("compare", file=str(tmp_path / PRODUCTS.name), trace="1")
+    boxes = [at.text_input(key=f"compare-spec-{n}").value for n in range(3)]
+    assert boxes == ["steps", "sentence", "token:16"] and at.slider[0].value == 3
+    shown = texts(at)
+    assert "Step values of this trace under the segmenters above" in shown
+    assert "not of the segmenters above" not in shown
+    [warning] = [w.value for w in at.warning if "Too few rollouts" in w.value]
+    assert warning.startswith(
+        "Too few rollouts to tell which step mattered under steps (4–6 per boundary), "
+        "sentence (4–8 per boundary): the 95% intervals either side of the largest move overlap"
+    )
+    assert "the same peak at character 42" in shown
+    table = next(d.value for d in at.dataframe if "Kendall τ" in d.value.columns)
+    assert table["largest moves"].tolist() == ["same peak at 42", "apart", "apart"]
+    assert set(table["rollouts tell?"]) == {"no: too few rollouts"}
+    figure = _chart(at)
+    drawn = [t for t in figure["data"] if t.get("yaxis", "y") == "y"]
+    assert [t["name"] for t in drawn] == [
+        "steps (4–6 rollouts per boundary)",
+        "sentence (4–8 rollouts per boundary)",
+        "token:16 (4–9 rollouts per boundary)",
+    ]
+    steps = drawn[0]  # at character 42 (boundary 3): 4 of 4, Wilson 0.51–1.00
+    assert steps["y"][3] == 1.0 and steps["error_y"]["arrayminus"][3] == pytest.approx(0.4899, 1e-3)
+    assert (
+        steps["text"][7] == "v = 1.00, the trace's own verdict<br>character 114, before: (the end)"
+    )
+    ticks = _ticks(figure)
+    assert ticks[42].endswith("42<br>4. 4 * 3 = …") and ticks[0] == "0<br>1. 4 * 3 = …"
+    assert ticks[28].startswith("<br><br>28<br>3. 4 * 3")  # 8 characters after 20: a line lower
+    # boxes that hold other segmenters: the stored comparison names its own
+    at.text_input(key="compare-spec-2").set_value("line:\\n\\n").run()
+    assert not at.exception
+    shown = texts(at)
+    assert "Step values of this trace under these segmenters" in shown
+    assert (
+        "This stored comparison is of steps, sentence, token:16, not of the segmenters above "
+        "(steps, sentence, line:\\n\\n): Run compares those."
+    ) in shown

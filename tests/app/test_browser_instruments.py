@@ -4,13 +4,16 @@
 served app compares them with all-MiniLM-L6-v2, says so, stores what it found beside the trace,
 and shows the numbers ``content_returns`` reads back from there. "How on-policy is this text?"
 before the tour's first Force, on the embedded model, and the branch that records it. Compare
-segmenters' step values on characters: the sample's stored comparison, then a run of its own.
+segmenters' step values on characters: the sample's stored comparison with its intervals and
+text, then a run of its own.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+
+import pytest
 
 from llenvs.analysis import (
     MINILM,
@@ -60,6 +63,7 @@ def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
     assert found.similarity == MINILM and shown.startswith(found.caption())
 
 
+@pytest.mark.timeout(600)  # the app process loads the model, then generates, on 2 shared cores
 def test_how_on_policy_the_readmes_force_is_before_generate(browser, tmp_path, embedded_backend):
     """The tour's first Force (letter_counting line 14, segment 0) on the embedded model: the
     text is scored in the background before Generate, and the branch records that score."""
@@ -91,9 +95,12 @@ def test_how_on_policy_the_readmes_force_is_before_generate(browser, tmp_path, e
     assert shown.startswith(recorded.summary()) and recorded.samples == 16
 
 
+@pytest.mark.timeout(600)  # the app's process loads the model cold, then 3 cuts' rollouts
 def test_which_step_mattered_under_each_segmenter(browser, tmp_path, embedded_backend):
-    """The products sample's stored comparison (steps, sentence, token:16) on characters, then
-    a run of the page's own segmenters on the embedded model, stored and shown."""
+    """The products sample's stored comparison (steps, sentence, token:16) on characters: the
+    boxes open on its segmenters, the chart draws its intervals and the text under its axis, and
+    the page says its rollouts are too few to tell; then the third box changed and a run of the
+    boxes' segmenters on the embedded model, stored and shown."""
     del embedded_backend  # converted once per session; the served app loads it from there
     folder = tmp_path / "traces"
     folder.mkdir()
@@ -108,16 +115,41 @@ def test_which_step_mattered_under_each_segmenter(browser, tmp_path, embedded_ba
         page.goto(f"{url}/compare?file={path}&trace=1")
         panel = page.locator(".st-key-sg-panel")
         panel.get_by_text("Stored in products-smollm2.analysis.jsonl").wait_for(timeout=60_000)
-        panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
+        page.wait_for_function(  # the boxes open on the segmenters it stored
+            "() => [0, 1, 2].map(n => document.querySelector("
+            "`.st-key-compare-spec-${n} input`)?.value).join(' ') === 'steps sentence token:16'",
+            timeout=30_000,
+        )
+        panel.get_by_text("under the segmenters above", exact=False).wait_for(timeout=10_000)
+        panel.get_by_text("Too few rollouts to tell which step mattered under steps").wait_for(
+            timeout=10_000
+        )
+        chart = panel.locator("[data-testid='stPlotlyChart']").first
+        chart.locator("path.yerror").first.wait_for(timeout=30_000)
+        sampled = sum(len(v.cuts) - 1 for v in recorded.segmenters)  # the last: the verdict
+        assert chart.locator("path.yerror").count() >= sampled  # an interval per value
+        assert chart.locator("svg text", has_text="4. 4 * 3 = …").count() >= 1  # text, not offsets
+        legend = chart.locator("svg text", has_text="rollouts per boundary").all_text_contents()
+        assert legend == [
+            "steps (4–6 rollouts per boundary)",
+            "sentence (4–8 rollouts per boundary)",
+            "token:16 (4–9 rollouts per boundary)",
+        ]
         for pair in recorded.pairs():
             panel.get_by_text(pair.summary(), exact=True).wait_for(timeout=10_000)
+        assert "the same peak at character 42" in recorded.pairs()[0].summary()
         screenshot(panel, "segmenter-values.png")
-        budget = panel.get_by_label("Rollouts per segmenter", exact=True)
-        budget.fill("2")
+        third = page.locator(".st-key-compare-spec-2 input")
+        third.fill("line:\\n\\n")
+        third.press("Enter")
+        panel.get_by_text("not of the segmenters above", exact=False).wait_for(timeout=30_000)
+        budget = panel.locator(".st-key-sg-budget input")
+        budget.fill("1")  # steps and sentence have theirs stored: one rollout, of line:\\n\\n
         budget.press("Enter")
-        page.wait_for_timeout(1000)
+        panel.get_by_text("up to 1 rollout,", exact=False).first.wait_for(timeout=30_000)
         panel.get_by_role("button", name="Run").click()
         panel.get_by_text("Compared 3 segmenters; stored in").wait_for(timeout=300_000)
+        panel.get_by_text("under the segmenters above", exact=False).wait_for(timeout=30_000)
         page.close()
     _, ran = stored_comparison(store, trace.trace_id)
     assert [v.spec for v in ran.segmenters] == ["steps", "sentence", "line:\\n\\n"]
