@@ -11,7 +11,9 @@ tokens-per-second figure over whole calls, prefill included: one the caller meas
 run's own, ``SpeedSource.GIVEN``), one measured here by a short call to the backend
 (``calibrate``, ``SpeedSource.CALIBRATED``: one request alone, so a batching backend will do
 better), or none (``SpeedSource.UNKNOWN``); both the estimate and the upper bound are turned
-into seconds.
+into seconds. What the rollouts measure is the chance that the model running them answers
+right from each prefix: ``other_model`` says so where another model wrote the trace or its
+published values.
 
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
@@ -31,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,7 +44,15 @@ from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, rollout_limit, sp
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.traces.trace import Trace
 
-__all__ = ["CHARACTERS_PER_TOKEN", "CostPlan", "SpeedSource", "calibrate", "plan"]
+__all__ = [
+    "CHARACTERS_PER_TOKEN",
+    "CostPlan",
+    "SpeedSource",
+    "calibrate",
+    "other_model",
+    "plan",
+    "same_model",
+]
 
 
 class SpeedSource(Enum):
@@ -236,3 +246,61 @@ def calibrate(backend: ModelBackend, trace: Trace, tokens: int = 16) -> float:
     [generation] = backend.generate([request])
     elapsed = max(time.perf_counter() - start, 1e-6)
     return max(1, len(generation.token_ids)) / elapsed
+
+
+def same_model(first: str, second: str) -> bool:
+    """Whether two model names name one model: their last path parts, case aside.
+
+    A trace imported from a study names its model bare; a server serving it adds a provider
+    and an organisation.
+
+    Example:
+        >>> same_model("openai/deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+        ...            "deepseek-r1-distill-llama-8b")
+        True
+        >>> same_model("transformers/SmolLM2-135M-Instruct", "deepseek-r1-distill-llama-8b")
+        False
+
+    """
+    return first.rsplit("/", 1)[-1].casefold() == second.rsplit("/", 1)[-1].casefold()
+
+
+def other_model(model: str, trace: Trace, published: Iterable[str] = ()) -> str:
+    """What rollouts with ``model`` measure, when another model wrote ``trace`` or its values.
+
+    ``published``: the models the trace's published values came from (``PublishedValues.model``).
+    Empty when ``model`` is the one that wrote the trace and the values, or when neither is
+    recorded.
+
+    Example:
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
+        ...           run=RunRecord(unknown={"model": "deepseek-r1-distill-llama-8b"}))
+        >>> print(other_model("transformers/SmolLM2-135M-Instruct", t,
+        ...                   ["deepseek-r1-distill-llama-8b"]))  # doctest: +NORMALIZE_WHITESPACE
+        The published values came from deepseek-r1-distill-llama-8b, the model that wrote this
+        trace: rollouts with transformers/SmolLM2-135M-Instruct measure
+        transformers/SmolLM2-135M-Instruct's chance of a right answer from these prefixes, not
+        deepseek-r1-distill-llama-8b's.
+        >>> other_model("openai/deepseek-r1-distill-llama-8b", t, ["deepseek-r1-distill-llama-8b"])
+        ''
+
+    """
+    written = trace.run.model_name
+    wrote = written if written is not None and not same_model(model, written) else None
+    others = list(dict.fromkeys(p for p in published if not same_model(model, p)))
+    if others:
+        came = f"The published values came from {' and '.join(others)}"
+        if written is not None and all(same_model(written, p) for p in others):
+            came += ", the model that wrote this trace"
+        elif wrote is not None:
+            came += f"; the trace was written by {wrote}"
+        theirs = others[0]
+    elif wrote is not None:
+        came, theirs = f"This trace was written by {wrote}", wrote
+    else:
+        return ""
+    return (
+        f"{came}: rollouts with {model} measure {model}'s chance of a right answer from these "
+        f"prefixes, not {theirs}'s."
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,11 @@ from llenvs.analysis import (
     content_returns,
     plan,
     read_analysis,
+    read_published,
     similarity_named,
 )
-from llenvs.analysis.token_budget import spent
+from llenvs.analysis.cost_plan import other_model
+from llenvs.analysis.token_budget import reach, spent
 from llenvs.cli.analysis_table import analysis_table
 from llenvs.cli.options import bounded
 from llenvs.cli.segmenter_command import planned_tokens, print_comparison, print_stored_comparison
@@ -205,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     if args.segmenters is not None:
         _check_segmenters(args.segmenters)
         if budget == 0:
-            return print_stored_comparison(trace, analysis_path(args.traces))
+            return print_stored_comparison(trace, analysis_path(args.traces), args.segmenters)
     if budget == 0:
         return print_stored_values(
             trace,
@@ -243,6 +246,13 @@ def run(args: argparse.Namespace) -> int:
         measured=stored.rollouts,
     )
     print(cost.summary(), flush=True)
+    published = [values.model for values in read_published(store, trace.trace_id)]
+    for caveat in (
+        other_model(backend.name, trace, published),
+        reach(trace, params).warning("--max-tokens"),
+    ):
+        if caveat:
+            print(f"llenvs analyze: warning: {caveat}", file=sys.stderr, flush=True)
     schedules: dict[str, Schedule] = {
         "adaptive": AdaptiveSchedule(top_k=args.top_k),
         "fixed": FixedSchedule(),

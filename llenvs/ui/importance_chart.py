@@ -90,10 +90,12 @@ def importance_chart(
     segments: int,
     here: BrowseLocation,
     labels: Mapping[int, int] | None = None,
-) -> None:
+) -> tuple[float, float] | None:
     """Draw the chart of ``shown`` for a trace of ``segments`` segments, ``here`` selected.
 
-    ``labels``: the trace's step labels (segment -> -1, 0 or 1), marked on the chart.
+    ``labels``: the trace's step labels (segment -> -1, 0 or 1), marked on the chart. Returns
+    the x range it shows (``zoom_span``), None when it shows every bar: the table below shows
+    the same rows.
     """
     measure = _measure_choice(shown.measures)
     whole = segments + 1 <= ZOOM or st.toggle(
@@ -101,11 +103,12 @@ def importance_chart(
         key=WHOLE,
         help=f"Show every bar; off: the {ZOOM} bars around the selected segment, in the middle",
     )
+    span = None if whole else zoom_span(here.segment, segments + 1)
     charts = step_values_figure(
         measure_rows(shown.rows, shown.measures, measure),
         here.segment,
         measure=measure,
-        span=None if whole else zoom_span(here.segment, segments + 1),
+        span=span,
         labels=labels,
     )
     for part, spec in zip(("values", "importance"), charts, strict=True):
@@ -115,6 +118,7 @@ def importance_chart(
             key=chart_key,
             on_select=functools.partial(_clicked_bar, chart_key, here, segments),
         )
+    return span
 
 
 def _measure_choice(measures: Mapping[str, tuple[float | None, ...]]) -> str:

@@ -9,10 +9,14 @@ forced-answer curve when it is stored; a click on a bar selects that segment. Th
 can show a study's own importance measures instead, and a long trace's chart opens zoomed on
 the selected segment (``importance_chart``); a failed trace's caption says where it went wrong
 (``StepAnalysis.first_drop``); what is shown is computed once per trace and
-sidecar version (``shown_step_values``), so a move between segments only redraws. Below, a run is
-planned (budget, target width, temperature, forced answers on or off; for a failed trace, only
-the search for where it went wrong, ``FirstDropSchedule``) and its cost shown before
-it starts; it runs in the background (``StepValuesJob``) with progress (rollouts as they finish,
+sidecar version (``shown_step_values``), so a move between segments only redraws; the table
+shows the chart's rows (``value_table``). Below, a run is planned (budget, target width,
+temperature, tokens per rollout, forced answers on or off; for a failed trace, only the search
+for where it went wrong, ``FirstDropSchedule``) and its cost shown before it starts, with what
+it cannot measure: another model's rollouts than the one that wrote the trace or its published
+values measure that model's chance of a right answer (``other_model``), and the tokens per
+rollout may not reach the end from some boundaries (``Reach``; from most, Run waits for a
+tick). It runs in the background (``StepValuesJob``) with progress (rollouts as they finish,
 tokens as they are generated) and a Stop that ends the run at the model's next token, each
 finished round stored as it comes, so a stopped or failed run keeps its rollouts and the next
 run resumes from them. The model is the intervention panel's: the trace's own when it is
@@ -41,7 +45,11 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
+from llenvs.analysis.cost_plan import other_model
+from llenvs.analysis.published_values import PUBLISHED_KEY
+from llenvs.analysis.token_budget import Reach, reach
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
+from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, TOKEN_BUDGET, Bound
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
@@ -50,6 +58,7 @@ from llenvs.ui.content_returns_view import returns_toggle
 from llenvs.ui.importance_chart import importance_chart
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.model_picker import current_choice
+from llenvs.ui.number_box import FloatBound, OutOfRange, number_box, read_number
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
@@ -60,7 +69,7 @@ from llenvs.workbench.model_choice import ModelChoice
 from llenvs.workbench.step_values_job import StepValuesJob
 from llenvs.workbench.wording import count, describe_key, duration
 
-__all__ = ["POLL_SECONDS", "step_values_panel"]
+__all__ = ["MAX_TOKENS_KEY", "POLL_SECONDS", "SHORT_OK", "step_values_panel"]
 
 POLL_SECONDS = 0.5
 """How often the panel redraws its progress while a run goes on."""
@@ -70,6 +79,20 @@ _OUTCOME = "sv-outcome"
 _SHOWN = "sv-shown"
 _SPEEDS = "sv-speeds"
 _NAMES = "sv-names"
+_DELTA_KEY = "sv-delta"
+_DELTA = FloatBound("Move size δ", 0.01, 1.0, "a change in the chance of success")
+_TOKEN_BUDGET = Bound("token budget", 0, TOKEN_BUDGET.high, "0: no budget")
+_ROLLOUTS = Bound("budget", 1, ROLLOUT_BUDGET.high, ROLLOUT_BUDGET.why)
+_WIDTH = FloatBound("target width", 0.01, 1.0, "of a 95% interval of a chance")
+_TEMPERATURE = FloatBound("temperature", 0.05, 2.0, "rollouts must sample")
+
+MAX_TOKENS_KEY = "sv-max-tokens"
+"""The start of the key of the tokens-per-rollout box; the trace's id ends it, so the box opens
+on each trace's own budget."""
+
+SHORT_OK = "sv-short-ok"
+"""The key of the box that confirms a run whose rollouts cannot reach an answer from most
+boundaries (``Reach.short``): Run is off until it is ticked."""
 
 
 def step_values_panel(
@@ -115,17 +138,18 @@ def _stored(
             )
         )
     key = json.dumps(keys[index], sort_keys=True)
-    delta = st.number_input(
+    delta = number_box(
         "Move size δ",
-        min_value=0.01,
-        max_value=1.0,
-        value=MOVE_DELTA,
-        step=0.05,
-        key="sv-delta",
+        _DELTA,
+        MOVE_DELTA,
+        _DELTA_KEY,
+        out_of_range=OutOfRange.CLAMP,
         help="A step is called moved when its chance that |v_i+1 − v_i| ≥ δ is above 1/2; the "
-        "shading, the steps called and the top steps follow it.",
-    )
-    shown = shown_values(str(store), trace.trace_id, key, version, trace, float(delta))
+        "shading, the steps called and the top steps follow it",
+    ).value
+    if delta is None:  # the box says why; nothing is called moved without a δ
+        return
+    shown = shown_values(str(store), trace.trace_id, key, version, trace, delta)
     st.caption(shown.caption)
     shown = returns_toggle(str(store), key, version, trace, shown)
     if shown.first_drop:
@@ -135,8 +159,8 @@ def _stored(
             f"{len(shown.failed)} of {shown.rollouts} rollouts failed and are not counted; "
             f"the last one: {shown.failed[-1]}"
         )
-    importance_chart(shown, len(trace.segments), here, labels)
-    value_table(shown.rows)
+    span = importance_chart(shown, len(trace.segments), here, labels)
+    value_table(shown.rows, span)
 
 
 @st.fragment
@@ -154,28 +178,30 @@ def _controls(path: str, trace: Trace) -> None:
 
 def _planner(path: str, trace: Trace, *, running: bool) -> None:
     """The run's settings, its planned cost, Measure speed and Run."""
-    budget, tokens, width, temperature, forced = st.columns(5, vertical_alignment="bottom")
-    own = trace_sampling_params(trace)
-    token_budget = int(
-        tokens.number_input(
-            "token budget (0: none)",
-            0,
-            10**10,
-            0,
-            1000,
-            key="sv-token-budget",
-            help="Most tokens the rollouts may generate, stored ones included: each is priced "
-            "by what the trace wrote after its boundary, and the run never spends past it",
-        )
+    budget, tokens, width, temperature, per_rollout, forced = st.columns(
+        6, vertical_alignment="bottom"
     )
-    params = AnalysisParams(
-        budget=int(budget.number_input("budget (rollouts)", 1, 100_000, 64, 8, key="sv-budget")),
-        token_budget=token_budget or None,
-        width=float(width.number_input("target width", 0.01, 1.0, 0.3, 0.05, key="sv-width")),
-        temperature=float(
-            temperature.number_input("temperature", 0.05, 2.0, 0.7, 0.05, key="sv-temp")
-        ),
-        max_tokens=own.max_tokens if own is not None else DEFAULT_MAX_TOKENS,
+    own = trace_sampling_params(trace)
+    token_budget = number_box(
+        "token budget (0: none)",
+        _TOKEN_BUDGET,
+        0,
+        "sv-token-budget",
+        where=tokens,
+        help="Most tokens the rollouts may generate, stored ones included: each is priced "
+        "by what the trace wrote after its boundary, and the run never spends past it",
+    ).value
+    rollouts = number_box("budget (rollouts)", _ROLLOUTS, 64, "sv-budget", where=budget).value
+    target = number_box("target width", _WIDTH, 0.3, "sv-width", where=width).value
+    heat = number_box("temperature", _TEMPERATURE, 0.7, "sv-temp", where=temperature).value
+    max_tokens = number_box(
+        "tokens per rollout",
+        MAX_TOKENS,
+        own.max_tokens if own is not None else DEFAULT_MAX_TOKENS,
+        f"{MAX_TOKENS_KEY}-{trace.trace_id}",
+        where=per_rollout,
+        help="Most tokens one rollout may generate (at first the trace's own budget): a rollout "
+        "that stops at it before an answer counts as a failure",
     )
     forced_answer = forced.checkbox(
         "forced answers", key="sv-forced", help="Also force the answer at every boundary"
@@ -186,6 +212,21 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
         help="Bisect over prefixes for the first step after which the value stays δ lower, "
         "sampling a few boundaries, instead of valuing every step; the budget is the most it "
         "may spend.",
+    )
+    if (
+        max_tokens.value is None
+        or token_budget is None
+        or rollouts is None
+        or target is None
+        or heat is None
+    ):
+        return  # the box says why; nothing is planned
+    params = AnalysisParams(
+        budget=rollouts,
+        token_budget=token_budget or None,
+        width=target,
+        temperature=heat,
+        max_tokens=max_tokens.value,
     )
     choice = current_choice(trace)
     if choice is None:
@@ -200,9 +241,10 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
         "tokens, seed 0; the run stops once every 95% interval is narrower than the target "
         "width or a budget (stored rollouts included) is spent."
     )
+    caveats = st.container()
     cost_box = st.container()
     measure, run = st.columns(2)
-    if measure.button("Measure speed", key="sv-measure", help="Load the model, time one call"):
+    if measure.button("Measure speed", key="sv-speed", help="Load the model, time one call"):
         with shows_errors("The speed was not measured"), st.spinner("Timing one short call…"):
             backend = _load(choice)
             speeds = st.session_state.setdefault(_SPEEDS, {})
@@ -224,11 +266,47 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
             speed,
             source,
         )
-    if not running and run.button("Run", type="primary", key="sv-run"):
-        delta = float(st.session_state.get("sv-delta", MOVE_DELTA))
-        _start(
-            path, trace, choice, params, forced_answer, FirstDropSchedule(delta) if search else None
-        )
+    with caveats:
+        confirmed = _caveats(path, trace, name, reach(trace, params))
+    delta = _moved_by()  # the search's δ: the Move size box's, off while that box refuses
+    off = not confirmed or (search and delta is None)
+    if not running and run.button("Run", type="primary", key="sv-run", disabled=off):
+        schedule = FirstDropSchedule(delta) if search and delta is not None else None
+        _start(path, trace, choice, params, forced_answer, schedule)
+
+
+def _moved_by() -> float | None:
+    """The δ the Move size box above uses (``MOVE_DELTA`` before it is drawn); None if refused."""
+    if _DELTA_KEY not in st.session_state:
+        return MOVE_DELTA
+    return read_number(str(st.session_state[_DELTA_KEY]), _DELTA, OutOfRange.CLAMP).value
+
+
+def _caveats(path: str, trace: Trace, model: str, reached: Reach) -> bool:
+    """Say before Run what the rollouts cannot measure; False while a short limit is unconfirmed.
+
+    Another model's rollouts measure that model (``other_model``); a limit below what the trace
+    wrote after most boundaries (``Reach.short``) stops the rollouts before an answer, so Run
+    waits for a tick that says to go ahead anyway.
+    """
+    store = analysis_path(path)
+    keys = result_keys(str(store), trace.trace_id, stamp(str(store)))
+    published = [str(key["model"]) for key in keys if PUBLISHED_KEY in key and "model" in key]
+    caveat = other_model(model, trace, published)
+    if caveat:
+        st.warning(caveat, icon=":material/info:")
+    warning = reached.warning("tokens per rollout")
+    if not warning:
+        return True
+    st.warning(warning, icon=":material/warning:")
+    if not reached.short:
+        return True
+    return st.checkbox(
+        f"Run with {reached.limit:,} tokens per rollout anyway",
+        key=SHORT_OK,
+        help="Most rollouts will stop before an answer: the values will measure the limit, "
+        "not the steps",
+    )
 
 
 def _model_name(choice: ModelChoice) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from llenvs.experiments import BranchOutcome, ExperimentSummary, MapBin
+from llenvs.workbench.wording import MISSING
 
 __all__ = ["BRANCH_COLUMNS", "bin_rows", "branch_rows", "summary_table", "verdict"]
 
@@ -67,12 +68,16 @@ def summary_table(summary: ExperimentSummary) -> pd.DataFrame:
 def branch_rows(outcomes: Sequence[BranchOutcome], lines: dict[str, int]) -> pd.DataFrame:
     """One row per branch: its parent's task, where, the verdict and answer before → after.
 
-    ``lines`` gives each branch's line in the branches sidecar ("" where it is not there).
+    ``lines`` gives each branch's line in the branches sidecar ("" where it is not there); an
+    answer not given is ``MISSING``, an on-policy percentile not measured a missing value.
 
     Example:
         >>> o = BranchOutcome("p", 3, 1, 1, 4, 0, 0, "b", False, "8", True, "100")
         >>> branch_rows([o], {"b": 2}).iloc[0].to_dict()["verdict"]
         'fail → success'
+        >>> o = BranchOutcome("p", 3, 1, 1, 4, 0, 0, "b", False, None, True, "100")
+        >>> branch_rows([o], {}).iloc[0].to_dict()["answer"]
+        '— → 100'
 
     """
     return pd.DataFrame(
@@ -83,7 +88,7 @@ def branch_rows(outcomes: Sequence[BranchOutcome], lines: dict[str, int]) -> pd.
                 "position": round(o.position, 3),
                 "sample": o.sample,
                 "verdict": f"{verdict(o.parent_success)} → {verdict(o.success)}",
-                "answer": f"{o.parent_answer} → {o.answer}",
+                "answer": f"{_answer(o.parent_answer)} → {_answer(o.answer)}",
                 "flipped": o.flipped,
                 "on-policy %ile": None if o.on_policy is None else round(o.on_policy, 1),
                 "line": lines.get(o.branch_id, ""),
@@ -125,7 +130,11 @@ def verdict(success: bool | None) -> str:
         ('success', '—')
 
     """
-    return {True: "success", False: "fail", None: "—"}[success]
+    return {True: "success", False: "fail", None: MISSING}[success]
+
+
+def _answer(answer: str | None) -> str:
+    return MISSING if answer is None else answer
 
 
 def _pct(value: float | None) -> str:

@@ -1,6 +1,8 @@
 """The step values panel's table: one row per boundary of a trace, from a ``StepAnalysis``.
 
-Boundary i is before segment i; the last row is the end of the trace.
+Boundary i is before segment i; the last row is the end of the trace. A long trace's chart opens
+zoomed (``importance_chart``): the table then shows the rows of the chart's window
+(``window_rows``), and says which (``window_caption``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pandas as pd
 from llenvs.analysis.resilience import ContentReturns, StepReturn
 from llenvs.analysis.step_analysis import StepAnalysis
 
-__all__ = ["COLUMNS", "RETURNED", "value_rows", "with_returns"]
+__all__ = ["COLUMNS", "RETURNED", "value_rows", "window_caption", "window_rows", "with_returns"]
 
 COLUMNS = [
     "#",
@@ -115,6 +117,43 @@ def with_returns(rows: pd.DataFrame, returns: ContentReturns, *, only_gone: bool
             "importance high": column(lambda s: None if s.importance is None else s.interval.high),
         }
     )
+
+
+def window_rows(rows: pd.DataFrame, span: tuple[float, float] | None) -> pd.DataFrame:
+    """The rows of ``rows`` whose boundary lies in ``span``, the chart's x range; all for None.
+
+    Example:
+        >>> rows = value_rows(321, StepAnalysis("t", {}, (), (), None, ()))
+        >>> shown = window_rows(rows, (127.5, 188.5))
+        >>> len(shown), shown["#"].tolist()[0], shown["#"].tolist()[-1]
+        (61, 128, 188)
+        >>> window_rows(rows, None) is rows
+        True
+
+    """
+    if span is None:
+        return rows
+    low, high = span
+    return rows[(rows["#"] >= low) & (rows["#"] <= high)]
+
+
+def window_caption(rows: pd.DataFrame, shown: pd.DataFrame) -> str:
+    """Which of ``rows`` the table shows (``shown``), in words; "" when it shows them all.
+
+    Example:
+        >>> rows = value_rows(321, StepAnalysis("t", {}, (), (), None, ()))
+        >>> window_caption(rows, window_rows(rows, (127.5, 188.5)))
+        'Rows 128–188 of 0–321, the chart’s window'
+        >>> window_caption(rows, window_rows(rows, (261.5, 322.5)))
+        'Rows 262–321 (the end) of 0–321, the chart’s window'
+
+    """
+    if len(shown) == len(rows) or shown.empty:
+        return ""
+    last = int(rows["#"].iloc[-1])
+    first_shown, last_shown = int(shown["#"].iloc[0]), int(shown["#"].iloc[-1])
+    end = " (the end)" if last_shown == last else ""
+    return f"Rows {first_shown}–{last_shown}{end} of 0–{last}, the chart’s window"
 
 
 def _number(value: float | None) -> float:

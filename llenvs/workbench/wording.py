@@ -14,7 +14,10 @@ from typing import Any
 
 from llenvs.analysis.interval import wilson_interval
 
-__all__ = ["count", "describe_key", "duration", "success_rate"]
+__all__ = ["MISSING", "count", "describe_key", "duration", "success_rate"]
+
+MISSING = "—"
+"""What a table cell shows for a value that is not known (Streamlit draws "None" otherwise)."""
 
 
 def count(number: int, one: str, many: str | None = None) -> str:

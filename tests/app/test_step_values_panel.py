@@ -7,6 +7,7 @@ against the engine's own reading of the sidecar.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import threading
@@ -28,6 +29,7 @@ from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui import content_returns_view, step_values_view
+from llenvs.ui.importance_chart import WHOLE
 from llenvs.workbench.model_choice import ModelKind
 from llenvs.workbench.segment_chart import layer_names
 from llenvs.workbench.trace_source import TRACES_DIR_ENV
@@ -73,7 +75,7 @@ def _open(folder, segment=1):
 
 
 def _settings(at, budget, forced=False):
-    at.number_input(key="sv-budget").set_value(budget).run()
+    at.text_input(key="sv-budget").input(str(budget)).run()
     at.checkbox(key="sv-forced").set_value(forced).run()
     return at
 
@@ -128,7 +130,10 @@ def test_the_planned_cost_is_shown_before_anything_runs(folder, trace, coin):
     assert expected.summary() in texts(at)
     assert "Nothing is stored for this trace in lc.analysis.jsonl yet" in texts(at)
     assert "Model: transformers/SmolLM2-135M-Instruct (the intervention panel's)" in texts(at)
-    at.button(key="sv-measure").click().run()
+    said = [w.value for w in at.warning]  # the trace's own model, its own token budget
+    assert not [w for w in said if "chance of a right answer" in w or "reach the end" in w]
+    assert not at.button(key="sv-run").disabled
+    at.button(key="sv-speed").click().run()
     assert not at.exception
     assert _metrics(at)["Time (estimate)"] != "unknown" and "(calibrated)" in texts(at)
     assert not analysis_path(folder / "lc.jsonl").exists()  # planning wrote nothing
@@ -144,6 +149,15 @@ def test_a_run_shows_the_engines_values_and_a_larger_budget_resumes(folder, trac
     assert table["low"].tolist() == [v.interval.low for v in engine.values]
     assert table["high"].tolist() == [v.interval.high for v in engine.values]
     assert table["trials"].tolist() == [v.trials for v in engine.values]
+    # tallied here from the rollouts the sidecar holds; after the last step, the trace's verdict
+    tallies = [[r.success for r in engine.rollouts if r.boundary == b] for b in range(10)]
+    assert all(r.error is None for r in engine.rollouts) and len(trace.segments) == 10
+    assert table["trials"].tolist() == [len(t) for t in tallies] + [0]
+    independent = [sum(t) / len(t) for t in tallies] + [float(trace.success)]
+    assert table["value"].tolist() == pytest.approx(independent)
+    assert table["importance"].tolist()[:-1] == pytest.approx(
+        [after - before for before, after in itertools.pairwise(independent)]
+    )
     steps = table["importance"].tolist()[:-1]
     assert steps == pytest.approx([s.importance for s in engine.importances])
     assert table["importance low"].tolist()[:-1] == [s.interval.low for s in engine.importances]
@@ -185,7 +199,7 @@ def coin_key(coin):
 
 def test_a_token_budget_is_planned_and_never_spent_past(folder, trace, coin):
     at = _settings(_open(folder), 1000)
-    at.number_input(key="sv-token-budget").set_value(300).run()
+    at.text_input(key="sv-token-budget").input("300").run()
     params = AnalysisParams(budget=1000, token_budget=300, max_tokens=MAX_TOKENS)
     expected = plan(trace, params)
     assert _metrics(at)["Rollouts planned"] == f"{expected.rollouts:,}"
@@ -333,3 +347,83 @@ def test_only_rollouts_where_the_content_did_not_return(tmp_path, monkeypatch):
     assert bars["importance"].iloc[1] == pytest.approx(1.0)
     kinds = [json.loads(line)["kind"] for line in store.read_text().splitlines()]
     assert kinds == ["rollouts", "returns"]
+
+
+R1 = REPO / "sample_traces" / "thought_anchors-r1-distill-llama-8b.jsonl"
+"""The imported R1 trace (line 3: 321 steps, published values from R1-Distill-Llama-8B)."""
+
+
+@pytest.fixture
+def r1(tmp_path, monkeypatch):
+    """A traces folder with a copy of the R1 sample and its published values."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(R1, traces / "r1.jsonl")
+    shutil.copy(analysis_path(R1), analysis_path(traces / "r1.jsonl"))
+    monkeypatch.setenv(TRACES_DIR_ENV, str(traces))
+    return traces / "r1.jsonl"
+
+
+def _written_after(trace):
+    """The tokens the trace wrote after each boundary it ended past: its text, 4 characters a
+    token (it records no token ids)."""
+    assert trace.segments[-1].terminal and trace.segments[0].token_ids is None
+    sizes = [-(-len(s.text) // 4) for s in trace.segments]
+    return [sum(sizes[b:]) for b in range(len(sizes))]
+
+
+def test_the_planner_on_an_imported_r1_trace_says_whose_values_and_how_far_the_cap_reaches(r1):
+    trace = list(read_traces(r1))[2]
+    written = _written_after(trace)
+    median, longest = sorted(written)[(len(written) - 1) // 2], max(written)
+    assert len(written) == 321 and median > 256
+    kept = analysis_path(r1).read_bytes()
+    at = open_page("browse", file=str(r1), trace="3", segment="158")
+    at.toggle(key="sv-plan").set_value(True).run()
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning]
+    [model] = [w for w in warnings if "chance of a right answer" in w]
+    assert "published values came from deepseek-r1-distill-llama-8b" in model
+    assert "r1-distill-llama-8b" in model.casefold()
+    assert (
+        "rollouts with transformers/SmolLM2-135M-Instruct measure "
+        "transformers/SmolLM2-135M-Instruct's chance of a right answer from these prefixes, "
+        "not deepseek-r1-distill-llama-8b's"
+    ) in model
+    [cap] = [w for w in warnings if "reach the end" in w]
+    reached = sum(tokens <= 256 for tokens in written)
+    assert cap.startswith(
+        f"256 tokens reach the end from {reached} of 321 boundaries; the trace wrote a median of "
+        f"{median:,} tokens after a boundary, at most {longest:,}"
+    )
+    assert f"tokens per rollout {longest} reaches the end from every boundary" in cap
+    assert at.button(key="sv-run").disabled  # too short for most boundaries: confirm first
+    at.checkbox(key=step_values_view.SHORT_OK).check().run()
+    assert not at.button(key="sv-run").disabled
+    box = at.text_input(key=f"{step_values_view.MAX_TOKENS_KEY}-{trace.trace_id}")
+    box.input(str(median)).run()  # half the boundaries reached: said, Run needs no tick
+    [cap] = [w.value for w in at.warning if "reach the end" in w.value]
+    half = sum(tokens <= median for tokens in written)
+    assert cap.startswith(f"{median:,} tokens reach the end from {half} of 321 boundaries")
+    assert step_values_view.SHORT_OK not in [c.key for c in at.checkbox]
+    assert not at.button(key="sv-run").disabled
+    at.text_input(key=box.key).input(str(longest)).run()
+    assert not any("reach the end" in w.value for w in at.warning)
+    assert f"Each rollout: at most {longest} tokens" in texts(at)
+    assert analysis_path(r1).read_bytes() == kept  # planning wrote nothing
+
+
+def test_the_value_table_opens_on_the_rows_the_chart_shows(r1):
+    at = open_page("browse", file=str(r1), trace="3", segment="158")
+    assert not at.exception, at.exception
+    for chart in charts(at, "sv-chart"):
+        assert chart_rows(chart)["segment"].tolist() == list(range(128, 189))
+    assert _values_table(at)["#"].tolist() == [str(b) for b in range(128, 189)]
+    wanted = (
+        "Rows 128–188 of 0–321, the chart’s window: turn on Whole trace above to see every row."
+    )
+    assert wanted in [c.value for c in at.caption]
+    at.toggle(key=WHOLE).set_value(True).run()
+    table = _values_table(at)
+    assert table["#"].tolist() == [*map(str, range(321)), "end"]
+    assert "the chart’s window" not in texts(at)

@@ -11,6 +11,7 @@ zoomed on the selected segment or whole.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 from collections import Counter
@@ -48,6 +49,13 @@ def imported(tmp_path_factory):
     return out
 
 
+def _published_values() -> list[float]:
+    """The study's own numbers, read here: each chunk's published accuracy (boundary i is
+    before chunk i), then the trace's verdict after its last (wrong: 0)."""
+    chunks = json.loads((LONGEST / "chunks_labeled.json").read_text())
+    return [chunk["accuracy"] for chunk in chunks] + [0.0]
+
+
 def test_browse_shows_the_published_step_values_of_a_321_step_trace(imported, monkeypatch):
     monkeypatch.setenv(TRACES_DIR_ENV, str(imported.parent))
     [trace] = read_traces(imported)
@@ -56,15 +64,21 @@ def test_browse_shows_the_published_step_values_of_a_321_step_trace(imported, mo
     shown = texts(at)
     assert "Published values (Thought Anchors, imported): 321 boundaries" in shown
     assert "inferred from the published accuracy" in shown
-    [published] = read_published(analysis_path(imported), trace.trace_id)
-    expected = published_step_analysis(trace, published)
-    table = next(d.value for d in at.dataframe if "importance low" in d.value.columns)
-    assert len(table) == 322  # 321 boundaries and the end
-    values = [v.value for v in expected.values]
-    shown_values = table["value"].tolist()
-    assert all(math.isclose(a, b) for a, b in zip(shown_values, values, strict=True))
+    values = _published_values()
+    assert len(values) == 322 and trace.success is False
     for chart in charts(at, "sv-chart"):  # the values and importances: the zoom shows 61
         assert chart_rows(chart)["segment"].tolist() == list(range(128, 189))
+    table = next(d.value for d in at.dataframe if "importance low" in d.value.columns)
+    assert table["#"].tolist() == [str(b) for b in range(128, 189)]  # the chart's rows
+    assert "Rows 128–188 of 0–321, the chart’s window" in texts(at)
+    shown_values = table["value"].tolist()
+    assert all(math.isclose(a, b) for a, b in zip(shown_values, values[128:189], strict=True))
+    at.toggle(key=WHOLE).set_value(True).run()
+    table = next(d.value for d in at.dataframe if "importance low" in d.value.columns)
+    assert len(table) == 322 and table["#"].iloc[-1] == "end"  # 321 boundaries and the end
+    shown_values = table["value"].tolist()
+    assert all(math.isclose(a, b) for a, b in zip(shown_values, values, strict=True))
+    assert "the chart’s window" not in texts(at)
 
 
 def _open(imported, monkeypatch, segment):
@@ -152,8 +166,9 @@ def test_the_chart_shows_the_chosen_published_measure(imported, monkeypatch):
     ]
     at.toggle(key=WHOLE).set_value(True).run()
     _, _, bars, _ = _chart(at)
-    ours = published_step_analysis(trace, published).importances
-    assert bars["importance"].tolist()[:-1] == pytest.approx([s.importance for s in ours])
+    values = _published_values()  # our importance of step i: v(i + 1) - v(i)
+    steps = [after - before for before, after in itertools.pairwise(values)]
+    assert bars["importance"].tolist()[:-1] == pytest.approx(steps)
     for name in ("resampling_importance_accuracy", "counterfactual_importance_kl"):
         at.selectbox(key=MEASURE).select(name).run()
         assert not at.exception
@@ -240,11 +255,12 @@ def test_the_move_size_delta_decides_the_steps_called_and_the_expected_wrong_cal
     imported, monkeypatch
 ):
     at, trace = _open(imported, monkeypatch, 158)
+    at.toggle(key=WHOLE).set_value(True).run()  # the table holds every row
     [published] = read_published(analysis_path(imported), trace.trace_id)
     analysis = published_step_analysis(trace, published)
     for delta in (0.2, 0.1):
         if delta != 0.2:
-            at.number_input(key="sv-delta").set_value(delta).run()
+            at.text_input(key="sv-delta").input(str(delta)).run()
             assert not at.exception, at.exception
         expected = dataclasses.replace(analysis, delta=delta)
         caption = next(c.value for c in at.caption if "called moved" in c.value)
@@ -254,3 +270,7 @@ def test_the_move_size_delta_decides_the_steps_called_and_the_expected_wrong_cal
         shown = {b: m for b, m in enumerate(table["moved"]) if not math.isnan(m)}
         assert shown == pytest.approx(expected.moved, abs=1e-9)
     assert len(dataclasses.replace(analysis, delta=0.1).called) > len(analysis.called) > 0
+    # the published curve's largest move (0.49, at step 158) is called moved, all but surely
+    values = _published_values()
+    largest = max(range(len(values) - 1), key=lambda step: abs(values[step + 1] - values[step]))
+    assert largest in analysis.called and shown[largest] > 0.99
