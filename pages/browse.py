@@ -24,7 +24,7 @@ with shows_errors():
     line = trace_list_view.trace_list(shown, index.count, location)
     if line is not None:
         browse_view.navigation(shown["line"].tolist(), location, index)
-        with shows_errors(f"line {line}"):
+        with browse_view.trace_guard(location.file, line):
             trace, segment = browse_view.trace_view(index, line, location)
             st.page_link(
                 "pages/compare.py",

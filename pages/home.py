@@ -12,6 +12,7 @@ st.caption("Reasoning traces, segment by segment: per-step rewards, PRM scores, 
 
 with shows_errors():
     folder = traces_dir()
+    home_view.start_here(folder)
     st.header("Traces")
     home_view.folder_summary(folder)
     home_view.open_path()

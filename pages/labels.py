@@ -7,6 +7,7 @@ from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.labelled_file import cached_labelled_file
 from llenvs.ui.page_guard import shows_errors, through_app
 from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.wording import MISSING
 
 through_app()
 st.title("Step labels")
@@ -30,7 +31,7 @@ with shows_errors():
         st.stop()
     comparison = agreement_view.cached_comparison(file, labellers, scores)
     st.header("Labellers")
-    st.dataframe(agreement_view.coverage_table(comparison), hide_index=True)
+    st.dataframe(agreement_view.coverage_table(comparison), hide_index=True, placeholder=MISSING)
     for (first, second), agreement in comparison.pairs.items():
         agreement_view.labeller_pair(first, second, agreement, file, comparison.level)
     if comparison.prms:

@@ -23,12 +23,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
 from llenvs.traces.task_identity import TaskIdentity
 
-__all__ = ["RunPairing", "RunTask", "pair_runs"]
+__all__ = ["RunPairing", "RunTask", "most_shared", "pair_runs"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,30 @@ def pair_runs(first: Iterable[RunTask], second: Iterable[RunTask]) -> RunPairing
         index_clashes=sum(1 for t in unpaired if (t.identity.environment, t.task_index) in indices),
         no_verdict=no_verdict,
     )
+
+
+def most_shared(runs: Mapping[str, Set[TaskIdentity]]) -> tuple[str, str] | None:
+    """The two runs (by name) that share the most tasks by identity; None when no two share one.
+
+    Of pairs sharing as many, the first in ``runs``' order wins (the earlier run first), so a
+    folder's trace files, listed before its experiments, are preferred among equals.
+
+    Example:
+        >>> q = [TaskIdentity.of("products", f"{n} * 3?") for n in range(4)]
+        >>> most_shared({"a": {q[0]}, "b": {q[1], q[2]}, "c": {q[1], q[2], q[3]}})
+        ('b', 'c')
+        >>> most_shared({"a": {q[0]}, "b": {q[1]}}) is None
+        True
+
+    """
+    names = list(runs)
+    best, most = None, 0
+    for at, first in enumerate(names):
+        for second in names[at + 1 :]:
+            shared = len(runs[first] & runs[second])
+            if shared > most:
+                best, most = (first, second), shared
+    return best
 
 
 def _by_identity(tasks: Iterable[RunTask]) -> dict[TaskIdentity, RunTask]:

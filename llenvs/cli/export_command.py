@@ -1,8 +1,9 @@
 """``llenvs export``: write traces, with one labeller's step labels, in an outside format.
 
-``llenvs export FILE --labels LABELLER --format prm800k|processbench|hf -o OUT`` writes the
-traces of FILE with the labels LABELLER gave them in FILE's label store (``FILE.labels.jsonl``):
-a PRM800K-style step file, ProcessBench rows, or a Hugging Face dataset folder. Traces the
+``llenvs export FILE --labels LABELLER --format prm800k|processbench|hf|inspect -o OUT`` writes
+the traces of FILE with the labels LABELLER gave them in FILE's label store
+(``FILE.labels.jsonl``): a PRM800K-style step file, ProcessBench rows, a Hugging Face dataset
+folder, or an Inspect AI log (``llenvs.cli.inspect_export_command``). Traces the
 labeller labelled no step of are skipped and counted, never written as all-correct. Without
 ``--labels`` (PRM800K only) every trace is written with its steps and model scores and no
 labels. The old spelling ``llenvs export prm800k FILE -o OUT`` still works: it is ``llenvs
@@ -52,11 +53,11 @@ def add_parser(subparsers: Any) -> None:
     """
     parser = subparsers.add_parser(
         "export",
-        usage="llenvs export FILE [--labels LABELLER] [--format {prm800k,processbench,hf}] "
+        usage=f"llenvs export FILE [--labels LABELLER] [--format {{{','.join(EXPORT_FORMATS)}}}] "
         "-o OUT [--overwrite]\n       llenvs export prm800k FILE -o OUT [--overwrite]  "
         "(the old form)",
-        help="write traces and one labeller's step labels as PRM800K, ProcessBench or a "
-        "Hugging Face dataset",
+        help="write traces and one labeller's step labels as PRM800K, ProcessBench, a Hugging "
+        "Face dataset or an Inspect AI log",
         description=(
             "Write the traces of FILE with the step labels LABELLER gave them (the latest of each"
             " step, from FILE's label store FILE.labels.jsonl; labels are never in the trace "
@@ -67,14 +68,17 @@ def add_parser(subparsers: Any) -> None:
             "named. processbench: ProcessBench rows, 'label' the first wrong step or -1, only for"
             " traces whose labels settle it (every step before the first -1 labelled; with no -1,"
             " every step). hf: a Hugging Face datasets dataset saved to the folder OUT "
-            "(save_to_disk), steps and labels as columns. Each row keeps its trace id, so 'llenvs"
+            "(save_to_disk), steps and labels as columns. inspect: an Inspect AI log (.eval, "
+            "written with Inspect's writer: inspect view opens it), one sample per trace with its "
+            "steps, PRM scores, stored step values and, with --labels, the labels and the first "
+            "wrong step they settle. Each row keeps its trace id, so 'llenvs"
             " import FORMAT OUT' gives the same trace ids and the same labels under the same "
             "labeller (processbench holds the first error only: it gives +1 before it, -1 on it, "
             "nothing after). Traces the labeller labelled no step of are skipped and counted, "
-            "never written as all-correct. Without --labels (prm800k only) every trace is written"
-            " without labels. Written atomically. An existing output is refused (left as it is) "
-            "unless --overwrite, which replaces it. The old form 'llenvs export prm800k FILE' is "
-            "'llenvs export FILE --format prm800k'."
+            "never written as all-correct. Without --labels (prm800k and inspect) every trace is "
+            "written without labels. Written atomically. An existing output is refused (left as "
+            "it is) unless --overwrite, which replaces it. The old form 'llenvs export prm800k "
+            "FILE' is 'llenvs export FILE --format prm800k'."
         ),
     )
     parser.add_argument("first", metavar="FILE", help="the trace file to read")
@@ -97,7 +101,8 @@ def add_parser(subparsers: Any) -> None:
         "--output",
         type=Path,
         required=True,
-        help="the file (hf: the folder) to write; an existing one is refused unless --overwrite",
+        help="the file (hf: the folder; inspect: a .eval log) to write; an existing one is "
+        "refused unless --overwrite",
     )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace an existing output (atomically)"

@@ -1,4 +1,4 @@
-r"""``llenvs import``: turn an outside file (eval logs, step files, chat JSONL) into traces.
+r"""``llenvs import``: turn an outside file (eval logs, Inspect logs, step files, chat) into traces.
 
 Example:
     >>> import tempfile, os
@@ -55,14 +55,16 @@ def add_parser(subparsers: Any) -> None:
     """
     parser = subparsers.add_parser(
         "import",
-        help="import reasoning-gym logs, ProcessBench/PRM800K step files, chat JSONL or Thought "
-        "Anchors data as traces",
+        help="import reasoning-gym logs, ProcessBench/PRM800K step files, chat JSONL, Inspect AI "
+        "logs or Thought Anchors data as traces",
         description=(
             "Read an outside file and write its traces (one JSON line each) for the app and "
             "the other commands. Step files and Thought Anchors folders keep their own steps "
             "(thought-anchors also stores the published step values in the output's "
             "analysis sidecar); other responses are cut by "
-            "--segmenter. The human step labels of ProcessBench and PRM800K files (and of "
+            "--segmenter. An Inspect AI log (inspect: .eval, or the older .json) gives one trace "
+            "per sample and epoch, its reasoning and text in order, its scores as final rewards."
+            " The human step labels of ProcessBench and PRM800K files (and of "
             "llenvs exports) never go into the traces: they go to the output's label store, "
             "OUT.labels.jsonl, under the labeller processbench / prm800k (or the one an export "
             "names), once: importing again adds none twice. Rows that cannot be read are "

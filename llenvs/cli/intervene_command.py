@@ -53,7 +53,7 @@ from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.bounds import ON_POLICY_SAMPLES, SAMPLES
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
+from llenvs.core.intervention import COMPLETE, Complete, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
 from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.traces import Trace, branches_path, find_trace
@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     parent = find_trace(args.traces, args.trace)
     params = sampling_from_args(args, trace_sampling_params(parent))  # and the record's sampling
     intervention = _intervention(args, params)
+    _check_at(args.at, parent, intervention)  # in the option's own terms: segments kept
     request = BranchRequest(parent, args.at, intervention)  # checked before a model loads
     prm = _prm(args.prm, parent)
     options = prm_options(prm, args.prm_base_url)  # vllm/<model> (given or recorded): its server
@@ -194,6 +195,41 @@ def _prm(given: str | None, parent: Trace) -> str | None:
         return None
     print(f"scoring the branch with the trace's own PRM: {recorded.name}", file=sys.stderr)
     return recorded.name
+
+
+def _check_at(at: int, parent: Trace, intervention: Intervention) -> None:
+    """Refuse an ``--at`` the trace cannot be branched at, saying what ``--at`` counts.
+
+    ``--at`` is how many segments are kept, 0 up to all of them; a ``--complete`` or
+    ``--resample`` cannot keep all of a trace that ended (nothing is left to generate).
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A.", terminal=True),))
+        >>> _check_at(1, t, Force("B."))
+        >>> _check_at(999, t, Resample(1))
+        Traceback (most recent call last):
+        ...
+        ValueError: --at 999: --at is how many of the trace's segments to keep before the intervention, and it has 1, so give --at 0..0 (not 1: its last segment is terminal, so keeping every segment leaves nothing to resample; --feedback can go after it)
+
+    """  # noqa: E501
+    count = len(parent.segments)
+    ended = count > 0 and parent.segments[-1].terminal
+    generates = isinstance(intervention, Complete | Resample)
+    last = count - 1 if ended and generates else count
+    if 0 <= at <= last:
+        return
+    why = (
+        f" (not {count}: its last segment is terminal, so keeping every segment leaves nothing "
+        f"to {intervention.kind.value}; --feedback can go after it)"
+        if last < count
+        else ""
+    )
+    raise ValueError(
+        f"--at {at}: --at is how many of the trace's segments to keep before the intervention, "
+        f"and it has {count}, so give --at 0..{last}{why}"
+    )
 
 
 def _intervention(args: argparse.Namespace, params: SamplingParams) -> Intervention:

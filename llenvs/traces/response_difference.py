@@ -1,4 +1,4 @@
-"""How a trace made again differs from the recorded one: identical, or where they part.
+r"""How a trace made again differs from the recorded one: identical, or where they part.
 
 ``llenvs rerun`` and the workbench's *Run again* generate a trace anew from its recorded run
 spec and compare: a greedy trace on the same model should come back identical, segment for
@@ -19,6 +19,8 @@ Example:
     >>> d = ResponseDifference.between(trace("A. ", "B. ", "C."), trace("A. ", "D. ", "C."))
     >>> d.identical, d.first_segment, d.first_character, d.describe()
     (False, 1, 3, 'differs from segment 1 on (character 3 of 8); 88% of the text in common')
+    >>> ResponseDifference.between(trace("A. ", "B."), trace("A.\n", "B.")).describe()
+    'differs only in whitespace, from segment 0 on (character 2 of 5); the words are the same'
 
 """
 
@@ -58,6 +60,8 @@ class ResponseDifference:
     """How many segments the trace made again has."""
     recorded_characters: int
     """How long the recorded response is."""
+    whitespace_only: bool = False
+    """The texts differ, but only in whitespace (spaces, tabs, newlines): the same words."""
 
     @classmethod
     def between(cls, recorded: Trace, again: Trace) -> ResponseDifference:
@@ -94,6 +98,7 @@ class ResponseDifference:
             recorded_segments=len(old),
             new_segments=len(new),
             recorded_characters=len(recorded.response),
+            whitespace_only=not texts_equal and _words(recorded.response) == _words(again.response),
         )
 
     def describe(self) -> str:
@@ -111,10 +116,20 @@ class ResponseDifference:
                 f"the same text, cut differently from segment {self.first_segment} on "
                 f"({self.recorded_segments} segments recorded, {self.new_segments} now)"
             )
+        if self.whitespace_only:
+            return (
+                f"differs only in whitespace, from segment {self.first_segment} on (character "
+                f"{self.first_character} of {self.recorded_characters}); the words are the same"
+            )
         return (
             f"differs from segment {self.first_segment} on (character {self.first_character} "
             f"of {self.recorded_characters}); {self.similarity:.0%} of the text in common"
         )
+
+
+def _words(text: str) -> str:
+    """``text`` without its whitespace: what two texts that differ only in it share."""
+    return "".join(text.split())
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -31,7 +31,7 @@ from llenvs.ui.cached import stamp
 from llenvs.ui.disagreement_links import disagreement_links
 from llenvs.ui.labelled_file import LabelledFile, cached_labelled_file
 from llenvs.workbench.calibration_chart import calibration_figure
-from llenvs.workbench.wording import count
+from llenvs.workbench.wording import MISSING, count
 
 __all__ = [
     "ESTIMATE_COLUMNS",
@@ -140,6 +140,7 @@ def labeller_pair(
         hide_index=True,
         column_config=_number_columns(),
         key=f"labels-pair-{first}-{second}",
+        placeholder=MISSING,
     )
     st.markdown(f"**Where they disagree** ({count(len(agreement.disagreements), 'step')})")
     disagreement_links(
@@ -183,6 +184,7 @@ def prm_against_labeller(
         hide_index=True,
         column_config=_number_columns(),
         key=f"labels-prm-{prm}-{labeller}",
+        placeholder=MISSING,
     )
     left, right = st.columns(2)
     with left:

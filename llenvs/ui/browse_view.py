@@ -18,11 +18,13 @@ downloads all of it. A segment an imported study annotated shows its summary and
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
 
+from llenvs.core.bounds import Bound
 from llenvs.evaluation import trace_feedback
 from llenvs.evaluation.branch_prm import PRM_UNSCORED
 from llenvs.traces import SegmentRecord, Trace
@@ -30,6 +32,8 @@ from llenvs.ui.browse_url import go_to, read_location
 from llenvs.ui.cached import cached_index, cached_trace
 from llenvs.ui.key_queue import key_queue
 from llenvs.ui.labelling_view import label_mode, label_mode_switch, labeller_name, labelling_panel
+from llenvs.ui.number_box import number_box, read_number
+from llenvs.ui.page_guard import LOGGER, is_internal_error
 from llenvs.ui.rerun_view import rerun_button
 from llenvs.ui.segment_links import segment_links
 from llenvs.ui.segment_panel import segment_chart, segment_rows_panel, segment_rows_table
@@ -42,6 +46,7 @@ from llenvs.workbench.browse_location import BrowseLocation, neighbour
 from llenvs.workbench.function_tags import tagged_segments
 from llenvs.workbench.run_summary import prm_summary, run_summary, scorer_name
 from llenvs.workbench.segment_table import label_values
+from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
 from llenvs.workbench.trace_index import TraceIndex
 from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.whitespace import visible_whitespace
@@ -56,6 +61,7 @@ __all__ = [
     "segment_count",
     "stepped_segments",
     "text_window",
+    "trace_guard",
     "trace_view",
 ]
 
@@ -86,7 +92,10 @@ def choose_file(location: BrowseLocation) -> BrowseLocation | None:
         return None
     current = location.file or files[0]
     picked = st.sidebar.selectbox(
-        "Trace file", files, index=files.index(current), format_func=lambda p: Path(p).name
+        "Trace file",
+        files,
+        index=files.index(current),
+        format_func=lambda p: short_name(Path(p).name, SIDEBAR_NAME),
     )
     if picked != current:
         go_to(BrowseLocation(picked))
@@ -170,14 +179,15 @@ def navigation(lines: list[int], location: BrowseLocation, index: TraceIndex) ->
         )
     if labelling:
         return
-    columns[-1].number_input(
+    bound = Bound("segment", 0, max(segments - 1, 0), "the trace's segments")
+    number_box(  # a number out of range moves nothing, and the box says why
         "segment",
-        min_value=0,
-        max_value=max(segments - 1, 0),
-        value=here.segment,
-        key=f"seg-input-{line}-{here.segment}",
+        bound,
+        here.segment,
+        f"seg-input-{line}-{here.segment}",
+        where=columns[-1],
         on_change=_typed_segment,
-        args=(f"seg-input-{line}-{here.segment}", here),
+        args=(f"seg-input-{line}-{here.segment}", here, bound),
         label_visibility="collapsed",
     )
 
@@ -256,6 +266,32 @@ def trace_view(index: TraceIndex, line: int, location: BrowseLocation) -> tuple[
     with values:
         step_values_panel(index.path, trace, here, label_values(table))
     return trace, segment
+
+
+@contextmanager
+def trace_guard(path: str, line: int) -> Iterator[None]:
+    """Draw the trace on ``line`` of ``path`` inside; an error there is one message, naming both.
+
+    The rest of the page (the list, the navigation, the other traces) keeps working. The
+    message is the library's own when it names the line already (a ``TraceFormatError`` from
+    reading it: what ``llenvs analyze`` says); else ``file, line N: could not show this trace``
+    and the error. An internal error type is also logged, as ``page_guard`` logs it.
+
+    Example:
+        >>> with trace_guard("runs.jsonl", 3):  # outside a running app, st.error only logs
+        ...     raise ValueError("Unable to convert dataframe to Arrow table")
+
+    """
+    where = f"{path}, line {line}"
+    try:
+        yield
+    except Exception as error:  # any error of one trace's drawing stays a message (invariant 6)
+        if is_internal_error(error):
+            LOGGER.error("an internal error reached the page: %r", error, exc_info=error)
+        message = str(error)
+        if not message.startswith(f"{where}: "):
+            message = f"{where}: could not show this trace: {type(error).__name__}: {message}"
+        st.error(message, icon=":material/error:")
 
 
 def feedback_turns(trace: Trace) -> dict[int, list[str]]:
@@ -389,5 +425,8 @@ def _whole_text(what: str, text: str, shown: range, file_name: str) -> None:
     )
 
 
-def _typed_segment(key: str, here: BrowseLocation) -> None:
-    go_to(BrowseLocation(here.file, here.line, int(st.session_state[key])))
+def _typed_segment(key: str, here: BrowseLocation, bound: Bound) -> None:
+    """Go to the segment typed in the box ``key``; stay where it refuses (it says why)."""
+    segment = read_number(str(st.session_state[key]), bound).value
+    if segment is not None:
+        go_to(BrowseLocation(here.file, here.line, segment))

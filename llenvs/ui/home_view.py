@@ -16,13 +16,17 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis.thought_anchors import STUDY
-from llenvs.traces import IMPORT_FORMATS
+from llenvs.traces import IMPORT_FORMATS, skipped_summary
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
+from llenvs.workbench.browse_default import BrowseDefault, browse_default
+from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.short_name import short_name
 from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
 from llenvs.workbench.trace_source import import_into, save_upload, shown_path, trace_files
+from llenvs.workbench.wording import MISSING
 from llenvs.workbench.workbench_pages import PAGES
 
 __all__ = [
@@ -33,13 +37,18 @@ __all__ = [
     "open_path",
     "page_guide",
     "roots_help",
+    "start_here",
     "upload_help",
+    "view_label",
 ]
 
 SEARCH = ":material/search:"
 """The icon of links to Browse."""
 BROWSE = "pages/browse.py"
 """The Browse page's file."""
+
+LINK_NAME = 30
+"""The most characters of a file's name its Browse link shows whole (three links a row)."""
 
 HOW_TO_GET_TRACES = """\
 No trace file yet. Add one with the forms below, or from a terminal:
@@ -124,12 +133,76 @@ def folder_summary(folder: Path) -> None:
                     "skipped lines": len(index.skipped),
                 }
             )
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    columns = st.columns(min(len(files), 4))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, placeholder=MISSING)
+    declared = _declared(folder)
+    columns = st.columns(min(len(files), 3))
     for number, path in enumerate(files):
+        location, opens = BrowseLocation(str(path)), f"Opens {path.name} at its first trace."
+        if declared is not None and Path(declared.location.file or "") == path:
+            location = declared.location  # the file's link opens where the folder says
+            opens = f"Opens {view_label(location)}: {declared.about}"
         columns[number % len(columns)].page_link(
-            BROWSE, label=f"Browse {path.name}", icon=SEARCH, query_params={"file": str(path)}
+            BROWSE,
+            label=f"Browse {short_name(path.name, LINK_NAME)}",
+            icon=SEARCH,
+            query_params=location.to_params(),
+            help=opens,
         )
+
+
+def view_label(location: BrowseLocation) -> str:
+    """A Browse view in words: its file's name, and its line and step where it names them.
+
+    Example:
+        >>> view_label(BrowseLocation("sample_traces/r1.jsonl", 3, 158))
+        'r1.jsonl, line 3 at step 158'
+        >>> view_label(BrowseLocation("a.jsonl"))
+        'a.jsonl'
+
+    """
+    name = Path(location.file or "").name
+    where = [] if location.line is None else [f"line {location.line}"]
+    if location.segment:
+        where.append(f"at step {location.segment}")
+    return ", ".join([name, " ".join(where)]) if where else name
+
+
+def start_here(folder: Path) -> None:
+    """Where a newcomer starts: the view ``folder`` declares, else its first trace file.
+
+    The sample folder declares (``llenvs-browse.json``) its R1 trace at the step where the
+    published chance of a right answer falls; a declaration that cannot be followed is said,
+    naming its file, and the first file offered instead.
+    """
+    try:
+        declared = browse_default(folder)
+    except ValueError as error:
+        st.warning(f"{error}. Start with the folder's first file instead.")
+        declared = None
+    files = trace_files(folder)
+    if declared is None and not files:
+        return  # the folder's summary says how to get traces
+    location = declared.location if declared is not None else BrowseLocation(str(files[0]))
+    about = declared.about if declared is not None else "The folder's first trace file."
+    with st.container(border=True):
+        st.page_link(
+            BROWSE,
+            label=f"Start here: {view_label(location)}",
+            icon=":material/flag:",
+            query_params=location.to_params(),
+        )
+        st.caption(
+            f"{about} Then the tour (docs/tour.md) goes through every page: intervening on a "
+            "segment, step values, experiments, labels."
+        )
+
+
+def _declared(folder: Path) -> BrowseDefault | None:
+    """The view ``folder`` declares; None when none, or one ``start_here`` said it cannot follow."""
+    try:
+        return browse_default(folder)
+    except ValueError:
+        return None
 
 
 def open_path() -> None:
@@ -173,7 +246,7 @@ def add_traces(folder: Path) -> None:
         if uploaded is not None:
             with shows_errors("saving the upload"):
                 saved = save_upload(folder, uploaded.name, uploaded.getvalue())
-                st.success(f"Saved as {saved}")
+                _saved(saved)
                 st.page_link(
                     BROWSE, label="Browse it", icon=SEARCH, query_params={"file": str(saved)}
                 )
@@ -205,6 +278,15 @@ def add_traces(folder: Path) -> None:
         if submitted:
             with shows_errors("import"):
                 _import(folder, str(format), source, outside, score)
+
+
+def _saved(saved: Path) -> None:
+    """Say where an upload was saved, and, once, the lines of it Browse will skip and why."""
+    skipped = cached_index(str(saved)).skipped
+    if skipped:
+        st.warning(f"Saved as {saved}, but {skipped_summary(saved.name, skipped)}")
+    else:
+        st.success(f"Saved as {saved}")
 
 
 def _import(folder: Path, format: str, source: str, outside: object, score: bool) -> None:

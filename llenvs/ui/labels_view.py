@@ -28,6 +28,7 @@ import streamlit as st
 from llenvs.traces import labels_path
 from llenvs.traces.labels import Labels
 from llenvs.ui.labelled_file import LabelledFile
+from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
 from llenvs.workbench.trace_roots import resolve_trace_path
 from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.wording import count
@@ -91,7 +92,10 @@ def choose_file() -> str | None:
     if current is None:
         return None
     picked = st.sidebar.selectbox(
-        "Trace file", files, index=files.index(current), format_func=lambda p: Path(p).name
+        "Trace file",
+        files,
+        index=files.index(current),
+        format_func=lambda p: short_name(Path(p).name, SIDEBAR_NAME),
     )
     if picked != current:
         st.query_params.from_dict({"file": picked})

@@ -28,13 +28,15 @@ from typing import NoReturn
 import pandas as pd
 import streamlit as st
 
+from llenvs.analysis.run_pairing import most_shared
 from llenvs.experiments.experiment_as_runs import ExperimentRuns, open_experiment_runs
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.position_run import ParentTask, PositionRun, RunRow, RunRows
 from llenvs.traces.sidecar import Sidecar
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.ui.cached import cached_index, stamp
-from llenvs.ui.runs_view import Run
+from llenvs.ui.runs_view import TASK, Run
+from llenvs.workbench.file_tasks import file_tasks
 from llenvs.workbench.trace_source import trace_files
 from llenvs.workbench.wording import count
 
@@ -43,6 +45,7 @@ __all__ = [
     "PRESELECT",
     "RunChoices",
     "compare_params",
+    "default_runs",
     "experiment_table",
     "open_in_compare_runs",
     "position_as_run",
@@ -220,7 +223,7 @@ def preselect(choices: RunChoices, key: str) -> list[str]:
 
     The runs the URL names (``?runs=``) or ``open_in_compare_runs`` chose (each read once
     and removed, so the user's later choices stand), else what the box held (runs no longer
-    offered dropped), else the first two trace files.
+    offered dropped), else the two runs that share the most tasks (``default_runs``).
     """
     wanted = [w for w in st.query_params.get_all(PARAM) if w] or st.session_state.pop(PRESELECT, [])
     if wanted:
@@ -228,7 +231,42 @@ def preselect(choices: RunChoices, key: str) -> list[str]:
             del st.query_params[PARAM]
         st.session_state[key] = wanted
     elif key not in st.session_state:
-        st.session_state[key] = list(choices.files)[:2] if len(choices.files) > 1 else []
+        st.session_state[key] = default_runs(choices)
     held = st.session_state[key]
     st.session_state[key] = [name for name in held if name in choices.names]
     return [name for name in wanted if name not in choices.names]
+
+
+def default_runs(choices: RunChoices) -> list[str]:
+    """The two runs the page opens on: those sharing the most tasks; none when no two share one.
+
+    Tasks are matched by identity, environment and question (``most_shared``), as the page
+    compares them: two files of the same tasks, or an experiment's position against its
+    parents' file, never two files that merely come first by name. A file's tasks are read
+    from its first lines (``file_tasks``), once per version of the file.
+
+    Example:
+        >>> default_runs(RunChoices({}, {}, ()))
+        []
+
+    """
+    tasks: dict[str, frozenset[TaskIdentity]] = {
+        name: _file_tasks(str(path), stamp(str(path))) for name, path in choices.files.items()
+    }
+    for name in choices.positions:
+        try:
+            table = choices.run(name).table
+        except ExperimentError:  # its parents went since the choices were made: not offered
+            continue
+        tasks[name] = frozenset(
+            TaskIdentity(str(environment), str(prompt_hash))
+            for environment, prompt_hash in zip(table[TASK[0]], table[TASK[1]], strict=True)
+        )
+    pair = most_shared(tasks)
+    return [] if pair is None else list(pair)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _file_tasks(path: str, version: tuple[int, int]) -> frozenset[TaskIdentity]:
+    del version
+    return file_tasks(path)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -34,7 +35,8 @@ import streamlit as st
 from llenvs.analysis.paired_runs import compare_paired
 from llenvs.analysis.run_pairing import RunPairing, RunTask, pair_runs
 from llenvs.traces.task_identity import TaskIdentity
-from llenvs.workbench.wording import count, success_rate
+from llenvs.workbench.short_name import short_name
+from llenvs.workbench.wording import MISSING, count, success_rate
 
 __all__ = [
     "Run",
@@ -45,10 +47,14 @@ __all__ = [
     "pairing",
     "run_summary",
     "show_runs",
+    "verdict_headers",
 ]
 
 TASK = ["environment", "prompt_hash"]
 """The columns that name a task: its identity (never its index alone)."""
+
+RUN_HEADER = 24
+"""The most characters of a run's name in a column header."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,9 +232,9 @@ def show_runs(chosen: list[Run]) -> None:
         f"{count(len(shared), 'task')} in every run, matched by environment and question (the "
         "hash of the prompt), never by task index alone."
     )
-    st.dataframe(run_summary(runs), hide_index=True)
+    st.dataframe(run_summary(runs), hide_index=True, placeholder=MISSING)
     st.subheader(f"{chosen[0].name} against the others")
-    st.dataframe(paired_table(runs), hide_index=True)
+    st.dataframe(paired_table(runs), hide_index=True, placeholder=MISSING)
     split = disagreements(runs)
     st.subheader(f"Tasks where they disagree ({len(split)})")
     judged = _judged_in_every_run(runs)
@@ -241,7 +247,9 @@ def show_runs(chosen: list[Run]) -> None:
                 "why above)."
             )
         return
-    st.dataframe(split, hide_index=True)
+    st.dataframe(
+        split, hide_index=True, placeholder=MISSING, column_config=verdict_headers(list(runs))
+    )
     for environment, task, *verdicts in split.itertuples(index=False, name=None):
         columns = st.columns(len(chosen) + 1)
         columns[0].markdown(f"`{environment}` task {task}")
@@ -256,6 +264,28 @@ def show_runs(chosen: list[Run]) -> None:
                 label=f"{label} (line {int(line)})",
                 query_params=browse_params(run, int(line)),
             )
+
+
+def verdict_headers(names: list[str]) -> dict[str, Any]:
+    """The disagreements' column headers: each run's name cut in the middle, its end kept.
+
+    A header is cut at its column's width, at the end: two positions of one experiment
+    (``… @ position 0.25``, ``… @ position 0.5``) would read alike. The whole name is the
+    header's tooltip.
+
+    Example:
+        >>> headers = verdict_headers(["products-smollm2-misleading-hint @ position 0.25"])
+        >>> headers["products-smollm2-misleading-hint @ position 0.25 line"]["label"]
+        'products-sm…osition 0.25 line'
+
+    """
+    return {
+        f"{name} {what}": st.column_config.Column(
+            f"{short_name(name, RUN_HEADER)} {what}", help=f"{name}: {what}"
+        )
+        for name in names
+        for what in ("success", "line")
+    }
 
 
 def browse_params(run: Run, line: int) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The trace view's segment panel: the segment rows beside their chart, both with labels.
+"""The trace view's segment panel: the segment rows above their chart, both with labels.
 
 Browse draws it as part of the page, the rows first and the chart after the segment's text (label
 mode draws its own, lighter, inside its fragment: ``labelling_view``); a click on a row or on a
@@ -54,15 +54,15 @@ def segment_rows_table(
 def segment_rows_panel(
     trace: Trace, table: pd.DataFrame, here: BrowseLocation
 ) -> tuple[range, Any]:
-    """Draw the segment rows in the left column; the span they show and the right column.
+    """Draw the segment rows the page's width; the span they show and the chart's place.
 
-    The chart goes in the right column later (``segment_chart``), so the page can send the
-    rows and the text before the charts, which take longest to draw.
+    The rows take the whole width so that their ``text`` column has room (beside the chart, at
+    1500 px, the other columns left it 40 px). The chart goes in its place under the rows later
+    (``segment_chart``), so the page can send the rows and the text before the charts, which
+    take longest to draw.
     """
-    left, right = st.columns([3, 2])
-    with left:
-        window = segment_rows(trace, table, here)
-    return window, right
+    window = segment_rows(trace, table, here)
+    return window, st.container()
 
 
 def segment_chart(column: Any, table: pd.DataFrame, here: BrowseLocation, window: range) -> None:

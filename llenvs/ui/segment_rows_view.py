@@ -31,6 +31,7 @@ from llenvs.workbench.segment_table import (
     segment_window,
     styled_segments,
 )
+from llenvs.workbench.wording import MISSING
 
 __all__ = ["TAG_FILTER", "chosen_tags", "segment_rows", "shown_segments", "step_among"]
 
@@ -46,6 +47,22 @@ _CLICKS = "segment-row-clicks"
 
 COLUMNS = ["#", "PRM", "reward", "cumulative", "label", "flags", "text"]
 """The table's columns, in order (``tags`` goes before ``text`` when segments carry tags)."""
+
+NARROW = {
+    "#": 56,
+    "PRM": 60,
+    "reward": 64,
+    "cumulative": 84,
+    "label": 52,
+    "flags": 84,
+    "tags": 160,
+}
+"""The pixel widths of the columns before ``text``: what their values need."""
+
+TEXT_WIDTH = 440
+"""The ``text`` column's pixel width. With the others' it fills the 1040 pixels the rows have
+at 1500 px beside the sidebar; a wider row stretches every column in proportion, the text's most,
+and a narrower one scrolls."""
 
 
 def shown_segments(shown: list[int], selected: int, size: int = WINDOW) -> list[int]:
@@ -150,11 +167,15 @@ def segment_rows(
         else None,
         column_order=COLUMNS[:-1] + (["tags"] if counts else []) + COLUMNS[-1:],
         column_config={
-            "text": st.column_config.TextColumn("text", width="large"),
+            **{name: st.column_config.Column(width=width) for name, width in NARROW.items()},
+            "text": st.column_config.TextColumn("text", width=TEXT_WIDTH),
             "tags": st.column_config.TextColumn(
-                "tags", help="Function tags (Thought Anchors); coloured by the first one"
+                "tags",
+                width=NARROW["tags"],
+                help="Function tags (Thought Anchors); coloured by the first one",
             ),
         },
+        placeholder=MISSING,
     )
     return range(rows[0], rows[-1] + 1) if rows else range(0)
 

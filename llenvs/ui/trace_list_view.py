@@ -1,4 +1,4 @@
-"""The Browse page's trace list: the skipped-lines warning, the sidebar filters, the list.
+"""The Browse page's trace list: what the file's reading skipped, the sidebar filters, the list.
 
 Each function draws one panel with Streamlit and returns what the page needs next.
 """
@@ -11,11 +11,15 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from llenvs.core.bounds import Bound
+from llenvs.traces import no_trace_reason, skipped_summary
 from llenvs.ui.browse_url import go_to
 from llenvs.ui.cached import cached_branch_counts, cached_search
+from llenvs.ui.number_box import read_number
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.trace_filter import Success, TraceFilter
 from llenvs.workbench.trace_index import SUMMARY_COLUMNS, TraceIndex
+from llenvs.workbench.wording import MISSING
 
 __all__ = ["LIST_LIMIT", "filters", "show_skipped", "trace_list"]
 
@@ -25,28 +29,50 @@ LIST_LIMIT = 1000
 LIST_COLUMNS = [*SUMMARY_COLUMNS, "branches"]
 """The trace list's columns: a trace's summary and how many branches it has."""
 
+_TASK = Bound("Task index", 0, 2**63 - 1, "a task's place in its dataset")
+
 
 def show_skipped(index: TraceIndex) -> None:
-    """A warning listing the lines of the file that were skipped, when there are any."""
+    """What reading the file skipped, said once, as ``llenvs analyze`` says it.
+
+    A file without a trace says why (it is empty, or the first of its unreadable lines and
+    why); a file with traces and skipped lines, how many and the first; the skipped lines are
+    listed in an expander below.
+    """
+    name = Path(index.path).name
+    if index.count == 0:
+        st.warning(no_trace_reason(index.path, index.skipped, name))
+    elif index.skipped:
+        st.warning(skipped_summary(name, index.skipped))
     if not index.skipped:
         return
-    st.warning(
-        f"{len(index.skipped)} line(s) of {Path(index.path).name} could not be read "
-        "and were skipped."
-    )
     with st.expander("Skipped lines"):
         st.code("\n".join(str(s) for s in index.skipped[:200]), language=None)
 
 
+def _task(text: str) -> int | None:
+    """The task the Task index box filters on: None when it is empty, or refused (said why)."""
+    if not text.strip():
+        return None
+    entry = read_number(text, _TASK, name="Task index")
+    if entry.problem is not None:
+        st.sidebar.error(f"{entry.problem}: not filtered by task", icon=":material/error:")
+    return entry.value
+
+
 def filters(index: TraceIndex) -> TraceFilter:
-    """The sidebar's filters over ``index``'s traces."""
+    """The sidebar's filters over ``index``'s traces (none for a file without a trace)."""
+    if index.count == 0:
+        return TraceFilter()
     table = index.table
     key = f"filter-{index.path}"
     bar = st.sidebar
     bar.header("Filters")
     environments = sorted(table["environment"].unique().tolist())
     chosen = bar.multiselect("Environment", environments, key=f"{key}-env")
-    task_text = bar.text_input("Task index", key=f"{key}-task", placeholder="any")
+    task_text = bar.text_input(
+        "Task index", key=f"{key}-task", placeholder="any", help="An integer ≥ 0; empty: any task"
+    )
     success = bar.radio(
         "Success", list(Success), format_func=lambda s: s.value, key=f"{key}-ok", horizontal=True
     )
@@ -65,7 +91,7 @@ def filters(index: TraceIndex) -> TraceFilter:
     text = bar.text_input("Text search", key=f"{key}-text", placeholder="in response or prompt")
     return TraceFilter(
         environments=tuple(chosen),
-        task=int(task_text) if task_text.strip().isdigit() else None,
+        task=_task(task_text),
         success=success or Success.ANY,
         reward_range=reward_range,
         prm_min=prm_min,
@@ -74,7 +100,12 @@ def filters(index: TraceIndex) -> TraceFilter:
 
 
 def trace_list(shown: pd.DataFrame, total: int, location: BrowseLocation) -> int | None:
-    """The list of traces that pass the filters; the line of the trace to view, or None."""
+    """The list of traces that pass the filters; the line of the trace to view, or None.
+
+    ``total``: the file's traces; with none, nothing is drawn (``show_skipped`` said why).
+    """
+    if total == 0:
+        return None
     lines = shown["line"].tolist()
     line = location.line if location.line in set(lines) else (lines[0] if lines else None)
     st.caption(
@@ -106,6 +137,7 @@ def trace_list(shown: pd.DataFrame, total: int, location: BrowseLocation) -> int
             "prm_min": st.column_config.NumberColumn("lowest PRM", format="%.3f"),
             "preview": st.column_config.TextColumn("response", width="large"),
         },
+        placeholder=MISSING,
     )
     return line
 

@@ -21,9 +21,10 @@ from llenvs.adapters.answers import extract_answer
 from llenvs.analysis.interval import wilson_interval
 from llenvs.core.intervention import Complete, Feedback, Force, Resample
 from llenvs.traces import BranchRecord, InterventionKind, Trace
-from llenvs.workbench.whitespace import one_line
+from llenvs.workbench.whitespace import one_line, only_whitespace_differs, visible_whitespace
 
 __all__ = [
+    "WHITESPACE_ONLY",
     "Outcome",
     "acted_on",
     "aligned_segments",
@@ -35,6 +36,9 @@ __all__ = [
     "outcome_table",
     "sample_summary",
 ]
+
+WHITESPACE_ONLY = "differs only in whitespace"
+"""The status of a segment whose branch text differs from its parent's only in whitespace."""
 
 
 def branch_point(kind: InterventionKind, segment: int) -> int:
@@ -251,12 +255,14 @@ def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
 
 
 def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
-    """The two traces segment by segment: the kept prefix in one row, then each segment.
+    r"""The two traces segment by segment: the kept prefix in one row, then each segment.
 
     ``status`` is ``kept`` (the collapsed prefix), ``feedback`` (the user turn a feedback
     branch injected, in its own row where it happened, its text in the branch column),
     ``intervention`` (a forced segment, the first resampled or completed one),
-    ``first difference``, ``same``, ``different``, ``parent only`` or ``branch only``.
+    ``first difference``, ``same``, ``different``, ``differs only in whitespace`` (its two
+    texts then shown with their whitespace marked, ``visible_whitespace``: it is not what
+    ``first difference`` marks), ``parent only`` or ``branch only``.
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
@@ -274,6 +280,9 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
         >>> f = trace(["A. ", "Y. ", "C."], BranchRecord(p.trace_id, 1, Feedback("Why?")))
         >>> aligned_segments(p, f)[["#", "branch", "status"]].values.tolist()[:3]
         [['0', '', 'kept'], ['after 0', 'user: Why?', 'feedback'], ['1', 'Y. ', 'first difference']]
+        >>> w = trace(["A. ", "X. ", "C.\n"], BranchRecord(p.trace_id, 1, Force("X. ")))
+        >>> aligned_segments(p, w)[["parent", "branch", "status"]].values.tolist()[-1]
+        ['C.', 'C.↵\n', 'differs only in whitespace']
 
     """
     record = child.parent
@@ -311,11 +320,14 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
             status = "parent only"
         elif before == after:
             status = "same"
+        elif only_whitespace_differs(before, after):
+            status = WHITESPACE_ONLY
+            before, after = visible_whitespace(before), visible_whitespace(after)
         elif not differed:
             status = "first difference"
         else:
             status = "different"
-        differed = differed or (before != after and status != "intervention")
+        differed = differed or status in ("first difference", "parent only", "branch only")
         rows.append(
             {"#": str(index), "parent": before or "", "branch": after or "", "status": status}
         )

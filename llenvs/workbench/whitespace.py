@@ -1,4 +1,4 @@
-r"""Making whitespace visible, for the raw view of a segment or a response.
+r"""Whitespace made visible (the raw views), and texts that differ in nothing else told apart.
 
 Example:
     >>> visible_whitespace("a b\tc\n")
@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["one_line", "visible_whitespace"]
+__all__ = ["one_line", "only_whitespace_differs", "visible_whitespace"]
 
 _MARKS = {" ": "·", "\t": "→", "\r": "␍", "\u00a0": "⍽"}
 
@@ -35,3 +35,16 @@ def one_line(text: str, limit: int = 200) -> str:
     """
     flat = text.replace("\r", "").replace("\n", "↵")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def only_whitespace_differs(a: str, b: str) -> bool:
+    r"""Whether ``a`` and ``b`` differ, but only in whitespace (spaces, tabs, newlines).
+
+    Example:
+        >>> only_whitespace_differs("So 12.\n", "So 12. "), only_whitespace_differs("a", "a")
+        (True, False)
+        >>> only_whitespace_differs("So 12.", "So 13.")
+        False
+
+    """
+    return a != b and "".join(a.split()) == "".join(b.split())

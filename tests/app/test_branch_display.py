@@ -80,7 +80,7 @@ def test_after_generate_the_comparison_shows_the_branch_just_made(folder, tmp_pa
     first = at.selectbox(key="iv-compare")
     assert first.format_func(first.value).startswith("#0 force segment 2")
     at.radio(key="iv-action").set_value("Resample").run()
-    at.number_input(key="iv-samples").set_value(3).run()
+    at.text_input(key="iv-samples").input("3").run()
     generate(at)
     assert not at.exception, at.exception
     samples = _branches(folder)[1:]
@@ -96,11 +96,11 @@ def test_after_generate_the_comparison_shows_the_branch_just_made(folder, tmp_pa
 def test_seventeen_samples_turn_generate_off_with_the_bound_shown(folder, tmp_path):
     at = _open(folder, 1, _responses(tmp_path, RIGHT))
     at.radio(key="iv-action").set_value("Resample").run()
-    at.number_input(key="iv-samples").set_value(17).run()
+    at.text_input(key="iv-samples").input("17").run()
     assert not at.exception
     assert at.button(key="iv-run").disabled
     assert any("samples must be 1..16 (the resamples" in w.value for w in at.warning)
-    at.number_input(key="iv-samples").set_value(16).run()
+    at.text_input(key="iv-samples").input("16").run()
     assert not at.button(key="iv-run").disabled
 
 
@@ -159,3 +159,22 @@ def test_the_first_difference_is_the_first_one_after_the_intervention(folder):
     )
     statuses = aligned_segments(parent, child)["status"].tolist()
     assert statuses == ["kept", "intervention", "first difference"]
+
+
+def test_a_segment_that_differs_only_in_whitespace_says_so(folder, tmp_path):
+    """After the forced segment 0, the model writes segment 1 with two spaces where the parent
+    has one: that row is not the "first difference"; the next one, which says 48, is."""
+    again = "Count the legs. Deer  have 4 legs. So 12 deer have 48. <answer>48</answer>"
+    at = _open(folder, 0, _responses(tmp_path, again))
+    at.text_area(key="iv-force-text").input("Count the legs. ").run()
+    generate(at)
+    assert not at.exception, at.exception
+    aligned = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    rows = aligned.set_index("#")
+    assert rows.loc["1", "status"] == "differs only in whitespace"
+    assert (rows.loc["1", "parent"], rows.loc["1", "branch"]) == (
+        "Deer·have·4·legs.·",
+        "Deer··have·4·legs.·",
+    )  # the whitespace shown, since it is the difference
+    assert rows.loc["2", "status"] == "first difference"
+    assert aligned["status"].tolist().count("first difference") == 1

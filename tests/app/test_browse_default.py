@@ -90,10 +90,11 @@ def test_homes_links_open_browse_on_what_they_name(default_root):
     home = open_page("home")
     queries = {link.proto.label: link.proto.query_string for link in home.get("page_link")}
     assert queries["Browse"] == ""  # the page guide's link: the declared view
-    query = queries["Browse thought_anchors-r1-distill-llama-8b.jsonl"]
-    assert urllib.parse.parse_qs(query) == {"file": [TA_FILE]}
-    at = open_page("browse", file=TA_FILE)  # the file the link names, at its first trace
-    assert at.subheader[0].value == "math · task 2189 · line 1"
+    query = queries["Browse thought_anchor…-llama-8b.jsonl"]  # its long name cut in the middle
+    featured = {"file": [TA_FILE], "trace": ["3"], "segment": ["158"]}
+    assert urllib.parse.parse_qs(query) == featured  # the file's link: the declared view
+    at = open_page("browse", **{k: v[0] for k, v in featured.items()})
+    assert at.subheader[0].value == "math · task 4164 · line 3"
     query = queries["Browse leg_counting-smollm2.jsonl"]
     at = open_page("browse", **{k: v[0] for k, v in urllib.parse.parse_qs(query).items()})
     assert at.subheader[0].value.startswith("leg_counting · task 0 · line 1")

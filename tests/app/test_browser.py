@@ -15,7 +15,7 @@ import pytest
 
 from llenvs.ui.text_block import TEXT_CLASS
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import REPO, grid_records, screenshot, served_app
+from tests.app.served_app import IDLE, REPO, grid_records, screenshot, served_app
 
 SHOWN_LINE = 20
 """A real response (aime24) whose ArithmeticPRM scores vary: a good picture of a trace."""
@@ -30,6 +30,30 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
 
 def tab(page, label: str):
     return page.get_by_role("tab", name=label)
+
+
+def pick_row(page, segment: int, column: str) -> None:
+    """Select segment ``segment`` in Browse's segment list by its cell in ``column``, the row
+    found by its ``#``: never by where the row is drawn.
+
+    The list is a canvas grid; its cells are in the page only as the table it keeps for screen
+    readers and the keyboard (one ``td`` per cell, by ``aria-colindex``). Focusing a cell there
+    selects it as a click on it does, and the app takes the cell's row as the segment.
+    """
+    page.wait_for_selector(IDLE, timeout=30_000)  # the list drawn for the segment selected now
+    grid = page.locator("[data-testid='stDataFrame']").filter(
+        has=page.locator("th", has_text=re.compile(r"^cumulative$"))
+    )
+    number, wanted = (
+        grid.locator("th")
+        .filter(has_text=re.compile(f"^{re.escape(name)}$"))
+        .get_attribute("aria-colindex")
+        for name in ("#", column)
+    )
+    row = grid.locator("tbody tr").filter(
+        has=page.locator(f"td[aria-colindex='{number}']", has_text=re.compile(f"^{segment}$"))
+    )
+    row.locator(f"td[aria-colindex='{wanted}']").focus()
 
 
 def test_browse_click_chart_and_list_then_compare(app, browser):
@@ -50,21 +74,14 @@ def test_browse_click_chart_and_list_then_compare(app, browser):
     tab(page, "Segment 6").wait_for(timeout=30_000)
     assert re.search(r"segment=6", page.url)
 
-    # Click segment 2's row in the segment list (a canvas grid: rows 35 px under a 35 px header).
-    grid = page.locator("[data-testid='stDataFrame']").nth(1)
-    box = grid.bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
+    # Pick segment 2's row in the segment list by its number, then segment 4's by its text (a
+    # cell of any column selects its row), then segment 2 again.
+    pick_row(page, 2, "#")
     tab(page, "Segment 2").wait_for(timeout=30_000)
-    # A click on a row's text (the last column) selects that row too, not only the cell.
-    grid = page.locator("[data-testid='stDataFrame']").nth(1)
-    box = grid.bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + box["width"] - 80, box["y"] + 35 + 35 * 4 + 17)
+    pick_row(page, 4, "text")
     tab(page, "Segment 4").wait_for(timeout=30_000)
-    box = page.locator("[data-testid='stDataFrame']").nth(1).bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + 16, box["y"] + 35 + 35 * 2 + 17)
+    assert re.search(r"segment=4", page.url)
+    pick_row(page, 2, "#")
     tab(page, "Segment 2").wait_for(timeout=30_000)
 
     # Next segment from the keyboard (j), then the picture for the tour.
@@ -281,6 +298,7 @@ def _compared_branch(page, segments: int) -> dict[str, str]:
     raise AssertionError(f"the outcome table never showed the new branch: {seen}")
 
 
+@pytest.mark.timeout(600)  # the app process loads the model, then generates, on 2 shared cores
 def test_new_segments_stream_in_and_stop_keeps_them(browser, tmp_path, embedded_backend):
     """The embedded model continues a sample trace; its segments appear as they come; Stop."""
     from llenvs.traces import read_branches
@@ -345,6 +363,7 @@ def test_settings_page_saves_the_defaults(browser, tmp_path):
     assert '"segmenter": "line"' in (folder / "llenvs-settings.json").read_text()
 
 
+@pytest.mark.timeout(600)  # the app's process loads the model cold, then runs three tasks
 def test_evaluate_three_tasks_then_open_them_in_browse(browser, tmp_path, embedded_backend):
     """A 3-task run of the embedded model from the Evaluate page, watched, then opened."""
     del embedded_backend  # converted once per session; the served app loads it as well
@@ -357,7 +376,7 @@ def test_evaluate_three_tasks_then_open_them_in_browse(browser, tmp_path, embedd
         tasks.wait_for(timeout=30_000)
         tasks.fill("3")
         tasks.press("Enter")
-        budget = page.get_by_role("spinbutton", name="max tokens")
+        budget = page.get_by_role("textbox", name="max tokens")
         budget.fill("48")
         budget.press("Enter")
         page.wait_for_timeout(800)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from urllib.parse import parse_qsl
 
 import pandas as pd
@@ -61,6 +62,28 @@ def test_two_runs_side_by_side_with_the_paired_difference(two_runs):
     assert split["task"].tolist() == [1, 2, 3]
     labels = [str(link.proto.label) for link in at.get("page_link")]
     assert "a: solved (line 2)" in labels and "b: failed (line 2)" in labels
+
+
+def test_it_opens_on_the_two_files_that_share_tasks_not_the_first_two_by_name(two_runs):
+    """``0-other.jsonl`` (tasks 4-7) comes first by name; a and b share tasks 0-3."""
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    others = _run(SegmentedEnvironment(base, "sentence"), dict.fromkeys(range(4, 8), "-1"))
+    write_traces(two_runs / "0-other.jsonl", others)
+    at = open_page("compare_runs")
+    assert at.multiselect(key="runs-files").options[0] == "0-other.jsonl"
+    assert at.multiselect(key="runs-files").value == ["a.jsonl", "b.jsonl"]
+    assert "4 tasks in every run" in texts(at)
+
+
+def test_runs_that_share_no_task_are_not_chosen_for_the_user(tmp_path, monkeypatch):
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    env = SegmentedEnvironment(base, "sentence")
+    write_traces(tmp_path / "a.jsonl", _run(env, dict.fromkeys(range(2), "-1")))
+    write_traces(tmp_path / "b.jsonl", _run(env, dict.fromkeys(range(2, 4), "-1")))
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    at = open_page("compare_runs")
+    assert at.multiselect(key="runs-files").value == []
+    assert "Choose at least two runs." in texts(at)
 
 
 def test_fewer_than_two_runs_asks_for_more(two_runs):
@@ -186,6 +209,30 @@ def _links(at):
         (str(link.proto.label), dict(parse_qsl(link.proto.query_string)))
         for link in at.get("page_link")
     ]
+
+
+def test_the_sample_folder_opens_on_an_experiment_against_its_parents(samples):
+    """Its trace files are of different environments: the pair sharing tasks is the products
+    parents and the first experiment's first position (4 parents branched there)."""
+    at = open_page("compare_runs")
+    run = f"{PARENTS}-early-answering @ position 0"
+    assert at.multiselect(key="runs-files").value == [f"{PARENTS}.jsonl", run]
+    assert "4 tasks in every run" in texts(at)
+    paired = at.dataframe[1].value.iloc[0]
+    assert paired["against"] == run
+    assert paired["paired"].startswith("4 tasks paired by question")
+
+
+def test_long_run_names_in_headers_keep_the_end_that_tells_them_apart(samples):
+    runs = [f"{PARENTS}-misleading-hint @ position {f}" for f in ("0.25", "0.5", "0.75")]
+    at = open_page("compare_runs")
+    at.multiselect(key="runs-files").set_value([f"{PARENTS}.jsonl", *runs]).run()
+    assert not at.exception, at.exception
+    headers = json.loads(at.dataframe[2].proto.columns)
+    labels = [headers[f"{run} success"]["label"] for run in runs]
+    assert len(set(labels)) == 3 and all(len(label) <= 32 for label in labels)
+    assert [label.rsplit(" ", 2)[-2] for label in labels] == ["0.25", "0.5", "0.75"]
+    assert headers[f"{runs[0]} line"]["help"] == f"{runs[0]}: line"  # the whole name
 
 
 def test_the_experiments_page_opens_compare_runs_on_the_parents_and_positions(samples):

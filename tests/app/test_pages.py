@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import re
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -78,6 +80,92 @@ def test_home_counts_the_traces_and_says_what_each_page_does(app_env):
     assert "PAGES" in navigation and "st.Page(page.file" in navigation
 
 
+def _links(at: AppTest) -> dict[str, dict[str, list[str]]]:
+    """The page's links by label, each with its query parameters."""
+    return {
+        str(link.proto.label): urllib.parse.parse_qs(link.proto.query_string)
+        for link in at.get("page_link")
+    }
+
+
+def _opened(link: dict[str, list[str]]) -> AppTest:
+    """Browse opened on a link's query, as a click on it opens it."""
+    return open_page("browse", **{key: values[0] for key, values in link.items()})
+
+
+def test_home_starts_a_newcomer_on_the_declared_trace_at_its_step(monkeypatch):
+    """On the sample traces (as ``make run`` serves them) Home's first link, and the R1
+    file's own, open the featured view: line 3 at step 158, not the file's line 1."""
+    monkeypatch.delenv(TRACES_DIR_ENV, raising=False)
+    monkeypatch.delenv(TRACE_ROOTS_ENV, raising=False)
+    monkeypatch.chdir(REPO)
+    at = open_page("home")
+    featured = "thought_anchors-r1-distill-llama-8b.jsonl, line 3 at step 158"
+    labels = [str(link.proto.label) for link in at.get("page_link")]
+    assert labels[0] == f"Start here: {featured}"  # before the folder's files
+    assert any("falls from 0.49 to 0" in c.value for c in at.caption)
+    links = _links(at)
+    start = links[f"Start here: {featured}"]
+    assert start == links["Browse thought_anchor…-llama-8b.jsonl"]  # the name cut in the middle
+    [help] = [link.proto.help for link in at.get("page_link") if "…" in link.proto.label]
+    assert help.startswith(f"Opens {featured}: Opened on a real reasoning trace")
+    assert start == {
+        "file": ["sample_traces/thought_anchors-r1-distill-llama-8b.jsonl"],
+        "trace": ["3"],
+        "segment": ["158"],
+    }
+    browse = _opened(start)
+    assert browse.subheader[0].value == "math · task 4164 · line 3"
+    assert "Segment 158" in [t.label for t in browse.tabs]
+    assert links["Browse leg_counting-smollm2.jsonl"] == {
+        "file": ["sample_traces/leg_counting-smollm2.jsonl"],
+        "segment": ["0"],
+    }
+
+
+def test_home_without_a_declared_view_starts_on_the_first_file(app_env):
+    at = open_page("home")
+    first = sorted(p.name for p in app_env.glob("*.jsonl") if p.name.count(".") == 1)[0]
+    start = _links(at)[f"Start here: {first}"]
+    assert start == {"file": [str(app_env / first)], "segment": ["0"]}
+    assert "line 1" in _opened(start).subheader[0].value
+
+
+def test_home_says_a_declared_view_it_cannot_follow(tmp_path, monkeypatch):
+    (tmp_path / "a.jsonl").write_text(
+        (REPO / "sample_traces" / "products-smollm2.jsonl").read_text()
+    )
+    (tmp_path / "llenvs-browse.json").write_text('{"file": "gone.jsonl"}')
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    at = open_page("home")
+    assert any("`gone.jsonl` is not a file" in w.value for w in at.warning)
+    assert _links(at)["Start here: a.jsonl"] == {
+        "file": [str(tmp_path / "a.jsonl")],
+        "segment": ["0"],
+    }
+
+
+def test_long_file_names_are_cut_in_the_middle_so_they_still_differ(tmp_path, monkeypatch):
+    """Cut at the end, both would read ``thought_anchors-r1-distill-ll``."""
+    long = "thought_anchors-r1-distill-llama-8b"
+    sample = (REPO / "sample_traces" / "products-smollm2.jsonl").read_text()
+    for name in (f"{long}.jsonl", f"{long}-2.jsonl"):
+        (tmp_path / name).write_text(sample)
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    options = open_page("browse").sidebar.selectbox[0].options
+    assert len(set(options)) == 2 and all(len(o) <= 30 and "…" in o for o in options)
+    assert sorted(o.endswith("-8b-2.jsonl") for o in options) == [False, True]
+    assert all(o.endswith("-8b.jsonl") or o.endswith("-8b-2.jsonl") for o in options)
+    home = open_page("home")
+    browse = [
+        label
+        for label in (str(link.proto.label) for link in home.get("page_link"))
+        if label.startswith("Browse ")
+    ]
+    assert len(set(browse)) == 2 and all(len(label) <= len("Browse ") + 30 for label in browse)
+    assert any(label.endswith("-8b-2.jsonl") for label in browse)
+
+
 def test_home_on_an_empty_folder_says_how_to_import_or_record(tmp_path, monkeypatch):
     monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path / "none"))
     at = open_page("home")
@@ -132,7 +220,13 @@ def test_browse_buttons_move_between_segments_and_traces(app_env):
     assert "line 2" in at.subheader[0].value
     at.button(key="nav-p").click().run()
     assert "line 1" in at.subheader[0].value
-    at.number_input[0].set_value(3).run()
+    [box] = [b for b in at.text_input if str(b.key).startswith("seg-input-")]
+    box.input("999").run()  # past the last segment: refused, the range named, nothing moved
+    assert not at.exception
+    [refused] = [e.value for e in at.error]
+    assert re.fullmatch(r"segment must be 0\.\.\d+ \(the trace's segments\), got 999", refused)
+    assert str(at.query_params["segment"]).strip("[]'") == "0"
+    box.input("3").run()
     assert not at.exception
     assert str(at.query_params["segment"]).strip("[]'") == "3"
     assert "Segment 3" in [t.label for t in at.tabs]

@@ -197,3 +197,30 @@ def test_export_writes_a_step_file_that_import_reads_back(tmp_path):
            cwd=tmp_path)  # fmt: skip
     [back] = read_traces(tmp_path / "back.jsonl")
     assert [s.text.strip() for s in back.segments] == row["steps"]
+
+
+def test_help_and_the_import_export_summaries_name_inspect(tmp_path):
+    listed = llenvs("--help", cwd=tmp_path).stdout
+    lines = listed.splitlines()
+    summaries = {
+        line.split()[0]: " ".join([*line.split()[1:], after.strip()])  # wrapped on two lines
+        for line, after in zip(lines, [*lines[1:], ""], strict=True)
+        if line.startswith("    ") and line.split()[0] in ("import", "export")
+    }
+    assert "Inspect AI logs" in summaries["import"]
+    assert "Inspect AI log" in summaries["export"]
+    usage = llenvs("export", "--help", cwd=tmp_path).stdout.splitlines()[0]
+    assert "[--format {prm800k,processbench,hf,inspect}]" in usage
+
+
+def test_rerun_says_when_the_new_response_differs_only_in_whitespace(tmp_path):
+    recorded = _responses(tmp_path / "r.jsonl", [_script(ANSWERS[0])])
+    out = tmp_path / "t.jsonl"
+    llenvs("evaluate", *ENV, "--num-tasks", "1", "--backend", "scripted", "--responses",
+           recorded, "--segmenter", "sentence", "-o", out, "--no-progress", "--no-log",
+           cwd=tmp_path)  # fmt: skip
+    again = _responses(tmp_path / "again.jsonl", [_script(ANSWERS[0]).replace(". ", ".\n", 1)])
+    done = llenvs("rerun", out, "--responses", again, "--no-progress", cwd=tmp_path, check=False)
+    assert done.returncode == 1, done.stderr  # not identical
+    assert "differs only in whitespace, from segment 0 on (character 15 of" in done.stdout
+    assert "the words are the same" in done.stdout

@@ -8,6 +8,8 @@ usage, so mockllm counts nothing with a tokenizer (it would download one).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 # inspect-ai is the extra `inspect`, which make install always installs: a missing one fails.
@@ -234,6 +236,7 @@ def test_traces_exported_as_an_inspect_log_open_with_inspect_and_import_back_unc
     # Inspect's own reader opens it
     opened = read_eval_log(str(log))
     assert opened.eval.task == "products" and len(opened.samples) == len(traces)
+    assert opened.eval.model == "transformers/SmolLM2-135M-Instruct"  # the model they record
     by_id = {s.id: s for s in opened.samples}
     written = by_id[first.trace_id]
     assert written.input == first.task.prompt
@@ -252,6 +255,35 @@ def test_traces_exported_as_an_inspect_log_open_with_inspect_and_import_back_unc
     assert sorted(read_traces(back), key=lambda t: t.trace_id) == sorted(
         traces, key=lambda t: t.trace_id
     )
+
+
+def test_the_export_names_the_recorded_model_and_is_readable_as_other_files_are(tmp_path, capsys):
+    """The R1 sample records its model without a provider ("deepseek-r1-distill-llama-8b", as
+    Thought Anchors names it); no labels are asked for. The log is written with the umask's
+    permissions, and an overwrite keeps the replaced file's."""
+    from inspect_ai.log import read_eval_log
+
+    from tests.analysis.conftest import REPO
+
+    source = REPO / "sample_traces" / "thought_anchors-r1-distill-llama-8b.jsonl"
+    log = tmp_path / "r1.eval"
+    umask = os.umask(0o022)
+    try:
+        assert main(["export", str(source), "--format", "inspect", "-o", str(log)]) == 0
+    finally:
+        os.umask(umask)
+    assert "exported 3 traces to" in capsys.readouterr().out
+    assert stat.S_IMODE(log.stat().st_mode) == 0o644  # not mkstemp's 0600
+    opened = read_eval_log(str(log))
+    assert opened.eval.model == "llenvs/deepseek-r1-distill-llama-8b"
+    assert all(
+        "first_error" not in s.scores and "labels" not in s.metadata["llenvs"]
+        for s in opened.samples
+    )
+    log.chmod(0o640)
+    argv = ["export", str(source), "--format", "inspect", "-o", str(log), "--overwrite"]
+    assert main(argv) == 0
+    assert stat.S_IMODE(log.stat().st_mode) == 0o640
 
 
 def test_a_log_that_does_not_list_its_sample_ids_is_read_whole(tmp_path):

@@ -10,8 +10,12 @@ verdict (``success``: C or I) and, given step labels, the index of the first wro
 the caller gives per trace (``extras``: step values, PRM scores, the labels), so that
 ``llenvs import inspect`` gives the trace back unchanged and a reader of the log finds the rest.
 The log's task is the traces' environment when they share one (else ``llenvs``), its model
-theirs when they share one. The file is written next to its final name and moved there, so a
-failed export leaves no partial log.
+the one they record when they share one (``provider/model``, as Inspect names models: a name
+recorded without a provider, as an import states it, goes under ``llenvs/``; ``llenvs/unknown``
+only where a trace records none, ``llenvs/mixed`` for several). The file is written next to its
+final name and moved there, so a failed export leaves no partial log; it gets the permissions
+the other writers give (``llenvs.traces.trace_writer``: the umask's, or those of the file it
+replaces), not the staging file's 0600.
 
 Example:
     >>> import tempfile, os
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.traces.trace import Trace
+from llenvs.traces.trace_writer import _file_mode
 
 __all__ = ["EXPORT_METADATA", "write_inspect_log"]
 
@@ -84,6 +89,7 @@ def write_inspect_log(
     os.close(handle)
     try:
         write_eval_log(log, staging)
+        os.chmod(staging, _file_mode(str(target)))  # mkstemp made it 0600
         os.replace(staging, target)
     finally:
         if os.path.exists(staging):
@@ -92,9 +98,19 @@ def write_inspect_log(
 
 
 def _model(trace: Trace) -> str:
-    """The log's name of the trace's model: ``provider/model`` as Inspect writes it."""
-    model = trace.run.spec.model
-    name = None if model is None else model.name
+    """The log's name of the model the trace records: ``provider/model`` as Inspect writes it.
+
+    Example:
+        >>> import dataclasses
+        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.traces import RunRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> _model(t), _model(dataclasses.replace(t, run=RunRecord.made_with(
+        ...     RunSpec(), model_name="deepseek-r1-distill-llama-8b")))
+        ('llenvs/unknown', 'llenvs/deepseek-r1-distill-llama-8b')
+
+    """
+    name = trace.run.model_name
     return name if name is not None and "/" in name else f"llenvs/{name or 'unknown'}"
 
 
