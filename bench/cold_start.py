@@ -19,10 +19,6 @@ The cases, in turn, ``--repeat`` times each:
 3. the conversion alone as it was before (transformers' own GGUF loading, then
    ``save_pretrained``), in a fresh process, against case 1's conversion.
 
-In the workbench, Browse's intervention panel starts loading the embedded model in the
-background as soon as it is drawn (``warm_backend``): a click after that load has ended waits
-for the first action alone, not for the imports, conversion and loading before it.
-
 Every figure is the median of the runs, the fastest in brackets. The GGUF and the converted
 files are in the OS page cache after the first run (a first start after a reboot reads them from
 disk too). The machine's load average is printed: on a shared machine the runs are slower, and
@@ -196,9 +192,7 @@ def section(
         f"parses the file three times; its imports, {_figure(theirs, 'imports')} s, apart). "
         "Warm is the same check again in the same process; the time to the first result adds "
         "what a fresh process pays before it: Python and the imports, the conversion, the "
-        "loading, the first forward passes. In the workbench, Browse's intervention panel "
-        "loads the embedded model in the background once drawn (`warm_backend`): a click "
-        "after that load has ended waits for the cold action alone.",
+        "loading, the first forward passes.",
         "",
     ]
     return "\n".join(lines)

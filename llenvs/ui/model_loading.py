@@ -3,9 +3,8 @@
 The first model action of a process loads its model: the embedded SmolLM2-135M-Instruct loads
 in a few seconds (``LOAD_SECONDS``), more on its very first use, which converts the GGUF
 (``CONVERT_SECONDS``; ``make install`` converts it beforehand). The page says so, with the time
-spent, while it waits. ``warm_backend`` starts loading the embedded model in the background as
-soon as a panel that will use it is drawn, so that the click finds it loaded or loading. A toast
-says when running jobs hold more models than the bound (``llenvs.workbench.model_pool``).
+spent, while it waits. A toast says when running jobs hold more models than the bound
+(``llenvs.workbench.model_pool``).
 
 Example:
     >>> from llenvs.workbench.model_choice import ModelChoice, ModelKind
@@ -34,7 +33,6 @@ __all__ = [
     "LOAD_SECONDS",
     "load_backend",
     "loading_message",
-    "warm_backend",
 ]
 
 LOGGER = logging.getLogger(__name__)
@@ -73,8 +71,8 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
 
     ``api_key`` is a key typed for this session (an OpenAI-compatible server): it goes to the
     backend and nowhere else; the pool keys the backend by its SHA-256 digest, so a backend
-    made with one key serves only the sessions that typed that key. While the model loads
-    (here, or in the background since ``warm_backend``), the page says what it waits for.
+    made with one key serves only the sessions that typed that key. While the model loads,
+    the page says what it waits for.
 
     Example:
         >>> load_backend(ModelChoice(ModelKind.SCRIPTED, "/no/such.jsonl"))
@@ -103,34 +101,6 @@ def load_backend(choice: ModelChoice, api_key: str | None = None) -> ModelBacken
     if pool.over_bound(bound):
         _say_over_bound(bound)
     return backend
-
-
-def warm_backend(choice: ModelChoice | None) -> None:
-    """Start loading ``choice``'s model in the background if it is the embedded model.
-
-    Called where a panel whose buttons use the model is drawn, so the first click finds it
-    loaded or loading (``ModelPool.warm``). Only the embedded model (about 540 MB) is loaded
-    unasked, and only for a page in a browser: a script run without one (Streamlit's
-    ``AppTest``) loads nothing. The load is the one ``load_backend`` makes.
-    """
-    if choice is None or choice.kind is not ModelKind.EMBEDDED or not _in_browser():
-        return
-    spec = pool_spec(choice)
-    try:
-        bound = max_models()
-    except ValueError:  # a bad LLENVS_MAX_MODELS: load_backend says why, at the click
-        return
-    from llenvs.inference import build_backend
-
-    def load() -> ModelBackend:
-        return build_backend(spec, progress=False)
-
-    shared_pool().warm(PoolKey.typed(spec, None), load, bound)
-
-
-def _in_browser() -> bool:
-    """Whether a browser's page run calls (its request headers are known; ``AppTest`` has none)."""
-    return in_app() and bool(st.context.headers)
 
 
 def _say_over_bound(bound: int) -> None:

@@ -6,9 +6,8 @@ Under the Force's text box: the samples to compare with and a button that scores
 the background (``OnPolicyJob``, on the job queue, with progress and a Stop). The score is kept
 per trace, segment, text, model and samples, shown while the box holds that text, and recorded
 on the branch Generate makes (``metadata.on_policy``). A model that cannot score a text (no
-prompt log-probabilities) is said so, by name. Drawing the check starts loading the embedded
-model in the background, and the click says what it waits for while it loads
-(``llenvs.ui.model_loading``).
+prompt log-probabilities) is said so, by name. The click says what it waits for while the model
+loads (``llenvs.ui.model_loading``).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from llenvs.core.bounds import SAMPLES, Bound
 from llenvs.evaluation.on_policy import DEFAULT_SAMPLES, OnPolicy
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
-from llenvs.ui.model_loading import load_backend, warm_backend
+from llenvs.ui.model_loading import load_backend
 from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
@@ -41,12 +40,7 @@ _SAMPLES = Bound("On-policy samples", 1, SAMPLES.high, "the model's continuation
 def on_policy_check(
     trace: Trace, segment: int, text: str, choice: ModelChoice | None
 ) -> OnPolicy | None:
-    """Draw the check of ``text`` forced as segment ``segment``; its score once computed.
-
-    The embedded model starts loading in the background here (``warm_backend``): the check
-    and Generate are the panel's first model actions.
-    """
-    warm_backend(choice)
+    """Draw the check of ``text`` forced as segment ``segment``; its score once computed."""
     if choice is None or not text:
         return None
     entry = number_box(

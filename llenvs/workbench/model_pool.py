@@ -186,41 +186,6 @@ class ModelPool:
         loaded: Model = slot.model
         return loaded
 
-    def warm(
-        self, key: Hashable, load: Callable[[], object], bound: int
-    ) -> threading.Thread | None:
-        """Start loading ``key`` in the background, unless it is loaded or loading; the thread.
-
-        The key is claimed at once, so a ``get`` of it meanwhile waits for this load instead
-        of starting its own. A failed load is logged, not raised: the next ``get`` loads again
-        and raises its error where it can be shown.
-
-        Example:
-            >>> pool = ModelPool()
-            >>> pool.warm("a", lambda: "model a", bound=1).join()
-            >>> pool.is_loaded("a"), pool.warm("a", lambda: "again", bound=1)
-            (True, None)
-
-        """
-        with self._lock:
-            if key in self._slots:
-                return None
-            slot = self._slots[key] = _Slot()  # most recently used
-        thread = threading.Thread(
-            target=self._warm,
-            args=(key, slot, load, bound),
-            name="llenvs-model-warm-up",
-            daemon=True,
-        )
-        thread.start()
-        return thread
-
-    def _warm(self, key: Hashable, slot: _Slot, load: Callable[[], object], bound: int) -> None:
-        try:
-            self._fill(key, slot, load, bound)
-        except Exception:  # the next get loads it again and raises where the page shows it
-            LOGGER.warning("loading %s in the background failed", key, exc_info=True)
-
     def is_loaded(self, key: Hashable) -> bool:
         """Whether the model under ``key`` is loaded (not absent, not still loading).
 

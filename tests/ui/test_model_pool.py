@@ -19,15 +19,12 @@ import weakref
 import psutil
 import pytest
 
-from llenvs.core.errors import BackendError
-from llenvs.inference import build_backend
-from llenvs.ui.model_loading import load_backend, warm_backend
+from llenvs.ui.model_loading import load_backend
 from llenvs.workbench.background_job import BackgroundJob
 from llenvs.workbench.job_queue import JobQueue
 from llenvs.workbench.model_choice import ModelChoice, ModelKind
 from llenvs.workbench.model_pool import (
     MAX_MODELS_ENV,
-    PoolKey,
     max_models,
     pool_spec,
     shared_pool,
@@ -166,88 +163,9 @@ def test_a_recorded_precision_and_the_default_are_one_pool_entry():
     """Browse's *Run again* asks for the trace's recorded float32; the panel for the default."""
     from llenvs.core.spec import ModelSpec
     from llenvs.workbench.model_choice import ModelChoice, ModelKind
-    from llenvs.workbench.model_pool import pool_spec
 
     recorded = ModelChoice.of_spec(ModelSpec.parse("transformers", dtype="float32"))
     assert pool_spec(recorded) == pool_spec(ModelChoice(ModelKind.EMBEDDED))
     assert pool_spec(ModelChoice.of_spec(ModelSpec.parse("transformers", dtype="bfloat16"))) != (
         pool_spec(ModelChoice(ModelKind.EMBEDDED))
     )
-
-
-def test_a_click_during_the_background_load_waits_for_that_load(folders):
-    choice = ModelChoice(ModelKind.FOLDER, folders[0])
-    key = PoolKey.typed(pool_spec(choice), None)
-    gate, made = threading.Event(), []
-
-    def load():
-        assert gate.wait(60)
-        made.append(build_backend(pool_spec(choice), progress=False))
-        return made[-1]
-
-    warming = shared_pool().warm(key, load, bound=2)
-    assert warming is not None and shared_pool().warm(key, load, bound=2) is None
-    clicked: list = []
-    click = threading.Thread(target=lambda: clicked.append(load_backend(choice)))
-    click.start()
-    assert not shared_pool().is_loaded(key)  # the load waits at its gate, and the click on it
-    gate.set()
-    click.join(60)
-    warming.join(60)
-    assert len(made) == 1 and clicked == made  # the very model the background loaded
-    assert shared_pool().is_loaded(key) and shared_pool().loaded() == [key]
-
-
-def test_a_failed_background_load_is_logged_and_the_click_loads_again(folders, caplog):
-    choice = ModelChoice(ModelKind.FOLDER, folders[1])
-    key = PoolKey.typed(pool_spec(choice), None)
-
-    def broken():
-        raise BackendError("the disk is gone")
-
-    warming = shared_pool().warm(key, broken, bound=2)
-    assert warming is not None
-    warming.join(60)
-    assert shared_pool().loaded() == []
-    assert "loading transformers/" in caplog.text and "the disk is gone" in caplog.text
-    assert load_backend(choice).name == f"transformers/{folders[1]}"
-    assert shared_pool().is_loaded(key)
-
-
-def test_nothing_is_loaded_unasked_outside_a_browser_or_for_another_model():
-    """A script run without a browser (no page, or Streamlit's AppTest) warms nothing."""
-    warm_backend(ModelChoice(ModelKind.EMBEDDED))
-    warm_backend(ModelChoice(ModelKind.FOLDER, "/no/such/model"))
-    warm_backend(None)
-    assert shared_pool().loaded() == []
-
-
-@pytest.mark.timeout(300)
-def test_browses_panel_starts_loading_the_embedded_model_before_any_click(
-    browser, tmp_path, embedded_backend
-):
-    """The tour's first Force typed: the app's pool holds the embedded model (loading or
-    loaded), as its Settings page lists, though no button was pressed."""
-    from tests.app.served_app import REPO, served_app
-    from tests.app.test_walkthrough import FORCED
-
-    del embedded_backend  # converted once per session; the served app loads it from there
-    letters = REPO / "sample_traces" / "letter_counting-smollm2.jsonl"
-    folder = tmp_path / "traces"
-    folder.mkdir()
-    shutil.copy(letters, folder / letters.name)
-    with served_app(folder) as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1500})
-        page.goto(f"{url}/settings")
-        page.get_by_text("Models kept loaded at once").first.wait_for(timeout=60_000)
-        assert page.get_by_text("Loaded now:").count() == 0  # nothing before Browse
-        page.goto(f"{url}/browse?file={folder / letters.name}&trace=14&segment=0")
-        forced = page.get_by_label("Segment 0's new text")
-        forced.wait_for(timeout=60_000)
-        forced.fill(FORCED)
-        forced.press("Control+Enter")
-        page.get_by_role("button", name="How on-policy is this text?").wait_for(timeout=30_000)
-        page.goto(f"{url}/settings")
-        loaded = page.get_by_text("Loaded now: transformers", exact=True)  # the embedded
-        loaded.wait_for(timeout=60_000)
-        page.close()
