@@ -131,7 +131,7 @@ def warm_up() -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
+    from llenvs.workbench.files import TRACE_ROOTS_ENV
 
     small = Path(tempfile.mkdtemp()) / "one.jsonl"
     make_file(small, 1)
@@ -249,7 +249,7 @@ def child_trace(path: str, everything: bool) -> dict[str, float | str]:
 
     if everything:
         from llenvs.ui import browse_view, segment_rows_view
-        from llenvs.workbench import segment_chart
+        from llenvs.workbench.charts import _segment_chart as segment_chart
 
         def all_rows(selected: int, total: int, size: int = 0, before: int = 0) -> range:
             return range(total)

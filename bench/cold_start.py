@@ -79,8 +79,7 @@ def child(case: str, launched: float, samples: int) -> dict[str, float]:
     from llenvs.inference import build_backend
     from llenvs.inference.backends.embedded_model import embedded_model_path
     from llenvs.traces import read_traces
-    from llenvs.workbench.model_choice import ModelChoice, ModelKind
-    from llenvs.workbench.model_pool import pool_spec
+    from llenvs.workbench.models import ModelChoice, ModelKind, pool_spec
 
     lap("imports")
     embedded_model_path(progress=False)

@@ -31,9 +31,8 @@ from llenvs.evaluation import BranchRequest
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import find_trace
 from llenvs.ui.model_loading import load_backend
-from llenvs.workbench.intervention_job import InterventionJob
-from llenvs.workbench.model_choice import ModelChoice, ModelKind
-from llenvs.workbench.step_values_job import StepValuesJob
+from llenvs.workbench.jobs import InterventionJob, StepValuesJob
+from llenvs.workbench.models import ModelChoice, ModelKind
 
 HEADING = "## Fairness: an intervention beside a 64-rollout job"
 SAMPLE = ROOT / "sample_traces" / "leg_counting-smollm2.jsonl"

@@ -40,7 +40,7 @@ from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import SegmentFlag, find_trace
 from llenvs.ui.intervention_panel import POLL_SECONDS
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs import BackgroundJob
 
 HEADING = "## Intervening: the workbench against `llenvs intervene`"
 SAMPLE = ROOT / "sample_traces" / "leg_counting-smollm2.jsonl"
@@ -146,7 +146,7 @@ def run() -> str:
     import os
 
     from llenvs.ui.model_loading import load_backend
-    from llenvs.workbench.model_choice import ModelChoice, ModelKind
+    from llenvs.workbench.models import ModelChoice, ModelKind
 
     folder = Path(tempfile.mkdtemp(prefix="bench-intervene-"))
     os.environ["LLENVS_TRACES_DIR"] = str(folder)

@@ -128,7 +128,7 @@ def copy_sample(folder: Path) -> Path:
     The trace's line is copied byte for byte (its id unchanged), so the values are its own.
     """
     from llenvs.analysis import analysis_path
-    from llenvs.workbench.settings_store import Settings, save_settings
+    from llenvs.workbench.models import Settings, save_settings
 
     path = folder / "thought_anchors.jsonl"
     lines = SAMPLE.read_bytes().splitlines(keepends=True)

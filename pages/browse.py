@@ -7,7 +7,7 @@ from llenvs.ui.browse_url import read_location
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.intervention_panel import intervention_panel
 from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
 
 through_app()
 st.title("Browse traces")

@@ -5,7 +5,7 @@ import streamlit as st
 from llenvs.ui import runs_view
 from llenvs.ui.page_guard import shows_errors, through_app
 from llenvs.ui.run_choice import preselect, run_choices
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
 
 through_app()
 st.title("Compare runs")

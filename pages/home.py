@@ -4,7 +4,7 @@ import streamlit as st
 
 from llenvs.ui import home_view
 from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
 
 through_app()
 st.title("llenvs workbench")

@@ -6,7 +6,7 @@ from llenvs.ui import agreement_view, labels_view, prm_scores_choice
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.labelled_file import cached_labelled_file
 from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
 from llenvs.workbench.wording import MISSING
 
 through_app()

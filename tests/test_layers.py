@@ -210,13 +210,13 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
     )
     pool = _scan(
         "def f():\n    from llenvs.inference.backends.transformers_loading import d\n",
-        "llenvs.workbench.model_pool",
+        "llenvs.workbench.models._model_pool",
         is_package=False,
     )
     assert _upward(cli + inference + pool) == [
         "llenvs.cli.example:1 (top-level import) -> llenvs.ui.cached",
         "llenvs.inference.backend_registry:2 (nested import) -> llenvs.traces.responses_file",
-        "llenvs.workbench.model_pool:2 (nested import) -> "
+        "llenvs.workbench.models._model_pool:2 (nested import) -> "
         "llenvs.inference.backends.transformers_loading",
     ]
     drawn = _scan("import streamlit as st\n", "llenvs.workbench.example", is_package=False)
@@ -229,3 +229,47 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
         )
         == []
     )
+
+
+def _past_a_face(references: list[Reference]) -> list[str]:
+    """The references that reach a private module (``_name``) from outside the package holding
+    it: other packages import a package through its face, its ``__init__``."""
+    wrong = []
+    for ref in references:
+        parts = ref.target.split(".")
+        for at, part in enumerate(parts):
+            if part.startswith("_") and not part.startswith("__"):
+                if not _within(ref.source, ".".join(parts[:at])):
+                    wrong.append(f"{ref.source}:{ref.line} ({ref.how}) -> {ref.target}")
+                break
+    return wrong
+
+
+def test_other_packages_import_a_package_through_its_face():
+    paths = [*PACKAGE.rglob("*.py"), REPO / "app.py", *(REPO / "pages").glob("*.py")]
+    references = [r for path in sorted(paths) for r in _references(path)]
+    assert any("._" in r.target for r in references)  # there are private modules to guard
+    assert _past_a_face(references) == []
+
+
+def test_the_face_check_catches_a_reach_into_a_private_module():
+    text = (
+        "from llenvs.workbench.jobs import BackgroundJob\n"
+        "from llenvs.workbench.jobs._job_queue import JobQueue\n"
+        "def f():\n"
+        "    from llenvs.workbench.files._trace_index import TraceIndex\n"
+        "PATH = 'llenvs.workbench.models._model_pool:shared_pool'\n"
+    )
+    outside = _scan(text, "llenvs.ui.example", is_package=False)
+    assert _past_a_face(outside) == [
+        "llenvs.ui.example:2 (top-level import) -> llenvs.workbench.jobs._job_queue",
+        "llenvs.ui.example:4 (nested import) -> llenvs.workbench.files._trace_index",
+        "llenvs.ui.example:5 (module path string) -> llenvs.workbench.models._model_pool",
+    ]
+    inside = _scan(text, "llenvs.workbench.jobs._background_job", is_package=False)
+    assert _past_a_face(inside) == [
+        "llenvs.workbench.jobs._background_job:4 (nested import) -> "
+        "llenvs.workbench.files._trace_index",
+        "llenvs.workbench.jobs._background_job:5 (module path string) -> "
+        "llenvs.workbench.models._model_pool",
+    ]

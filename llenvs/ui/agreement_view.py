@@ -30,7 +30,7 @@ from llenvs.rewards.prm_scores import PRMScores
 from llenvs.ui.cached import stamp
 from llenvs.ui.disagreement_links import disagreement_links
 from llenvs.ui.labelled_file import LabelledFile, cached_labelled_file
-from llenvs.workbench.calibration_chart import calibration_figure
+from llenvs.workbench.charts import calibration_figure
 from llenvs.workbench.wording import MISSING, count
 
 __all__ = [

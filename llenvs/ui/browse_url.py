@@ -1,7 +1,7 @@
 """Browse's place in the page's URL: read it, its file checked against the traces folders.
 
 A URL naming a file outside the traces folders is refused when it is read
-(``llenvs.workbench.trace_roots``), before anything opens it.
+(``llenvs.workbench.files._trace_roots``), before anything opens it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from llenvs.workbench.browse_location import KEPT_PARAMS, BrowseLocation
-from llenvs.workbench.trace_roots import resolve_trace_path
+from llenvs.workbench.files import resolve_trace_path
 
 __all__ = ["go_to", "read_location"]
 

@@ -41,14 +41,12 @@ from llenvs.ui.segment_rows_view import chosen_tags, step_among
 from llenvs.ui.step_values_view import step_values_panel
 from llenvs.ui.text_block import text_block
 from llenvs.workbench.branch_comparison import describe_branch
-from llenvs.workbench.browse_default import browse_default
 from llenvs.workbench.browse_location import BrowseLocation, neighbour
+from llenvs.workbench.files import TraceIndex, browse_default, trace_files, traces_dir
 from llenvs.workbench.function_tags import tagged_segments
 from llenvs.workbench.run_summary import prm_summary, run_summary, scorer_name
 from llenvs.workbench.segment_table import label_values
 from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
-from llenvs.workbench.trace_index import TraceIndex
-from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.whitespace import visible_whitespace
 from llenvs.workbench.wording import count
 

@@ -16,13 +16,13 @@ from llenvs.analysis import MAX_SEGMENTERS
 from llenvs.traces import Trace
 from llenvs.ui.browse_url import read_location
 from llenvs.ui.cached import cached_index, cached_trace
+from llenvs.workbench.files import trace_files, traces_dir
 from llenvs.workbench.segmenter_comparison import (
     agreement_figure,
     agreement_matrix,
     aligned_table,
     compare_segmenters,
 )
-from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.wording import MISSING, count
 
 __all__ = [

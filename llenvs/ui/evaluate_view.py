@@ -44,13 +44,10 @@ from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.prm_picker import prm_picker
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
-from llenvs.workbench.model_choice import ModelChoice
+from llenvs.workbench.files import resolve_trace_path, traces_dir
+from llenvs.workbench.jobs import EvaluationJob, EvaluationPlan, RunOutcome, TaskState, run_outcome
+from llenvs.workbench.models import ModelChoice, Settings, load_settings
 from llenvs.workbench.number_entry import TEMPERATURE
-from llenvs.workbench.run_outcome import RunOutcome, run_outcome
-from llenvs.workbench.settings_store import Settings, load_settings
-from llenvs.workbench.trace_roots import resolve_trace_path
-from llenvs.workbench.trace_source import traces_dir
 from llenvs.workbench.wording import MISSING, count, success_rate
 
 __all__ = ["evaluate_page", "results_table"]

@@ -53,11 +53,11 @@ from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.run_choice import open_in_compare_runs
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.experiment_job import ExperimentJob
+from llenvs.workbench.charts import steerability_figure
 from llenvs.workbench.experiment_tables import bin_rows, branch_rows, summary_table, verdict
-from llenvs.workbench.settings_store import load_settings
-from llenvs.workbench.steerability_chart import steerability_figure
-from llenvs.workbench.trace_source import trace_files, traces_dir
+from llenvs.workbench.files import trace_files, traces_dir
+from llenvs.workbench.jobs import ExperimentJob
+from llenvs.workbench.models import load_settings
 from llenvs.workbench.wording import MISSING, count
 
 __all__ = ["experiment_name", "experiments_page", "positions_where", "show_experiment"]

@@ -21,11 +21,19 @@ from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
-from llenvs.workbench.browse_default import BrowseDefault, browse_default
 from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.files import (
+    TRACE_ROOTS_ENV,
+    BrowseDefault,
+    allowed_roots,
+    browse_default,
+    import_into,
+    resolve_trace_path,
+    save_upload,
+    shown_path,
+    trace_files,
+)
 from llenvs.workbench.short_name import short_name
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, allowed_roots, resolve_trace_path
-from llenvs.workbench.trace_source import import_into, save_upload, shown_path, trace_files
 from llenvs.workbench.wording import MISSING
 from llenvs.workbench.workbench_pages import PAGES
 

@@ -30,9 +30,8 @@ import streamlit as st
 from llenvs.ui.browse_url import go_to
 from llenvs.ui.shown_step_values import ShownValues
 from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.charts import OUR_IMPORTANCE, selected_segment, step_values_figure
 from llenvs.workbench.published_step_values import measure_label
-from llenvs.workbench.segment_chart import selected_segment
-from llenvs.workbench.step_values_chart import OUR_IMPORTANCE, step_values_figure
 
 __all__ = ["MEASURE", "WHOLE", "ZOOM", "importance_chart", "measure_rows", "zoom_span"]
 

@@ -50,9 +50,8 @@ from llenvs.workbench.branch_comparison import (
 )
 from llenvs.workbench.branch_tree import branch_tree
 from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.intervention_job import InterventionJob
-from llenvs.workbench.model_choice import ModelChoice
-from llenvs.workbench.prm_choice import PRMChoice
+from llenvs.workbench.jobs import InterventionJob
+from llenvs.workbench.models import ModelChoice, PRMChoice
 from llenvs.workbench.whitespace import one_line
 from llenvs.workbench.wording import MISSING, count
 

@@ -41,13 +41,12 @@ from llenvs.ui.segment_panel import segment_rows_table
 from llenvs.ui.segment_rows_view import chosen_tags, segment_rows, step_among
 from llenvs.ui.text_block import text_block
 from llenvs.workbench.browse_location import MODE_PARAM, BrowseLocation
+from llenvs.workbench.charts import outline_svg
+from llenvs.workbench.files import cached_labels, traces_dir
 from llenvs.workbench.function_tags import tagged_segments
 from llenvs.workbench.label_history import describe_history, label_words
 from llenvs.workbench.label_keys import LabelKey
-from llenvs.workbench.label_store_cache import cached_labels
-from llenvs.workbench.outline_chart import outline_svg
-from llenvs.workbench.settings_store import load_settings
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.models import load_settings
 
 __all__ = [
     "LABEL_MODE",

@@ -28,9 +28,8 @@ import streamlit as st
 from llenvs.traces import labels_path
 from llenvs.traces.labels import Labels
 from llenvs.ui.labelled_file import LabelledFile
+from llenvs.workbench.files import resolve_trace_path, trace_files, traces_dir
 from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
-from llenvs.workbench.trace_roots import resolve_trace_path
-from llenvs.workbench.trace_source import trace_files, traces_dir
 from llenvs.workbench.wording import count
 
 __all__ = [

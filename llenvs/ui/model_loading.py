@@ -4,10 +4,10 @@ The first model action of a process loads its model: the embedded SmolLM2-135M-I
 in a few seconds (``LOAD_SECONDS``), more on its very first use, which converts the GGUF
 (``CONVERT_SECONDS``; ``make install`` converts it beforehand). The page says so, with the time
 spent, while it waits. A toast says when running jobs hold more models than the bound
-(``llenvs.workbench.model_pool``).
+(``llenvs.workbench.models._model_pool``).
 
 Example:
-    >>> from llenvs.workbench.model_choice import ModelChoice, ModelKind
+    >>> from llenvs.workbench.models._model_choice import ModelChoice, ModelKind
     >>> load_backend(ModelChoice(ModelKind.SCRIPTED, "/no/such.jsonl"))
     Traceback (most recent call last):
     ...
@@ -25,8 +25,14 @@ import streamlit as st
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.model_spec import EMBEDDED_MODEL_NAME, ModelSpec, Provider
 from llenvs.ui.browser_session import in_app
-from llenvs.workbench.model_choice import ModelChoice, ModelKind
-from llenvs.workbench.model_pool import PoolKey, max_models, pool_spec, shared_pool
+from llenvs.workbench.models import (
+    ModelChoice,
+    ModelKind,
+    PoolKey,
+    max_models,
+    pool_spec,
+    shared_pool,
+)
 
 __all__ = [
     "CONVERT_SECONDS",

@@ -16,9 +16,8 @@ import streamlit as st
 
 from llenvs.core.spec.model_spec import Provider
 from llenvs.traces import Trace
-from llenvs.workbench.model_choice import ModelChoice, ModelKind, own_model
-from llenvs.workbench.settings_store import Settings, load_settings
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
+from llenvs.workbench.models import ModelChoice, ModelKind, Settings, load_settings, own_model
 
 __all__ = ["current_choice", "model_picker", "saved_settings"]
 

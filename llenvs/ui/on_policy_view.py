@@ -23,8 +23,8 @@ from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.model_choice import ModelChoice
-from llenvs.workbench.on_policy_job import OnPolicyJob, on_policy_key
+from llenvs.workbench.jobs import OnPolicyJob, on_policy_key
+from llenvs.workbench.models import ModelChoice
 
 __all__ = ["POLL_SECONDS", "on_policy_check"]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.workbench.prm_choice import (
+from llenvs.workbench.models import (
     DEFAULT_BASE_URL,
     PRM_CHOICES,
     SERVED_PRM,

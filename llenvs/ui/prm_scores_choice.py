@@ -26,9 +26,8 @@ from llenvs.ui.cached import stamp
 from llenvs.ui.labelled_file import LabelledFile
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.prm_choice import DEFAULT_BASE_URL, SERVED_PRM, PRMChoice
-from llenvs.workbench.settings_store import load_settings
-from llenvs.workbench.trace_source import traces_dir
+from llenvs.workbench.files import traces_dir
+from llenvs.workbench.models import DEFAULT_BASE_URL, SERVED_PRM, PRMChoice, load_settings
 from llenvs.workbench.wording import count
 
 __all__ = ["NOW_CHOICES", "SCORED_NOW", "chosen_scores", "describe_prm"]

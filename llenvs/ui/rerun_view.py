@@ -26,7 +26,7 @@ from llenvs.traces import Trace, find_trace
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.model_choice import ModelChoice, own_model
+from llenvs.workbench.models import ModelChoice, own_model
 
 __all__ = ["rerun_button", "rerun_problem", "show_rerun"]
 

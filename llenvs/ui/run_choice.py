@@ -36,8 +36,7 @@ from llenvs.traces.sidecar import Sidecar
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.ui.cached import cached_index, stamp
 from llenvs.ui.runs_view import TASK, Run
-from llenvs.workbench.file_tasks import file_tasks
-from llenvs.workbench.trace_source import trace_files
+from llenvs.workbench.files import file_tasks, trace_files
 from llenvs.workbench.wording import count
 
 __all__ = [

@@ -70,7 +70,7 @@ class Run:
     name: str
     """How the page names it."""
     table: pd.DataFrame
-    """Its index table (``llenvs.workbench.trace_index.COLUMNS``; ``segment``: where a branch was
+    """Its index table (``llenvs.workbench.files.SUMMARY_COLUMNS``; ``segment``: where a branch was
     made), one row per trace, several per task allowed (the first counts)."""
     file: Path
     """The trace file its lines are in (Browse opens them there)."""

@@ -22,9 +22,9 @@ from llenvs.ui.browse_url import go_to
 from llenvs.ui.cached import stamp
 from llenvs.ui.segment_rows_view import segment_rows
 from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.charts import segment_figure, selected_segment
+from llenvs.workbench.files import cached_labels
 from llenvs.workbench.label_column import labels_shown
-from llenvs.workbench.label_store_cache import cached_labels
-from llenvs.workbench.segment_chart import segment_figure, selected_segment
 from llenvs.workbench.segment_table import label_cell, segment_table
 
 __all__ = ["segment_chart", "segment_rows_panel", "segment_rows_table"]

@@ -44,8 +44,8 @@ from llenvs.ui.number_box import number_box
 from llenvs.ui.page_guard import shows_errors
 from llenvs.ui.session_jobs_view import job_controls
 from llenvs.ui.settings_view import session_key
-from llenvs.workbench.segmenter_values_chart import pair_rows, segmenter_values_figure
-from llenvs.workbench.segmenter_values_job import SegmenterValuesJob
+from llenvs.workbench.charts import pair_rows, segmenter_values_figure
+from llenvs.workbench.jobs import SegmenterValuesJob
 from llenvs.workbench.wording import MISSING, count, describe_key
 
 __all__ = ["POLL_SECONDS", "choose_specs", "segmenter_values_panel"]

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.workbench.background_job import BackgroundJob, stop_session
-from llenvs.workbench.job_queue import shared_queue
+from llenvs.workbench.jobs import BackgroundJob, shared_queue, stop_session
 
 __all__ = ["job_controls", "session_jobs"]
 

@@ -16,9 +16,15 @@ from llenvs.core.bounds import Bound
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.ui.number_box import number_box
 from llenvs.ui.prm_picker import prm_picker
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.model_pool import MAX_MODELS_ENV, shared_pool
-from llenvs.workbench.settings_store import MAX_MODELS_LIMIT, Settings, load_settings, save_settings
+from llenvs.workbench.models import (
+    MAX_MODELS_ENV,
+    MAX_MODELS_LIMIT,
+    ModelKind,
+    Settings,
+    load_settings,
+    save_settings,
+    shared_pool,
+)
 
 __all__ = ["SESSION_KEY", "session_key", "settings_form"]
 

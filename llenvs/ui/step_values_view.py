@@ -65,8 +65,8 @@ from llenvs.ui.settings_view import session_key
 from llenvs.ui.shown_step_values import result_keys, shown_values
 from llenvs.ui.step_value_table import value_table
 from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.model_choice import ModelChoice
-from llenvs.workbench.step_values_job import StepValuesJob
+from llenvs.workbench.jobs import StepValuesJob
+from llenvs.workbench.models import ModelChoice
 from llenvs.workbench.wording import count, describe_key, duration
 
 __all__ = ["MAX_TOKENS_KEY", "POLL_SECONDS", "SHORT_OK", "step_values_panel"]

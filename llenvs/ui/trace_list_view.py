@@ -17,8 +17,8 @@ from llenvs.ui.browse_url import go_to
 from llenvs.ui.cached import cached_branch_counts, cached_search
 from llenvs.ui.number_box import read_number
 from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench.files import SUMMARY_COLUMNS, TraceIndex
 from llenvs.workbench.trace_filter import Success, TraceFilter
-from llenvs.workbench.trace_index import SUMMARY_COLUMNS, TraceIndex
 from llenvs.workbench.wording import MISSING
 
 __all__ = ["LIST_LIMIT", "filters", "show_skipped", "trace_list"]

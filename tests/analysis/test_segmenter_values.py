@@ -234,7 +234,7 @@ def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
     trace, tmp_path, monkeypatch
 ):
     from llenvs.ui import segmenter_values_view
-    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from llenvs.workbench.files import TRACES_DIR_ENV
     from tests.app.test_pages import open_page, texts
 
     folder = tmp_path / "traces"
@@ -332,7 +332,7 @@ def test_the_stored_comparison_says_too_few_to_tell_and_the_same_spike_at_other_
 def test_compare_segmenters_opens_on_the_stored_segmenters_with_their_intervals(
     tmp_path, monkeypatch
 ):
-    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from llenvs.workbench.files import TRACES_DIR_ENV
     from tests.app.test_pages import open_page, texts
 
     for path in (PRODUCTS, analysis_path(PRODUCTS)):

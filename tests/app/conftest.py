@@ -20,7 +20,7 @@ import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 from llenvs.ui.page_guard import LOGGER, is_internal_error
-from llenvs.workbench.trace_source import TRACES_DIR_ENV, import_into
+from llenvs.workbench.files import TRACES_DIR_ENV, import_into
 from tests.app.served_app import CHROMIUM_ARGS
 from tests.conftest import EXTERNAL
 

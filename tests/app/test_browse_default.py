@@ -13,8 +13,7 @@ import urllib.parse
 
 import pytest
 
-from llenvs.workbench.browse_default import DEFAULT_VIEW_FILE
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, TRACES_DIR_ENV
+from llenvs.workbench.files import DEFAULT_VIEW_FILE, TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page, texts
 
 SAMPLES = "sample_traces"

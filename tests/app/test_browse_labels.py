@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llenvs.cli.main import main
 from llenvs.traces import StepLabel, append_labels, read_traces
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import open_page
 from tests.conftest import EXTERNAL, read_jsonl
 

@@ -13,7 +13,7 @@ import pytest
 
 from llenvs.cli.main import main
 from llenvs.traces import StepLabel, append_labels, read_labels, read_traces
-from llenvs.workbench.settings_store import Settings, save_settings
+from llenvs.workbench.models import Settings, save_settings
 from tests.app.served_app import IDLE, grid_records, keys_ready, served_app
 from tests.conftest import read_jsonl
 

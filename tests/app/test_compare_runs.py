@@ -17,7 +17,7 @@ from llenvs.evaluation import replay_trace
 from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment, summarize
 from llenvs.experiments.experiment_file import start_experiment
 from llenvs.traces import read_traces, write_traces
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page, texts
 
 

@@ -13,7 +13,7 @@ from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from llenvs.ui import evaluate_view
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import open_page, texts
 
 TASKS = (0, 1, 2)
@@ -229,8 +229,8 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(
     import socket
 
     from llenvs.core.retry_policy import RetryPolicy
-    from llenvs.workbench import evaluation_job
-    from llenvs.workbench.settings_store import Settings, save_settings
+    from llenvs.workbench.jobs import _evaluation_job as evaluation_job
+    from llenvs.workbench.models import Settings, save_settings
 
     run = functools.partial(
         evaluation_job.run_segmented_evaluation, control=RunControl(retry=RetryPolicy(1))

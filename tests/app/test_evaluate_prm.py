@@ -7,9 +7,8 @@ import os
 
 from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
 from llenvs.ui import evaluate_view
-from llenvs.workbench.evaluation_job import EvaluationJob
-from llenvs.workbench.prm_choice import SERVED_PRM
-from llenvs.workbench.settings_store import load_settings
+from llenvs.workbench.jobs import EvaluationJob
+from llenvs.workbench.models import SERVED_PRM, load_settings
 from tests.app.test_evaluate import _run, _scripted, folder  # noqa: F401 (a fixture)
 from tests.app.test_pages import open_page, texts
 from tests.vllm_server import free_port

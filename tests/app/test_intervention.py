@@ -21,8 +21,8 @@ from llenvs.core.spec import ModelSpec
 from llenvs.evaluation import BranchRequest, branch, replay_trace
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import intervention_panel
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import ModelKind
 from tests.app.test_pages import REPO, open_page, texts
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"
@@ -341,7 +341,7 @@ def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_se
 
 
 def test_a_trace_whose_model_is_out_of_reach_starts_from_the_settings(folder):
-    from llenvs.workbench.settings_store import Settings, save_settings
+    from llenvs.workbench.models import Settings, save_settings
 
     save_settings(folder, Settings(model="folder", location="/models/mine", prm="arithmetic"))
     at = open_page("browse", file=str(folder / "lc.jsonl"), trace="1", segment="1")

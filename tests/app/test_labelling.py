@@ -20,8 +20,8 @@ from llenvs.traces import (
     write_traces,
 )
 from llenvs.ui.labelling_view import LABEL_MODE, BrowseMode, note_key
-from llenvs.workbench.settings_store import Settings, save_settings
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import Settings, save_settings
 from tests.app.test_big_traces import select
 from tests.app.test_pages import open_page, texts
 

@@ -21,7 +21,7 @@ import pytest
 
 from llenvs.cli.main import main
 from llenvs.traces import StepLabel, TraceReader, append_labels, labels_path, write_traces
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, TRACES_DIR_ENV
+from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from tests.app.conftest import html_trace
 from tests.app.test_pages import REPO, open_page, texts
 from tests.conftest import read_jsonl

@@ -11,8 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from llenvs.ui.text_block import TEXT_CLASS
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from llenvs.workbench.workbench_pages import PAGES
 from tests.app.conftest import SCRIPT
 from tests.conftest import EXTERNAL

@@ -17,8 +17,8 @@ from llenvs.evaluation.branch_prm import PRM_UNSCORED
 from llenvs.rewards import prm_rewards
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import evaluate_view
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import ModelKind
 from tests.app.test_evaluate import _run, _scripted
 from tests.app.test_intervention import generate
 from tests.app.test_pages import open_page

@@ -16,7 +16,7 @@ from llenvs.core.spec import ModelSpec, Provider, RunSpec
 from llenvs.evaluation import replay_trace, run_segmented_evaluation
 from llenvs.evaluation.log_config import LogConfig
 from llenvs.traces import read_traces, write_traces
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page
 
 SAMPLE = REPO / "sample_traces" / "leg_counting-smollm2.jsonl"

@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.settings_store import SETTINGS_FILE, Settings, load_settings
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import SETTINGS_FILE, ModelKind, Settings, load_settings
 from tests.app.test_pages import open_page, texts
 
 KEY = "sk-test-0123456789abcdef-never-on-disk"
@@ -68,7 +67,7 @@ def test_a_broken_settings_file_is_named_and_the_page_still_works(folder):
 
 
 def test_the_models_kept_loaded_are_set_here_unless_the_variable_fixes_them(folder, monkeypatch):
-    from llenvs.workbench.model_pool import MAX_MODELS_ENV, max_models
+    from llenvs.workbench.models import MAX_MODELS_ENV, max_models
 
     monkeypatch.delenv(MAX_MODELS_ENV, raising=False)
     at = open_page("settings")

@@ -30,9 +30,9 @@ from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui import content_returns_view, step_values_view
 from llenvs.ui.importance_chart import WHOLE
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.segment_chart import layer_names
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.charts import layer_names
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import ModelKind
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import REPO, SAMPLE, TRUE_VALUES
 from tests.analysis.test_resilience import constructed_rollouts, constructed_trace

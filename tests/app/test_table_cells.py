@@ -17,7 +17,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.wording import MISSING
 from tests.app.test_pages import REPO, open_page
 

@@ -23,10 +23,10 @@ from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.ui.importance_chart import MEASURE, WHOLE, ZOOM
 from llenvs.ui.segment_rows_view import TAG_FILTER
+from llenvs.workbench.charts import layer_names
+from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.published_step_values import measure_label
-from llenvs.workbench.segment_chart import layer_names
 from llenvs.workbench.segment_table import BEFORE, WINDOW
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
 from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_row, click_segment
 from tests.app.test_pages import open_page, texts
 from tests.chart_specs import layer

@@ -24,9 +24,7 @@ from llenvs.traces import (
 )
 from llenvs.ui import browse_view
 from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.trace_index import TraceIndex
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV, TraceIndex
 from tests.app.test_pages import open_page, texts
 from tests.traces.factories import make_trace
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from llenvs.traces.line_limit import MAX_LINE_ENV
-from llenvs.workbench.trace_roots import TRACE_ROOTS_ENV, TRACES_DIR_ENV
+from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from tests.app.conftest import make_folder
 from tests.app.test_pages import open_page, texts
 

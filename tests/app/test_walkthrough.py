@@ -16,8 +16,8 @@ from scipy.stats import percentileofscore
 
 from llenvs.core.intervention import Feedback, Force, Resample
 from llenvs.traces import read_branches, read_traces
-from llenvs.workbench.model_choice import ModelKind
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.models import ModelKind
 from tests.app.test_intervention import generate
 from tests.app.test_pages import REPO, open_page
 

@@ -251,7 +251,7 @@ def test_every_prm_spelling_means_its_spec_and_names_it_back(spelling, options, 
 
 
 def test_every_ui_prm_choice_and_cli_name_parses():
-    from llenvs.workbench.prm_choice import PRM_CHOICES
+    from llenvs.workbench.models import PRM_CHOICES
 
     assert {PRMSpec.parse(choice).name for choice in PRM_CHOICES} == {
         "none",

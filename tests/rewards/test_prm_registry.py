@@ -74,7 +74,7 @@ def test_mc_is_registered_by_the_analysis_layer_and_every_entry_point_above_it()
     """The rewards layer never imports analysis: ``mc`` comes from the layer that defines it."""
     alone = _mc_error_after_importing("llenvs.evaluation")
     assert alone.startswith("the 'mc' PRM is not registered here: import llenvs.analysis first")
-    for module in ("llenvs.analysis", "llenvs.cli.main", "llenvs.workbench.evaluation_job"):
+    for module in ("llenvs.analysis", "llenvs.cli.main", "llenvs.workbench.jobs._evaluation_job"):
         made = _mc_error_after_importing(module)
         assert made.startswith("the mc PRM needs backend= (the model that continues)"), module
 

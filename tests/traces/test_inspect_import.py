@@ -183,7 +183,7 @@ def test_a_file_that_is_not_an_inspect_log_is_refused_by_name(tmp_path, capsys):
 
 
 def test_home_imports_an_inspect_log_and_browse_opens_it(tmp_path, monkeypatch):
-    from llenvs.workbench.trace_source import TRACES_DIR_ENV
+    from llenvs.workbench.files import TRACES_DIR_ENV
     from tests.app.test_pages import open_page, texts
 
     folder = tmp_path / "traces"

@@ -20,17 +20,19 @@ import psutil
 import pytest
 
 from llenvs.ui.model_loading import load_backend
-from llenvs.workbench.background_job import BackgroundJob
-from llenvs.workbench.job_queue import JobQueue
-from llenvs.workbench.model_choice import ModelChoice, ModelKind
-from llenvs.workbench.model_pool import (
+from llenvs.workbench.files import TRACES_DIR_ENV
+from llenvs.workbench.jobs import BackgroundJob, JobQueue
+from llenvs.workbench.models import (
     MAX_MODELS_ENV,
+    SETTINGS_FILE,
+    ModelChoice,
+    ModelKind,
+    Settings,
     max_models,
     pool_spec,
+    save_settings,
     shared_pool,
 )
-from llenvs.workbench.settings_store import SETTINGS_FILE, Settings, save_settings
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +164,7 @@ def test_the_bound_comes_from_settings_unless_the_variable_is_set(tmp_path, monk
 def test_a_recorded_precision_and_the_default_are_one_pool_entry():
     """Browse's *Run again* asks for the trace's recorded float32; the panel for the default."""
     from llenvs.core.spec import ModelSpec
-    from llenvs.workbench.model_choice import ModelChoice, ModelKind
+    from llenvs.workbench.models import ModelChoice, ModelKind
 
     recorded = ModelChoice.of_spec(ModelSpec.parse("transformers", dtype="float32"))
     assert pool_spec(recorded) == pool_spec(ModelChoice(ModelKind.EMBEDDED))

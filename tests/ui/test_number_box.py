@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from llenvs.core.bounds import SAMPLES
 from llenvs.ui.number_box import box_label
+from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.number_entry import OutOfRange
-from llenvs.workbench.trace_source import TRACES_DIR_ENV
 
 HUGE = "99999999999999999999"
 

@@ -16,9 +16,8 @@ import pytest
 
 from llenvs.analysis import analysis_path, read_published
 from llenvs.traces import read_traces
-from llenvs.workbench.browse_default import DEFAULT_VIEW_FILE, BrowseDefault, browse_default
 from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.trace_source import trace_files
+from llenvs.workbench.files import DEFAULT_VIEW_FILE, BrowseDefault, browse_default, trace_files
 from tests.conftest import REPO
 
 SAMPLES = REPO / "sample_traces"

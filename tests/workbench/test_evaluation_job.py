@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from llenvs.core.backend import BackendCapabilities, Generation, GenerationRequest
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
-from llenvs.workbench.evaluation_job import EvaluationJob, EvaluationPlan, TaskState
-from llenvs.workbench.run_outcome import OutcomeKind, run_outcome
+from llenvs.workbench.jobs import EvaluationJob, EvaluationPlan, OutcomeKind, TaskState, run_outcome
 
 OUTPUTS = ["Two. <answer>4</answer>", "Hm. So. <answer>1000</answer>", "Three."]
 

@@ -10,8 +10,7 @@ import threading
 
 import pytest
 
-from llenvs.workbench.background_job import BackgroundJob, JobDropped, stop_session
-from llenvs.workbench.job_queue import JobQueue
+from llenvs.workbench.jobs import BackgroundJob, JobDropped, JobQueue, stop_session
 
 
 class Gated(BackgroundJob):

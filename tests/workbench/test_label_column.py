@@ -11,9 +11,9 @@ from llenvs.traces import (
     read_labels,
     read_traces,
 )
+from llenvs.workbench.files import import_into
 from llenvs.workbench.label_column import shown_labels
 from llenvs.workbench.segment_table import segment_table
-from llenvs.workbench.trace_source import import_into
 from tests.conftest import EXTERNAL, read_jsonl
 
 

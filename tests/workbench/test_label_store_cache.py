@@ -11,8 +11,8 @@ from unittest import mock
 import pytest
 
 from llenvs.traces import StepLabel, append_labels, labels_path, read_labels
-from llenvs.workbench import label_store_cache
-from llenvs.workbench.label_store_cache import cached_labels
+from llenvs.workbench.files import _label_store_cache as label_store_cache
+from llenvs.workbench.files import cached_labels
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_traces" / "processbench-prm800k.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from llenvs.evaluation.on_policy import OnPolicyError
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentRecord, TaskRecord, Trace
-from llenvs.workbench.on_policy_job import OnPolicyJob
+from llenvs.workbench.jobs import OnPolicyJob
 from tests.app.test_experiments_page import Scoring
 
 TRACE = Trace(

@@ -9,8 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pandas as pd
 
-from llenvs.workbench.outline_chart import outline_svg
-from llenvs.workbench.segment_chart import label_marks, x_axis
+from llenvs.workbench.charts import label_marks, outline_svg, x_axis
 from tests.chart_specs import colour_of
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -7,10 +7,16 @@ import math
 import pytest
 
 from llenvs.analysis import AnalysisParams, analyze_trace
-from llenvs.workbench.segment_chart import SCORE_COLOURS, SELECTED, layer_names, selected_segment
+from llenvs.workbench.charts import (
+    SCORE_COLOURS,
+    SELECTED,
+    importance_colour,
+    layer_names,
+    selected_segment,
+    step_values_figure,
+)
 from llenvs.workbench.segment_table import score_colour
 from llenvs.workbench.step_value_rows import value_rows
-from llenvs.workbench.step_values_chart import importance_colour, step_values_figure
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import TRUE_VALUES, open_trace
 from tests.chart_specs import layer

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from llenvs.analysis import AnalysisParams, analysis_path, read_analysis
 from llenvs.core.backend import BackendCapabilities, FinishReason, Generation, GenerationRequest
-from llenvs.workbench.step_values_job import StepValuesJob
+from llenvs.workbench.jobs import StepValuesJob
 from tests.analysis.conftest import open_trace
 
 

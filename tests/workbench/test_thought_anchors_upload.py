@@ -10,7 +10,7 @@ import pytest
 from llenvs.analysis import analysis_path, read_published
 from llenvs.analysis.thought_anchors import ThoughtAnchorsError
 from llenvs.traces import read_traces
-from llenvs.workbench.trace_source import import_into
+from llenvs.workbench.files import import_into
 from tests.conftest import EXTERNAL
 
 INCORRECT = (

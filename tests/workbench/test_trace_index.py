@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import TraceFormatError, TraceReader, write_traces
-from llenvs.workbench.trace_index import TraceIndex
+from llenvs.workbench.files import TraceIndex
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_traces" / "leg_counting-smollm2.jsonl"
 

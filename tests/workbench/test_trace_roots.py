@@ -11,15 +11,20 @@ import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, TraceFormatError, write_traces
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
-from llenvs.workbench.trace_index import TraceIndex, lines_containing, load_line
-from llenvs.workbench.trace_roots import (
+from llenvs.workbench.files import (
+    TRACE_LINE,
     TRACE_ROOTS_ENV,
     TRACES_DIR_ENV,
+    TraceIndex,
     allowed_roots,
+    import_into,
     inside_roots,
+    lines_containing,
+    load_line,
     resolve_trace_path,
+    save_upload,
+    trace_files,
 )
-from llenvs.workbench.trace_source import TRACE_LINE, import_into, save_upload, trace_files
 
 MB = 2**20
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from llenvs.traces import TraceFormatError, read_traces
-from llenvs.workbench.trace_source import TRACE_LINE, save_upload, trace_files
+from llenvs.workbench.files import TRACE_LINE, save_upload, trace_files
 
 
 def test_random_bytes_are_refused_with_what_was_expected_and_nothing_is_saved(tmp_path):

@@ -8,8 +8,15 @@ import math
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement, boundary_agreement
 from llenvs.traces import TraceImport, append_labels, write_traces
+from llenvs.workbench.charts import layer_names, segment_figure, selected_segment
+from llenvs.workbench.files import (
+    TRACE_LINE,
+    TraceIndex,
+    lines_containing,
+    save_upload,
+    trace_files,
+)
 from llenvs.workbench.label_column import shown_labels
-from llenvs.workbench.segment_chart import layer_names, segment_figure, selected_segment
 from llenvs.workbench.segment_table import segment_table
 from llenvs.workbench.segmenter_comparison import (
     agreement_matrix,
@@ -17,8 +24,6 @@ from llenvs.workbench.segmenter_comparison import (
     compare_segmenters,
 )
 from llenvs.workbench.trace_filter import Success, TraceFilter
-from llenvs.workbench.trace_index import TraceIndex, lines_containing
-from llenvs.workbench.trace_source import TRACE_LINE, save_upload, trace_files
 from tests.conftest import EXTERNAL, read_jsonl
 
 

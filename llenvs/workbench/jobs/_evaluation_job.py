@@ -47,7 +47,7 @@ from llenvs.evaluation.log_config import LogConfig
 from llenvs.evaluation.recorded_answer_opening import AnswerOpening
 from llenvs.evaluation.scored_environment import scored_environment
 from llenvs.rewards.prm_provenance import provenance_of
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs._background_job import BackgroundJob
 
 __all__ = ["EvaluationJob", "EvaluationPlan", "TaskState", "TaskStatus"]
 

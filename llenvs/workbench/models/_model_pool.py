@@ -31,9 +31,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.workbench.model_choice import ModelChoice
-from llenvs.workbench.settings_store import DEFAULT_MAX_MODELS, MAX_MODELS_LIMIT, load_settings
-from llenvs.workbench.trace_roots import traces_dir
+from llenvs.workbench.files import traces_dir
+from llenvs.workbench.models._model_choice import ModelChoice
+from llenvs.workbench.models._settings_store import (
+    DEFAULT_MAX_MODELS,
+    MAX_MODELS_LIMIT,
+    load_settings,
+)
 
 __all__ = [
     "MAX_MODELS_ENV",
@@ -49,7 +53,7 @@ __all__ = [
 MAX_MODELS_ENV = "LLENVS_MAX_MODELS"
 """The environment variable that bounds the models loaded at once (it wins over Settings)."""
 
-LOGGER = logging.getLogger("llenvs.workbench.model_pool")
+LOGGER = logging.getLogger("llenvs.workbench.models._model_pool")
 
 Model = TypeVar("Model")
 
@@ -340,7 +344,7 @@ def pool_spec(choice: ModelChoice) -> ModelSpec:
     two copies of the model.
 
     Example:
-        >>> from llenvs.workbench.model_choice import ModelKind
+        >>> from llenvs.workbench.models._model_choice import ModelKind
         >>> pool_spec(ModelChoice(ModelKind.EMBEDDED)).dtype
         'float32'
         >>> pool_spec(ModelChoice(ModelKind.OPENAI, "m", (("base_url", "http://h/v1"),))).dtype

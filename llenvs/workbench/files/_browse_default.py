@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.trace_roots import inside_roots
+from llenvs.workbench.files._trace_roots import inside_roots
 
 __all__ = ["DEFAULT_VIEW_FILE", "BrowseDefault", "browse_default"]
 

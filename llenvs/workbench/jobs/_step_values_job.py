@@ -54,7 +54,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, TokenGenerated
 from llenvs.traces import Trace
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs._background_job import BackgroundJob
 
 __all__ = ["StepValuesJob"]
 

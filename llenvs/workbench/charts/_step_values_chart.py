@@ -22,7 +22,7 @@ Example:
     >>> rows = value_rows(2, analysis)
     >>> rows["value"].tolist(), rows["importance"].tolist()[:2]
     ([0.0, 0.5, 1.0], [0.5, 0.5])
-    >>> from llenvs.workbench.segment_chart import layer_names
+    >>> from llenvs.workbench.charts._segment_chart import layer_names
     >>> [layer_names(chart)[0] for chart in step_values_figure(rows, selected=1)]
     ['step value v_i', 'importance v_i+1 − v_i']
 
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from llenvs.workbench.segment_chart import (
+from llenvs.workbench.charts._segment_chart import (
     SCORE_COLOURS,
     SELECTED,
     Spec,
@@ -92,7 +92,7 @@ def step_values_figure(
 
     Example:
         >>> from llenvs.analysis.step_analysis import StepAnalysis
-        >>> from llenvs.workbench.segment_chart import layer_names
+        >>> from llenvs.workbench.charts._segment_chart import layer_names
         >>> from llenvs.workbench.step_value_rows import value_rows
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
         >>> values, importances = step_values_figure(value_rows(2, empty), selected=0)

@@ -5,7 +5,7 @@ in which any task errored (an unreachable server, a model that failed every retr
 first, with the count and the first error in full, never as "Done".
 
 Example:
-    >>> from llenvs.workbench.evaluation_job import TaskState, TaskStatus
+    >>> from llenvs.workbench.jobs._evaluation_job import TaskState, TaskStatus
     >>> statuses = {0: TaskStatus(TaskState.SUCCEEDED),
     ...             1: TaskStatus(TaskState.ERROR, error="server down")}
     >>> outcome = run_outcome(statuses, "eval.jsonl", stopped=False)
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from llenvs.workbench.evaluation_job import TaskState, TaskStatus
+from llenvs.workbench.jobs._evaluation_job import TaskState, TaskStatus
 from llenvs.workbench.wording import count
 
 __all__ = ["OutcomeKind", "RunOutcome", "run_outcome"]

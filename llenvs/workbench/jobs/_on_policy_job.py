@@ -26,7 +26,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation.on_policy import OnPolicy, on_policy
 from llenvs.traces import Trace
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs._background_job import BackgroundJob
 
 __all__ = ["OnPolicyJob", "on_policy_key"]
 

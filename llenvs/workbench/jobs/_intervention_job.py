@@ -40,7 +40,7 @@ from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs._background_job import BackgroundJob
 
 __all__ = ["InterventionJob"]
 

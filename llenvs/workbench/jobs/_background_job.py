@@ -21,8 +21,8 @@ import threading
 import time
 
 from llenvs.core.run_events import StopToken
-from llenvs.workbench.job_queue import JobQueue, shared_queue
-from llenvs.workbench.model_pool import Lease, shared_pool
+from llenvs.workbench.jobs._job_queue import JobQueue, shared_queue
+from llenvs.workbench.models import Lease, shared_pool
 
 __all__ = ["BackgroundJob", "JobDropped", "stop_session"]
 

@@ -23,7 +23,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.experiments import BranchRecorded, ExperimentRun, Recipe, run_experiment
-from llenvs.workbench.background_job import BackgroundJob
+from llenvs.workbench.jobs._background_job import BackgroundJob
 from llenvs.workbench.wording import count
 
 __all__ = ["ExperimentJob", "ExperimentProgress"]

@@ -1,7 +1,7 @@
 """Where the workbench finds trace files: the traces folder, uploads and imports into it.
 
 The folder is ``$LLENVS_TRACES_DIR`` when set, else ``sample_traces`` in the working directory
-(the repository root when the app runs from there); ``llenvs.workbench.trace_roots`` says
+(the repository root when the app runs from there); ``llenvs.workbench.files._trace_roots`` says
 which other folders the app may open files in. Uploads and imports never replace a file:
 each gets a name of its own.
 
@@ -47,7 +47,12 @@ from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
 from llenvs.traces.sidecar import is_sidecar
 from llenvs.traces.step_labels import append_new_labels
 from llenvs.traces.trace_writer import trace_line
-from llenvs.workbench.trace_roots import DEFAULT_DIR, TRACES_DIR_ENV, inside_roots, traces_dir
+from llenvs.workbench.files._trace_roots import (
+    DEFAULT_DIR,
+    TRACES_DIR_ENV,
+    inside_roots,
+    traces_dir,
+)
 from llenvs.workbench.trace_scoring import with_prm_scores
 
 __all__ = [

@@ -29,8 +29,8 @@ from typing import Any
 
 from llenvs.core.segmenters.spec import segmenter_from_spec
 from llenvs.traces.trace_writer import write_lines_atomically
-from llenvs.workbench.model_choice import ModelChoice, ModelKind
-from llenvs.workbench.prm_choice import PRM_CHOICES, PRMChoice
+from llenvs.workbench.models._model_choice import ModelChoice, ModelKind
+from llenvs.workbench.models._prm_choice import PRM_CHOICES, PRMChoice
 
 __all__ = [
     "DEFAULT_MAX_MODELS",
