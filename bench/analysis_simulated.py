@@ -186,7 +186,8 @@ SETUP = (
     "`analyze_trace` runs as it does on a model. Two independent fixed references at "
     f"k = {K} per boundary (seeds 0 and 2), then passes at 25% of that budget (seed 1). Every "
     "pass ranks steps by `StepAnalysis.ranking()`: the posterior mean |Δv| under the "
-    "changepoint model (`llenvs/analysis/changepoints.py`); the last column ranks the same "
+    "changepoint model (`llenvs/analysis/statistics/_changepoints.py`); the last column ranks "
+    "the same "
     "rollouts by the raw differences of the estimates instead."
 )
 

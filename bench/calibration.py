@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from llenvs.analysis.changepoints import MOVE_DELTA
+from llenvs.analysis.statistics import MOVE_DELTA
 
 MOVE = MOVE_DELTA
 """The size of a move: the library's δ."""

@@ -31,10 +31,15 @@ from pathlib import Path
 from bench_common import EXTERNAL, publish
 from thought_anchors import REFERENCE, Curve, curves, simulate
 
-from llenvs.analysis.changepoints import MOVE_DELTA
-from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
-from llenvs.analysis.schedule import Schedule, default_schedule
-from llenvs.analysis.tally import Tally
+from llenvs.analysis.statistics import (
+    MOVE_DELTA,
+    FirstDrop,
+    FirstDropSchedule,
+    Schedule,
+    Tally,
+    default_schedule,
+    first_drop,
+)
 
 HEADING = "## Finding where a failed trace went wrong (first drop, real curves)"
 

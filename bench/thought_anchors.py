@@ -39,15 +39,21 @@ from bench_common import EXTERNAL, publish
 from calibration import calibration_table, real_moved, reliability_table
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
-from llenvs.analysis.boundary_value import BoundaryValue, boundary_values, exact_value
-from llenvs.analysis.changepoints import CHANGE_PRIOR, EXCURSION_PRIOR, MOVE_DELTA
-from llenvs.analysis.rollout import Rollout
-from llenvs.analysis.schedule import MovesSchedule, default_schedule
-from llenvs.analysis.step_importance import step_importances
-from llenvs.analysis.tally import Tally
-from llenvs.analysis.thought_anchors import read_thought_anchors, thought_anchors_folders
-from llenvs.analysis.token_budget import CHARACTERS_PER_TOKEN, affordable
-from llenvs.analysis.top_steps import MOVED_CHANCE
+from llenvs.analysis.sampling import CHARACTERS_PER_TOKEN, Rollout, affordable
+from llenvs.analysis.sidecar import read_thought_anchors, thought_anchors_folders
+from llenvs.analysis.statistics import (
+    CHANGE_PRIOR,
+    EXCURSION_PRIOR,
+    MOVE_DELTA,
+    MOVED_CHANCE,
+    BoundaryValue,
+    MovesSchedule,
+    Tally,
+    boundary_values,
+    default_schedule,
+    exact_value,
+    step_importances,
+)
 
 REFERENCE = 100
 """Thought Anchors' continuations per chunk: the cost the budgets are shares of."""
@@ -439,7 +445,7 @@ SETUP = (
     "`widths` (`AdaptiveSchedule(top_k=0)`) and `moves` "
     f"(`MovesSchedule()`: seeks every step whose chance of having moved by δ = {MOVE} is in "
     "doubt). The value "
-    "curve's model (`llenvs.analysis.changepoints`) lets a step move the value for good (prior "
+    "curve's model (`llenvs.analysis.statistics`) lets a step move the value for good (prior "
     f"{CHANGE_PRIOR}) or for one boundary, an excursion (prior {EXCURSION_PRIOR}); the pass "
     "*moves, no excursions* is `MovesSchedule` read and scheduled with the model before "
     "excursions (prior 0), in the same run. Coverage is pooled "

@@ -182,7 +182,7 @@ def test_the_scan_sees_imports_made_at_run_time():
     text = (
         "import importlib\n"
         "from llenvs.core import Action\n"
-        "PATHS = {'mc': 'llenvs.analysis.monte_carlo_prm:make_prm'}\n"
+        "PATHS = {'mc': 'llenvs.analysis.instruments._monte_carlo_prm:make_prm'}\n"
         "def f():\n"
         "    from llenvs.evaluation import run_trajectory\n"
         "    from ..ui import pages\n"
@@ -191,7 +191,8 @@ def test_the_scan_sees_imports_made_at_run_time():
     )
     references = _scan(text, "llenvs.rewards.example", is_package=False)
     assert _upward(references) == [
-        "llenvs.rewards.example:3 (module path string) -> llenvs.analysis.monte_carlo_prm",
+        "llenvs.rewards.example:3 (module path string) -> "
+        "llenvs.analysis.instruments._monte_carlo_prm",
         "llenvs.rewards.example:5 (nested import) -> llenvs.evaluation",
         "llenvs.rewards.example:6 (nested import) -> llenvs.ui",
         "llenvs.rewards.example:7 (import_module()) -> llenvs.cli.main",

@@ -25,11 +25,73 @@ Example:
 
 """
 
-from llenvs.analysis.analysis_events import RolloutFinished, RolloutsProgress, RoundDone
-from llenvs.analysis.analysis_params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
-from llenvs.analysis.analysis_sidecar import (
+from llenvs.analysis._analyze import analysis_key, analyze_trace, forced_answer_key
+from llenvs.analysis._paired_runs import (
+    PairedComparison,
+    RunPairing,
+    RunTask,
+    compare_paired,
+    mcnemar_p_value,
+    most_shared,
+    pair_runs,
+)
+from llenvs.analysis._step_analysis import VERDICT_DRAWS, StepAnalysis
+from llenvs.analysis._stored_step_analysis import (
+    published_step_analysis,
+    stored_forced_answers,
+    stored_step_analysis,
+)
+from llenvs.analysis.instruments import (
+    MAX_SEGMENTERS,
+    MINILM,
+    RETURN_THRESHOLD,
+    ContentReturns,
+    LexicalSimilarity,
+    MiniLMSimilarity,
+    MonteCarloPRM,
+    MoveCertainty,
+    SegmenterComparison,
+    SegmenterPair,
+    SimilarityError,
+    Spike,
+    StepReturn,
+    TextSimilarity,
+    compare_segmenters,
+    content_returns,
+    default_similarity,
+    find_returns,
+    plan_cuts,
+    resegmented,
+    similarity_named,
+    step_returns,
+    stored_comparison,
+)
+from llenvs.analysis.sampling import (
+    DEFAULT_FORCED_ANSWER_TOKENS,
+    AnalysisParams,
+    CostPlan,
+    ForcedAnswer,
+    Rollout,
+    RolloutFinished,
+    RolloutsProgress,
+    RolloutsStopped,
+    RoundDone,
+    SpeedSource,
+    StoppableBackend,
+    calibrate,
+    exact_outcome,
+    final_answer,
+    forced_answers,
+    plan,
+    rollout_seed,
+    run_rollouts,
+    sampled_boundaries,
+)
+from llenvs.analysis.sidecar import (
     AnalysisFileError,
     AnalysisKind,
+    ContentReturn,
+    SegmenterValues,
     StoredAnalysis,
     analysis_path,
     append_published,
@@ -37,65 +99,29 @@ from llenvs.analysis.analysis_sidecar import (
     read_published,
     stored_keys,
 )
-from llenvs.analysis.analyze import analysis_key, analyze_trace
-from llenvs.analysis.boundary_value import BoundaryValue
-from llenvs.analysis.changepoints import MOVE_DELTA
-from llenvs.analysis.content_return import ContentReturn
-from llenvs.analysis.cost_plan import CostPlan, SpeedSource, calibrate, plan
-from llenvs.analysis.cut_values import SegmenterValues
-from llenvs.analysis.divergence import js_divergence, total_variation
-from llenvs.analysis.final_answer import final_answer
-from llenvs.analysis.first_drop import FirstDrop, FirstDropSchedule, first_drop
-from llenvs.analysis.forced_answer import ForcedAnswer, forced_answers
-from llenvs.analysis.interval import Interval, difference_interval, wilson_interval
-from llenvs.analysis.monte_carlo_prm import MonteCarloPRM
-from llenvs.analysis.resilience import (
-    RETURN_THRESHOLD,
-    ContentReturns,
-    StepReturn,
-    content_returns,
-    find_returns,
-    step_returns,
-)
-from llenvs.analysis.rollout import Rollout, rollout_seed
-from llenvs.analysis.rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
-from llenvs.analysis.schedule import (
+from llenvs.analysis.statistics import (
+    MOVE_DELTA,
     AdaptiveSchedule,
+    BoundaryValue,
+    FirstDrop,
+    FirstDropSchedule,
     FixedSchedule,
+    Interval,
     MovesSchedule,
     Schedule,
+    StepImportance,
     Tally,
+    TopSteps,
+    difference_interval,
+    first_drop,
+    js_divergence,
+    rank_chances,
+    top_k_membership,
+    top_k_membership_of,
+    top_steps_round,
+    total_variation,
+    wilson_interval,
 )
-from llenvs.analysis.segmenter_values import (
-    MAX_SEGMENTERS,
-    MoveCertainty,
-    SegmenterComparison,
-    SegmenterPair,
-    Spike,
-    compare_segmenters,
-    plan_cuts,
-    resegmented,
-    stored_comparison,
-)
-from llenvs.analysis.sentence_similarity import (
-    MINILM,
-    LexicalSimilarity,
-    MiniLMSimilarity,
-    SimilarityError,
-    TextSimilarity,
-    default_similarity,
-    similarity_named,
-)
-from llenvs.analysis.step_analysis import StepAnalysis
-from llenvs.analysis.step_importance import StepImportance
-from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
-from llenvs.analysis.stored_step_analysis import (
-    published_step_analysis,
-    stored_forced_answers,
-    stored_step_analysis,
-)
-from llenvs.analysis.top_k_membership import rank_chances, top_k_membership, top_k_membership_of
-from llenvs.analysis.top_steps import TopSteps, top_steps_round
 
 __all__ = [
     "DEFAULT_FORCED_ANSWER_TOKENS",
@@ -103,6 +129,7 @@ __all__ = [
     "MINILM",
     "MOVE_DELTA",
     "RETURN_THRESHOLD",
+    "VERDICT_DRAWS",
     "AdaptiveSchedule",
     "AnalysisFileError",
     "AnalysisKind",
@@ -121,11 +148,14 @@ __all__ = [
     "MonteCarloPRM",
     "MoveCertainty",
     "MovesSchedule",
+    "PairedComparison",
     "Rollout",
     "RolloutFinished",
     "RolloutsProgress",
     "RolloutsStopped",
     "RoundDone",
+    "RunPairing",
+    "RunTask",
     "Schedule",
     "SegmenterComparison",
     "SegmenterPair",
@@ -146,6 +176,7 @@ __all__ = [
     "analyze_trace",
     "append_published",
     "calibrate",
+    "compare_paired",
     "compare_segmenters",
     "content_returns",
     "default_similarity",
@@ -154,8 +185,12 @@ __all__ = [
     "final_answer",
     "find_returns",
     "first_drop",
+    "forced_answer_key",
     "forced_answers",
     "js_divergence",
+    "mcnemar_p_value",
+    "most_shared",
+    "pair_runs",
     "plan",
     "plan_cuts",
     "published_step_analysis",

@@ -53,8 +53,7 @@ from llenvs.analysis import (
     read_published,
     similarity_named,
 )
-from llenvs.analysis.cost_plan import other_model
-from llenvs.analysis.token_budget import reach, spent
+from llenvs.analysis.sampling import other_model, reach, spent
 from llenvs.cli.analysis_table import analysis_table
 from llenvs.cli.options import bounded
 from llenvs.cli.segmenter_command import planned_tokens, print_comparison, print_stored_comparison

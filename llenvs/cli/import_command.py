@@ -26,7 +26,7 @@ from typing import Any
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from llenvs.analysis.thought_anchors import STUDY
+from llenvs.analysis.sidecar import STUDY
 from llenvs.cli.options import PRM_BASE_URL_HELP
 from llenvs.cli.scored_traces import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors

@@ -7,11 +7,11 @@ sampling key). Each source prints the table ``llenvs analyze`` prints (values, i
 chance each step moved) and the steps that moved. With ``--json``, one JSON object per boundary
 and source: ``{"boundary", "value", "low", "high", "rollouts", "source", "importance", "moved",
 ...}``. With ``--returns``, whether each resampled step's content came back in our rollouts
-(``llenvs.analysis.resilience``, stored in the sidecar as found) is added to both.
+(``llenvs.analysis.instruments``, stored in the sidecar as found) is added to both.
 
 Example:
-    >>> from llenvs.analysis.published_values import PublishedTally, PublishedValues
-    >>> from llenvs.analysis.analysis_sidecar import append_published
+    >>> from llenvs.analysis.sidecar._published_values import PublishedTally, PublishedValues
+    >>> from llenvs.analysis.sidecar._analysis_sidecar import append_published
     >>> from llenvs.traces import TaskRecord, Trace
     >>> import tempfile, os
     >>> store = os.path.join(tempfile.mkdtemp(), "t.analysis.jsonl")
@@ -32,13 +32,10 @@ import json
 import os
 from typing import Any
 
-from llenvs.analysis.analysis_sidecar import read_published, stored_keys
-from llenvs.analysis.boundary_value import BoundaryValue
-from llenvs.analysis.changepoints import MOVE_DELTA
-from llenvs.analysis.resilience import ContentReturns, content_returns
-from llenvs.analysis.sentence_similarity import TextSimilarity
-from llenvs.analysis.step_analysis import StepAnalysis
-from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
+from llenvs.analysis import StepAnalysis, published_step_analysis, stored_step_analysis
+from llenvs.analysis.instruments import ContentReturns, TextSimilarity, content_returns
+from llenvs.analysis.sidecar import read_published, stored_keys
+from llenvs.analysis.statistics import MOVE_DELTA, BoundaryValue
 from llenvs.cli.analysis_table import analysis_table
 from llenvs.traces.trace import Trace
 

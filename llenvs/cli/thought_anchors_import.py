@@ -8,7 +8,7 @@ analysis sidecar (``llenvs analyze OUT --trace N --budget 0 --json`` prints them
 
 Example:
     >>> import argparse, tempfile, pathlib
-    >>> from llenvs.analysis.thought_anchors_example import example_folder
+    >>> from llenvs.analysis.sidecar._thought_anchors_example import example_folder
     >>> folder = example_folder()
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "ta.jsonl"
     >>> args = argparse.Namespace(input=str(folder), output=str(out), overwrite=False,
@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from llenvs.analysis.thought_anchors import (
+from llenvs.analysis.sidecar import (
     read_all,
     thought_anchors_folders,
     write_thought_anchors,

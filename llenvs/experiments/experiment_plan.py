@@ -44,7 +44,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from llenvs.analysis.rollout_engine import exact_outcome
+from llenvs.analysis.sampling import exact_outcome
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
 from llenvs.evaluation.branch_request import BranchRequest
 from llenvs.evaluation.branch_run import BranchJob

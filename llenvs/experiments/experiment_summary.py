@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.analysis.interval import Interval, wilson_interval
-from llenvs.analysis.paired_runs import PairedComparison, compare_paired
+from llenvs.analysis import PairedComparison, compare_paired
+from llenvs.analysis.statistics import Interval, wilson_interval
 from llenvs.experiments.branch_outcome import BranchOutcome
 from llenvs.experiments.map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from llenvs.analysis.interval import Interval, wilson_interval
+from llenvs.analysis.statistics import Interval, wilson_interval
 from llenvs.experiments.branch_outcome import BranchOutcome
 
 __all__ = ["MapBin", "on_policy_map", "prm_score_map", "steerability_map"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from llenvs.analysis.run_pairing import RunTask
+from llenvs.analysis import RunTask
 from llenvs.experiments.branch_outcome import BranchOutcome
 from llenvs.experiments.where import RelativePositions, Where
 from llenvs.traces.task_identity import TaskIdentity

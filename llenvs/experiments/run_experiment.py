@@ -40,9 +40,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from llenvs.analysis.analysis_sidecar import published_by_trace, stored_keys
-from llenvs.analysis.final_answer import final_answer
-from llenvs.analysis.stored_step_analysis import published_step_analysis, stored_step_analysis
+from llenvs.analysis import published_step_analysis, stored_step_analysis
+from llenvs.analysis.sampling import final_answer
+from llenvs.analysis.sidecar import published_by_trace, stored_keys
 from llenvs.core.backend import ModelBackend
 from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl

@@ -19,22 +19,22 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.adapters.answers import ANSWER_OPEN
-from llenvs.analysis.analysis_params import AnalysisParams
-from llenvs.analysis.analysis_sidecar import (
+from llenvs.analysis import analysis_key, forced_answer_key
+from llenvs.analysis.sampling import AnalysisParams, ForcedAnswer, Rollout, rollout_seed
+from llenvs.analysis.sidecar import (
     ANALYSIS_SCHEMA_VERSION,
+    ContentReturn,
+    PublishedTally,
+    PublishedValues,
+    SegmenterValues,
     analysis_path,
     append_forced_answers,
     append_published,
     append_returns,
     append_rollouts,
     append_segmenter_values,
+    returns_key,
 )
-from llenvs.analysis.analyze import analysis_key, forced_answer_key
-from llenvs.analysis.content_return import ContentReturn, returns_key
-from llenvs.analysis.cut_values import SegmenterValues
-from llenvs.analysis.forced_answer import ForcedAnswer
-from llenvs.analysis.published_values import PublishedTally, PublishedValues
-from llenvs.analysis.rollout import Rollout, rollout_seed
 from llenvs.core.backend import SamplingParams
 from llenvs.core.intervention import Force
 from llenvs.experiments.branch_outcome import BranchOutcome

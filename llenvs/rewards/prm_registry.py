@@ -63,7 +63,7 @@ def register_prm(name: str, factory: PRMFactory) -> None:
     does nothing; with another factory it is an error, as is a name this layer builds itself.
 
     Example:
-        >>> from llenvs.analysis.monte_carlo_prm import make_prm  # registers "mc"
+        >>> from llenvs.analysis.instruments._monte_carlo_prm import make_prm  # registers "mc"
         >>> register_prm("mc", make_prm)  # the same factory again: nothing changes
         >>> register_prm("mc", ArithmeticPRM)
         Traceback (most recent call last):

@@ -1,7 +1,7 @@
 """Browse's place in the page's URL: read it, its file checked against the traces folders.
 
 A URL naming a file outside the traces folders is refused when it is read
-(``llenvs.workbench.files._trace_roots``), before anything opens it.
+(``llenvs.workbench.files``), before anything opens it.
 """
 
 from __future__ import annotations

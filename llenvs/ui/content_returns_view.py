@@ -24,7 +24,7 @@ from llenvs.analysis import (
     default_similarity,
     stored_step_analysis,
 )
-from llenvs.analysis.published_values import PUBLISHED_KEY
+from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
 from llenvs.ui.shown_step_values import ShownValues
 from llenvs.workbench.step_value_rows import with_returns

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from llenvs.analysis.thought_anchors import STUDY
+from llenvs.analysis.sidecar import STUDY
 from llenvs.traces import IMPORT_FORMATS, skipped_summary
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes

@@ -4,7 +4,7 @@ The first model action of a process loads its model: the embedded SmolLM2-135M-I
 in a few seconds (``LOAD_SECONDS``), more on its very first use, which converts the GGUF
 (``CONVERT_SECONDS``; ``make install`` converts it beforehand). The page says so, with the time
 spent, while it waits. A toast says when running jobs hold more models than the bound
-(``llenvs.workbench.models._model_pool``).
+(``llenvs.workbench.models``).
 
 Example:
     >>> from llenvs.workbench.models._model_choice import ModelChoice, ModelKind

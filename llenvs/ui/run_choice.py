@@ -28,7 +28,7 @@ from typing import NoReturn
 import pandas as pd
 import streamlit as st
 
-from llenvs.analysis.run_pairing import most_shared
+from llenvs.analysis import most_shared
 from llenvs.experiments.experiment_as_runs import ExperimentRuns, open_experiment_runs
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.position_run import ParentTask, PositionRun, RunRow, RunRows

@@ -2,7 +2,7 @@
 
 Each file is a run (a model, a segmenter, with or without an intervention). Tasks are matched by
 identity, the environment and the question (the hash of the prompt), never by task index alone
-(``llenvs.analysis.run_pairing``); a task a file holds twice counts once, by its first line. The
+(``llenvs.analysis``); a task a file holds twice counts once, by its first line. The
 page shows each run's success rate with a 95% interval, mean final reward and lowest PRM; the
 first run against each other one on the tasks they pair (the paired difference with its
 paired-bootstrap interval and McNemar's exact p-value, then how many tasks were paired and why
@@ -32,8 +32,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from llenvs.analysis.paired_runs import compare_paired
-from llenvs.analysis.run_pairing import RunPairing, RunTask, pair_runs
+from llenvs.analysis import RunPairing, RunTask, compare_paired, pair_runs
 from llenvs.traces.task_identity import TaskIdentity
 from llenvs.workbench.short_name import short_name
 from llenvs.workbench.wording import MISSING, count, success_rate
@@ -94,7 +93,7 @@ def by_task(index: pd.DataFrame) -> pd.DataFrame:
 
 
 def pairing(first: pd.DataFrame, second: pd.DataFrame) -> RunPairing:
-    """The pairing of two runs' ``by_task`` tables (see ``llenvs.analysis.run_pairing``).
+    """The pairing of two runs' ``by_task`` tables (see ``llenvs.analysis``).
 
     Example:
         >>> a = by_task(pd.DataFrame({"environment": ["e"], "prompt_hash": ["x"], "task": [0],

@@ -23,7 +23,7 @@ import re
 
 import streamlit as st
 
-from llenvs.analysis.thought_anchors import DEPENDS_ON, SUMMARY
+from llenvs.analysis.sidecar import DEPENDS_ON, SUMMARY
 from llenvs.traces import Trace
 from llenvs.ui.browse_url import go_to
 from llenvs.workbench.browse_location import BrowseLocation

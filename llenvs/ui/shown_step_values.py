@@ -35,7 +35,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.analysis.published_values import PUBLISHED_KEY
+from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
 from llenvs.workbench.published_step_values import published_source
 from llenvs.workbench.step_value_rows import value_rows

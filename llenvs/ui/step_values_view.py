@@ -45,9 +45,8 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
-from llenvs.analysis.cost_plan import other_model
-from llenvs.analysis.published_values import PUBLISHED_KEY
-from llenvs.analysis.token_budget import Reach, reach
+from llenvs.analysis.sampling import Reach, other_model, reach
+from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, TOKEN_BUDGET, Bound
 from llenvs.evaluation import trace_sampling_params

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from llenvs.adapters.answers import extract_answer
-from llenvs.analysis.interval import wilson_interval
+from llenvs.analysis.statistics import wilson_interval
 from llenvs.core.intervention import Complete, Feedback, Force, Resample
 from llenvs.traces import BranchRecord, InterventionKind, Trace
 from llenvs.workbench.whitespace import one_line, only_whitespace_differs, visible_whitespace

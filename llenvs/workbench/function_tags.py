@@ -25,7 +25,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection
 
-from llenvs.analysis.thought_anchors import FUNCTION_TAGS
+from llenvs.analysis.sidecar import FUNCTION_TAGS
 from llenvs.traces import SegmentRecord, Trace
 
 __all__ = [

@@ -1,7 +1,7 @@
 """A study's published step values of a trace, in words, for the Browse page's step values panel.
 
 Example:
-    >>> from llenvs.analysis.published_values import PublishedTally, PublishedValues
+    >>> from llenvs.analysis.sidecar._published_values import PublishedTally, PublishedValues
     >>> published = PublishedValues("s", "S, imported", "m", (PublishedTally(0, 30, 60, True),
     ...                             PublishedTally(1, 80, 100, False)), {}, {})
     >>> published_source(published)  # doctest: +NORMALIZE_WHITESPACE
@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.analysis.published_values import PublishedValues
+from llenvs.analysis.sidecar import PublishedValues
 
 __all__ = ["measure_label", "published_source"]
 

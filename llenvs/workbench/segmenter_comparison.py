@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from llenvs.analysis.segmenter_values import MAX_SEGMENTERS
+from llenvs.analysis.instruments import MAX_SEGMENTERS
 from llenvs.core.errors import LlenvsError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from llenvs.analysis.resilience import ContentReturns, StepReturn
-from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis import StepAnalysis
+from llenvs.analysis.instruments import ContentReturns, StepReturn
 
 __all__ = ["COLUMNS", "RETURNED", "value_rows", "window_caption", "window_rows", "with_returns"]
 
@@ -90,8 +90,8 @@ def with_returns(rows: pd.DataFrame, returns: ContentReturns, *, only_gone: bool
     rollouts where the content did not return (``StepReturn.importance``; NaN where unknown).
 
     Example:
-        >>> from llenvs.analysis.interval import Interval
-        >>> from llenvs.analysis.resilience import StepReturn
+        >>> from llenvs.analysis.statistics._interval import Interval
+        >>> from llenvs.analysis.instruments._resilience import StepReturn
         >>> rows = value_rows(2, StepAnalysis("t", {}, (), (), None, ()))
         >>> found = ContentReturns("lexical", 0.8, (), (
         ...     StepReturn(1, 4, 1, 0.25, None, 0.5, Interval(0.1, 0.9)),))

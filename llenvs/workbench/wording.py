@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llenvs.analysis.interval import wilson_interval
+from llenvs.analysis.statistics import wilson_interval
 
 __all__ = ["MISSING", "count", "describe_key", "duration", "success_rate"]
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llenvs.analysis.changepoints import _Chain, change_chances, curve_draws
-from llenvs.analysis.tally import Tally
+from llenvs.analysis.statistics import Tally
+from llenvs.analysis.statistics._changepoints import _Chain, change_chances, curve_draws
 
 
 def brute_force(chain: list[Tally], prior: float) -> list[float]:

@@ -8,8 +8,7 @@ import random
 import pytest
 
 from llenvs.analysis import AnalysisParams, analyze_trace
-from llenvs.analysis.first_drop import FirstDropSchedule, first_drop
-from llenvs.analysis.tally import Tally
+from llenvs.analysis.statistics import FirstDropSchedule, Tally, first_drop
 from llenvs.evaluation import trace_environment
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import open_trace

@@ -13,7 +13,7 @@ own verdicts.
 from __future__ import annotations
 
 from llenvs.analysis import AnalysisParams, RoundDone, analyze_trace
-from llenvs.analysis.first_drop import FirstDropSchedule
+from llenvs.analysis.statistics import FirstDropSchedule
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.traces import SegmentRecord, TaskRecord, Trace

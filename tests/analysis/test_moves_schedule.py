@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.analysis.changepoints import MOVE_DELTA, change_chances
-from llenvs.analysis.schedule import AdaptiveSchedule, MovesSchedule
-from llenvs.analysis.tally import Tally
+from llenvs.analysis.statistics import (
+    MOVE_DELTA,
+    AdaptiveSchedule,
+    MovesSchedule,
+    Tally,
+    change_chances,
+)
 
 
 def _one_doubtful_step() -> dict[int, Tally]:

@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llenvs.analysis.paired_runs import compare_paired, mcnemar_p_value
+from llenvs.analysis import compare_paired, mcnemar_p_value
 
 verdicts = st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60)
 

@@ -18,15 +18,14 @@ from llenvs.analysis import (
     find_returns,
     step_returns,
 )
-from llenvs.analysis.analysis_sidecar import (
+from llenvs.analysis.instruments import SimilarityError, similarity_named
+from llenvs.analysis.sidecar import (
     AnalysisFileError,
     analysis_path,
     append_rollouts,
     read_returns,
 )
-from llenvs.analysis.boundary_value import boundary_values, exact_value
-from llenvs.analysis.sentence_similarity import SimilarityError, similarity_named
-from llenvs.analysis.step_importance import step_importances
+from llenvs.analysis.statistics import boundary_values, exact_value, step_importances
 from llenvs.cli.main import main
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 

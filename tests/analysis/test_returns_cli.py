@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from llenvs.analysis import RETURN_THRESHOLD, analysis_path
-from llenvs.analysis.sentence_similarity import MINILM
+from llenvs.analysis.instruments import MINILM
 from llenvs.cli import analyze_command
 from llenvs.cli.main import main
 from llenvs.traces import find_trace

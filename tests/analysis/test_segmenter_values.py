@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.analysis import AnalysisParams, FixedSchedule, analysis_path
-from llenvs.analysis.analysis_sidecar import read_analysis, read_segmenter_values
-from llenvs.analysis.segmenter_values import (
+from llenvs.analysis.instruments import (
     MoveCertainty,
     SegmenterPair,
     compare_segmenters,
@@ -28,6 +27,7 @@ from llenvs.analysis.segmenter_values import (
     resegmented,
     stored_comparison,
 )
+from llenvs.analysis.sidecar import read_analysis, read_segmenter_values
 from llenvs.cli import analyze_command
 from llenvs.cli.main import main
 from llenvs.core import SegmentedEnvironment

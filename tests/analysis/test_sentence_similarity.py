@@ -17,9 +17,8 @@ from llenvs.analysis import (
     content_returns,
     default_similarity,
 )
-from llenvs.analysis.analysis_sidecar import read_returns
-from llenvs.analysis.content_return import returns_key
-from llenvs.analysis.sentence_similarity import minilm_archive
+from llenvs.analysis.instruments import minilm_archive
+from llenvs.analysis.sidecar import read_returns, returns_key
 from llenvs.evaluation import trace_environment
 from llenvs.traces import find_trace
 from tests.analysis.conftest import REPO

@@ -22,7 +22,7 @@ from llenvs.analysis import (
     published_step_analysis,
     read_published,
 )
-from llenvs.analysis.thought_anchors import (
+from llenvs.analysis.sidecar import (
     ThoughtAnchorsError,
     read_thought_anchors,
     thought_anchors_folders,

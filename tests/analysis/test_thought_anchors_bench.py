@@ -22,9 +22,8 @@ from llenvs.analysis import (
     Schedule,
     analyze_trace,
 )
-from llenvs.analysis.boundary_value import tallies
-from llenvs.analysis.tally import Tally
-from llenvs.analysis.token_budget import rollout_prices, spent
+from llenvs.analysis.sampling import rollout_prices, spent
+from llenvs.analysis.statistics import Tally, tallies
 from llenvs.evaluation import trace_environment
 from llenvs.traces import read_traces
 from tests.analysis.coin_backend import CoinBackend

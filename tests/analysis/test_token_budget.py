@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from llenvs.analysis import AnalysisParams, FixedSchedule, MovesSchedule, analyze_trace, plan
-from llenvs.analysis.tally import Tally
-from llenvs.analysis.token_budget import affordable, rollout_prices, spent, tokens_after
+from llenvs.analysis.sampling import affordable, rollout_prices, spent, tokens_after
+from llenvs.analysis.statistics import Tally
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import TRUE_VALUES
 

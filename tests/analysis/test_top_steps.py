@@ -8,9 +8,14 @@ import random
 import pytest
 
 from llenvs.analysis import AdaptiveSchedule, AnalysisParams, FixedSchedule, Tally, analyze_trace
-from llenvs.analysis.changepoints import CHANGE_PRIOR
-from llenvs.analysis.top_k_membership import rank_chances, top_k_membership, top_k_membership_of
-from llenvs.analysis.top_steps import top_steps_round, value_draws
+from llenvs.analysis.statistics import (
+    CHANGE_PRIOR,
+    rank_chances,
+    top_k_membership,
+    top_k_membership_of,
+    top_steps_round,
+    value_draws,
+)
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 SETTLED = Tally(60, 120)

@@ -7,6 +7,7 @@ import random
 import statistics
 
 from llenvs.analysis import (
+    VERDICT_DRAWS,
     AnalysisParams,
     BoundaryValue,
     FixedSchedule,
@@ -14,14 +15,17 @@ from llenvs.analysis import (
     StepAnalysis,
     TopSteps,
     analyze_trace,
-    step_analysis,
-    top_steps,
 )
-from llenvs.analysis.boundary_value import exact_value
-from llenvs.analysis.step_analysis import VERDICT_DRAWS
-from llenvs.analysis.step_importance import step_importances
-from llenvs.analysis.top_k_membership import top_k_membership
-from llenvs.analysis.top_steps import MOVED_CHANCE, NOTHING_MOVED, value_draws
+from llenvs.analysis import _step_analysis as step_analysis
+from llenvs.analysis.statistics import (
+    MOVED_CHANCE,
+    NOTHING_MOVED,
+    exact_value,
+    step_importances,
+    top_k_membership,
+    value_draws,
+)
+from llenvs.analysis.statistics import _top_steps as top_steps
 from tests.analysis.coin_backend import CoinBackend, jumpy_values
 
 

@@ -22,8 +22,8 @@ from llenvs.analysis import (
     content_returns,
     stored_comparison,
     stored_keys,
+    stored_step_analysis,
 )
-from llenvs.analysis.stored_step_analysis import stored_step_analysis
 from llenvs.core.intervention import Force
 from llenvs.evaluation.on_policy import OnPolicy
 from llenvs.traces import read_branches, read_traces

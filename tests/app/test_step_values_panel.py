@@ -24,7 +24,7 @@ from llenvs.analysis import (
     plan,
     read_analysis,
 )
-from llenvs.analysis.analysis_sidecar import append_rollouts
+from llenvs.analysis.sidecar import append_rollouts
 from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.analysis.stoppable_backend import StoppableBackend
+from llenvs.analysis.sampling import StoppableBackend
 from llenvs.core.backend import BackendCapabilities, ModelBackend, SamplingParams
 from llenvs.core.registry import environment_registry
 from llenvs.core.run_events import StopToken

@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-from llenvs.analysis.analysis_params import AnalysisParams
-from llenvs.analysis.rollout_engine import run_rollouts
+from llenvs.analysis.sampling import AnalysisParams, run_rollouts
 from llenvs.core import SamplingParams
 from llenvs.core.intervention import Force
 from llenvs.evaluation import (

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from llenvs.analysis.run_pairing import RunTask, pair_runs
+from llenvs.analysis import RunTask, pair_runs
 from llenvs.core.intervention import Feedback
 from llenvs.experiments import ExperimentError, How, ParentFilter, Recipe, summarize
 from llenvs.experiments.branch_outcome import BranchOutcome

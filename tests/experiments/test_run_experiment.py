@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from llenvs.analysis.interval import wilson_interval
-from llenvs.analysis.paired_runs import compare_paired
+from llenvs.analysis import compare_paired
+from llenvs.analysis.statistics import wilson_interval
 from llenvs.core.intervention import Feedback, Force
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken

@@ -80,7 +80,7 @@ def test_mc_is_registered_by_the_analysis_layer_and_every_entry_point_above_it()
 
 
 def test_a_registered_name_cannot_be_taken_by_another_factory():
-    from llenvs.analysis.monte_carlo_prm import make_prm
+    from llenvs.analysis.instruments import make_prm
     from llenvs.rewards import register_prm
 
     register_prm("mc", make_prm)  # the analysis layer's own registration, again: no change

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from llenvs.analysis.step_analysis import StepAnalysis
+from llenvs.analysis import StepAnalysis
 from llenvs.traces import StepLabel, append_labels, read_labels
 from llenvs.workbench.charts import LABEL_MARKS, layer_names, segment_figure, step_values_figure
 from llenvs.workbench.label_history import describe_history

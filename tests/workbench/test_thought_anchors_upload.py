@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from llenvs.analysis import analysis_path, read_published
-from llenvs.analysis.thought_anchors import ThoughtAnchorsError
+from llenvs.analysis.sidecar import ThoughtAnchorsError
 from llenvs.traces import read_traces
 from llenvs.workbench.files import import_into
 from tests.conftest import EXTERNAL

@@ -10,10 +10,10 @@ labels as small marks along the bottom of the values (``segment_chart.label_mark
 over a bar selects its segment (``segment_chart.selected_segment`` reads it).
 
 Example:
-    >>> from llenvs.analysis.boundary_value import boundary_values
-    >>> from llenvs.analysis.rollout import Rollout
-    >>> from llenvs.analysis.step_analysis import StepAnalysis
-    >>> from llenvs.analysis.step_importance import step_importances
+    >>> from llenvs.analysis.statistics._boundary_value import boundary_values
+    >>> from llenvs.analysis.sampling._rollout import Rollout
+    >>> from llenvs.analysis._step_analysis import StepAnalysis
+    >>> from llenvs.analysis.statistics._step_importance import step_importances
     >>> rollouts = [Rollout(b, n, 0, n < 2 * b, "4", 1) for b in range(3) for n in range(4)]
     >>> values = boundary_values(rollouts, range(3))
     >>> analysis = StepAnalysis("t", {}, tuple(values), tuple(step_importances(values)), None,
@@ -91,7 +91,7 @@ def step_values_figure(
     at their segments under the values.
 
     Example:
-        >>> from llenvs.analysis.step_analysis import StepAnalysis
+        >>> from llenvs.analysis._step_analysis import StepAnalysis
         >>> from llenvs.workbench.charts._segment_chart import layer_names
         >>> from llenvs.workbench.step_value_rows import value_rows
         >>> empty = StepAnalysis("t", {}, (), (), None, ())

@@ -1,7 +1,7 @@
 """Where the workbench finds trace files: the traces folder, uploads and imports into it.
 
 The folder is ``$LLENVS_TRACES_DIR`` when set, else ``sample_traces`` in the working directory
-(the repository root when the app runs from there); ``llenvs.workbench.files._trace_roots`` says
+(the repository root when the app runs from there); ``llenvs.workbench.files`` says
 which other folders the app may open files in. Uploads and imports never replace a file:
 each gets a name of its own.
 
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from llenvs.analysis.thought_anchors import (
+from llenvs.analysis.sidecar import (
     STUDY,
     read_all,
     thought_anchors_folders,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 
-from llenvs.analysis.stoppable_backend import RolloutsStopped, StoppableBackend
+from llenvs.analysis.sampling import RolloutsStopped, StoppableBackend
 from llenvs.core.backend import ModelBackend
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation.on_policy import OnPolicy, on_policy

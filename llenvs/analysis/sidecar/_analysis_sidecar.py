@@ -1,0 +1,422 @@
+"""The analysis sidecar: rollouts and forced answers of a trace file, stored next to it.
+
+``runs.jsonl`` gets ``runs.analysis.jsonl``. One JSON object per line: a round of rollouts
+(``"kind": "rollouts"``), a forced-answer curve (``"kind": "forced_answers"``), a study's
+published step values (``"kind": "published"``, ``PublishedValues``), whether resampled
+steps' content came back in their rollouts (``"kind": "returns"``, ``ContentReturn``) or the
+step values under several segmenters (``"kind": "segmenters"``, ``SegmenterValues``), each with the
+trace's id, the key it was made under (the model and the sampling fields,
+``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
+(``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
+with the same key resumes from them. The file is named by ``llenvs.traces.sidecar`` and read
+here only: a malformed line is an ``AnalysisFileError`` naming the file and the line.
+
+Example:
+    >>> import tempfile, os
+    >>> from llenvs.analysis.sampling._rollout import Rollout
+    >>> path = analysis_path(os.path.join(tempfile.mkdtemp(), "runs.jsonl"))
+    >>> path.name
+    'runs.analysis.jsonl'
+    >>> append_rollouts(path, "t1", {"seed": 0}, 0, [Rollout(0, 0, 5, True, "4", 3)])
+    >>> [r.answer for r in read_analysis(path, "t1", {"seed": 0}).rollouts]
+    ['4']
+    >>> read_analysis(path, "t1", {"seed": 1}).rollouts  # another key: nothing stored
+    ()
+
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from llenvs.analysis.sampling import ForcedAnswer, Rollout
+from llenvs.analysis.sidecar._content_return import ContentReturn
+from llenvs.analysis.sidecar._cut_values import SegmenterValues
+from llenvs.analysis.sidecar._published_values import PublishedValues
+from llenvs.core.errors import LlenvsError
+from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.sidecar import analysis_path
+from llenvs.traces.trace_writer import append_lines_atomically
+
+__all__ = [
+    "ANALYSIS_SCHEMA_VERSION",
+    "AnalysisFileError",
+    "AnalysisKind",
+    "StoredAnalysis",
+    "analysis_path",
+    "append_forced_answers",
+    "append_published",
+    "append_returns",
+    "append_rollouts",
+    "append_segmenter_values",
+    "published_by_trace",
+    "read_analysis",
+    "read_published",
+    "read_returns",
+    "read_segmenter_values",
+    "stored_keys",
+]
+
+ANALYSIS_SCHEMA_VERSION = 1
+"""The version of the sidecar's lines."""
+
+Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn | SegmenterValues
+"""What one line holds."""
+
+
+class AnalysisFileError(LlenvsError, ValueError):
+    """A line of an analysis sidecar that cannot be read (the message names file and line).
+
+    Example:
+        >>> issubclass(AnalysisFileError, ValueError)
+        True
+
+    """
+
+
+class AnalysisKind(Enum):
+    """What a line of the sidecar holds (its ``kind`` field).
+
+    Example:
+        >>> AnalysisKind("forced_answers")
+        <AnalysisKind.FORCED_ANSWERS: 'forced_answers'>
+
+    """
+
+    ROLLOUTS = "rollouts"
+    """One round of rollouts."""
+    FORCED_ANSWERS = "forced_answers"
+    """A forced-answer curve."""
+    PUBLISHED = "published"
+    """A study's published step values (``PublishedValues``), under their own key."""
+    RETURNS = "returns"
+    """Whether resampled steps' content came back in their rollouts (``ContentReturn``),
+    under the rollouts' key with the similarity and threshold (``returns_key``)."""
+    SEGMENTERS = "segmenters"
+    """The step values of the trace under several segmenters, on its characters
+    (``SegmenterValues`` each), under the rollouts' key with the segmenters
+    (``segmenters_key``)."""
+
+
+@dataclass(frozen=True)
+class StoredAnalysis:
+    """What the sidecar holds for one trace and key.
+
+    Example:
+        >>> StoredAnalysis().rounds
+        0
+
+    """
+
+    rollouts: tuple[Rollout, ...] = ()
+    """Every stored rollout, in the order stored."""
+    rounds: int = 0
+    """How many rounds of rollouts are stored."""
+    forced_answers: tuple[ForcedAnswer, ...] | None = None
+    """The stored forced-answer curve (the last one stored), or None."""
+
+
+def _line(kind: AnalysisKind, trace_id: str, key: Mapping[str, Any], body: dict[str, Any]) -> bytes:
+    record = {
+        "schema_version": ANALYSIS_SCHEMA_VERSION,
+        "kind": kind.value,
+        "trace_id": trace_id,
+        "key": dict(key),
+        **body,
+    }
+    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def append_rollouts(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    round_number: int,
+    rollouts: Sequence[Rollout],
+) -> None:
+    r"""Append one round of rollouts of trace ``trace_id`` under ``key``, as one line, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_rollouts(path, "t", {}, 0, [])
+        >>> open(path).read().count("\n")
+        1
+
+    """
+    body = {"round": round_number, "rollouts": [r.to_dict() for r in rollouts]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.ROLLOUTS, trace_id, key, body)])
+
+
+def append_forced_answers(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    answers: Sequence[ForcedAnswer],
+) -> None:
+    """Append the forced-answer curve of trace ``trace_id`` under ``key``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_forced_answers(path, "t", {}, [ForcedAnswer(0, "4", True, "4</answer>")])
+        >>> read_analysis(path, "t", {}).forced_answers[0].answer
+        '4'
+
+    """
+    body = {"answers": [a.to_dict() for a in answers]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
+
+
+def append_published(
+    path: str | os.PathLike[str], trace_id: str, published: PublishedValues
+) -> None:
+    """Append ``published``, the step values a study published for ``trace_id``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_published(path, "t", PublishedValues("s", "S", "m", (), {}, {}))
+        >>> [p.study for p in read_published(path, "t")], read_analysis(path, "t", {}).rounds
+        (['s'], 0)
+
+    """
+    body = {"published": published.to_dict()}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    line = _line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
+    append_lines_atomically(path, [line])
+
+
+def append_returns(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    returns: Sequence[ContentReturn],
+) -> None:
+    """Append findings of returned content of trace ``trace_id`` under ``key``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_returns(path, "t", {}, [ContentReturn(0, 0, 0.9, 2)])
+        >>> read_returns(path, "t", {})
+        {(0, 0): ContentReturn(boundary=0, number=0, similarity=0.9, at=2)}
+
+    """
+    body = {"returns": [r.to_dict() for r in returns]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.RETURNS, trace_id, key, body)])
+
+
+def read_returns(
+    path: str | os.PathLike[str], trace_id: str, key: Mapping[str, Any]
+) -> dict[tuple[int, int], ContentReturn]:
+    """The findings stored for ``trace_id`` under ``key``, by ``(boundary, number)``.
+
+    The last one stored for a rollout wins; every line is checked as in ``read_analysis``.
+    """
+    wanted = dict(key)
+    found: dict[tuple[int, int], ContentReturn] = {}
+    for kind, record_id, record_key, records in _read_lines(path):
+        if kind is AnalysisKind.RETURNS and record_id == trace_id and record_key == wanted:
+            found.update(
+                ((r.boundary, r.number), r) for r in records if isinstance(r, ContentReturn)
+            )
+    return found
+
+
+def append_segmenter_values(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    values: Sequence[SegmenterValues],
+) -> None:
+    """Append a comparison of segmenters of trace ``trace_id`` under ``key``, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_segmenter_values(path, "t", {}, [SegmenterValues("line", (0, 2), (0.5, 1.0))])
+        >>> [(k, [v.spec for v in found]) for k, found in read_segmenter_values(path, "t")]
+        [({}, ['line'])]
+
+    """
+    body = {"segmenters": [v.to_dict() for v in values]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [_line(AnalysisKind.SEGMENTERS, trace_id, key, body)])
+
+
+def read_segmenter_values(
+    path: str | os.PathLike[str], trace_id: str
+) -> list[tuple[dict[str, Any], list[SegmenterValues]]]:
+    """Every comparison of segmenters stored for ``trace_id``: its key and values, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+    """
+    return [
+        (record_key, [r for r in records if isinstance(r, SegmenterValues)])
+        for kind, record_id, record_key, records in _read_lines(path)
+        if kind is AnalysisKind.SEGMENTERS and record_id == trace_id
+    ]
+
+
+def read_published(path: str | os.PathLike[str], trace_id: str) -> list[PublishedValues]:
+    """Every study's published values for ``trace_id``, the last stored per key, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+    """
+    return published_by_trace(path).get(trace_id, [])
+
+
+def published_by_trace(path: str | os.PathLike[str]) -> dict[str, list[PublishedValues]]:
+    """``read_published`` of every trace of ``path`` at once (one pass over the file).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> for trace_id in ("a", "b", "a"):
+        ...     append_published(path, trace_id, PublishedValues("s", "S", "m", (), {}, {}))
+        >>> {t: len(found) for t, found in published_by_trace(path).items()}
+        {'a': 1, 'b': 1}
+
+    """
+    found: dict[str, dict[str, PublishedValues]] = {}
+    for kind, record_id, record_key, records in _read_lines(path):
+        if kind is AnalysisKind.PUBLISHED:
+            found.setdefault(record_id, {})[json.dumps(record_key, sort_keys=True)] = next(
+                r for r in records if isinstance(r, PublishedValues)
+            )
+    return {trace_id: list(by_key.values()) for trace_id, by_key in found.items()}
+
+
+def read_analysis(
+    path: str | os.PathLike[str], trace_id: str, key: Mapping[str, Any]
+) -> StoredAnalysis:
+    r"""What ``path`` stores for ``trace_id`` under ``key`` (nothing when the file is missing).
+
+    Every line is checked, not only the trace's: a malformed line anywhere is an
+    ``AnalysisFileError`` naming the file and the line.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> _ = open(path, "w").write('{"kind": "rollouts"\\n')
+        >>> try:
+        ...     read_analysis(path, "t", {})
+        ... except AnalysisFileError as error:
+        ...     print(str(error).rsplit("/", 1)[1])  # doctest: +ELLIPSIS
+        r.analysis.jsonl, line 1: not...
+
+    """
+    wanted = dict(key)
+    rollouts: list[Rollout] = []
+    rounds = 0
+    forced: tuple[ForcedAnswer, ...] | None = None
+    for kind, record_id, record_key, records in _read_lines(path):
+        if record_id != trace_id or record_key != wanted:
+            continue
+        if kind is AnalysisKind.ROLLOUTS:
+            rollouts.extend(r for r in records if isinstance(r, Rollout))
+            rounds += 1
+        elif kind is AnalysisKind.FORCED_ANSWERS:
+            forced = tuple(r for r in records if isinstance(r, ForcedAnswer))
+    return StoredAnalysis(tuple(rollouts), rounds, forced)
+
+
+def stored_keys(
+    path: str | os.PathLike[str], trace_id: str, kind: AnalysisKind = AnalysisKind.ROLLOUTS
+) -> list[dict[str, Any]]:
+    """The keys ``path`` holds ``kind`` records of ``trace_id`` under, oldest first.
+
+    Every line is checked as in ``read_analysis`` (nothing when the file is missing).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> for seed in (1, 0, 1):
+        ...     append_rollouts(path, "t", {"seed": seed}, 0, [])
+        >>> stored_keys(path, "t"), stored_keys(path, "t", AnalysisKind.FORCED_ANSWERS)
+        ([{'seed': 1}, {'seed': 0}], [])
+
+    """
+    found: list[dict[str, Any]] = []
+    for record_kind, record_id, record_key, _ in _read_lines(path):
+        if record_kind is kind and record_id == trace_id and record_key not in found:
+            found.append(record_key)
+    return found
+
+
+def _read_lines(
+    path: str | os.PathLike[str],
+) -> Iterator[tuple[AnalysisKind, str, dict[str, Any], list[Stored]]]:
+    """``(kind, trace id, key, records)`` of every line, each checked whole (see the module)."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                if not raw.strip():
+                    continue
+                data = parse_json_line(raw, first=number == 1)
+                kind, record_id, record_key, body = _header(data)
+                records = _records(kind, body)
+            except (JsonLineError, ValueError) as error:
+                raise AnalysisFileError(f"{path}, line {number}: {error}") from None
+            yield kind, record_id, record_key, records
+
+
+def _header(data: object) -> tuple[AnalysisKind, str, dict[str, Any], RecordReader]:
+    reader = RecordReader(data, "analysis")
+    version = reader.integer("schema_version")
+    if version != ANALYSIS_SCHEMA_VERSION:
+        raise ValueError(
+            f"unknown analysis schema_version {version}: this llenvs reads "
+            f"{ANALYSIS_SCHEMA_VERSION}"
+        )
+    text = reader.text("kind")
+    try:
+        kind = AnalysisKind(text)
+    except ValueError:
+        choices = " or ".join(repr(k.value) for k in AnalysisKind)
+        raise ValueError(f"analysis.kind must be {choices}, got {text!r}") from None
+    return kind, reader.text("trace_id"), reader.obj("key"), reader
+
+
+def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
+    found: list[Stored]
+    if kind is AnalysisKind.ROLLOUTS:
+        if reader.integer("round") < 0:
+            raise ValueError("analysis.round must be >= 0")
+        found = [
+            Rollout.from_dict(item, f"analysis.rollouts[{n}]")
+            for n, item in enumerate(reader.array("rollouts"))
+        ]
+    elif kind is AnalysisKind.PUBLISHED:
+        found = [PublishedValues.from_dict(reader.raw("published"), "analysis.published")]
+    elif kind is AnalysisKind.SEGMENTERS:
+        found = [
+            SegmenterValues.from_dict(item, f"analysis.segmenters[{n}]")
+            for n, item in enumerate(reader.array("segmenters"))
+        ]
+    elif kind is AnalysisKind.RETURNS:
+        found = [
+            ContentReturn.from_dict(item, f"analysis.returns[{n}]")
+            for n, item in enumerate(reader.array("returns"))
+        ]
+    else:
+        found = [
+            ForcedAnswer.from_dict(item, f"analysis.answers[{n}]")
+            for n, item in enumerate(reader.array("answers"))
+        ]
+    reader.done()
+    return found

@@ -1,0 +1,85 @@
+"""Reading rollouts: what the tallies say, with their uncertainty.
+
+Intervals and tallies, step values and importance, the changepoint model of a value curve, the
+top steps, the first drop, and the schedules that choose where the next round goes.
+"""
+
+from llenvs.analysis.statistics._boundary_value import (
+    BoundaryValue,
+    boundary_values,
+    exact_value,
+    tallies,
+)
+from llenvs.analysis.statistics._changepoints import (
+    CHANGE_PRIOR,
+    EXCURSION_PRIOR,
+    MOVE_DELTA,
+    change_chances,
+)
+from llenvs.analysis.statistics._divergence import js_divergence, total_variation
+from llenvs.analysis.statistics._first_drop import FirstDrop, FirstDropSchedule, first_drop
+from llenvs.analysis.statistics._interval import (
+    BOOTSTRAP_RESAMPLES,
+    Interval,
+    difference_interval,
+    wilson_interval,
+)
+from llenvs.analysis.statistics._schedule import (
+    AdaptiveSchedule,
+    FixedSchedule,
+    MovesSchedule,
+    Schedule,
+    default_schedule,
+)
+from llenvs.analysis.statistics._step_importance import StepImportance, step_importances
+from llenvs.analysis.statistics._tally import Tally
+from llenvs.analysis.statistics._top_k_membership import (
+    rank_chances,
+    top_k_membership,
+    top_k_membership_of,
+)
+from llenvs.analysis.statistics._top_steps import (
+    CONFIDENCE,
+    MOVED_CHANCE,
+    NOTHING_MOVED,
+    TopSteps,
+    top_steps_round,
+    value_draws,
+)
+
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "CHANGE_PRIOR",
+    "CONFIDENCE",
+    "EXCURSION_PRIOR",
+    "MOVED_CHANCE",
+    "MOVE_DELTA",
+    "NOTHING_MOVED",
+    "AdaptiveSchedule",
+    "BoundaryValue",
+    "FirstDrop",
+    "FirstDropSchedule",
+    "FixedSchedule",
+    "Interval",
+    "MovesSchedule",
+    "Schedule",
+    "StepImportance",
+    "Tally",
+    "TopSteps",
+    "boundary_values",
+    "change_chances",
+    "default_schedule",
+    "difference_interval",
+    "exact_value",
+    "first_drop",
+    "js_divergence",
+    "rank_chances",
+    "step_importances",
+    "tallies",
+    "top_k_membership",
+    "top_k_membership_of",
+    "top_steps_round",
+    "total_variation",
+    "value_draws",
+    "wilson_interval",
+]
