@@ -31,7 +31,7 @@ DOCTEST_NAMES = {
     "get_backend": "llenvs.inference",
     "TaskRecord": "llenvs.traces",
     "ArithmeticPRM": "llenvs.rewards",
-    "replay_trace": "llenvs.evaluation.replay_trace",
+    "replay_trace": "llenvs.evaluation.branching._replay_trace",
     "main": "llenvs.cli.main",
 }
 """Names every doctest has without importing them (``doctest_namespace``): the setup the

@@ -75,7 +75,7 @@ def child(case: str, launched: float, samples: int) -> dict[str, float]:
     import torch  # noqa: F401 - imported here as the first model action imports it
     import transformers  # noqa: F401
 
-    from llenvs.evaluation.on_policy import on_policy
+    from llenvs.evaluation.branching import on_policy
     from llenvs.inference import build_backend
     from llenvs.inference.backends.embedded_model import embedded_model_path
     from llenvs.traces import read_traces

@@ -38,7 +38,7 @@ from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.intervention import Feedback
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
-from llenvs.evaluation.intervene import intervene
+from llenvs.evaluation.branching import intervene
 from llenvs.experiments import ParentFilter, Recipe, RelativePositions, plan_file, run_experiment
 from llenvs.inference.backends.openai_backend import OpenAIBackend
 from llenvs.traces import SegmentFlag, Trace, read_branches, write_traces

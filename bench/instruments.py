@@ -43,7 +43,7 @@ from llenvs.analysis import (
 )
 from llenvs.core.intervention import Force
 from llenvs.evaluation import BranchRequest, intervene
-from llenvs.evaluation.on_policy import on_policy
+from llenvs.evaluation.branching import on_policy
 from llenvs.inference.backends.transformers_loading import get_embedded_backend
 from llenvs.traces import read_traces
 

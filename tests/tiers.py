@@ -41,7 +41,7 @@ HEAVY_FIXTURES = frozenset(
 
 SLOW_DOCTESTS = frozenset(
     {
-        "llenvs/evaluation/on_policy.py",
+        "llenvs/evaluation/branching/_on_policy.py",
         "llenvs/inference/backends/chat_tokenizer.py",  # embedded_model_path() converts,
         "llenvs/inference/backends/embedded_model.py",  # loading the GGUF, when the cache is cold
         "llenvs/inference/backends/padded_batch.py",

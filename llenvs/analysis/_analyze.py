@@ -69,8 +69,8 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, Stopped, TokenGenerated
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
-from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.evaluation.branching import trace_environment
+from llenvs.evaluation.episodes import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = ["analysis_key", "analyze_trace", "forced_answer_key"]

@@ -33,7 +33,7 @@ from llenvs.analysis.sampling import ForcedAnswer, exact_outcome, sampled_bounda
 from llenvs.analysis.sidecar import AnalysisKind, PublishedValues, read_analysis, stored_keys
 from llenvs.analysis.statistics import boundary_values, exact_value, step_importances
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.evaluation.branching import trace_environment
 from llenvs.traces.trace import Trace
 
 __all__ = ["published_step_analysis", "stored_forced_answers", "stored_step_analysis"]

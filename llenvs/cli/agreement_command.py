@@ -38,7 +38,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli.agreement_scores import add_prm_model_options, prm_scores
+from llenvs.cli.prm_scores import add_prm_model_options, prm_scores
 from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate
 from llenvs.rewards.calibration_bin import BINS
 from llenvs.rewards.first_error_prediction import THRESHOLD

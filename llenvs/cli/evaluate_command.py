@@ -55,10 +55,9 @@ from llenvs.core.environment import Environment
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.segmenters.spec_fields import unescape_field
 from llenvs.core.task_spec import task_count, task_indices
-from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation
-from llenvs.evaluation.evaluation import settle_results_file
-from llenvs.evaluation.recorded_answer_opening import DEFAULT_TEXT, AnswerOpening
-from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation, settle_results_file
+from llenvs.evaluation.branching import scored_environment
+from llenvs.evaluation.episodes import DEFAULT_TEXT, AnswerOpening
 from llenvs.rewards.prm_provenance import provenance_of
 from llenvs.traces import Trace, read_traces
 

@@ -28,7 +28,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from llenvs.analysis.sidecar import STUDY
 from llenvs.cli.options import PRM_BASE_URL_HELP
-from llenvs.cli.scored_traces import scored_traces
+from llenvs.cli.prm_scores import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces

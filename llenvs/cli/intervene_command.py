@@ -55,7 +55,7 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.bounds import ON_POLICY_SAMPLES, SAMPLES
 from llenvs.core.intervention import COMPLETE, Complete, Feedback, Force, Intervention, Resample
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
-from llenvs.evaluation.on_policy import OnPolicy
+from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import Trace, branches_path, find_trace
 
 __all__ = ["NO_PRM", "add_parser", "run"]

@@ -28,7 +28,7 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.spec.model_spec import ModelSpec, Provider
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.evaluation.branching import scored_environment
 from llenvs.inference.backend_registry import NO_RESPONSE
 from llenvs.inference.responses_file import read_responses
 

@@ -40,8 +40,7 @@ from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.cli.trace_argument import add_trace_arguments
 from llenvs.core.backend import SamplingParams
 from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.evaluation.rerun import recorded_model, rerun
-from llenvs.evaluation.trace_environment import trace_sampling_params
+from llenvs.evaluation.branching import recorded_model, rerun, trace_sampling_params
 from llenvs.traces import Trace, find_trace
 
 __all__ = ["add_parser", "describe_sampling", "run"]

@@ -32,8 +32,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli.agreement_scores import add_prm_model_options, scored_now
-from llenvs.evaluation.prm_scoring import prm_kind
+from llenvs.cli.prm_scores import add_prm_model_options, scored_now
+from llenvs.evaluation import prm_kind
 from llenvs.rewards.prm_scores import with_step_scores
 from llenvs.traces import TraceReader, write_traces
 from llenvs.traces.file_lock import file_lock

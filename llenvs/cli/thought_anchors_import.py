@@ -29,7 +29,7 @@ from llenvs.analysis.sidecar import (
     thought_anchors_folders,
     write_thought_anchors,
 )
-from llenvs.cli.scored_traces import scored_traces
+from llenvs.cli.prm_scores import scored_traces
 from llenvs.traces.sidecar import analysis_path
 
 __all__ = ["import_thought_anchors"]

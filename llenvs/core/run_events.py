@@ -5,7 +5,7 @@ Every long call of llenvs takes both in one ``RunControl`` (``llenvs.core.run_co
 - ``observer``: any callable taking one ``RunEvent`` (a function, a bound method, a list's
   ``append``). Events are frozen dataclasses, told apart by their class (``match``), never by a
   string; each layer defines the events it emits (steps and trajectories in
-  ``llenvs.evaluation.events``, rollouts and rounds in ``llenvs.analysis.sampling``), on
+  ``llenvs.evaluation.episodes``, rollouts and rounds in ``llenvs.analysis.sampling``), on
   the base class here. An observer that raises ends the run with that error: stopping is the
   token's job, not an exception's.
 - ``stop``: a ``StopToken``. Once ``stop()`` is called (from any thread), the run ends at its

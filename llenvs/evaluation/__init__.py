@@ -13,42 +13,50 @@ Example:
 
 from llenvs.core.intervention import Feedback, Force, Intervention, Resample
 from llenvs.core.retry_policy import NO_RETRY, RetryPolicy
-from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.branch import branch, rerun_branch, step_decision
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.evaluation import ProgressCallback, run_segmented_evaluation
-from llenvs.evaluation.evaluation_result import EvaluationResult
-from llenvs.evaluation.events import (
-    RunEnded,
-    RunStarted,
-    StepTaken,
-    TrajectoryEnded,
-    TrajectoryErrored,
-    TrajectoryOver,
+from llenvs.evaluation._evaluation import (
+    ProgressCallback,
+    run_segmented_evaluation,
+    settle_results_file,
 )
-from llenvs.evaluation.intervene import intervene
-from llenvs.evaluation.log_config import LogConfig, LogTarget
-from llenvs.evaluation.prefix import FeedbackTurn, Prefix, PrefixSegment
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.replay_trace import replay_trace
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-from llenvs.evaluation.step_decision import (
-    COMPLETE,
-    Complete,
-    ForceAction,
-    StepCallback,
-    StepDecision,
-)
-from llenvs.evaluation.token_strategy import TokenContinuationStrategy
-from llenvs.evaluation.trace_environment import (
+from llenvs.evaluation._evaluation_result import EvaluationResult
+from llenvs.evaluation._log_config import LogConfig, LogTarget
+from llenvs.evaluation._prm_scoring import needs_model, prm_kind, prm_scores, score_now
+from llenvs.evaluation.branching import (
+    BranchRequest,
+    branch,
+    intervene,
+    replay_trace,
+    rerun_branch,
+    step_decision,
     trace_base_environment,
     trace_environment,
     trace_sampling_params,
 )
-from llenvs.evaluation.trace_prefix import trace_feedback, trace_prefix
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes import (
+    COMPLETE,
+    AnswerOpening,
+    BoundaryContinuationStrategy,
+    Complete,
+    ContinuationStrategy,
+    FeedbackTurn,
+    ForceAction,
+    Prefix,
+    PrefixSegment,
+    RunEnded,
+    RunStarted,
+    SegmentedTrajectoryRunner,
+    StepCallback,
+    StepDecision,
+    StepTaken,
+    TokenContinuationStrategy,
+    TrajectoryEnded,
+    TrajectoryErrored,
+    TrajectoryOver,
+    TrajectoryResult,
+    result_trace,
+    trace_feedback,
+    trace_prefix,
+)
 
 __all__ = [
     "COMPLETE",
@@ -84,10 +92,15 @@ __all__ = [
     "TrajectoryResult",
     "branch",
     "intervene",
+    "needs_model",
+    "prm_kind",
+    "prm_scores",
     "replay_trace",
     "rerun_branch",
     "result_trace",
     "run_segmented_evaluation",
+    "score_now",
+    "settle_results_file",
     "step_decision",
     "trace_base_environment",
     "trace_environment",

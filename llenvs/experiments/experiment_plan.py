@@ -46,9 +46,12 @@ from typing import overload
 
 from llenvs.analysis.sampling import exact_outcome
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.branch_run import BranchJob
-from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
+from llenvs.evaluation.branching import (
+    BranchJob,
+    BranchRequest,
+    trace_environment,
+    trace_sampling_params,
+)
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.perturbation import perturbed
 from llenvs.experiments.planned_branch import PlannedBranch

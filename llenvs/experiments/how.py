@@ -16,7 +16,7 @@ from typing import Any
 
 from llenvs.core.backend import SamplingParams
 from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES
-from llenvs.evaluation.runner import derived_seeds
+from llenvs.evaluation.episodes import derived_seeds
 
 __all__ = ["How"]
 
@@ -45,7 +45,7 @@ class How:
     """The token budget of each branch, over whatever sampling applies; None: unchanged."""
     on_policy: int = 0
     """For a Force: score each point's text against this many continuations of the model's
-    own first (``llenvs.evaluation.on_policy``); 0: not scored."""
+    own first (``llenvs.evaluation.branching``); 0: not scored."""
 
     def __post_init__(self) -> None:
         SAMPLES.check(self.samples)

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.branch_run import BranchJob
+from llenvs.evaluation.branching import BranchJob, BranchRequest
 from llenvs.experiments.branch_outcome import BranchKey
 
 __all__ = ["PlannedBranch"]

@@ -1,7 +1,7 @@
 """How on-policy each point's forced text is, scored before an experiment's branches are made.
 
 A recipe whose ``what`` is a Force and whose ``how.on_policy`` is k > 0 scores the text forced at
-every point still to be made (``llenvs.evaluation.on_policy``: the text's mean log-probability
+every point still to be made (``llenvs.evaluation.branching``: the text's mean log-probability
 per token after the parent's prefix, and its percentile among k continuations of the model's
 own from there), once per parent, segment and text, before any branch starts. Each branch's
 outcome records the percentile and the mean (``BranchOutcome.on_policy``), and the branch
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from llenvs.core.backend import ModelBackend
 from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl
-from llenvs.evaluation.on_policy import OnPolicy, on_policy
+from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.planned_branch import PlannedBranch
 

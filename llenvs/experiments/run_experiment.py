@@ -46,8 +46,7 @@ from llenvs.analysis.sidecar import published_by_trace, stored_keys
 from llenvs.core.backend import ModelBackend
 from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl
-from llenvs.evaluation.branch_run import run_branches
-from llenvs.evaluation.on_policy import OnPolicy
+from llenvs.evaluation.branching import OnPolicy, run_branches
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_events import BranchRecorded
 from llenvs.experiments.experiment_file import (

@@ -2,7 +2,7 @@
 
 A trace's segments keep PRM scores by name (``SegmentRecord.prm_scores``: ``prm`` for the
 PRM a run was scored with, any other name for scores added later, ``llenvs score``).
-``stored_scores`` reads one name's; ``llenvs.evaluation.prm_scoring`` scores the steps now
+``stored_scores`` reads one name's; ``llenvs.evaluation`` scores the steps now
 with a PRM a name gives, when no segment stores that name. Either way, a ``PRMScores`` holds
 trace id -> one score per segment, what the agreement measures compare with labels.
 

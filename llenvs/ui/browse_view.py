@@ -26,7 +26,7 @@ import streamlit as st
 
 from llenvs.core.bounds import Bound
 from llenvs.evaluation import trace_feedback
-from llenvs.evaluation.branch_prm import PRM_UNSCORED
+from llenvs.evaluation.branching import PRM_UNSCORED
 from llenvs.traces import SegmentRecord, Trace
 from llenvs.ui.browse_url import go_to, read_location
 from llenvs.ui.cached import cached_index, cached_trace

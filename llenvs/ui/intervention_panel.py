@@ -18,8 +18,7 @@ from llenvs.evaluation import (
     trace_base_environment,
     trace_sampling_params,
 )
-from llenvs.evaluation.on_policy import OnPolicy
-from llenvs.evaluation.rerun import rerun
+from llenvs.evaluation.branching import OnPolicy, rerun
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import (
     InterventionKind,

@@ -1,7 +1,7 @@
 """The intervention panel's on-policy check of a forced text, before Generate.
 
 A Force puts text in the model's mouth; how likely the model finds that text says how much a
-branch measures the edit's strangeness rather than its content (``llenvs.evaluation.on_policy``).
+branch measures the edit's strangeness rather than its content (``llenvs.evaluation.branching``).
 Under the Force's text box: the samples to compare with and a button that scores the text in
 the background (``OnPolicyJob``, on the job queue, with progress and a Stop). The score is kept
 per trace, segment, text, model and samples, shown while the box holds that text, and recorded
@@ -15,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from llenvs.core.bounds import SAMPLES, Bound
-from llenvs.evaluation.on_policy import DEFAULT_SAMPLES, OnPolicy
+from llenvs.evaluation.branching import DEFAULT_SAMPLES, OnPolicy
 from llenvs.traces import Trace
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.model_loading import load_backend

@@ -2,7 +2,7 @@
 
 The scores a file's segments store (``prm_scores``, by name) are offered first, all chosen.
 *Score with a PRM now* adds another PRM's scores of the file, as ``llenvs agreement --prm``
-scores them (``llenvs.evaluation.prm_scoring``): ``arithmetic``; ``judge:transformers`` (the
+scores them (``llenvs.evaluation``): ``arithmetic``; ``judge:transformers`` (the
 embedded model judges); ``judge`` and ``mc`` with the model of the Settings page (a judge asked
 about each step; rollouts from before each step, judged by the trace's verifier); or a PRM a
 vLLM server serves. The scores stay for the browser session, for that version of the file;
@@ -20,7 +20,7 @@ import streamlit as st
 
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.evaluation.prm_scoring import needs_model, score_now
+from llenvs.evaluation import needs_model, score_now
 from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
 from llenvs.ui.cached import stamp
 from llenvs.ui.labelled_file import LabelledFile

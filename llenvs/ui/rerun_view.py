@@ -21,7 +21,7 @@ from __future__ import annotations
 import streamlit as st
 
 from llenvs.core.spec.model_spec import Provider
-from llenvs.evaluation.rerun import Rerun, recorded_model, rerun
+from llenvs.evaluation.branching import Rerun, recorded_model, rerun
 from llenvs.traces import Trace, find_trace
 from llenvs.ui.model_loading import load_backend
 from llenvs.ui.page_guard import shows_errors

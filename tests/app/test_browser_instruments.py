@@ -25,7 +25,7 @@ from llenvs.analysis import (
     stored_step_analysis,
 )
 from llenvs.core.intervention import Force
-from llenvs.evaluation.on_policy import OnPolicy
+from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import read_branches, read_traces
 from tests.app.served_app import REPO, screenshot, served_app
 from tests.app.test_walkthrough import FORCED

@@ -9,7 +9,7 @@ import pytest
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.registry import environment_registry
 from llenvs.core.run_control import RunControl
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.episodes import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from llenvs.ui import evaluate_view

@@ -13,7 +13,7 @@ from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.core.spec import PRMKind, PRMSpec
 from llenvs.evaluation import replay_trace
-from llenvs.evaluation.branch_prm import PRM_UNSCORED
+from llenvs.evaluation.branching import PRM_UNSCORED
 from llenvs.rewards import prm_rewards
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui import evaluate_view

@@ -14,7 +14,7 @@ from llenvs.core.run_events import StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import TokenSegmenter
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
-from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.episodes import TokenContinuationStrategy
 from llenvs.inference import backend_options, get_backend
 from llenvs.traces import read_traces
 

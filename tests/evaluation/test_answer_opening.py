@@ -19,7 +19,7 @@ from llenvs.evaluation import (
     branch,
     run_segmented_evaluation,
 )
-from llenvs.evaluation.recorded_answer_opening import DEFAULT_TEXT, AnswerOpening
+from llenvs.evaluation.episodes import DEFAULT_TEXT, AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import TraceReader
 

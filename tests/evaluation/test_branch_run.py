@@ -7,8 +7,8 @@ from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped, StopToken
 from llenvs.evaluation import BranchRequest, branch
-from llenvs.evaluation.branch_run import BranchJob, run_branches
-from llenvs.evaluation.events import TrajectoryEnded
+from llenvs.evaluation.branching import BranchJob, run_branches
+from llenvs.evaluation.episodes import TrajectoryEnded
 from llenvs.inference import get_backend
 from tests.experiments.scripted_parents import parents
 

@@ -9,7 +9,7 @@ from llenvs.core.backend import BackendCapabilities
 from llenvs.core.errors import BackendError
 from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
-from llenvs.evaluation.events import TrajectoryEnded
+from llenvs.evaluation.episodes import TrajectoryEnded
 from tests.evaluation.conftest import SCRIPT, KeyedBackend
 
 QUIET = LogConfig(targets=())

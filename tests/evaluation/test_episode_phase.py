@@ -11,11 +11,14 @@ from llenvs.core.retry_policy import RetryPolicy
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
 from llenvs.evaluation import COMPLETE
-from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.episode import Episode
-from llenvs.evaluation.episode_driver import run_episodes
-from llenvs.evaluation.episode_phase import TRANSITIONS, EpisodePhase
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.episodes import (
+    TRANSITIONS,
+    AnswerOpening,
+    BoundaryContinuationStrategy,
+    Episode,
+    EpisodePhase,
+    run_episodes,
+)
 from llenvs.inference import get_backend
 
 P = EpisodePhase

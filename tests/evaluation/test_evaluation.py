@@ -18,7 +18,7 @@ from llenvs.evaluation import (
     SegmentedTrajectoryRunner,
     run_segmented_evaluation,
 )
-from llenvs.evaluation.events import StepTaken, TrajectoryEnded
+from llenvs.evaluation.episodes import StepTaken, TrajectoryEnded
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.inference.protocol import SamplingParams
 from llenvs.traces import SegmentFlag, read_traces

@@ -9,7 +9,7 @@ from llenvs.core.errors import BackendError
 from llenvs.core.intervention import Force
 from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec
 from llenvs.evaluation import BranchRequest, intervene
-from llenvs.evaluation.replay_trace import replay_trace
+from llenvs.evaluation.branching import replay_trace
 from llenvs.inference import get_backend
 from llenvs.rewards.judge_prm import JUDGE_SYSTEM_PROMPT
 from llenvs.traces import write_traces

@@ -2,7 +2,7 @@ import pytest
 
 from llenvs.core import Action, Message, SamplingParams, TerminalStateError
 from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner
-from llenvs.evaluation.prefix import replay_prefix
+from llenvs.evaluation.episodes import replay_prefix
 from llenvs.inference import get_backend
 from tests.evaluation.conftest import SCRIPT, SCRIPT_PIECES
 

@@ -21,7 +21,7 @@ from llenvs.core import (
 from llenvs.core.backend import GenerationRequest
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner
-from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.episodes import TokenContinuationStrategy
 
 MAX_TOKENS = 64
 TASKS = (0, 1, 2)

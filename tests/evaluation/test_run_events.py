@@ -35,8 +35,8 @@ from llenvs.evaluation import (
     rerun_branch,
     run_segmented_evaluation,
 )
-from llenvs.evaluation.events import StepTaken, TrajectoryEnded, TrajectoryOver
-from llenvs.evaluation.rerun import rerun
+from llenvs.evaluation.branching import rerun
+from llenvs.evaluation.episodes import StepTaken, TrajectoryEnded, TrajectoryOver
 from llenvs.experiments import run_experiment
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces

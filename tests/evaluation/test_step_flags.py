@@ -8,7 +8,7 @@ from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.core.run_control import RunControl
 from llenvs.evaluation import COMPLETE, ForceAction, LogConfig, run_segmented_evaluation
-from llenvs.evaluation.events import StepTaken, event_record
+from llenvs.evaluation.episodes import StepTaken, event_record
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag
 

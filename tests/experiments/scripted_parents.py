@@ -6,7 +6,7 @@ from pathlib import Path
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.evaluation.replay_trace import replay_trace
+from llenvs.evaluation.branching import replay_trace
 from llenvs.traces import Trace, write_traces
 
 EXPECTED = ("100", "140", "286", "187")

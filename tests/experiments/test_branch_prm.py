@@ -9,8 +9,7 @@ import pytest
 
 from llenvs.core.intervention import COMPLETE, Feedback, Force
 from llenvs.core.spec.prm_spec import PRMSpec
-from llenvs.evaluation.branch_prm import PRM_UNSCORED
-from llenvs.evaluation.intervene import intervene
+from llenvs.evaluation.branching import PRM_UNSCORED, intervene
 from llenvs.experiments import ParentFilter, Recipe, SegmentAt, plan_file, run_experiment
 from llenvs.experiments.run_experiment import EXPERIMENT_METADATA
 from llenvs.inference import get_backend

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import percentileofscore
 
 from llenvs.core.intervention import Feedback, Force
-from llenvs.evaluation.on_policy import OnPolicy, on_policy
+from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.experiments import (
     How,
     ParentFilter,

@@ -19,7 +19,7 @@ import pytest
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.evaluation.replay_trace import replay_trace
+from llenvs.evaluation.branching import replay_trace
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, write_traces
 from llenvs.traces.crash_point import CRASH_AT

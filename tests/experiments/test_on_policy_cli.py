@@ -16,8 +16,8 @@ import shutil
 from llenvs.cli import experiment_command
 from llenvs.cli.main import main
 from llenvs.core.backend import GenerationRequest, SamplingParams
-from llenvs.evaluation.on_policy import prefix_prompt
-from llenvs.evaluation.runner import derived_seeds
+from llenvs.evaluation.branching import prefix_prompt
+from llenvs.evaluation.episodes import derived_seeds
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, read_traces
 from tests.analysis.conftest import SAMPLE

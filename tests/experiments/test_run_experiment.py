@@ -12,7 +12,7 @@ from llenvs.analysis.statistics import wilson_interval
 from llenvs.core.intervention import Feedback, Force
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import StopToken
-from llenvs.evaluation.events import StepTaken
+from llenvs.evaluation.episodes import StepTaken
 from llenvs.experiments import (
     BranchRecorded,
     ExperimentError,

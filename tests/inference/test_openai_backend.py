@@ -27,9 +27,8 @@ from llenvs.evaluation import (
     SegmentedTrajectoryRunner,
     branch,
 )
-from llenvs.evaluation.on_policy import on_policy
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.branching import on_policy
+from llenvs.evaluation.episodes import TokenContinuationStrategy, result_trace
 from llenvs.inference import backend_options, backend_spec, get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
 from llenvs.traces import read_traces

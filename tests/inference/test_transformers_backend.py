@@ -14,7 +14,7 @@ from llenvs.core import (
 )
 from llenvs.core.backend import GenerationRequest
 from llenvs.core.errors import BackendError
-from llenvs.evaluation.token_strategy import same_tokenizer
+from llenvs.evaluation.episodes import same_tokenizer
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
 from tests.floats import assert_same_generations

@@ -22,7 +22,7 @@ from llenvs.core.spec import (
     RunSpec,
     SegmenterSpec,
 )
-from llenvs.evaluation.trace_environment import trace_sampling_params
+from llenvs.evaluation.branching import trace_sampling_params
 from llenvs.traces import (
     SCHEMA_VERSION,
     SUPPORTED_SCHEMA_VERSIONS,

@@ -6,7 +6,7 @@ a unit double; the panel's test on the embedded model is ``tests/app/test_walkth
 
 from __future__ import annotations
 
-from llenvs.evaluation.on_policy import OnPolicyError
+from llenvs.evaluation.branching import OnPolicyError
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentRecord, TaskRecord, Trace
 from llenvs.workbench.jobs import OnPolicyJob

@@ -20,7 +20,7 @@ from typing import Any
 
 from llenvs.core.signal import RewardType
 from llenvs.core.step_result import StepResult
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes import TrajectoryResult
 
 __all__ = ["final_answer", "step_answer"]
 

@@ -27,9 +27,7 @@ from llenvs.analysis.sampling._final_answer import final_answer
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boundaries
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-from llenvs.evaluation.step_decision import ForceAction
-from llenvs.evaluation.trace_prefix import trace_prefix
+from llenvs.evaluation.episodes import ForceAction, SegmentedTrajectoryRunner, trace_prefix
 from llenvs.traces.record_reader import RecordReader
 from llenvs.traces.trace import Trace
 

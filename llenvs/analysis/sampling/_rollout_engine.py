@@ -38,11 +38,14 @@ from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent, Stopped, StopToken
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.signal import RewardType
-from llenvs.evaluation.events import TrajectoryOver
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-from llenvs.evaluation.step_decision import COMPLETE, StepDecision
-from llenvs.evaluation.trace_prefix import trace_prefix
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes import (
+    COMPLETE,
+    SegmentedTrajectoryRunner,
+    StepDecision,
+    TrajectoryOver,
+    TrajectoryResult,
+    trace_prefix,
+)
 from llenvs.traces.trace import Trace
 
 __all__ = ["exact_outcome", "run_rollouts", "sampled_boundaries"]

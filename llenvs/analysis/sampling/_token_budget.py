@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from llenvs.analysis.sampling._analysis_params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout
 from llenvs.analysis.sampling._rollout_engine import sampled_boundaries
-from llenvs.evaluation.recorded_answer_opening import recorded_answer_opening
+from llenvs.evaluation.episodes import recorded_answer_opening
 from llenvs.traces.trace import Trace
 
 __all__ = [

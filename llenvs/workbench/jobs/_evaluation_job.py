@@ -40,12 +40,15 @@ from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.spec import segmenter_from_spec
-from llenvs.evaluation.evaluation import run_segmented_evaluation
-from llenvs.evaluation.evaluation_result import EvaluationResult
-from llenvs.evaluation.events import RunStarted, StepTaken, TrajectoryEnded, TrajectoryErrored
-from llenvs.evaluation.log_config import LogConfig
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.scored_environment import scored_environment
+from llenvs.evaluation import EvaluationResult, LogConfig, run_segmented_evaluation
+from llenvs.evaluation.branching import scored_environment
+from llenvs.evaluation.episodes import (
+    AnswerOpening,
+    RunStarted,
+    StepTaken,
+    TrajectoryEnded,
+    TrajectoryErrored,
+)
 from llenvs.rewards.prm_provenance import provenance_of
 from llenvs.workbench.jobs._background_job import BackgroundJob
 

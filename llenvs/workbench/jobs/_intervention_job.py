@@ -38,7 +38,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
-from llenvs.evaluation.on_policy import OnPolicy
+from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
 from llenvs.workbench.jobs._background_job import BackgroundJob
 

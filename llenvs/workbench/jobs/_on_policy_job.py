@@ -1,7 +1,7 @@
 """How on-policy a forced text is, computed in the background with a Stop.
 
 The intervention panel asks, before Generate, how likely the model finds the text about to be
-forced (``llenvs.evaluation.on_policy``): one prefill for the text, ``samples`` continuations
+forced (``llenvs.evaluation.branching``): one prefill for the text, ``samples`` continuations
 of the model's own from the same place, and a prefill for each. ``OnPolicyJob`` runs it on the
 job queue; its backend is wrapped so that a Stop ends the sampling at the next token
 (``StoppableBackend``), and a stopped job keeps no score (``stopped``). ``tokens`` counts the
@@ -24,7 +24,7 @@ import threading
 from llenvs.analysis.sampling import RolloutsStopped, StoppableBackend
 from llenvs.core.backend import ModelBackend
 from llenvs.core.run_events import RunEvent
-from llenvs.evaluation.on_policy import OnPolicy, on_policy
+from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.traces import Trace
 from llenvs.workbench.jobs._background_job import BackgroundJob
 

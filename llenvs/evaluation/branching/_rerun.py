@@ -29,9 +29,9 @@ from llenvs.core.intervention import Resample
 from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.model_spec import ModelSpec
-from llenvs.evaluation.branch import branch, rerun_branch
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.trace_environment import trace_sampling_params
+from llenvs.evaluation.branching._branch import branch, rerun_branch
+from llenvs.evaluation.branching._branch_request import BranchRequest
+from llenvs.evaluation.branching._trace_environment import trace_sampling_params
 from llenvs.traces.response_difference import ResponseDifference
 from llenvs.traces.trace import Trace
 

@@ -32,7 +32,7 @@ from llenvs.core.backend import (
     SamplingParams,
 )
 from llenvs.core.segmenters import Segmenter
-from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
 
 __all__ = ["TokenContinuationStrategy", "same_tokenizer"]
 

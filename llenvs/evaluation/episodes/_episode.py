@@ -10,8 +10,8 @@ episode: ``run_trajectory`` is a batch of one.
 
 Example:
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
-    >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-    >>> from llenvs.evaluation.episode_driver import run_episodes
+    >>> from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
+    >>> from llenvs.evaluation.episodes._episode_driver import run_episodes
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, SentenceSegmenter())
     >>> strategy = BoundaryContinuationStrategy(env.segmenter)
@@ -43,15 +43,20 @@ from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Trajectory, Transition
-from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode_phase import EpisodePhase
-from llenvs.evaluation.events import StepTaken
-from llenvs.evaluation.prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.step_decision import Complete, ForceAction, StepCallback, StepDecision
-from llenvs.evaluation.step_rewrites import reopened, with_feedback_after
-from llenvs.evaluation.step_rewrites import truncated as truncated_result
-from llenvs.evaluation.trajectory_result import TrajectoryResult, is_success
+from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episodes._episode_phase import EpisodePhase
+from llenvs.evaluation.episodes._events import StepTaken
+from llenvs.evaluation.episodes._prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
+from llenvs.evaluation.episodes._recorded_answer_opening import AnswerOpening
+from llenvs.evaluation.episodes._step_decision import (
+    Complete,
+    ForceAction,
+    StepCallback,
+    StepDecision,
+)
+from llenvs.evaluation.episodes._step_rewrites import reopened, with_feedback_after
+from llenvs.evaluation.episodes._step_rewrites import truncated as truncated_result
+from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult, is_success
 from llenvs.traces.from_steps import segment_from_transition
 from llenvs.traces.segment_flag import SegmentFlag
 
@@ -63,7 +68,7 @@ class Episode:
 
     Example:
         >>> from llenvs.core import SamplingParams, SegmentedEnvironment
-        >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+        >>> from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> env = SegmentedEnvironment(base, "sentence")
         >>> episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), SamplingParams(),

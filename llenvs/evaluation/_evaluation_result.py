@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes import TrajectoryResult
 from llenvs.traces.trace import Trace
 from llenvs.traces.trace_writer import write_traces
 

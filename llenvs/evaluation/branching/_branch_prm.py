@@ -29,8 +29,8 @@ from typing import Any
 from llenvs.core.backend import ModelBackend
 from llenvs.core.reward_function import RewardFunction
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.evaluation.scored_environment import run_prm_rewards
-from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.evaluation.branching._scored_environment import run_prm_rewards
+from llenvs.evaluation.branching._trace_environment import trace_environment
 from llenvs.rewards.prm_provenance import describe_prm, provenance_of, recorded_prm_rewards
 from llenvs.traces.trace import Trace
 

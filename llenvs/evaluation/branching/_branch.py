@@ -32,12 +32,16 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
 from llenvs.core.run_control import RunControl
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner, derived_seeds
-from llenvs.evaluation.step_decision import ForceAction, StepDecision
-from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
-from llenvs.evaluation.trace_prefix import trace_prefix
+from llenvs.evaluation.branching._branch_request import BranchRequest
+from llenvs.evaluation.branching._trace_environment import trace_environment, trace_sampling_params
+from llenvs.evaluation.episodes import (
+    ForceAction,
+    SegmentedTrajectoryRunner,
+    StepDecision,
+    derived_seeds,
+    result_trace,
+    trace_prefix,
+)
 from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.trace import Trace
 

@@ -4,8 +4,8 @@ It shows tasks done out of all, the success rate so far, errors, steps taken, el
 remaining time. On a terminal it redraws in place; elsewhere (CI logs) rich prints it plainly.
 
 Example:
-    >>> from llenvs.evaluation.events import RunStarted, TrajectoryEnded
-    >>> from llenvs.evaluation.trajectory_result import TrajectoryResult
+    >>> from llenvs.evaluation.episodes._events import RunStarted, TrajectoryEnded
+    >>> from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
     >>> bar = ConsoleProgress()
     >>> bar(RunStarted("leg_counting", "scripted", "sentence", (0, 1), resumed=0))
     >>> bar(TrajectoryEnded(0, TrajectoryResult(Trajectory(), success=True)))
@@ -29,7 +29,7 @@ from rich.progress import (
 )
 
 from llenvs.core.run_events import RunEvent
-from llenvs.evaluation.events import (
+from llenvs.evaluation.episodes import (
     RunStarted,
     StepTaken,
     TrajectoryEnded,

@@ -36,18 +36,20 @@ from llenvs.core.intervention import Feedback, Resample
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.branch import step_decision
-from llenvs.evaluation.branch_prm import BranchPRM, parent_prm
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.episode import Episode
-from llenvs.evaluation.episode_driver import drive_episodes
-from llenvs.evaluation.episode_phase import EpisodePhase
-from llenvs.evaluation.events import trajectory_event
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-from llenvs.evaluation.trace_environment import trace_environment, trace_sampling_params
-from llenvs.evaluation.trace_prefix import trace_prefix
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.branching._branch import step_decision
+from llenvs.evaluation.branching._branch_prm import BranchPRM, parent_prm
+from llenvs.evaluation.branching._branch_request import BranchRequest
+from llenvs.evaluation.branching._trace_environment import trace_environment, trace_sampling_params
+from llenvs.evaluation.episodes import (
+    Episode,
+    EpisodePhase,
+    SegmentedTrajectoryRunner,
+    TrajectoryResult,
+    drive_episodes,
+    result_trace,
+    trace_prefix,
+    trajectory_event,
+)
 from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.trace import Trace
 

@@ -21,7 +21,7 @@ and ``run_tasks`` are built on ``drive_episodes``.
 
 Example:
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment
-    >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+    >>> from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, "sentence")
     >>> episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), SamplingParams(), 0)
@@ -40,7 +40,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from llenvs.core.backend import Generation, GenerationRequest, ModelBackend
 from llenvs.core.errors import BackendError
 from llenvs.core.retry_policy import RetryPolicy
-from llenvs.evaluation.episode import Episode
+from llenvs.evaluation.episodes._episode import Episode
 
 __all__ = ["drive_episodes", "run_episodes"]
 

@@ -1,6 +1,8 @@
-"""The step scores ``llenvs agreement --prm SPEC`` compares with labels: stored, or scored now.
+"""PRM step scores on the command line: stored or scored now, and given on import.
 
-The library's ``llenvs.evaluation.prm_scoring.prm_scores`` gets them (the workbench's Labels
+The step scores ``llenvs agreement --prm SPEC`` compares with labels are stored or scored now.
+
+The library's ``llenvs.evaluation.prm_scores`` gets them (the workbench's Labels
 page gets its own there too): a SPEC that is a key of the file's segments' ``prm_scores``
 reads those stored scores (the traces holding none of them are left out); any other SPEC is a
 PRM name ``get_prm`` knows, which scores every trace now (``arithmetic``, ``judge:<backend>``,
@@ -18,23 +20,41 @@ Example:
     ...                                                      prm_scores("arithmetic", [t]))]
     [('p', True, [[0.25]]), ('arithmetic', False, [[0.0]])]
 
+**On import** (``--prm``), traces are given a PRM's step scores as ``llenvs evaluate`` records them.
+
+The scores go under ``prm``, and the PRM that made them into ``run.spec.prm``.
+
+Example:
+    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
+    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="2 + 2 = 5.",
+    ...           segments=(SegmentRecord(0, 0, 10, "2 + 2 = 5."),))
+    >>> [s.prm_scores for s in next(scored_traces([t], "arithmetic", None)).segments]
+    [{'prm': 0.0}]
+
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from llenvs import evaluation
 from llenvs.cli.options import PRM_BASE_URL_HELP, build_backend, prm_options
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.prm_spec import PRMKind
-from llenvs.evaluation import prm_scoring
 from llenvs.rewards.prm_scores import PRMScores, stored_names
 from llenvs.traces import Trace
 
-__all__ = ["PRMScores", "add_prm_model_options", "prm_scores", "scored_now", "stored_names"]
+__all__ = [
+    "PRMScores",
+    "add_prm_model_options",
+    "prm_scores",
+    "scored_now",
+    "scored_traces",
+    "stored_names",
+]
 
 
 def prm_scores(
@@ -57,8 +77,8 @@ def prm_scores(
         ValueError: --prm judge asks a model: give --backend NAME (or name it: judge:<backend>)
 
     """
-    if prm_scoring.prm_kind(spec, traces) is None:
-        return prm_scoring.prm_scores(spec, traces)
+    if evaluation.prm_kind(spec, traces) is None:
+        return evaluation.prm_scores(spec, traces)
     return scored_now(spec, traces, args)
 
 
@@ -74,14 +94,14 @@ def scored_now(
         ValueError: --prm mc continues with a model: give --backend NAME
 
     """
-    kind = prm_scoring.prm_kind(spec)
+    kind = evaluation.prm_kind(spec)
     if kind is PRMKind.MC:
         import llenvs.analysis  # noqa: F401  (registers "mc" with the PRM registry)
     options = prm_options(spec, getattr(args, "prm_base_url", None))
-    if not prm_scoring.needs_model(spec):
-        return prm_scoring.score_now(spec, traces, options=options)
+    if not evaluation.needs_model(spec):
+        return evaluation.score_now(spec, traces, options=options)
     backend = _backend(spec, args, "continues with" if kind is PRMKind.MC else "asks")
-    return prm_scoring.score_now(spec, traces, model=lambda: backend, options=options)
+    return evaluation.score_now(spec, traces, model=lambda: backend, options=options)
 
 
 def _backend(spec: str, args: argparse.Namespace | None, does: str) -> ModelBackend:
@@ -116,3 +136,21 @@ def add_prm_model_options(parser: argparse.ArgumentParser) -> None:
         help="for --backend scripted: a JSONL file of the replies, one per line, in order",
     )
     add_server_options(parser)
+
+
+def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> Iterator[Trace]:
+    """``traces`` with ``prm``'s step scores as the ``prm`` reward (as they are, with None).
+
+    The PRM's options are checked before the first trace is read, so a wrong one fails first.
+    """
+    options = prm_options(prm, url)
+    if prm is None:
+        yield from traces
+        return
+    from llenvs.core.spec import PRMSpec
+    from llenvs.rewards import get_prm
+    from llenvs.workbench.trace_scoring import with_prm_scores
+
+    model, spec = get_prm(prm, **options), PRMSpec.parse(prm, **options)
+    for trace in traces:
+        yield with_prm_scores(trace, model, spec)  # as evaluate scores and records it

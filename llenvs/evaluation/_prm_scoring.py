@@ -27,7 +27,7 @@ from typing import Any
 from llenvs.core.backend import ModelBackend
 from llenvs.core.errors import UnknownName
 from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
-from llenvs.evaluation.trace_environment import trace_base_environment
+from llenvs.evaluation.branching import trace_base_environment
 from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
 from llenvs.traces.trace import Trace
 

@@ -12,7 +12,7 @@ rescores a branch exactly as the parent was scored.
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.core.intervention import Force
-    >>> from llenvs.evaluation.branch_request import BranchRequest
+    >>> from llenvs.evaluation.branching._branch_request import BranchRequest
     >>> from llenvs.traces import read_branches, write_traces
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
@@ -40,11 +40,11 @@ from typing import Any
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.intervention import Force
 from llenvs.core.run_control import RunControl
-from llenvs.evaluation.branch import branch
-from llenvs.evaluation.branch_prm import branch_prm_rewards, branch_prm_spec
-from llenvs.evaluation.branch_request import BranchRequest
-from llenvs.evaluation.on_policy import OnPolicy, on_policy
-from llenvs.evaluation.trace_environment import trace_environment
+from llenvs.evaluation.branching._branch import branch
+from llenvs.evaluation.branching._branch_prm import branch_prm_rewards, branch_prm_spec
+from llenvs.evaluation.branching._branch_request import BranchRequest
+from llenvs.evaluation.branching._on_policy import OnPolicy, on_policy
+from llenvs.evaluation.branching._trace_environment import trace_environment
 from llenvs.traces.branches import append_branch
 from llenvs.traces.trace import Trace
 

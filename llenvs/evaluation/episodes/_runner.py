@@ -23,17 +23,20 @@ from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.run_control import RunControl
 from llenvs.core.run_events import Stopped
 from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
-from llenvs.evaluation.continuation_strategy import ContinuationStrategy
-from llenvs.evaluation.episode import Episode
-from llenvs.evaluation.episode_driver import drive_episodes
-from llenvs.evaluation.episode_phase import EpisodePhase
-from llenvs.evaluation.events import trajectory_event
-from llenvs.evaluation.prefix import Prefix
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening, recorded_answer_opening
-from llenvs.evaluation.step_decision import StepCallback, StepDecision
-from llenvs.evaluation.token_strategy import TokenContinuationStrategy
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
+from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episodes._episode import Episode
+from llenvs.evaluation.episodes._episode_driver import drive_episodes
+from llenvs.evaluation.episodes._episode_phase import EpisodePhase
+from llenvs.evaluation.episodes._events import trajectory_event
+from llenvs.evaluation.episodes._prefix import Prefix
+from llenvs.evaluation.episodes._recorded_answer_opening import (
+    AnswerOpening,
+    recorded_answer_opening,
+)
+from llenvs.evaluation.episodes._step_decision import StepCallback, StepDecision
+from llenvs.evaluation.episodes._token_strategy import TokenContinuationStrategy
+from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
 from llenvs.traces.trace import Trace
 
 __all__ = ["SegmentedTrajectoryRunner", "derived_seeds"]

@@ -6,7 +6,7 @@ torn last line, which readers skip). A ``step`` line's ``segment_index`` is 0-ba
 
 Example:
     >>> import json, tempfile, pathlib
-    >>> from llenvs.evaluation.events import RunEnded
+    >>> from llenvs.evaluation.episodes._events import RunEnded
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "logs" / "run.jsonl"
     >>> log = JsonlEventLog(path)
     >>> log(RunEnded(completed=1, succeeded=1, errors=0, seconds=0.1)); log.close()
@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 
 from llenvs.core.run_events import RunEvent
-from llenvs.evaluation.events import event_record
+from llenvs.evaluation.episodes import event_record
 
 __all__ = ["JsonlEventLog"]
 

@@ -7,7 +7,7 @@ backend's answer and returns the segments it completed, and whether generation h
 
 Example:
     >>> from llenvs.core.segmenters import SentenceSegmenter
-    >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+    >>> from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
     >>> strategy = BoundaryContinuationStrategy(SentenceSegmenter())
     >>> isinstance(strategy, ContinuationStrategy), strategy.buffer
     (True, '')
@@ -29,7 +29,7 @@ class ContinuationStrategy(ABC):
 
     Example:
         >>> from llenvs.core.segmenters import LineSegmenter
-        >>> from llenvs.evaluation.boundary_strategy import BoundaryContinuationStrategy
+        >>> from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
         >>> BoundaryContinuationStrategy(LineSegmenter()).complete("a\nb", "\nc")
         ['a\n', 'b\n', 'c']
 

@@ -30,7 +30,7 @@ from llenvs.core.backend import (
     SamplingParams,
 )
 from llenvs.core.segmenters import Segmenter, SegmentStream
-from llenvs.evaluation.continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
 
 __all__ = ["BoundaryContinuationStrategy"]
 

@@ -43,22 +43,22 @@ from llenvs.core.spec.prm_spec import PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.task_source import TaskSource
 from llenvs.core.task_spec import spell_tasks
-from llenvs.evaluation.console_progress import ConsoleProgress
-from llenvs.evaluation.evaluation_result import EvaluationResult
-from llenvs.evaluation.events import (
+from llenvs.evaluation._console_progress import ConsoleProgress
+from llenvs.evaluation._evaluation_result import EvaluationResult
+from llenvs.evaluation._jsonl_event_log import JsonlEventLog
+from llenvs.evaluation._log_config import LogConfig
+from llenvs.evaluation.episodes import (
+    AnswerOpening,
     RunEnded,
     RunStarted,
+    SegmentedTrajectoryRunner,
+    StepCallback,
     StepTaken,
     TrajectoryOver,
+    TrajectoryResult,
+    result_trace,
     trajectory_event,
 )
-from llenvs.evaluation.jsonl_event_log import JsonlEventLog
-from llenvs.evaluation.log_config import LogConfig
-from llenvs.evaluation.recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.result_trace import result_trace
-from llenvs.evaluation.runner import SegmentedTrajectoryRunner
-from llenvs.evaluation.step_decision import StepCallback
-from llenvs.evaluation.trajectory_result import TrajectoryResult
 from llenvs.inference.backend_registry import backend_spec
 from llenvs.traces.file_lock import file_lock
 from llenvs.traces.trace import Trace
@@ -359,7 +359,7 @@ def progress_observer(callback: ProgressCallback) -> RunObserver:
     when there are some) and each ``TrajectoryOver`` (ended or errored).
 
     Example:
-        >>> from llenvs.evaluation.events import TrajectoryEnded
+        >>> from llenvs.evaluation.episodes._events import TrajectoryEnded
         >>> seen = []
         >>> observe = progress_observer(lambda done, total: seen.append((done, total)))
         >>> observe(RunStarted("leg_counting", "scripted", "sentence", (0, 1, 2), resumed=1))

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from llenvs.core.run_events import RunEvent
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
 from llenvs.traces.segment_flag import SegmentFlag
 from llenvs.traces.segment_record import SegmentRecord
 

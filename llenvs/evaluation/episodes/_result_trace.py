@@ -3,7 +3,7 @@
 Example:
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment
     >>> from llenvs.core.spec import ModelSpec, RunSpec
-    >>> from llenvs.evaluation.runner import SegmentedTrajectoryRunner
+    >>> from llenvs.evaluation.episodes._runner import SegmentedTrajectoryRunner
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, "sentence")
     >>> backend = get_backend("scripted", outputs=["Two dogs. So 8. <answer>8</answer>"])
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.run_spec import RunSpec
-from llenvs.evaluation.trajectory_result import TrajectoryResult
+from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
 from llenvs.traces.branch_record import BranchRecord
 from llenvs.traces.from_steps import trace_from_steps
 from llenvs.traces.run_record import RunRecord
