@@ -71,7 +71,7 @@ from llenvs.core.run_events import RunEvent, Stopped, TokenGenerated
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.branching import trace_environment
 from llenvs.evaluation.episodes import recorded_answer_opening
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["analysis_key", "analyze_trace", "forced_answer_key"]
 

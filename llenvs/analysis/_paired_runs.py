@@ -27,7 +27,7 @@ how many sit at an index the other run gives another question), or shared but wi
 verdict in one of the runs.
 
 Example:
-    >>> from llenvs.traces.task_identity import TaskIdentity
+    >>> from llenvs.traces.records._task_identity import TaskIdentity
     >>> four, three = TaskIdentity.of("products", "4 * 3?"), TaskIdentity.of("products", "3 * 3?")
     >>> a = [RunTask(four, 0, True)]
     >>> b = [RunTask(three, 0, False)]
@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from llenvs.analysis.statistics import BOOTSTRAP_RESAMPLES, Interval
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.records import TaskIdentity
 
 __all__ = [
     "PairedComparison",

@@ -34,7 +34,7 @@ from llenvs.analysis.sidecar import AnalysisKind, PublishedValues, read_analysis
 from llenvs.analysis.statistics import boundary_values, exact_value, step_importances
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.branching import trace_environment
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["published_step_analysis", "stored_forced_answers", "stored_step_analysis"]
 

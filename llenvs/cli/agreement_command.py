@@ -11,7 +11,7 @@ disagree. ``--json`` prints one object instead of tables.
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-    >>> from llenvs.traces.step_labels import StepLabel, append_labels
+    >>> from llenvs.traces.labels._step_labels import StepLabel, append_labels
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. ",
     ...           segments=(SegmentRecord(0, 0, 11, "1 + 1 = 3. "),))
@@ -45,7 +45,7 @@ from llenvs.rewards.first_error_prediction import THRESHOLD
 from llenvs.rewards.label_comparison import LabelComparison, compare_labels, labelling
 from llenvs.rewards.step_disagreement import StepDisagreement
 from llenvs.traces import read_traces
-from llenvs.traces.step_labels import read_labels
+from llenvs.traces.labels import read_labels
 
 __all__ = ["SHOWN_DISAGREEMENTS", "add_parser", "run"]
 

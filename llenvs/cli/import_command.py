@@ -32,9 +32,9 @@ from llenvs.cli.prm_scores import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
 from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
+from llenvs.traces.files import append_traces
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
-from llenvs.traces.step_labels import append_new_labels, labels_path
-from llenvs.traces.trace_writer import append_traces
+from llenvs.traces.labels import append_new_labels, labels_path
 
 __all__ = ["add_parser", "run"]
 

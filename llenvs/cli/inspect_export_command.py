@@ -27,10 +27,9 @@ from typing import Any
 
 from llenvs.cli.stored_values import stored_value_rows
 from llenvs.traces import read_traces
+from llenvs.traces.files import analysis_path
 from llenvs.traces.importers.inspect_export import write_inspect_log
-from llenvs.traces.labelled_first_error import settled_first_error
-from llenvs.traces.sidecar import analysis_path
-from llenvs.traces.step_labels import read_labels
+from llenvs.traces.labels import read_labels, settled_first_error
 
 __all__ = ["export_inspect"]
 

@@ -16,8 +16,8 @@ import argparse
 import os
 from typing import Any
 
-from llenvs.traces.label_migration import migrate_labels
-from llenvs.traces.step_labels import labels_path
+from llenvs.traces.importers.label_migration import migrate_labels
+from llenvs.traces.labels import labels_path
 
 __all__ = ["add_parser", "run"]
 

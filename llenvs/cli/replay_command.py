@@ -28,7 +28,7 @@ from llenvs.cli.options import add_environment_options, build_environment, read_
 from llenvs.core.errors import TaskIndexError
 from llenvs.evaluation import replay_trace
 from llenvs.traces import Trace, write_traces
-from llenvs.traces.trace_writer import append_traces
+from llenvs.traces.files import append_traces
 
 __all__ = ["add_parser", "run"]
 

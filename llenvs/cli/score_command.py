@@ -36,7 +36,7 @@ from llenvs.cli.prm_scores import add_prm_model_options, scored_now
 from llenvs.evaluation import prm_kind
 from llenvs.rewards.prm_scores import with_step_scores
 from llenvs.traces import TraceReader, write_traces
-from llenvs.traces.file_lock import file_lock
+from llenvs.traces.files import file_lock
 
 __all__ = ["add_parser", "run"]
 

@@ -37,7 +37,7 @@ from llenvs.analysis.instruments import ContentReturns, TextSimilarity, content_
 from llenvs.analysis.sidecar import read_published, stored_keys
 from llenvs.analysis.statistics import MOVE_DELTA, BoundaryValue
 from llenvs.cli.analysis_table import analysis_table
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["print_stored_values", "stored_analyses", "stored_value_rows"]
 

@@ -30,7 +30,7 @@ from llenvs.analysis.sidecar import (
     write_thought_anchors,
 )
 from llenvs.cli.prm_scores import scored_traces
-from llenvs.traces.sidecar import analysis_path
+from llenvs.traces.files import analysis_path
 
 __all__ = ["import_thought_anchors"]
 

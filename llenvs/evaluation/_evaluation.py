@@ -60,15 +60,15 @@ from llenvs.evaluation.episodes import (
     trajectory_event,
 )
 from llenvs.inference.backend_registry import backend_spec
-from llenvs.traces.file_lock import file_lock
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import TraceReader
-from llenvs.traces.trace_writer import (
+from llenvs.traces.files import (
+    TraceReader,
     append_trace,
+    file_lock,
     remove_leftover_temporaries,
     set_aside_lines,
     write_traces,
 )
+from llenvs.traces.records import Trace
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -254,8 +254,8 @@ def settle_results_file(path: str | os.PathLike[str]) -> Path | None:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.trace_writer import write_traces
-        >>> from llenvs.traces.trace_reader import read_traces
+        >>> from llenvs.traces.files._trace_writer import write_traces
+        >>> from llenvs.traces.files._trace_reader import read_traces
         >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
         >>> tasks = [Trace(task=TaskRecord("e", "a", {}, i, "q"), response="", segments=())
         ...          for i in (1, 0, 1)]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from llenvs.evaluation.episodes import TrajectoryResult
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_writer import write_traces
+from llenvs.traces.files import write_traces
+from llenvs.traces.records import Trace
 
 __all__ = ["EvaluationResult"]
 

@@ -29,7 +29,7 @@ from llenvs.core.errors import UnknownName
 from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
 from llenvs.evaluation.branching import trace_base_environment
 from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["needs_model", "prm_kind", "prm_scores", "score_now"]
 

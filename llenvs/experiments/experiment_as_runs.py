@@ -41,10 +41,8 @@ from pathlib import Path
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.experiment_file import read_experiment, recorded_parents
 from llenvs.experiments.position_run import ParentTask, PositionRun, position_runs
-from llenvs.traces.line_limit import max_line_bytes
-from llenvs.traces.sidecar import Sidecar, branches_path
-from llenvs.traces.task_identity import TaskIdentity, prompt_hash_of
-from llenvs.traces.trace_reader import TraceReader
+from llenvs.traces.files import Sidecar, TraceReader, branches_path, max_line_bytes
+from llenvs.traces.records import TaskIdentity, prompt_hash_of
 
 __all__ = [
     "ExperimentRuns",

@@ -40,9 +40,13 @@ from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.recipe import Recipe
-from llenvs.traces.file_lock import file_lock
-from llenvs.traces.sidecar import Sidecar, sidecar_path
-from llenvs.traces.trace_writer import append_lines_atomically, write_lines_atomically
+from llenvs.traces.files import (
+    Sidecar,
+    append_lines_atomically,
+    file_lock,
+    sidecar_path,
+    write_lines_atomically,
+)
 
 __all__ = [
     "EXPERIMENT_VERSION",

@@ -59,7 +59,7 @@ from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.skip_reason import SkipReason
 from llenvs.experiments.template_values import TemplateValues
 from llenvs.experiments.where import Importances, segment_prm_score
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["ExperimentPlan", "ParentOutcomeOf", "plan_experiment", "plan_of"]
 

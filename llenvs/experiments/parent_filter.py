@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["ParentFilter", "ParentOutcome"]
 

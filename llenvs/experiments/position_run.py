@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from llenvs.analysis import RunTask
 from llenvs.experiments.branch_outcome import BranchOutcome
 from llenvs.experiments.where import RelativePositions, Where
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.records import TaskIdentity
 
 __all__ = ["ParentTask", "PositionRun", "RunRow", "RunRows", "position_runs"]
 

@@ -62,10 +62,8 @@ from llenvs.experiments.planned_branch import PlannedBranch
 from llenvs.experiments.point_scores import check_scoring, on_policy_scores, point_key
 from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.where import Importances, TopImportance
-from llenvs.traces.branches import append_branch, read_branches
-from llenvs.traces.sidecar import analysis_path
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import read_traces
+from llenvs.traces.files import analysis_path, append_branch, read_branches, read_traces
+from llenvs.traces.records import Trace
 
 __all__ = ["EXPERIMENT_METADATA", "plan_file", "run_experiment"]
 

@@ -50,7 +50,7 @@ from llenvs.experiments.where import (
     SegmentAt,
     TopImportance,
 )
-from llenvs.traces.schema_doc import SCALARS, record_table
+from llenvs.traces import SCALARS, record_table
 
 __all__ = ["EXAMPLES", "RECORDS", "sidecar_markdown"]
 

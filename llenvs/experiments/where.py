@@ -34,8 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentRecord, Trace
 
 __all__ = [
     "EveryBoundary",

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from llenvs.traces.labelled_first_error import first_error as labelled_first_error
-from llenvs.traces.step_label import LABEL_VALUES
+from llenvs.traces.labels import LABEL_VALUES
+from llenvs.traces.labels import first_error as labelled_first_error
 
 __all__ = ["LABELS", "THRESHOLD", "Labelling", "TraceLabels", "first_below", "first_error"]
 
@@ -41,7 +41,7 @@ Labelling = Mapping[str, TraceLabels]
 def first_error(labels: TraceLabels) -> int:
     """The first segment labelled -1, or -1 when no labelled step is wrong.
 
-    ``llenvs.traces.labelled_first_error``'s rule (one definition), read for the traces a comparison
+    ``llenvs.traces.labels``'s rule (one definition), read for the traces a comparison
     holds, which are labelled: a trace with no labels counts as having no error here.
 
     Example:

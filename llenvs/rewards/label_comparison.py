@@ -9,7 +9,7 @@ calibration and disagreements (``prm_agreement``).
 Example:
     >>> from llenvs.rewards.prm_scores import PRMScores
     >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace
-    >>> from llenvs.traces.labels import Labels
+    >>> from llenvs.traces.labels._step_labels import Labels
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.", trace_id="t",
     ...           segments=(SegmentRecord(0, 0, 3, "A. "), SegmentRecord(1, 3, 5, "B.")))
     >>> labels = Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 1, -1, "ada"),
@@ -39,9 +39,8 @@ from llenvs.rewards.label_agreement import LabelAgreement, label_agreement
 from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
 from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement
 from llenvs.rewards.prm_scores import PRMScores
-from llenvs.traces.labels import Labels
-from llenvs.traces.step_labels import labels_path
-from llenvs.traces.trace import Trace
+from llenvs.traces.labels import Labels, labels_path
+from llenvs.traces.records import Trace
 
 __all__ = ["LabelComparison", "compare_labels", "labelling"]
 

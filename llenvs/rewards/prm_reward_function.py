@@ -50,7 +50,7 @@ and the key of ``rewards`` and ``prm_scores`` in traces that ``llenvs evaluate``
 
 UNRATED_KEY = "unrated"
 """The metadata key (set to True) of a signal for a step the PRM did not rate: the signal's
-reward (0.0) is a placeholder and traces store nothing for it (``llenvs.traces.from_steps``
+reward (0.0) is a placeholder and traces store nothing for it (``llenvs.traces.records``
 reads the same key)."""
 
 

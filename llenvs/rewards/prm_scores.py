@@ -24,8 +24,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentRecord, Trace
 
 __all__ = ["PRMScores", "stored_names", "stored_scores", "with_step_scores"]
 

@@ -14,36 +14,73 @@ Example:
 """
 
 from llenvs.core.intervention_kind import InterventionKind
-from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.branches import append_branch, branches_path, read_branches
-from llenvs.traces.find_trace import find_trace
-from llenvs.traces.from_steps import segment_from_transition, trace_from_steps
+from llenvs.traces._schema_doc import (
+    CHOICES,
+    JSON_NAMES,
+    RECORDS,
+    SCALARS,
+    attribute_docs,
+    record_table,
+    schema_markdown,
+)
+from llenvs.traces.files import (
+    Sidecar,
+    SkippedLine,
+    TraceReader,
+    append_branch,
+    append_trace,
+    branches_path,
+    find_trace,
+    is_sidecar,
+    no_trace_reason,
+    read_branches,
+    read_traces,
+    sidecar_path,
+    skipped_summary,
+    trace_line,
+    warn_skipped,
+    write_traces,
+)
 from llenvs.traces.importers import (
     IMPORT_FORMATS,
     TraceImport,
     step_file_row,
     write_step_file,
 )
-from llenvs.traces.labelled_first_error import first_error, first_error_labels, settled_first_error
-from llenvs.traces.labels import Labels
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.sidecar import Sidecar, is_sidecar, sidecar_path
-from llenvs.traces.skip_report import no_trace_reason, skipped_summary, warn_skipped
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.step_label import LABEL_VALUES, StepLabel
-from llenvs.traces.step_labels import append_labels, labels_path, read_labels
-from llenvs.traces.task_identity import TaskIdentity
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
-from llenvs.traces.trace_format_error import TraceFormatError, WrongFormatError
-from llenvs.traces.trace_reader import TraceReader, read_traces
-from llenvs.traces.trace_writer import append_trace, trace_line, write_traces
+from llenvs.traces.labels import (
+    LABEL_VALUES,
+    Labels,
+    StepLabel,
+    append_labels,
+    first_error,
+    first_error_labels,
+    labels_path,
+    read_labels,
+    settled_first_error,
+)
+from llenvs.traces.records import (
+    SCHEMA_VERSION,
+    SUPPORTED_SCHEMA_VERSIONS,
+    BranchRecord,
+    RunRecord,
+    SegmentFlag,
+    SegmentRecord,
+    TaskIdentity,
+    TaskRecord,
+    Trace,
+    TraceFormatError,
+    WrongFormatError,
+    segment_from_transition,
+    trace_from_steps,
+)
 
 __all__ = [
+    "CHOICES",
     "IMPORT_FORMATS",
+    "JSON_NAMES",
     "LABEL_VALUES",
+    "RECORDS",
+    "SCALARS",
     "SCHEMA_VERSION",
     "SUPPORTED_SCHEMA_VERSIONS",
     "BranchRecord",
@@ -65,6 +102,7 @@ __all__ = [
     "append_branch",
     "append_labels",
     "append_trace",
+    "attribute_docs",
     "branches_path",
     "find_trace",
     "first_error",
@@ -75,6 +113,8 @@ __all__ = [
     "read_branches",
     "read_labels",
     "read_traces",
+    "record_table",
+    "schema_markdown",
     "segment_from_transition",
     "settled_first_error",
     "sidecar_path",

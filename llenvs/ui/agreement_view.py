@@ -64,7 +64,7 @@ def coverage_table(comparison: LabelComparison) -> pd.DataFrame:
     """One row per labeller: traces, traces with an error, steps labelled, coverage, counts.
 
     Example:
-        >>> from llenvs.traces.labels import Labels
+        >>> from llenvs.traces.labels._step_labels import Labels
         >>> coverage_table(compare_labels([], Labels(()), [], [], trace_file="t")).columns[1]
         'traces'
 

@@ -42,9 +42,7 @@ from llenvs.experiments import (
     recorded_parents,
     summarize,
 )
-from llenvs.traces.line_limit import max_line_bytes
-from llenvs.traces.sidecar import Sidecar, branches_path
-from llenvs.traces.trace_reader import TraceReader
+from llenvs.traces.files import Sidecar, TraceReader, branches_path, max_line_bytes
 from llenvs.ui.browser_session import current_session
 from llenvs.ui.home_view import how_to_get_traces
 from llenvs.ui.model_loading import load_backend

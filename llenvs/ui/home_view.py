@@ -17,8 +17,8 @@ import streamlit as st
 
 from llenvs.analysis.sidecar import STUDY
 from llenvs.traces import IMPORT_FORMATS, skipped_summary
+from llenvs.traces.files import MAX_LINE_ENV, max_line_bytes
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
-from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
 from llenvs.ui.cached import cached_index
 from llenvs.ui.page_guard import shows_errors
 from llenvs.workbench.browse_location import BrowseLocation

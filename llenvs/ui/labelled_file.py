@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from llenvs.traces import Trace, TraceReader, labels_path, read_labels
+from llenvs.traces.files import SkippedLine
 from llenvs.traces.labels import Labels
-from llenvs.traces.skipped_line import SkippedLine
 from llenvs.ui.cached import stamp
 
 __all__ = ["LabelledFile", "cached_labelled_file"]

@@ -32,8 +32,8 @@ from llenvs.analysis import most_shared
 from llenvs.experiments.experiment_as_runs import ExperimentRuns, open_experiment_runs
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.position_run import ParentTask, PositionRun, RunRow, RunRows
-from llenvs.traces.sidecar import Sidecar
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.files import Sidecar
+from llenvs.traces.records import TaskIdentity
 from llenvs.ui.cached import cached_index, stamp
 from llenvs.ui.runs_view import TASK, Run
 from llenvs.workbench.files import file_tasks, trace_files

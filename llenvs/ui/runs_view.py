@@ -33,7 +33,7 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import RunPairing, RunTask, compare_paired, pair_runs
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.records import TaskIdentity
 from llenvs.workbench.short_name import short_name
 from llenvs.workbench.wording import MISSING, count, success_rate
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llenvs.traces import Trace, TraceReader, branches_path
-from llenvs.traces.line_limit import max_line_bytes
+from llenvs.traces.files import max_line_bytes
 
 __all__ = ["TreeNode", "branch_counts", "branch_tree"]
 

@@ -1,6 +1,6 @@
 """The labels the segment table's ``label`` column shows for a trace, from the label store.
 
-A trace file's labels live beside it (``X.labels.jsonl``, ``llenvs.traces.step_labels``). The
+A trace file's labels live beside it (``X.labels.jsonl``, ``llenvs.traces.labels``). The
 column shows one labeller's latest label of each step: the labeller named (Browse's label mode
 names the one labelling now, from Settings), else the first (in the store's order) who labelled
 a step of the trace. A trace of a file imported before the store, whose steps
@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 
 from llenvs.traces import Labels, Trace, read_labels
-from llenvs.traces.label_migration import legacy_labels
+from llenvs.traces.importers.label_migration import legacy_labels
 
 __all__ = ["labels_shown", "shown_labels"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llenvs.traces.step_label import StepLabel
+from llenvs.traces.labels import StepLabel
 from llenvs.workbench.whitespace import one_line
 
 __all__ = ["describe_change", "describe_history", "label_words"]

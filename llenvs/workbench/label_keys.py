@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from llenvs.traces.labelled_first_error import first_error_labels
-from llenvs.traces.step_label import StepLabel
+from llenvs.traces.labels import StepLabel, first_error_labels
 
 __all__ = ["LabelKey"]
 

@@ -25,7 +25,7 @@ from llenvs.core.spec import PRMKind, RunSpec
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.rewards.prm_provenance import describe_prm
 from llenvs.traces import Trace
-from llenvs.traces.run_record import RunRecord
+from llenvs.traces.records import RunRecord
 
 __all__ = ["prm_summary", "run_summary", "sampling_summary", "scorer_name"]
 

@@ -4,7 +4,7 @@ index with another question never does."""
 from __future__ import annotations
 
 from llenvs.analysis import RunTask, pair_runs
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.records import TaskIdentity
 
 FOUR, THREE, TWO = (TaskIdentity.of("products", f"{n} * 3?") for n in (4, 3, 2))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llenvs.traces.line_limit import MAX_LINE_ENV
+from llenvs.traces.files import MAX_LINE_ENV
 from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from tests.app.conftest import make_folder
 from tests.app.test_pages import open_page, texts

@@ -20,7 +20,7 @@ import pytest
 from llenvs.cli.main import main
 from llenvs.rewards import ArithmeticPRM
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-from llenvs.traces.step_labels import StepLabel, append_labels
+from llenvs.traces.labels import StepLabel, append_labels
 from tests.conftest import EXTERNAL, REPO, read_jsonl
 
 STEP_FILE = EXTERNAL / "step_traces.jsonl"

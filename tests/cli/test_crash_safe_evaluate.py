@@ -1,7 +1,7 @@
 """Issue 12 (item 2): ``llenvs evaluate`` killed with SIGKILL at any moment loses nothing.
 
 The command runs as a subprocess with ``LLENVS_CRASH_AT=<moment>:<k>``, which makes it SIGKILL
-itself the k-th time it reaches that moment of a write (``llenvs.traces.crash_point``): a
+itself the k-th time it reaches that moment of a write (``llenvs.traces.files._crash_point``): a
 deterministic stand-in for a power cut or the OOM killer. Afterwards the results file loads;
 rerunning the same command runs exactly the missing tasks (the traces that survived keep their
 ids), and leaves one trace per task, in task order, every line whole, no temporary or lock file.
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import TraceReader
-from llenvs.traces.crash_point import CRASH_AT
+from llenvs.traces.files import CRASH_AT
 
 pytestmark = pytest.mark.slow
 

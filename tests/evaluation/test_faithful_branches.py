@@ -31,7 +31,7 @@ from llenvs.evaluation import (
 from llenvs.inference import backend_spec
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import SegmentFlag, TaskRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 from tests.inference.precisions import NEAR_TIE, backend_in
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"

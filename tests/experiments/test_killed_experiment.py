@@ -1,7 +1,7 @@
 """A ``llenvs experiment`` process killed (SIGKILL) mid-run: the same command finishes the
 experiment with no branch made twice and none lost.
 
-The run kills itself at a named moment (``LLENVS_CRASH_AT``, ``llenvs.traces.crash_point``), as
+The run kills itself at a named moment (``LLENVS_CRASH_AT``, ``llenvs.traces.files``), as
 ``tests/cli/test_crash_safe_evaluate.py`` does: right after the fourth branch is appended to the
 branches sidecar and synced, before its outcome is recorded in the experiment file, the moment
 that a resume must neither lose nor make again. No poller races the run.
@@ -22,7 +22,7 @@ from llenvs.core.registry import environment_registry
 from llenvs.evaluation.branching import replay_trace
 from llenvs.experiments import read_experiment
 from llenvs.traces import read_branches, write_traces
-from llenvs.traces.crash_point import CRASH_AT
+from llenvs.traces.files import CRASH_AT
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow

@@ -2,7 +2,7 @@ import dataclasses
 from pathlib import Path
 
 from llenvs.experiments.sidecar_doc import EXAMPLES, RECORDS, sidecar_markdown
-from llenvs.traces.schema_doc import attribute_docs
+from llenvs.traces import attribute_docs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sidecars.md"
 

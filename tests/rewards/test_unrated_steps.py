@@ -28,7 +28,7 @@ from llenvs.rewards import (
 from llenvs.rewards.judge_prm import JudgePRM
 from llenvs.rewards.prm_reward_function import UNRATED_KEY
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, trace_from_steps
-from llenvs.traces.from_steps import UNRATED_KEY as TRACE_UNRATED_KEY
+from llenvs.traces.records import UNRATED_KEY as TRACE_UNRATED_KEY
 from llenvs.workbench.segment_table import segment_table, styled_segments
 from llenvs.workbench.segmenter_comparison import aligned_table, compare_segmenters
 from llenvs.workbench.trace_scoring import with_prm_scores

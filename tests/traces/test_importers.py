@@ -20,7 +20,7 @@ from llenvs.traces import (
     write_step_file,
     write_traces,
 )
-from llenvs.traces.trace_format_error import WrongFormatError
+from llenvs.traces.records import WrongFormatError
 from tests.conftest import EXTERNAL, read_jsonl
 from tests.traces.factories import make_trace
 

@@ -31,7 +31,7 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.traces.importers.inspect_log import InspectImport
-from llenvs.traces.task_identity import TaskIdentity
+from llenvs.traces.records import TaskIdentity
 
 COWS = Sample(input="How many legs do 2 cows have?", target="8", id="cows")
 SUM = Sample(input="What is 3 + 4?", target="7", id=2)
@@ -214,8 +214,8 @@ def test_traces_exported_as_an_inspect_log_open_with_inspect_and_import_back_unc
     from inspect_ai.log import read_eval_log
 
     from llenvs.traces import StepLabel
-    from llenvs.traces.sidecar import analysis_path
-    from llenvs.traces.step_labels import append_labels
+    from llenvs.traces.files import analysis_path
+    from llenvs.traces.labels import append_labels
     from tests.analysis.conftest import REPO
 
     sample = REPO / "sample_traces" / "products-smollm2.jsonl"

@@ -18,8 +18,7 @@ import pytest
 
 from llenvs.core.intervention import Resample
 from llenvs.traces import BranchRecord, TraceReader, append_branch, branches_path
-from llenvs.traces.file_lock import file_lock, lock_path
-from llenvs.traces.trace_writer import append_trace, append_traces, write_traces
+from llenvs.traces.files import append_trace, append_traces, file_lock, lock_path, write_traces
 from tests.traces.factories import make_trace
 
 WRITERS = 4

@@ -1,14 +1,14 @@
 import dataclasses
 from pathlib import Path
 
-from llenvs.traces.schema_doc import CHOICES, JSON_NAMES, RECORDS, attribute_docs, schema_markdown
+from llenvs.traces import CHOICES, JSON_NAMES, RECORDS, attribute_docs, schema_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
 
 
 def test_the_committed_doc_is_up_to_date():
     assert DOC.read_text(encoding="utf-8") == schema_markdown(), (
-        "docs/traces.md is stale: run python -m llenvs.traces.schema_doc > docs/traces.md"
+        "docs/traces.md is stale: run python -m llenvs.traces._schema_doc > docs/traces.md"
     )
 
 

@@ -33,8 +33,8 @@ from llenvs.traces import (
     read_traces,
     write_traces,
 )
-from llenvs.traces.sidecar import is_sidecar
-from llenvs.traces.task_identity import TaskIdentity, prompt_hash_of
+from llenvs.traces.files import is_sidecar
+from llenvs.traces.records import TaskIdentity, prompt_hash_of
 from tests.traces.factories import make_trace
 
 V1_FILE = Path(__file__).resolve().parents[1] / "data" / "trace_v1.jsonl"

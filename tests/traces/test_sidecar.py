@@ -9,7 +9,7 @@ import pytest
 
 from llenvs.analysis import analysis_path
 from llenvs.traces import Sidecar, branches_path, is_sidecar, sidecar_path
-from llenvs.traces.trace_writer import skipped_path
+from llenvs.traces.files import skipped_path
 from llenvs.workbench.files import TRACE_LINE, trace_files
 
 LLENVS = Path(__file__).resolve().parents[2] / "llenvs"

@@ -26,8 +26,8 @@ from llenvs.traces import (
     settled_first_error,
     write_traces,
 )
-from llenvs.traces.label_migration import migrate_labels
-from llenvs.traces.step_labels import append_new_labels
+from llenvs.traces.importers.label_migration import migrate_labels
+from llenvs.traces.labels import append_new_labels
 
 
 def _trace(steps=3, **fields):

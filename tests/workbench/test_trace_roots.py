@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, TraceFormatError, write_traces
-from llenvs.traces.line_limit import MAX_LINE_ENV, max_line_bytes
+from llenvs.traces.files import MAX_LINE_ENV, max_line_bytes
 from llenvs.workbench.files import (
     TRACE_LINE,
     TRACE_ROOTS_ENV,

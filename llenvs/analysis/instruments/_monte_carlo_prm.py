@@ -35,9 +35,7 @@ from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
 from llenvs.rewards.prm import NEUTRAL_SCORE
 from llenvs.rewards.prm_registry import register_prm
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentRecord, TaskRecord, Trace
 
 __all__ = ["MonteCarloPRM", "make_prm"]
 

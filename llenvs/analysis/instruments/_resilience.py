@@ -49,7 +49,7 @@ from llenvs.analysis.sampling import Rollout
 from llenvs.analysis.sidecar import ContentReturn, append_returns, read_returns, returns_key
 from llenvs.analysis.statistics import BoundaryValue, Interval, boundary_values, step_importances
 from llenvs.core.segmenters.sentence import SentenceSegmenter
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = [
     "RETURN_THRESHOLD",

@@ -58,9 +58,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.run_control import RunControl
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentFlag, SegmentRecord, Trace
 
 __all__ = [
     "MAX_SEGMENTERS",

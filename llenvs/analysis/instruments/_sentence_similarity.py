@@ -68,6 +68,8 @@ class SimilarityError(LlenvsError, ValueError):
 
     """
 
+    __module__ = "llenvs.analysis"  # tracebacks name the public face, not the private module
+
 
 class TextSimilarity(Protocol):
     """How alike a text is to each of several others, from -1 (or 0) to 1."""
@@ -233,8 +235,7 @@ def similarity_named(name: str | None) -> TextSimilarity:
         >>> similarity_named("cosine")
         Traceback (most recent call last):
         ...
-        llenvs.analysis.instruments._sentence_similarity.SimilarityError: \
-unknown similarity 'cosine': choose minilm or lexical
+        llenvs.analysis.SimilarityError: unknown similarity 'cosine': choose minilm or lexical
 
     """
     if name is None:

@@ -47,7 +47,7 @@ from llenvs.analysis.sampling._token_budget import (
     tokens_after,
 )
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = [
     "CHARACTERS_PER_TOKEN",

@@ -28,8 +28,7 @@ from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boun
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.evaluation.episodes import ForceAction, SegmentedTrajectoryRunner, trace_prefix
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import RecordReader, Trace
 
 __all__ = ["ForcedAnswer", "forced_answers"]
 
@@ -80,7 +79,7 @@ class ForcedAnswer:
             >>> ForcedAnswer.from_dict({})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: forced_answer.boundary: missing
+            llenvs.traces.TraceFormatError: forced_answer.boundary: missing
 
         """
         reader = RecordReader(data, where)

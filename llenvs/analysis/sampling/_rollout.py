@@ -14,8 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import RecordReader, TraceFormatError
 
 __all__ = ["Rollout", "rollout_seed"]
 
@@ -92,7 +91,7 @@ class Rollout:
             >>> Rollout.from_dict({"boundary": "x"})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: rollout.boundary: expected ...
+            llenvs.traces.TraceFormatError: rollout.boundary: expected ...
 
         """
         reader = RecordReader(data, where)

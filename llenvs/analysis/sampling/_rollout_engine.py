@@ -46,7 +46,7 @@ from llenvs.evaluation.episodes import (
     TrajectoryResult,
     trace_prefix,
 )
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["exact_outcome", "run_rollouts", "sampled_boundaries"]
 

@@ -26,7 +26,7 @@ from llenvs.analysis.sampling._analysis_params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout
 from llenvs.analysis.sampling._rollout_engine import sampled_boundaries
 from llenvs.evaluation.episodes import recorded_answer_opening
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = [
     "CHARACTERS_PER_TOKEN",

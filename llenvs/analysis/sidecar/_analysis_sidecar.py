@@ -8,7 +8,7 @@ step values under several segmenters (``"kind": "segmenters"``, ``SegmenterValue
 trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
-with the same key resumes from them. The file is named by ``llenvs.traces.sidecar`` and read
+with the same key resumes from them. The file is named by ``llenvs.traces.files`` and read
 here only: a malformed line is an ``AnalysisFileError`` naming the file and the line.
 
 Example:
@@ -40,9 +40,8 @@ from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
 from llenvs.core.errors import LlenvsError
 from llenvs.core.json_line import JsonLineError, parse_json_line
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.sidecar import analysis_path
-from llenvs.traces.trace_writer import append_lines_atomically
+from llenvs.traces.files import analysis_path, append_lines_atomically
+from llenvs.traces.records import RecordReader
 
 __all__ = [
     "ANALYSIS_SCHEMA_VERSION",

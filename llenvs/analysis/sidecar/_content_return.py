@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.records import RecordReader
 
 __all__ = ["ContentReturn", "returns_key"]
 
@@ -64,7 +64,7 @@ class ContentReturn:
             >>> ContentReturn.from_dict({"boundary": 0})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: return.number: ...
+            llenvs.traces.TraceFormatError: return.number: ...
 
         """
         reader = RecordReader(data, where)

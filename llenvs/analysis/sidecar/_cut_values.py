@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.records import RecordReader
 
 __all__ = ["SegmenterValues"]
 

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from llenvs.analysis.statistics import BoundaryValue, wilson_interval
-from llenvs.traces.record_reader import RecordReader
+from llenvs.traces.records import RecordReader
 
 __all__ = ["PUBLISHED_KEY", "PublishedTally", "PublishedValues", "inferred_tally"]
 

@@ -55,14 +55,10 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
 from llenvs.core.spec.stated_sampling import StatedSampling
+from llenvs.traces.files import TraceReader, analysis_path, append_traces, write_traces
 from llenvs.traces.importers.chunk_spans import ChunkAlignmentError, chunk_spans
 from llenvs.traces.importers.pieces import segments_of
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.sidecar import analysis_path
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import TraceReader
-from llenvs.traces.trace_writer import append_traces, write_traces
+from llenvs.traces.records import RunRecord, TaskRecord, Trace
 
 __all__ = [
     "DEPENDS_ON",
@@ -109,6 +105,10 @@ _LAYOUT = re.compile(r"problem_\d+|(in)?correct_base_solution")
 class ThoughtAnchorsError(LlenvsError, ValueError):
     """A problem folder that cannot be imported (the message names the file or chunk)."""
 
+    __module__ = (
+        "llenvs.analysis.sidecar"  # tracebacks name the public face, not the private module
+    )
+
 
 @dataclass(frozen=True)
 class ThoughtAnchorsTrace:
@@ -140,7 +140,7 @@ def thought_anchors_folders(path: str | os.PathLike[str]) -> list[Path]:
         >>> thought_anchors_folders("/nonexistent")
         Traceback (most recent call last):
         ...
-        llenvs.analysis.sidecar._thought_anchors.ThoughtAnchorsError: /nonexistent does not exist
+        llenvs.analysis.sidecar.ThoughtAnchorsError: /nonexistent does not exist
 
     """
     root = Path(path)

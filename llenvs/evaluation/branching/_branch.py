@@ -43,7 +43,7 @@ from llenvs.evaluation.episodes import (
     trace_prefix,
 )
 from llenvs.inference.backend_registry import backend_spec
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["branch", "rerun_branch", "step_decision"]
 

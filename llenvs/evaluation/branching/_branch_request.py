@@ -24,8 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
-from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import BranchRecord, Trace
 
 __all__ = ["BranchRequest"]
 

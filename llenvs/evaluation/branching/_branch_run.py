@@ -51,7 +51,7 @@ from llenvs.evaluation.episodes import (
     trajectory_event,
 )
 from llenvs.inference.backend_registry import backend_spec
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["BranchJob", "run_branches"]
 

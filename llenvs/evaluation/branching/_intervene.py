@@ -45,8 +45,8 @@ from llenvs.evaluation.branching._branch_prm import branch_prm_rewards, branch_p
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._on_policy import OnPolicy, on_policy
 from llenvs.evaluation.branching._trace_environment import trace_environment
-from llenvs.traces.branches import append_branch
-from llenvs.traces.trace import Trace
+from llenvs.traces.files import append_branch
+from llenvs.traces.records import Trace
 
 __all__ = ["intervene"]
 

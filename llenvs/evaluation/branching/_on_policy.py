@@ -27,8 +27,7 @@ from typing import Any
 from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.core.errors import LlenvsError
 from llenvs.evaluation.episodes import derived_seeds
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentFlag, Trace
 
 __all__ = ["DEFAULT_SAMPLES", "OnPolicy", "OnPolicyError", "on_policy", "prefix_prompt"]
 

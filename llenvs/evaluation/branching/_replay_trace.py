@@ -16,10 +16,7 @@ from llenvs.core.action import Action
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.trajectory import Transition
-from llenvs.traces.from_steps import trace_from_steps
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import RunRecord, TaskRecord, Trace, trace_from_steps
 
 __all__ = ["replay_trace"]
 

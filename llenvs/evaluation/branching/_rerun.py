@@ -32,8 +32,7 @@ from llenvs.core.spec.model_spec import ModelSpec
 from llenvs.evaluation.branching._branch import branch, rerun_branch
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._trace_environment import trace_sampling_params
-from llenvs.traces.response_difference import ResponseDifference
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import ResponseDifference, Trace
 
 __all__ = ["Rerun", "recorded_model", "rerun"]
 

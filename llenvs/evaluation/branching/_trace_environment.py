@@ -26,8 +26,7 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import Trace, TraceFormatError
 
 __all__ = ["trace_base_environment", "trace_environment", "trace_sampling_params"]
 
@@ -133,7 +132,7 @@ def trace_sampling_params(trace: Trace) -> SamplingParams | None:
         ...                             response="", segments=(), trace_id="t"))
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: trace t: run.sampling_params: unknown field 'beam': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs; a trace from a newer llenvs? It is not sampled again with other settings than it records
+        llenvs.traces.TraceFormatError: trace t: run.sampling_params: unknown field 'beam': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs; a trace from a newer llenvs? It is not sampled again with other settings than it records
 
     """  # noqa: E501
     unknown = trace.run.unknown

@@ -57,8 +57,7 @@ from llenvs.evaluation.episodes._step_decision import (
 from llenvs.evaluation.episodes._step_rewrites import reopened, with_feedback_after
 from llenvs.evaluation.episodes._step_rewrites import truncated as truncated_result
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult, is_success
-from llenvs.traces.from_steps import segment_from_transition
-from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.records import SegmentFlag, segment_from_transition
 
 __all__ = ["Episode"]
 

@@ -25,8 +25,7 @@ from typing import Any, ClassVar
 
 from llenvs.core.run_events import RunEvent
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.records import SegmentFlag, SegmentRecord
 
 __all__ = [
     "RunEnded",

@@ -45,8 +45,7 @@ from llenvs.core.action import Action
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.state import State
 from llenvs.core.trajectory import Transition
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import SegmentFlag, Trace
 
 __all__ = [
     "FeedbackTurn",

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from llenvs.core.spec.answer_opening import DEFAULT_TEXT, AnswerOpening
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["DEFAULT_TEXT", "AnswerOpening", "recorded_answer_opening"]
 

@@ -20,11 +20,7 @@ from __future__ import annotations
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
-from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.from_steps import trace_from_steps
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import BranchRecord, RunRecord, TaskRecord, Trace, trace_from_steps
 
 __all__ = ["result_trace"]
 

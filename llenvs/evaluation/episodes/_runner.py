@@ -37,7 +37,7 @@ from llenvs.evaluation.episodes._recorded_answer_opening import (
 from llenvs.evaluation.episodes._step_decision import StepCallback, StepDecision
 from llenvs.evaluation.episodes._token_strategy import TokenContinuationStrategy
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
-from llenvs.traces.trace import Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["SegmentedTrajectoryRunner", "derived_seeds"]
 

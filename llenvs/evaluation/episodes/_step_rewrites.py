@@ -21,7 +21,7 @@ from typing import Any
 from llenvs.core.signal import Rewards
 from llenvs.core.step_result import StepResult
 from llenvs.core.trajectory import Transition
-from llenvs.traces.segment_flag import SegmentFlag
+from llenvs.traces.records import SegmentFlag
 
 __all__ = ["reopened", "truncated", "with_feedback_after"]
 

@@ -9,7 +9,7 @@ by ``dropped_fields`` (token ids and logprobs, where each step came from, extra 
 turns, the parent of a branch); an import reads the steps back as replayed.
 
 Example:
-    >>> from llenvs.traces.segment_record import SegmentRecord
+    >>> from llenvs.traces.records._segment_record import SegmentRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.",
     ...           segments=(SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B.")),
     ...           final_rewards={"correctness": 0.2})
@@ -26,13 +26,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from llenvs.core.backend import Message
-from llenvs.traces.legacy_run_record import legacy_run_record
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import (
+    RecordReader,
+    RunRecord,
+    SegmentFlag,
+    TaskRecord,
+    Trace,
+    TraceFormatError,
+    legacy_run_record,
+)
 
 __all__ = [
     "EXPORT_KEY",
@@ -95,7 +97,7 @@ def dropped_fields(trace: Trace) -> tuple[str, ...]:
     """What of ``trace`` a step file cannot hold, in words (empty: nothing is lost).
 
     Example:
-        >>> from llenvs.traces.segment_record import SegmentRecord
+        >>> from llenvs.traces.records._segment_record import SegmentRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi.",
         ...           segments=(SegmentRecord(0, 0, 3, "Hi.", token_ids=(5, 6)),))
         >>> dropped_fields(t)

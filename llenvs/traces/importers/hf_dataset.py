@@ -27,9 +27,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from llenvs.traces.file_lock import file_lock
+from llenvs.traces.files import file_lock
 from llenvs.traces.importers.rows import Row
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import TraceFormatError
 
 __all__ = ["HF_COLUMNS", "hf_features", "read_hf_rows", "write_hf_dataset"]
 

@@ -14,7 +14,7 @@ the one they record when they share one (``provider/model``, as Inspect names mo
 recorded without a provider, as an import states it, goes under ``llenvs/``; ``llenvs/unknown``
 only where a trace records none, ``llenvs/mixed`` for several). The file is written next to its
 final name and moved there, so a failed export leaves no partial log; it gets the permissions
-the other writers give (``llenvs.traces.trace_writer``: the umask's, or those of the file it
+the other writers give (``llenvs.traces.files``: the umask's, or those of the file it
 replaces), not the staging file's 0600.
 
 Example:
@@ -41,8 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_writer import _file_mode
+from llenvs.traces.files import file_mode
+from llenvs.traces.records import Trace
 
 __all__ = ["EXPORT_METADATA", "write_inspect_log"]
 
@@ -89,7 +89,7 @@ def write_inspect_log(
     os.close(handle)
     try:
         write_eval_log(log, staging)
-        os.chmod(staging, _file_mode(str(target)))  # mkstemp made it 0600
+        os.chmod(staging, file_mode(str(target)))  # mkstemp made it 0600
         os.replace(staging, target)
     finally:
         if os.path.exists(staging):

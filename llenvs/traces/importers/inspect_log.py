@@ -38,15 +38,12 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.stated_sampling import StatedSampling
+from llenvs.traces.files import SkippedLine
 from llenvs.traces.importers.inspect_export import EXPORT_METADATA
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.importers.trace_import import stable_trace_id
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.step_label import StepLabel
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.labels import StepLabel
+from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError
 
 __all__ = ["INSPECT_FORMAT", "InspectImport", "InspectSummary"]
 

@@ -1,6 +1,6 @@
 r"""Exporting one labeller's step labels with their traces: PRM800K, ProcessBench or a HF dataset.
 
-The labels come from the trace file's label store (``llenvs.traces.step_labels``: the latest
+The labels come from the trace file's label store (``llenvs.traces.labels``: the latest
 label of the labeller on each step), never from the traces. A trace the labeller labelled no
 step of is skipped and counted, never written as all-correct; so, in ProcessBench's format,
 is a trace whose labels do not settle its first error (``settled_first_error``). Every row
@@ -18,7 +18,7 @@ under the same labeller:
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace, write_traces
-    >>> from llenvs.traces.step_labels import append_labels
+    >>> from llenvs.traces.labels._step_labels import append_labels
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> steps = (SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B."))
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.", segments=steps)
@@ -45,13 +45,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from llenvs.traces.files import TraceReader
 from llenvs.traces.importers.exported_trace import dropped_fields
 from llenvs.traces.importers.hf_dataset import write_hf_dataset
 from llenvs.traces.importers.step_file_export import step_file_row, step_texts, write_rows
-from llenvs.traces.labelled_first_error import first_error, settled_first_error
-from llenvs.traces.step_labels import read_labels
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import TraceReader
+from llenvs.traces.labels import first_error, read_labels, settled_first_error
+from llenvs.traces.records import Trace
 
 __all__ = ["ExportFormat", "LabelExport", "export_labels", "hf_row", "processbench_row"]
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.segment_record import SegmentRecord
+from llenvs.traces.records import SegmentFlag, SegmentRecord
 
 __all__ = ["pieces_of", "segments_of"]
 

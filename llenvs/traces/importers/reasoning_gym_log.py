@@ -28,10 +28,7 @@ from llenvs.core.backend import Message
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.importers.rows import list_at, object_at
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError
 
 __all__ = ["reasoning_gym_traces"]
 

@@ -1,7 +1,7 @@
 """The human step labels a row of an outside file holds for one trace, and who gave them.
 
 An import never writes them into the trace: ``TraceImport`` turns them into ``StepLabel``
-values for the label store (``llenvs.traces.step_labels``) under the trace id it gives.
+values for the label store (``llenvs.traces.labels``) under the trace id it gives.
 
 Example:
     >>> found = RowLabels("processbench", (1, -1, None))
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.traces.step_label import LABEL_VALUES, StepLabel
+from llenvs.traces.labels import LABEL_VALUES, StepLabel
 
 __all__ = ["UNNAMED_LABELLER", "RowLabels", "labeller_of"]
 

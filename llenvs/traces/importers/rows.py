@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line, parse_json_text
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import TraceFormatError
 
 __all__ = ["Row", "list_at", "object_at", "read_rows"]
 
@@ -141,9 +141,9 @@ def object_at(value: object, where: str) -> dict[str, Any]:
         >>> object_at("x", "response.body")
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: 'response.body' must be an object, got a string
+        llenvs.traces.TraceFormatError: 'response.body' must be an object, got a string
 
-    """  # noqa: E501
+    """
     if not isinstance(value, dict):
         raise TraceFormatError(f"{where!r} must be an object, got {_kind(value)}")
     return value
@@ -156,7 +156,7 @@ def list_at(value: object, where: str) -> list[Any]:
         >>> list_at({"a": 1}, "choices")
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: 'choices' must be a list, got an object
+        llenvs.traces.TraceFormatError: 'choices' must be a list, got an object
 
     """
     if not isinstance(value, list):

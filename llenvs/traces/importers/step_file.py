@@ -12,7 +12,7 @@ joiner stays with the step before it.
 
 The human labels (1 right, 0 neutral, -1 wrong) never go into the trace: ``step_file_labels``
 (``llenvs.traces.importers.step_file_labels``) gives them apart, under their labeller, and
-``llenvs import`` puts them in the output's label store (``llenvs.traces.step_labels``). A row
+``llenvs import`` puts them in the output's label store (``llenvs.traces.labels``). A row
 may also carry ``prm_scores``, one ``{name: score}`` object (or null) per step: a model's
 scores, as ``llenvs export`` writes them; they come back as that step's ``rewards[name]`` and
 ``prm_scores[name]``, never as a human label. A row that ``llenvs export --format prm800k``
@@ -45,10 +45,7 @@ from llenvs.core.spec.run_spec import RunSpec
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
 from llenvs.traces.importers.rows import list_at, object_at
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError, WrongFormatError
+from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError, WrongFormatError
 
 __all__ = [
     "HUMAN_LABEL",
@@ -111,7 +108,7 @@ def prm800k_traces(row: object, segmenter: str = "steps", number: int = 1) -> li
         >>> prm800k_traces({"id": "x", "problem": "q", "steps": ["a"], "label": 0})
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.WrongFormatError: a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import the file as processbench
+        llenvs.traces.WrongFormatError: a ProcessBench row ('label': the earliest wrong step), not a prm800k row: import the file as processbench
 
     """  # noqa: E501
     return step_file_traces(row, segmenter, number, format=StepFormat.PRM800K)

@@ -37,10 +37,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from llenvs.traces.files import write_lines_atomically
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
-from llenvs.traces.labelled_first_error import first_error
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_writer import write_lines_atomically
+from llenvs.traces.labels import first_error
+from llenvs.traces.records import Trace
 
 __all__ = ["step_file_row", "step_texts", "write_rows", "write_step_file"]
 

@@ -4,7 +4,7 @@ The human labels (1 right, 0 neutral, -1 wrong) never go into the trace that
 ``llenvs.traces.importers.step_file`` reads from a row: ``step_file_labels`` gives them apart,
 under their labeller (the row's ``labeller``, else its dataset's name up to a ``/``:
 ``processbench``, ``prm800k``), and ``llenvs import`` puts them in the output's label store
-(``llenvs.traces.step_labels``). A row is checked as ``step_file_traces`` checks it: a row of
+(``llenvs.traces.labels``). A row is checked as ``step_file_traces`` checks it: a row of
 the other format is refused with a ``WrongFormatError`` saying what to do.
 
 Example:

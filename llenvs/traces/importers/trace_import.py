@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 
 from llenvs.core.errors import LlenvsError, UnknownName
+from llenvs.traces.files import SkippedLine
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_trace_id
 from llenvs.traces.importers.hf_dataset import read_hf_rows
 from llenvs.traces.importers.openai_chat import openai_chat_traces
@@ -32,10 +33,8 @@ from llenvs.traces.importers.row_labels import RowLabels
 from llenvs.traces.importers.rows import Row, read_rows
 from llenvs.traces.importers.step_file import hf_traces, prm800k_traces, processbench_traces
 from llenvs.traces.importers.step_file_labels import hf_labels, prm800k_labels, processbench_labels
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.step_label import StepLabel
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import WrongFormatError
+from llenvs.traces.labels import StepLabel
+from llenvs.traces.records import Trace, WrongFormatError
 
 __all__ = ["IMPORT_FORMATS", "LABELLED_FORMATS", "TraceImport", "stable_trace_id"]
 

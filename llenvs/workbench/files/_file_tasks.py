@@ -24,8 +24,8 @@ import os
 from contextlib import closing
 
 from llenvs.traces import TraceFormatError, TraceReader
-from llenvs.traces.line_limit import max_line_bytes
-from llenvs.traces.task_identity import TaskIdentity, prompt_hash_of
+from llenvs.traces.files import max_line_bytes
+from llenvs.traces.records import TaskIdentity, prompt_hash_of
 
 __all__ = ["SAMPLED_LINES", "file_tasks"]
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from llenvs.traces import Labels, StepLabel, labels_path
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.step_labels import label_of_line
+from llenvs.traces.files import SkippedLine
+from llenvs.traces.labels import label_of_line
 
 __all__ = ["cached_labels"]
 

@@ -5,7 +5,7 @@ schema-version check): building the index takes each line's JSON once (``TraceRe
 for its summary (environment, task, model, success, final reward, lowest PRM score, segment
 count, a preview) and its byte offset, and keeps only those: a trace is read again, from its
 offset, when it is opened (``TraceReader.read_at``). A line the reader skips (not JSON, torn,
-longer than the line limit of ``llenvs.traces.line_limit``), that is not a trace object, or
+longer than the line limit of ``llenvs.traces.files``), that is not a trace object, or
 whose summarised numbers the schema refuses (a task index beyond 64 bits, a reward beyond a
 float's range: the reader's reason, as ``llenvs analyze`` gives it) is listed in ``skipped``,
 and said in one warning; a line whose trace fails the schema otherwise is reported when it is
@@ -40,10 +40,8 @@ from typing import Any
 import pandas as pd
 
 from llenvs.traces import SkippedLine, Trace, TraceFormatError, TraceReader, warn_skipped
-from llenvs.traces.line_limit import limited_lines, max_line_bytes
-from llenvs.traces.record_reader import check_integer, check_number
-from llenvs.traces.run_record import model_name_in
-from llenvs.traces.task_identity import prompt_hash_of
+from llenvs.traces.files import limited_lines, max_line_bytes
+from llenvs.traces.records import check_integer, check_number, model_name_in, prompt_hash_of
 from llenvs.workbench.whitespace import one_line
 
 __all__ = ["COLUMNS", "SUMMARY_COLUMNS", "TraceIndex", "lines_containing", "load_line"]
@@ -165,9 +163,9 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
         >>> load_line(path, 0, 1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+        llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
 
-    """  # noqa: E501
+    """
     limit = max_line_bytes() if max_line is None else max_line
     return TraceReader(path, max_line=limit).read_at(offset, line)
 

@@ -43,10 +43,9 @@ from llenvs.traces import (
     TraceReader,
     write_traces,
 )
+from llenvs.traces.files import is_sidecar, trace_line
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
-from llenvs.traces.sidecar import is_sidecar
-from llenvs.traces.step_labels import append_new_labels
-from llenvs.traces.trace_writer import trace_line
+from llenvs.traces.labels import append_new_labels
 from llenvs.workbench.files._trace_roots import (
     DEFAULT_DIR,
     TRACES_DIR_ENV,
@@ -88,7 +87,7 @@ def shown_path(path: str | os.PathLike[str]) -> Path:
 def trace_files(folder: str | os.PathLike[str]) -> list[Path]:
     """The trace files (``*.jsonl``, sidecars excluded) in ``folder``, by name.
 
-    Sidecars (``llenvs.traces.sidecar``: branches, shown with their parent; step analyses;
+    Sidecars (``llenvs.traces.files``: branches, shown with their parent; step analyses;
     labels; experiments; the lines an evaluation set aside) hold no traces of their own.
 
     A symlink that leads out of ``folder`` is left out: the app would refuse to open it.
@@ -127,7 +126,7 @@ def save_upload(folder: str | os.PathLike[str], name: str, data: bytes) -> Path:
         >>> save_upload(folder, "garbage.jsonl", b"\x8f\x00 not a trace\n")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: garbage.jsonl holds no readable trace, so it was not saved: expected a llenvs trace file ...; line 1: ...
+        llenvs.traces.TraceFormatError: garbage.jsonl holds no readable trace, so it was not saved: expected a llenvs trace file ...; line 1: ...
 
     """  # noqa: E501
     safe = _safe_name(Path(name).name) or "upload"
@@ -230,7 +229,7 @@ def import_into(
         >>> import_into(folder, "reasoning_gym", src)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
+        llenvs.traces.TraceFormatError: nothing to import: no row of chat.src reads as reasoning_gym (1 row(s) skipped; the first: ...chat.src, line 1: not a reasoning_gym row: ...); nothing was written
 
     """  # noqa: E501
     if format == STUDY:

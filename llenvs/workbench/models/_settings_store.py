@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.core.segmenters.spec import segmenter_from_spec
-from llenvs.traces.trace_writer import write_lines_atomically
+from llenvs.traces.files import write_lines_atomically
 from llenvs.workbench.models._model_choice import ModelChoice, ModelKind
 from llenvs.workbench.models._prm_choice import PRM_CHOICES, PRMChoice
 

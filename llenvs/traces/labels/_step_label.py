@@ -2,7 +2,7 @@
 
 A label is -1 (the step is wrong), 0 (neutral: right but no progress) or 1 (correct), as in
 PRM800K; ``None`` clears the labeller's earlier label of that step. The store
-(``llenvs.traces.step_labels``) appends labels and reads them back; the latest label of a
+(``llenvs.traces.labels``) appends labels and reads them back; the latest label of a
 labeller on a step wins, and the lines before it stay as its history.
 
 Example:
@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records import RecordReader, TraceFormatError
 
 __all__ = ["LABEL_VALUES", "StepLabel"]
 
@@ -124,7 +123,7 @@ class StepLabel:
             >>> StepLabel.from_dict({"trace_id": "t", "segment": 1, "label": 5, "labeller": "a"})
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: label: a step label must be -1, 0, 1 or None (cleared), got 5
+            llenvs.traces.TraceFormatError: label: a step label must be -1, 0, 1 or None (cleared), got 5
 
         """  # noqa: E501
         reader = RecordReader(data, where)

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = [
     "INT64",
@@ -39,9 +39,9 @@ def check_integer(value: object, where: str) -> int:
         >>> check_integer(10**40, "trace.task.task_index")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: trace.task.task_index: an integer out of range: ...
+        llenvs.traces.TraceFormatError: trace.task.task_index: an integer out of range: ...
 
-    """  # noqa: E501
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise TraceFormatError(f"{where}: expected an integer, got {_show(value)}")
     if value not in INT64:
@@ -64,9 +64,9 @@ def check_number(value: object, where: str) -> float:
         >>> check_number(10**400, "trace.final_rewards.correctness")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: trace.final_rewards.correctness: a number out of range: ...
+        llenvs.traces.TraceFormatError: trace.final_rewards.correctness: a number out of range: ...
 
-    """  # noqa: E501
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TraceFormatError(f"{where}: expected a number, got {_show(value)}")
     try:
@@ -88,7 +88,7 @@ def check_json_safe(value: Any, where: str) -> None:
         >>> check_json_safe({"a": (1, 2)}, "metadata")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: metadata.a: not JSON-safe: (1, 2) ...
+        llenvs.traces.TraceFormatError: metadata.a: not JSON-safe: (1, 2) ...
 
     """
     if value is None or isinstance(value, bool | int | str):
@@ -120,9 +120,9 @@ class RecordReader:
         >>> RecordReader({"x": "1"}, "trace.task").integer("x")
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: trace.task.x: expected an integer, got '1'
+        llenvs.traces.TraceFormatError: trace.task.x: expected an integer, got '1'
 
-    """  # noqa: E501
+    """
 
     def __init__(self, data: object, where: str) -> None:
         if not isinstance(data, dict):
@@ -310,7 +310,7 @@ class RecordReader:
             >>> RecordReader({"extra": 1}, "trace").done()
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: trace: unknown field(s): extra
+            llenvs.traces.TraceFormatError: trace: unknown field(s): extra
 
         """
         unknown = sorted(set(self.data) - self.seen)
@@ -325,9 +325,9 @@ def check_scores(scores: Mapping[str, float], where: str) -> None:
         >>> check_scores({"prm": float("inf")}, "segment.rewards")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: segment.rewards.prm: expected a finite number...
+        llenvs.traces.TraceFormatError: segment.rewards.prm: expected a finite number...
 
-    """  # noqa: E501
+    """
     for name, score in scores.items():
         if not isinstance(name, str):
             raise TraceFormatError(f"{where}: name {name!r} is not a string")

@@ -25,11 +25,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
-from llenvs.traces.crash_point import crash_point
-from llenvs.traces.file_lock import file_lock
-from llenvs.traces.sidecar import Sidecar, sidecar_path
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.trace import Trace
+from llenvs.traces.files._crash_point import crash_point
+from llenvs.traces.files._file_lock import file_lock
+from llenvs.traces.files._sidecar import Sidecar, sidecar_path
+from llenvs.traces.files._skipped_line import SkippedLine
+from llenvs.traces.records import Trace
 
 __all__ = [
     "append_lines_atomically",
@@ -150,7 +150,7 @@ def _replace(path: str | os.PathLike[str], lines: Iterable[bytes], *, keep_old: 
                     count += 1
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.chmod(handle.name, _file_mode(target))
+            os.chmod(handle.name, file_mode(target))
             crash_point("replace:before-rename")
             os.replace(handle.name, target)
         except BaseException:
@@ -305,7 +305,7 @@ def _write_synced(handle: IO[bytes], data: bytes) -> None:
     os.fsync(handle.fileno())
 
 
-def _file_mode(target: str) -> int:
+def file_mode(target: str) -> int:
     """The permissions for a rewritten file: the old file's, else the umask's default."""
     try:
         return os.stat(target).st_mode & 0o777

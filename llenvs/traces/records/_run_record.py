@@ -26,8 +26,8 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.spec.model_spec import ModelSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
-from llenvs.traces.record_reader import RecordReader, check_json_safe
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._record_reader import RecordReader, check_json_safe
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["RunRecord", "model_name_in"]
 
@@ -155,7 +155,7 @@ class RunRecord:
             ...     "system_prompt": None, "library_version": "0.1.0", "unknown": {}})
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
+            llenvs.traces.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
 
         """  # noqa: E501
         reader = RecordReader(data, where)

@@ -14,12 +14,12 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
-from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace import Trace
+from llenvs.traces.records._branch_record import BranchRecord
+from llenvs.traces.records._run_record import RunRecord
+from llenvs.traces.records._segment_flag import SegmentFlag
+from llenvs.traces.records._segment_record import SegmentRecord
+from llenvs.traces.records._task_record import TaskRecord
+from llenvs.traces.records._trace import Trace
 
 __all__ = ["segment_from_transition", "step_flags", "trace_from_steps"]
 

@@ -1,6 +1,6 @@
 """The branches sidecar: interventions on a trace file, appended next to it.
 
-The sidecar's name is ``llenvs.traces.sidecar``'s (``branches_path``).
+The sidecar's name is ``llenvs.traces.files``'s (``branches_path``).
 
 Example:
     >>> list(read_branches("/nonexistent/runs.jsonl"))
@@ -14,10 +14,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from llenvs.traces.sidecar import branches_path
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_reader import read_traces
-from llenvs.traces.trace_writer import append_trace
+from llenvs.traces.files._sidecar import branches_path
+from llenvs.traces.files._trace_reader import read_traces
+from llenvs.traces.files._trace_writer import append_trace
+from llenvs.traces.records import Trace
 
 __all__ = ["append_branch", "branches_path", "read_branches"]
 

@@ -21,8 +21,8 @@ from llenvs.core.intervention import (
     Resample,
     intervention_from_record,
 )
-from llenvs.traces.record_reader import RecordReader
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._record_reader import RecordReader
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["BranchRecord"]
 
@@ -86,7 +86,7 @@ class BranchRecord:
             ...                         "intervention": {"kind": "force", "text": None}})
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: trace.parent.intervention: text: a force intervention needs a text, got null
+            llenvs.traces.TraceFormatError: trace.parent.intervention: text: a force intervention needs a text, got null
 
         """  # noqa: E501
         reader = RecordReader(data, where)

@@ -13,12 +13,11 @@ from __future__ import annotations
 import os
 from contextlib import closing
 
-from llenvs.traces.branches import read_branches
-from llenvs.traces.skip_report import no_trace_reason, warn_skipped
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
-from llenvs.traces.trace_reader import TraceReader
+from llenvs.traces.files._branches import read_branches
+from llenvs.traces.files._skip_report import no_trace_reason, warn_skipped
+from llenvs.traces.files._skipped_line import SkippedLine
+from llenvs.traces.files._trace_reader import TraceReader
+from llenvs.traces.records import Trace, TraceFormatError
 
 __all__ = ["find_trace"]
 
@@ -41,7 +40,7 @@ def find_trace(path: str | os.PathLike[str], which: str) -> Trace:
         >>> find_trace(path, "1")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.trace_format_error.TraceFormatError: .../t.jsonl is empty
+        llenvs.traces.TraceFormatError: .../t.jsonl is empty
         >>> find_trace("/nonexistent.jsonl", "1")
         Traceback (most recent call last):
         ...

@@ -14,9 +14,9 @@ from typing import Any
 
 from llenvs.core.environment import EnvSpec
 from llenvs.core.state import State
-from llenvs.traces.record_reader import RecordReader, check_integer, check_json_safe
-from llenvs.traces.task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._record_reader import RecordReader, check_integer, check_json_safe
+from llenvs.traces.records._task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["TaskRecord"]
 

@@ -17,11 +17,10 @@ from contextlib import closing
 from typing import Any
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
-from llenvs.traces.line_limit import limited_lines, too_long
-from llenvs.traces.skip_report import warn_skipped
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.trace import SUPPORTED_SCHEMA_VERSIONS, Trace
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.files._line_limit import limited_lines, too_long
+from llenvs.traces.files._skip_report import warn_skipped
+from llenvs.traces.files._skipped_line import SkippedLine
+from llenvs.traces.records import SUPPORTED_SCHEMA_VERSIONS, Trace, TraceFormatError
 
 __all__ = ["TraceReader", "read_traces"]
 
@@ -35,7 +34,7 @@ class TraceReader:
     too deep, ...) or the schema (a wrong field type, a missing or unknown field, an integer
     beyond 64 bits or a number beyond a float's range, a non-integer ``schema_version``), and, when
     ``max_line`` is given (the workbench gives ``max_line_bytes()``), a line longer than
-    ``max_line`` bytes, passed over unread (``llenvs.traces.line_limit``). A line with an
+    ``max_line`` bytes, passed over unread (``llenvs.traces.files``). A line with an
     unknown integer ``schema_version`` is refused: a ``TraceFormatError`` naming file, line,
     the version and the supported ones (a newer llenvs wrote it; skipping would lose it). A
     byte-order mark at the start of the file is dropped; CRLF line ends are fine; blank lines
@@ -43,7 +42,7 @@ class TraceReader:
 
     Each pass over the file (an iteration, ``numbered``, ``records``) hands the lines it skipped
     to ``report`` once, when it ends or is closed: by default one warning with their count and
-    the first one's number and reason (``llenvs.traces.skip_report``), however many there are.
+    the first one's number and reason (``llenvs.traces.files``), however many there are.
 
     ``records`` reads only as far as an index needs (each line's JSON and where it starts);
     ``read_at`` reads one trace back from its offset.
@@ -83,7 +82,7 @@ class TraceReader:
 
         Example:
             >>> import tempfile, os
-            >>> from llenvs.traces.trace_writer import write_traces
+            >>> from llenvs.traces.files._trace_writer import write_traces
             >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
             >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
             >>> _ = write_traces(path, [t, t])
@@ -116,7 +115,7 @@ class TraceReader:
             >>> list(TraceReader(path).records())  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
+            llenvs.traces.TraceFormatError: ...runs.jsonl, line 3: unknown trace schema_version 99: ...
 
         """  # noqa: E501
         first = len(self.skipped)
@@ -161,9 +160,9 @@ class TraceReader:
             >>> TraceReader(path).read_at(0, 1)  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+            llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
 
-        """  # noqa: E501
+        """
         with open(self.path, "rb") as handle:
             handle.seek(offset)
             _, _, raw, size = next(limited_lines(handle, self.max_line), (line, offset, b"", 0))
@@ -222,7 +221,7 @@ def read_traces(path: str | os.PathLike[str]) -> Iterator[Trace]:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.trace_writer import write_traces
+        >>> from llenvs.traces.files._trace_writer import write_traces
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> write_traces(path, [t])

@@ -30,14 +30,11 @@ import os
 from dataclasses import dataclass
 
 from llenvs.core.json_line import JsonLineError, parse_json_line
-from llenvs.traces.file_lock import file_lock
+from llenvs.traces.files import file_lock, trace_line, write_lines_atomically
 from llenvs.traces.importers.row_labels import labeller_of
 from llenvs.traces.importers.step_file import HUMAN_LABEL
-from llenvs.traces.step_label import LABEL_VALUES, StepLabel
-from llenvs.traces.step_labels import append_new_labels
-from llenvs.traces.trace import Trace
-from llenvs.traces.trace_format_error import TraceFormatError
-from llenvs.traces.trace_writer import trace_line, write_lines_atomically
+from llenvs.traces.labels import LABEL_VALUES, StepLabel, append_new_labels
+from llenvs.traces.records import Trace, TraceFormatError
 
 __all__ = ["LabelMigration", "legacy_labels", "migrate_labels", "without_labels"]
 

@@ -18,7 +18,7 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from llenvs.traces.skipped_line import SkippedLine
+from llenvs.traces.files._skipped_line import SkippedLine
 
 __all__ = ["no_trace_reason", "skipped_summary", "warn_skipped"]
 

@@ -4,9 +4,9 @@ Example:
     >>> SegmentRecord(0, 0, 5, "Hi. ")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.traces.trace_format_error.TraceFormatError: segment 0: span [0, 5) has length 5 but its text ...
+    llenvs.traces.TraceFormatError: segment 0: span [0, 5) has length 5 but its text ...
 
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
-from llenvs.traces.segment_flag import SegmentFlag
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._record_reader import RecordReader, check_json_safe, check_scores
+from llenvs.traces.records._segment_flag import SegmentFlag
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["SegmentRecord"]
 
@@ -119,7 +119,7 @@ class SegmentRecord:
             >>> SegmentRecord.from_dict({"index": 0})
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: segment.start: missing
+            llenvs.traces.TraceFormatError: segment.start: missing
 
         """
         reader = RecordReader(data, where)

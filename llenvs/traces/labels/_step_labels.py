@@ -24,6 +24,19 @@ Example:
     >>> labels_path(trace_file).name
     'runs.labels.jsonl'
 
+**As read** (``Labels``): every line in order, and the lines skipped.
+
+The history is the file's order (appends are serialised by the file's lock), so "latest" means
+the last line, whatever the clocks of the machines that wrote them said.
+
+Example:
+    >>> labels = Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 0, -1, "ada", previous=1),
+    ...                  StepLabel("t", 1, 1, "bo")))
+    >>> labels.labellers(), labels.latest("ada")["t"][0].label
+    (('ada', 'bo'), -1)
+    >>> [change.label for change in labels.changes("t", 0)]
+    [1, -1]
+
 """
 
 from __future__ import annotations
@@ -33,17 +46,14 @@ import json
 import os
 import warnings
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
-from llenvs.traces.file_lock import file_lock
-from llenvs.traces.labels import Labels
-from llenvs.traces.line_limit import limited_lines
-from llenvs.traces.sidecar import Sidecar, sidecar_path
-from llenvs.traces.skipped_line import SkippedLine
-from llenvs.traces.step_label import LABEL_VALUES, StepLabel
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.files import Sidecar, SkippedLine, file_lock, limited_lines, sidecar_path
+from llenvs.traces.labels._step_label import LABEL_VALUES, StepLabel
+from llenvs.traces.records import TraceFormatError
 
 __all__ = [
     "LABEL_VALUES",
@@ -57,10 +67,16 @@ __all__ = [
     "read_labels",
 ]
 
+
 SHOWN_SKIPS = 3
+
+
 """How many skipped lines the one warning of ``read_labels`` names before a count."""
 
+
 FEW_TRACES = 16
+
+
 """An append labelling at most this many traces reads only their lines of the store (found by
 their ids' bytes, unparsed otherwise); a bigger one (an import) reads every line."""
 
@@ -290,3 +306,70 @@ def _key(label: StepLabel) -> tuple[str, str, int]:
 def _same(stored: StepLabel, label: StepLabel) -> bool:
     """Whether ``label`` says what ``stored`` says (its label and note)."""
     return (stored.label, stored.note) == (label.label, label.note)
+
+
+@dataclass(frozen=True)
+class Labels:
+    """What a labels file holds: every label line in file order, and the lines skipped.
+
+    Example:
+        >>> Labels(()).labellers(), Labels(()).latest("ada")
+        ((), {})
+
+    """
+
+    history: tuple[StepLabel, ...]
+    """Every label line, in file order (a later line on the same step of the same labeller
+    replaces the earlier one; both stay here)."""
+    skipped: tuple[SkippedLine, ...] = ()
+    """The lines that could not be read (file, line, why), in order."""
+
+    def labellers(self) -> tuple[str, ...]:
+        """Everyone who labelled a step here, in the order they first appear.
+
+        Example:
+            >>> Labels((StepLabel("t", 0, 1, "bo"), StepLabel("t", 0, 1, "ada"),
+            ...         StepLabel("u", 0, 1, "bo"))).labellers()
+            ('bo', 'ada')
+
+        """
+        return tuple(dict.fromkeys(label.labeller for label in self.history))
+
+    def latest(self, labeller: str) -> dict[str, dict[int, StepLabel]]:
+        """``trace_id -> segment -> label``: each step's latest label by ``labeller``.
+
+        Steps whose latest line clears the label are left out, and so are traces left with no
+        labelled step. Traces and segments come in the order they were first labelled.
+
+        Example:
+            >>> labels = Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 1, 1, "ada"),
+            ...                  StepLabel("t", 0, None, "ada", previous=1)))
+            >>> {t: sorted(steps) for t, steps in labels.latest("ada").items()}
+            {'t': [1]}
+
+        """
+        found: dict[str, dict[int, StepLabel]] = {}
+        for label in self.history:
+            if label.labeller == labeller:
+                found.setdefault(label.trace_id, {})[label.segment] = label
+        kept = {
+            trace_id: {segment: label for segment, label in steps.items() if not label.cleared}
+            for trace_id, steps in found.items()
+        }
+        return {trace_id: steps for trace_id, steps in kept.items() if steps}
+
+    def changes(self, trace_id: str, segment: int) -> tuple[StepLabel, ...]:
+        """The history of one step: every label line on it, by any labeller, in file order.
+
+        Example:
+            >>> labels = Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 1, 1, "ada"),
+            ...                  StepLabel("t", 0, -1, "bo")))
+            >>> [(c.labeller, c.label) for c in labels.changes("t", 0)]
+            [('ada', 1), ('bo', -1)]
+
+        """
+        return tuple(
+            label
+            for label in self.history
+            if label.trace_id == trace_id and label.segment == segment
+        )

@@ -26,6 +26,8 @@ class TraceFormatError(LlenvsError, ValueError):
 
     """
 
+    __module__ = "llenvs.traces"  # tracebacks name the public face, not the private module
+
 
 class WrongFormatError(TraceFormatError):
     """A file imported under one format whose rows are in another: the import is refused.
@@ -35,3 +37,5 @@ class WrongFormatError(TraceFormatError):
         'x.jsonl, line 1: a PRM800K record, not a processbench row'
 
     """
+
+    __module__ = "llenvs.traces"  # tracebacks name the public face, not the private module

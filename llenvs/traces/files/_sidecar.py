@@ -1,7 +1,7 @@
 """The files beside a trace file ``X.jsonl``: what each holds, and the one place they are named.
 
 Each sidecar is append-only and read by one library reader: ``X.branches.jsonl``
-(interventions, ``llenvs.traces.branches``), ``X.analysis.jsonl`` (rollouts and forced answers,
+(interventions, ``llenvs.traces.files``), ``X.analysis.jsonl`` (rollouts and forced answers,
 ``llenvs.analysis.sidecar``), ``X.labels.jsonl`` (human step labels),
 ``X.experiment.jsonl`` (a recipe and its branches' outcomes), and ``X.skipped.jsonl`` (the
 unreadable lines an evaluation set aside). Every path to one of them is built here.

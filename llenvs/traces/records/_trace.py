@@ -26,13 +26,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from llenvs.core.backend import Message
-from llenvs.traces.branch_record import BranchRecord
-from llenvs.traces.legacy_run_record import legacy_run_record
-from llenvs.traces.record_reader import RecordReader, check_json_safe, check_scores
-from llenvs.traces.run_record import RunRecord
-from llenvs.traces.segment_record import SegmentRecord
-from llenvs.traces.task_record import TaskRecord
-from llenvs.traces.trace_format_error import TraceFormatError
+from llenvs.traces.records._branch_record import BranchRecord
+from llenvs.traces.records._legacy_run_record import legacy_run_record
+from llenvs.traces.records._record_reader import RecordReader, check_json_safe, check_scores
+from llenvs.traces.records._run_record import RunRecord
+from llenvs.traces.records._segment_record import SegmentRecord
+from llenvs.traces.records._task_record import TaskRecord
+from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]
 
@@ -165,9 +165,9 @@ class Trace:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.trace_format_error.TraceFormatError: unknown trace schema_version 9: this llenvs ...
+            llenvs.traces.TraceFormatError: unknown trace schema_version 9: this llenvs ...
 
-        """  # noqa: E501
+        """
         reader = RecordReader(data, "trace")
         version = reader.raw("schema_version")
         if version not in SUPPORTED_SCHEMA_VERSIONS or isinstance(version, bool):
