@@ -44,8 +44,7 @@ from typing import Any
 from bench_common import ROOT, best_seconds, publish, read_jsonl
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
-from llenvs.rewards.first_error_prediction import THRESHOLD
-from llenvs.rewards.prm_metrics import prm_metrics
+from llenvs.rewards.agreement import THRESHOLD, prm_metrics
 
 HEADING = "## Process reward models (`bench/prm.py`)"
 COMMAND = ".venv/bin/python bench/prm.py"
@@ -189,7 +188,7 @@ def result_table(results: Sequence[Result]) -> list[str]:
 def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
     """JudgePRM with the embedded model on the GSM8K traces: served by vLLM or in process."""
     from llenvs.inference.backends.embedded_model import embedded_model_path
-    from llenvs.rewards.judge_prm import JudgePRM
+    from llenvs.rewards.prm import JudgePRM
 
     picked = [row for row in rows if row["dataset"] == JUDGED_DATASET]
     server = None

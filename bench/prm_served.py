@@ -19,8 +19,7 @@ from pathlib import Path
 from bench_common import ROOT, best_seconds
 
 sys.path.insert(0, str(ROOT))
-from llenvs.rewards.transformers_prm import TransformersPRM
-from llenvs.rewards.vllm_prm import VllmPRM
+from llenvs.rewards.prm import TransformersPRM, VllmPRM
 from tests.rewards.test_vllm_prm import (
     TINY_NAME,
     build_tiny_prm,

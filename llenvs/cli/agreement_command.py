@@ -11,7 +11,7 @@ disagree. ``--json`` prints one object instead of tables.
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-    >>> from llenvs.traces.labels._step_labels import StepLabel, append_labels
+    >>> from llenvs.traces.labels._store import StepLabel, append_labels
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. ",
     ...           segments=(SegmentRecord(0, 0, 11, "1 + 1 = 3. "),))
@@ -39,11 +39,17 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.cli.prm_scores import add_prm_model_options, prm_scores
-from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate
-from llenvs.rewards.calibration_bin import BINS
-from llenvs.rewards.first_error_prediction import THRESHOLD
-from llenvs.rewards.label_comparison import LabelComparison, compare_labels, labelling
-from llenvs.rewards.step_disagreement import StepDisagreement
+from llenvs.rewards.agreement import (
+    BINS,
+    LEVEL,
+    RESAMPLES,
+    THRESHOLD,
+    Estimate,
+    LabelComparison,
+    StepDisagreement,
+    compare_labels,
+    labelling,
+)
 from llenvs.traces import read_traces
 from llenvs.traces.labels import read_labels
 

@@ -58,7 +58,7 @@ from llenvs.core.task_spec import task_count, task_indices
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation, settle_results_file
 from llenvs.evaluation.branching import scored_environment
 from llenvs.evaluation.episodes import DEFAULT_TEXT, AnswerOpening
-from llenvs.rewards.prm_provenance import provenance_of
+from llenvs.rewards.prm import provenance_of
 from llenvs.traces import Trace, read_traces
 
 __all__ = ["DEFAULT_NUM_TASKS", "add_parser", "responses_by_task", "run", "scripted_backend"]

@@ -44,7 +44,7 @@ from llenvs.cli.options import PRM_BASE_URL_HELP, build_backend, prm_options
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.prm_spec import PRMKind
-from llenvs.rewards.prm_scores import PRMScores, stored_names
+from llenvs.rewards.prm import PRMScores, stored_names
 from llenvs.traces import Trace
 
 __all__ = [
@@ -149,7 +149,7 @@ def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> 
         return
     from llenvs.core.spec import PRMSpec
     from llenvs.rewards import get_prm
-    from llenvs.workbench.trace_scoring import with_prm_scores
+    from llenvs.rewards.prm import with_prm_scores
 
     model, spec = get_prm(prm, **options), PRMSpec.parse(prm, **options)
     for trace in traces:

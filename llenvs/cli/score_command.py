@@ -34,7 +34,7 @@ from typing import Any
 
 from llenvs.cli.prm_scores import add_prm_model_options, scored_now
 from llenvs.evaluation import prm_kind
-from llenvs.rewards.prm_scores import with_step_scores
+from llenvs.rewards.prm import with_step_scores
 from llenvs.traces import TraceReader, write_traces
 from llenvs.traces.files import file_lock
 

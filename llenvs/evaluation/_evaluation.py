@@ -254,8 +254,8 @@ def settle_results_file(path: str | os.PathLike[str]) -> Path | None:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.files._trace_writer import write_traces
-        >>> from llenvs.traces.files._trace_reader import read_traces
+        >>> from llenvs.traces.files._writer import write_traces
+        >>> from llenvs.traces.files._reader import read_traces
         >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
         >>> tasks = [Trace(task=TaskRecord("e", "a", {}, i, "q"), response="", segments=())
         ...          for i in (1, 0, 1)]

@@ -1,7 +1,7 @@
 """The step scores a name gives for a file's traces: stored under it, or a PRM's, scored now.
 
 A name that a segment of the traces stores (``prm_scores``) reads those scores
-(``llenvs.rewards.prm_scores.stored_scores``); any other name is a PRM ``get_prm`` knows, which
+(``llenvs.rewards.prm.stored_scores``); any other name is a PRM ``get_prm`` knows, which
 scores every trace now, one batch where the PRM can: ``arithmetic``, ``judge:<backend>``,
 ``vllm/<model>`` (its server in ``options``), ``transformers/<path>``, and ``judge`` or ``mc``,
 which need a model (``model``: called only then). ``mc`` continues each trace in its own
@@ -28,7 +28,7 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.errors import UnknownName
 from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
 from llenvs.evaluation.branching import trace_base_environment
-from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
+from llenvs.rewards.prm import PRMScores, stored_names, stored_scores
 from llenvs.traces.records import Trace
 
 __all__ = ["needs_model", "prm_kind", "prm_scores", "score_now"]

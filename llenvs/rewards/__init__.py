@@ -4,7 +4,7 @@ A PRM scores the steps of a question, one score in [0, 1] per step (``PRM``); ``
 plugs any PRM, or any object with ``score(text)``, into a ``SegmentedEnvironment`` as a PROCESS
 reward, scoring a replayed trace in one PRM call. ``ArithmeticPRM`` checks each step's arithmetic
 exactly; ``JudgePRM`` asks a chat model for a verdict on each step; ``VllmPRM`` asks a PRM that
-a vLLM server serves (over HTTP); ``TransformersPRM`` (``llenvs.rewards.transformers_prm``, which
+a vLLM server serves (over HTTP); ``TransformersPRM`` (``llenvs.rewards.prm``, which
 imports torch) reads a local checkpoint in the Qwen2.5-Math-PRM or Math-Shepherd convention.
 ``get_prm`` finds them by name; ``aggregate`` turns step scores into one (min, last, product,
 mean). ``prm_agreement`` measures a PRM's scores against a labeller's step labels (AUROC,
@@ -21,50 +21,60 @@ Example:
 
 """
 
-from llenvs.rewards.aggregation import Aggregation, aggregate
+from llenvs.rewards.agreement import (
+    CalibrationBin,
+    Estimate,
+    LabelAgreement,
+    LabelComparison,
+    LabellerCoverage,
+    PRMAgreement,
+    PRMMetrics,
+    StepDisagreement,
+    auroc,
+    bootstrap,
+    calibration_table,
+    cohen_kappa,
+    compare_labels,
+    first_below,
+    label_agreement,
+    labeller_coverage,
+    prm_agreement,
+    prm_metrics,
+)
 from llenvs.rewards.arithmetic import ArithmeticVerdict, EquationCheck, check_equations
-from llenvs.rewards.arithmetic_prm import ArithmeticPRM
-from llenvs.rewards.bootstrap_estimate import Estimate, bootstrap
-from llenvs.rewards.calibration_bin import CalibrationBin, calibration_table
-from llenvs.rewards.first_error_prediction import first_below
-from llenvs.rewards.judge_prm import JudgePRM
-from llenvs.rewards.label_agreement import LabelAgreement, cohen_kappa, label_agreement
-from llenvs.rewards.label_comparison import LabelComparison, compare_labels
-from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
 from llenvs.rewards.prm import (
+    CONVENTIONS,
     NEUTRAL_SCORE,
     PRM,
+    PRM_NAMES,
+    PRM_REWARD_NAME,
+    Aggregation,
+    ArithmeticPRM,
     BatchPRM,
+    JudgePRM,
     JudgingPRM,
-    Trace,
-    judge_traces,
-    score_traces,
-)
-from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement
-from llenvs.rewards.prm_conventions import (
-    CONVENTIONS,
     MathShepherd,
     PRMConvention,
-    QwenMathPRM,
-    convention_from_name,
-)
-from llenvs.rewards.prm_metrics import PRMMetrics, prm_metrics
-from llenvs.rewards.prm_registry import (
-    PRM_NAMES,
     PRMFactory,
+    PRMRewardFunction,
+    PRMScores,
+    QwenMathPRM,
+    StepJudgement,
+    TextScorer,
+    TextScorerPRM,
+    VllmPRM,
+    aggregate,
     build_prm,
     build_prm_rewards,
+    convention_from_name,
     get_prm,
+    judge_traces,
     prm_rewards,
     register_prm,
+    score_traces,
+    stored_names,
+    stored_scores,
 )
-from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
-from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
-from llenvs.rewards.step_auroc import auroc
-from llenvs.rewards.step_disagreement import StepDisagreement
-from llenvs.rewards.step_judgement import StepJudgement
-from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
-from llenvs.rewards.vllm_prm import VllmPRM
 
 __all__ = [
     "CONVENTIONS",
@@ -96,7 +106,6 @@ __all__ = [
     "StepJudgement",
     "TextScorer",
     "TextScorerPRM",
-    "Trace",
     "VllmPRM",
     "aggregate",
     "auroc",

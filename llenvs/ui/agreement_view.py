@@ -1,13 +1,13 @@
 """The Labels page's comparisons: per labeller, between two labellers, a PRM against a labeller.
 
-Every number is the library's (``llenvs.rewards.label_comparison.compare_labels``, what
+Every number is the library's (``llenvs.rewards.agreement.compare_labels``, what
 ``llenvs agreement`` prints), computed once per version of the file, its labels and the chosen
 scores. A measure shows its estimate and its bootstrap interval as numbers (``estimate_table``);
 a PRM against a labeller also shows its calibration plot and the steps where they disagree,
 each a link to that step in Browse.
 
 Example:
-    >>> from llenvs.rewards.bootstrap_estimate import Estimate
+    >>> from llenvs.rewards.agreement._bootstrap_estimate import Estimate
     >>> table = estimate_table({"step AUROC": Estimate(0.5, 0.25, 0.75)})
     >>> table.values.tolist()
     [['step AUROC', 0.5, 0.25, 0.75]]
@@ -22,11 +22,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from llenvs.rewards.bootstrap_estimate import Estimate
-from llenvs.rewards.label_agreement import LabelAgreement
-from llenvs.rewards.label_comparison import LabelComparison, compare_labels
-from llenvs.rewards.prm_agreement import PRMAgreement
-from llenvs.rewards.prm_scores import PRMScores
+from llenvs.rewards.agreement import (
+    Estimate,
+    LabelAgreement,
+    LabelComparison,
+    PRMAgreement,
+    compare_labels,
+)
+from llenvs.rewards.prm import PRMScores
 from llenvs.ui.cached import stamp
 from llenvs.ui.disagreement_links import disagreement_links
 from llenvs.ui.labelled_file import LabelledFile, cached_labelled_file
@@ -64,7 +67,7 @@ def coverage_table(comparison: LabelComparison) -> pd.DataFrame:
     """One row per labeller: traces, traces with an error, steps labelled, coverage, counts.
 
     Example:
-        >>> from llenvs.traces.labels._step_labels import Labels
+        >>> from llenvs.traces.labels._store import Labels
         >>> coverage_table(compare_labels([], Labels(()), [], [], trace_file="t")).columns[1]
         'traces'
 

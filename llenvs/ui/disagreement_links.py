@@ -5,7 +5,7 @@ Each link opens Browse on the trace's file, at the trace's line and the step's s
 shown ``PAGE`` at a time.
 
 Example:
-    >>> from llenvs.rewards.step_disagreement import StepDisagreement
+    >>> from llenvs.rewards.agreement._step_disagreement import StepDisagreement
     >>> d = StepDisagreement("t1", 3, -1, 0.5)
     >>> link_label(d, 7, "processbench", "arithmetic")
     'line 7, segment 3: processbench −1, arithmetic 0.500'
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from llenvs.core.bounds import Bound
-from llenvs.rewards.step_disagreement import StepDisagreement
+from llenvs.rewards.agreement import StepDisagreement
 from llenvs.ui.number_box import OutOfRange, number_box
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.wording import count

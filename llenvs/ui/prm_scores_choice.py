@@ -21,7 +21,7 @@ import streamlit as st
 from llenvs.core.backend import ModelBackend
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation import needs_model, score_now
-from llenvs.rewards.prm_scores import PRMScores, stored_names, stored_scores
+from llenvs.rewards.prm import PRMScores, stored_names, stored_scores
 from llenvs.ui.cached import stamp
 from llenvs.ui.labelled_file import LabelledFile
 from llenvs.ui.model_loading import load_backend

@@ -111,7 +111,7 @@ def branch_label(branch: Trace) -> str:
 
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
-        >>> from llenvs.traces.records._run_record import RunRecord
+        >>> from llenvs.traces.records._run import RunRecord
         >>> from llenvs.core.spec import RunSpec
         >>> text = "<answer>14</answer>"
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,

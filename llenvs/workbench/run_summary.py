@@ -23,7 +23,7 @@ from __future__ import annotations
 from llenvs.core.backend import SamplingParams
 from llenvs.core.spec import PRMKind, RunSpec
 from llenvs.rewards import PRM_REWARD_NAME
-from llenvs.rewards.prm_provenance import describe_prm
+from llenvs.rewards.prm import describe_prm
 from llenvs.traces import Trace
 from llenvs.traces.records import RunRecord
 

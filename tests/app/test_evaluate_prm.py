@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
+from llenvs.rewards.prm import PRM_BASE_URL_ENV
 from llenvs.ui import evaluate_view
 from llenvs.workbench.jobs import EvaluationJob
 from llenvs.workbench.models import SERVED_PRM, load_settings

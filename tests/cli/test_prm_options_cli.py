@@ -12,7 +12,7 @@ import pytest
 import llenvs.inference
 from llenvs.cli.main import main
 from llenvs.core.spec import PRMKind, PRMSpec
-from llenvs.rewards.vllm_prm import PRM_BASE_URL_ENV
+from llenvs.rewards.prm import PRM_BASE_URL_ENV
 from llenvs.traces import read_branches, read_traces
 from tests.rewards.test_vllm_prm import FakePooling, running_fake_pooling
 

@@ -11,7 +11,7 @@ from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.branching import replay_trace
 from llenvs.inference import get_backend
-from llenvs.rewards.judge_prm import JUDGE_SYSTEM_PROMPT
+from llenvs.rewards.prm import JUDGE_SYSTEM_PROMPT
 from llenvs.traces import write_traces
 
 

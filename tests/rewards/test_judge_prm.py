@@ -12,9 +12,7 @@ from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
 from llenvs.core.errors import BackendError
 from llenvs.inference import get_backend
 from llenvs.rewards import PRM, BatchPRM, JudgingPRM, get_prm, score_traces
-from llenvs.rewards.judge_prm import JudgePRM
-from llenvs.rewards.judge_verdict import read_verdict
-from llenvs.rewards.prm_reward_function import PRMRewardFunction
+from llenvs.rewards.prm import JudgePRM, PRMRewardFunction, read_verdict
 
 QUESTION = "Ram has 3 boxes of 4 pens and buys 5 more. How many pens?"
 STEPS = ["3 boxes of 4 pens: 3 × 4 = 12 pens.", "Then 12 + 5 = 18 pens.", "The answer is 18."]

@@ -21,7 +21,7 @@ from llenvs.rewards import (
     prm_agreement,
     prm_metrics,
 )
-from llenvs.rewards.step_disagreement import StepDisagreement, prm_disagreements
+from llenvs.rewards.agreement import StepDisagreement, prm_disagreements
 from tests.conftest import read_jsonl
 
 # Five traces: segment -> label, and the PRM's score of each segment.

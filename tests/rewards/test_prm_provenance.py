@@ -7,13 +7,13 @@ import pytest
 from llenvs.core.backend import BackendCapabilities
 from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec, RunSpec
 from llenvs.rewards import Aggregation, prm_rewards
-from llenvs.rewards.prm_provenance import (
+from llenvs.rewards.prm import (
+    TransformersPRM,
     describe_prm,
     prm_provenance,
     provenance_of,
     recorded_prm_rewards,
 )
-from llenvs.rewards.transformers_prm import TransformersPRM
 from llenvs.traces import RunRecord
 
 

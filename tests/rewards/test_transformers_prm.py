@@ -17,7 +17,7 @@ from llenvs.rewards import (
     QwenMathPRM,
     get_prm,
 )
-from llenvs.rewards.transformers_prm import TransformersPRM
+from llenvs.rewards.prm import TransformersPRM
 from tests.floats import close
 
 SYSTEM = QwenMathPRM().system_prompt

@@ -25,13 +25,11 @@ from llenvs.rewards import (
     judge_traces,
     score_traces,
 )
-from llenvs.rewards.judge_prm import JudgePRM
-from llenvs.rewards.prm_reward_function import UNRATED_KEY
+from llenvs.rewards.prm import UNRATED_KEY, JudgePRM, with_prm_scores
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, trace_from_steps
 from llenvs.traces.records import UNRATED_KEY as TRACE_UNRATED_KEY
 from llenvs.workbench.segment_table import segment_table, styled_segments
 from llenvs.workbench.segmenter_comparison import aligned_table, compare_segmenters
-from llenvs.workbench.trace_scoring import with_prm_scores
 
 RESPONSE = "Two dogs have 2 × 4 = 8 legs. I am not sure about the rest. So 8. <answer>8</answer>"
 REPLIES = ["Yes", "Hmm, let me think.", "No"]  # the second verdict is malformed: unrated

@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.rewards.prm import BatchPRM, score_traces
-from llenvs.rewards.prm_registry import PRM_NAMES, get_prm
-from llenvs.rewards.vllm_prm import VllmPRM
+from llenvs.rewards.prm import PRM_NAMES, BatchPRM, VllmPRM, get_prm, score_traces
 from llenvs.traces import read_branches, read_traces
 from tests.floats import CROSS_IMPLEMENTATION_TOLERANCE
 from tests.vllm_server import free_port
@@ -295,7 +293,7 @@ def tiny_prm_folder(tmp_path_factory) -> tuple[Path, int]:
 @pytest.mark.slow
 @pytest.mark.vllm
 def test_served_tiny_prm_scores_as_transformers_prm(tiny_prm_folder):
-    from llenvs.rewards.transformers_prm import TransformersPRM
+    from llenvs.rewards.prm import TransformersPRM
     from tests.vllm_server import require_vllm_python
 
     require_vllm_python()

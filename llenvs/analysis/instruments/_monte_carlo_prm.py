@@ -33,8 +33,7 @@ from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
 from llenvs.core.environment import Environment
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
-from llenvs.rewards.prm import NEUTRAL_SCORE
-from llenvs.rewards.prm_registry import register_prm
+from llenvs.rewards.prm import NEUTRAL_SCORE, register_prm
 from llenvs.traces.records import SegmentRecord, TaskRecord, Trace
 
 __all__ = ["MonteCarloPRM", "make_prm"]

@@ -4,11 +4,11 @@ One rollout, the engine that draws them from many points of one trace, their eve
 parameters, the forced answer at a boundary, and what rollouts cost in tokens.
 """
 
-from llenvs.analysis.sampling._analysis_events import RolloutFinished, RolloutsProgress, RoundDone
-from llenvs.analysis.sampling._analysis_params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
 from llenvs.analysis.sampling._cost_plan import CostPlan, SpeedSource, calibrate, other_model, plan
+from llenvs.analysis.sampling._events import RolloutFinished, RolloutsProgress, RoundDone
 from llenvs.analysis.sampling._final_answer import final_answer
 from llenvs.analysis.sampling._forced_answer import ForcedAnswer, forced_answers
+from llenvs.analysis.sampling._params import DEFAULT_FORCED_ANSWER_TOKENS, AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout, rollout_seed
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, run_rollouts, sampled_boundaries
 from llenvs.analysis.sampling._stoppable_backend import RolloutsStopped, StoppableBackend

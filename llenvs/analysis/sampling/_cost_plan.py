@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from llenvs.analysis.sampling._analysis_params import AnalysisParams
+from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout
 from llenvs.analysis.sampling._rollout_engine import sampled_boundaries
 from llenvs.analysis.sampling._token_budget import (

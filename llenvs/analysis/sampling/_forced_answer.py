@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.adapters.answers import ANSWER_OPEN
-from llenvs.analysis.sampling._analysis_params import AnalysisParams
 from llenvs.analysis.sampling._final_answer import final_answer
+from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boundaries
 from llenvs.core.backend import ModelBackend, SamplingParams
 from llenvs.core.segmented_environment import SegmentedEnvironment

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llenvs.analysis.sampling._analysis_events import RolloutFinished
-from llenvs.analysis.sampling._analysis_params import AnalysisParams
+from llenvs.analysis.sampling._events import RolloutFinished
 from llenvs.analysis.sampling._final_answer import final_answer, step_answer
+from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout, rollout_seed
 from llenvs.analysis.sampling._stoppable_backend import RolloutsStopped, StoppableBackend
 from llenvs.core.backend import ModelBackend

@@ -22,7 +22,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from llenvs.analysis.sampling._analysis_params import AnalysisParams
+from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout
 from llenvs.analysis.sampling._rollout_engine import sampled_boundaries
 from llenvs.evaluation.episodes import recorded_answer_opening

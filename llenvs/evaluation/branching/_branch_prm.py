@@ -11,7 +11,7 @@ None: ``parent_prm`` gives no PRM and says why, for the branch to record
 
 Example:
     >>> from llenvs.core.spec.run_spec import RunSpec
-    >>> from llenvs.traces.records._run_record import RunRecord
+    >>> from llenvs.traces.records._run import RunRecord
     >>> parent = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
     ...                run=RunRecord(RunSpec(prm=PRMSpec.parse("arithmetic"))))
     >>> made = parent_prm(parent, get_backend("scripted"))
@@ -31,7 +31,7 @@ from llenvs.core.reward_function import RewardFunction
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.branching._scored_environment import run_prm_rewards
 from llenvs.evaluation.branching._trace_environment import trace_environment
-from llenvs.rewards.prm_provenance import describe_prm, provenance_of, recorded_prm_rewards
+from llenvs.rewards.prm import describe_prm, provenance_of, recorded_prm_rewards
 from llenvs.traces.records import Trace
 
 __all__ = ["PRM_UNSCORED", "BranchPRM", "branch_prm_rewards", "branch_prm_spec", "parent_prm"]
@@ -72,7 +72,7 @@ def parent_prm(trace: Trace, backend: ModelBackend) -> BranchPRM:
 
     Example:
         >>> from llenvs.core.spec.run_spec import RunSpec
-        >>> from llenvs.traces.records._run_record import RunRecord
+        >>> from llenvs.traces.records._run import RunRecord
         >>> gone = PRMSpec.parse("transformers/no/such/folder", convention="math-shepherd")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
         ...           run=RunRecord(RunSpec(prm=gone)))

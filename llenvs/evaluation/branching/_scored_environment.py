@@ -24,7 +24,7 @@ from llenvs.core.reward_function import RewardFunction
 from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters.base import Segmenter
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.rewards.prm_registry import build_prm_rewards
+from llenvs.rewards.prm import build_prm_rewards
 
 __all__ = ["run_prm_rewards", "scored_environment"]
 

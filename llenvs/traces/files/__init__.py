@@ -10,6 +10,7 @@ from llenvs.traces.files._crash_point import CRASH_AT
 from llenvs.traces.files._file_lock import file_lock, lock_path
 from llenvs.traces.files._find_trace import find_trace
 from llenvs.traces.files._line_limit import MAX_LINE_ENV, limited_lines, max_line_bytes
+from llenvs.traces.files._reader import TraceReader, read_traces
 from llenvs.traces.files._sidecar import (
     Sidecar,
     analysis_path,
@@ -19,8 +20,7 @@ from llenvs.traces.files._sidecar import (
 )
 from llenvs.traces.files._skip_report import no_trace_reason, skipped_summary, warn_skipped
 from llenvs.traces.files._skipped_line import SkippedLine
-from llenvs.traces.files._trace_reader import TraceReader, read_traces
-from llenvs.traces.files._trace_writer import (
+from llenvs.traces.files._writer import (
     append_lines_atomically,
     append_trace,
     append_traces,

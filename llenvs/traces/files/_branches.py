@@ -14,9 +14,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from llenvs.traces.files._reader import read_traces
 from llenvs.traces.files._sidecar import branches_path
-from llenvs.traces.files._trace_reader import read_traces
-from llenvs.traces.files._trace_writer import append_trace
+from llenvs.traces.files._writer import append_trace
 from llenvs.traces.records import Trace
 
 __all__ = ["append_branch", "branches_path", "read_branches"]

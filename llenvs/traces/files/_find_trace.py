@@ -14,9 +14,9 @@ import os
 from contextlib import closing
 
 from llenvs.traces.files._branches import read_branches
+from llenvs.traces.files._reader import TraceReader
 from llenvs.traces.files._skip_report import no_trace_reason, warn_skipped
 from llenvs.traces.files._skipped_line import SkippedLine
-from llenvs.traces.files._trace_reader import TraceReader
 from llenvs.traces.records import Trace, TraceFormatError
 
 __all__ = ["find_trace"]

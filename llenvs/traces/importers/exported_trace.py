@@ -9,7 +9,7 @@ by ``dropped_fields`` (token ids and logprobs, where each step came from, extra 
 turns, the parent of a branch); an import reads the steps back as replayed.
 
 Example:
-    >>> from llenvs.traces.records._segment_record import SegmentRecord
+    >>> from llenvs.traces.records._segment import SegmentRecord
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.",
     ...           segments=(SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B.")),
     ...           final_rewards={"correctness": 0.2})
@@ -97,7 +97,7 @@ def dropped_fields(trace: Trace) -> tuple[str, ...]:
     """What of ``trace`` a step file cannot hold, in words (empty: nothing is lost).
 
     Example:
-        >>> from llenvs.traces.records._segment_record import SegmentRecord
+        >>> from llenvs.traces.records._segment import SegmentRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi.",
         ...           segments=(SegmentRecord(0, 0, 3, "Hi.", token_ids=(5, 6)),))
         >>> dropped_fields(t)

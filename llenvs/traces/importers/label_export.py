@@ -18,7 +18,7 @@ under the same labeller:
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace, write_traces
-    >>> from llenvs.traces.labels._step_labels import append_labels
+    >>> from llenvs.traces.labels._store import append_labels
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> steps = (SegmentRecord(0, 0, 4, "A.\n\n"), SegmentRecord(1, 4, 6, "B."))
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.\n\nB.", segments=steps)

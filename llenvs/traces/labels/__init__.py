@@ -4,13 +4,13 @@ One label of one step (StepLabel), the label store beside a trace file (append-o
 file's lock) and what it reads back as, and ProcessBench's view of labels: the first error.
 """
 
-from llenvs.traces.labels._labelled_first_error import (
+from llenvs.traces.labels._first_error import (
     first_error,
     first_error_labels,
     settled_first_error,
 )
-from llenvs.traces.labels._step_label import LABEL_VALUES, StepLabel
-from llenvs.traces.labels._step_labels import (
+from llenvs.traces.labels._label import LABEL_VALUES, StepLabel
+from llenvs.traces.labels._store import (
     Labels,
     append_labels,
     append_new_labels,

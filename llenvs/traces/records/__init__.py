@@ -6,16 +6,16 @@ errors a record or a file raises; a trace built from an episode's transitions, a
 made again differs from the recorded one.
 """
 
-from llenvs.traces.records._branch_record import BranchRecord
+from llenvs.traces.records._branch import BranchRecord
 from llenvs.traces.records._from_steps import UNRATED_KEY, segment_from_transition, trace_from_steps
-from llenvs.traces.records._legacy_run_record import legacy_run_record
+from llenvs.traces.records._legacy_run import legacy_run_record
 from llenvs.traces.records._record_reader import RecordReader, check_integer, check_number
 from llenvs.traces.records._response_difference import ResponseDifference
-from llenvs.traces.records._run_record import RunRecord, model_name_in
+from llenvs.traces.records._run import RunRecord, model_name_in
+from llenvs.traces.records._segment import SegmentRecord
 from llenvs.traces.records._segment_flag import SegmentFlag
-from llenvs.traces.records._segment_record import SegmentRecord
+from llenvs.traces.records._task import TaskRecord
 from llenvs.traces.records._task_identity import TaskIdentity, prompt_hash_of
-from llenvs.traces.records._task_record import TaskRecord
 from llenvs.traces.records._trace import SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSIONS, Trace
 from llenvs.traces.records._trace_format_error import TraceFormatError, WrongFormatError
 

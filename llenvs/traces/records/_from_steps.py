@@ -14,11 +14,11 @@ from typing import Any
 from llenvs.core.backend import Message
 from llenvs.core.signal import RewardType
 from llenvs.core.trajectory import Transition
-from llenvs.traces.records._branch_record import BranchRecord
-from llenvs.traces.records._run_record import RunRecord
+from llenvs.traces.records._branch import BranchRecord
+from llenvs.traces.records._run import RunRecord
+from llenvs.traces.records._segment import SegmentRecord
 from llenvs.traces.records._segment_flag import SegmentFlag
-from llenvs.traces.records._segment_record import SegmentRecord
-from llenvs.traces.records._task_record import TaskRecord
+from llenvs.traces.records._task import TaskRecord
 from llenvs.traces.records._trace import Trace
 
 __all__ = ["segment_from_transition", "step_flags", "trace_from_steps"]
@@ -59,7 +59,7 @@ WHOLE_RESPONSE = (RewardType.OUTCOME, RewardType.FORMAT)
 
 UNRATED_KEY = "unrated"
 """A signal whose metadata sets this key to True carries no score (a PRM that did not rate the
-step: ``llenvs.rewards.prm_reward_function.UNRATED_KEY``); its segment stores nothing for it."""
+step: ``llenvs.rewards.prm.UNRATED_KEY``); its segment stores nothing for it."""
 
 
 def segment_from_transition(

@@ -6,7 +6,7 @@ segment; where it does not, the first segment that differs, the character where 
 part and how much of the text they still share say how far it moved.
 
 Example:
-    >>> from llenvs.traces.records._segment_record import SegmentRecord
+    >>> from llenvs.traces.records._segment import SegmentRecord
     >>> def trace(*texts):
     ...     spans, start = [], 0
     ...     for i, text in enumerate(texts):
@@ -68,7 +68,7 @@ class ResponseDifference:
         """Compare ``again`` with ``recorded``, segment by segment and character by character.
 
         Example:
-            >>> from llenvs.traces.records._segment_record import SegmentRecord
+            >>> from llenvs.traces.records._segment import SegmentRecord
             >>> a = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi.",
             ...           segments=(SegmentRecord(0, 0, 3, "Hi."),))
             >>> b = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",

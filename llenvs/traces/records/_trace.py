@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from llenvs.core.backend import Message
-from llenvs.traces.records._branch_record import BranchRecord
-from llenvs.traces.records._legacy_run_record import legacy_run_record
+from llenvs.traces.records._branch import BranchRecord
+from llenvs.traces.records._legacy_run import legacy_run_record
 from llenvs.traces.records._record_reader import RecordReader, check_json_safe, check_scores
-from llenvs.traces.records._run_record import RunRecord
-from llenvs.traces.records._segment_record import SegmentRecord
-from llenvs.traces.records._task_record import TaskRecord
+from llenvs.traces.records._run import RunRecord
+from llenvs.traces.records._segment import SegmentRecord
+from llenvs.traces.records._task import TaskRecord
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["SCHEMA_VERSION", "SUPPORTED_SCHEMA_VERSIONS", "Trace"]

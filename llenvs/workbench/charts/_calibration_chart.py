@@ -1,12 +1,12 @@
 """The calibration plot of a PRM against a labeller: score bins, share of steps labelled right.
 
-One bar per non-empty score bin (``llenvs.rewards.calibration_bin``), at the bin's middle and
+One bar per non-empty score bin (``llenvs.rewards.agreement``), at the bin's middle and
 as wide as the bin, as high as the share of its labelled steps labelled right (+1), with the
 bin's step count written on it; the diagonal is where a calibrated PRM's bars would end (a
 step scored 0.8 right four times in five).
 
 Example:
-    >>> from llenvs.rewards.calibration_bin import CalibrationBin
+    >>> from llenvs.rewards.agreement._calibration_bin import CalibrationBin
     >>> bins = (CalibrationBin(0.0, 0.5, 4, 1, 3), CalibrationBin(0.5, 1.0, 0, 0, 0))
     >>> figure = calibration_figure(bins)
     >>> [trace.name for trace in figure.data], list(figure.data[0].text)
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from llenvs.rewards.calibration_bin import CalibrationBin
+from llenvs.rewards.agreement import CalibrationBin
 
 __all__ = ["calibration_figure"]
 

@@ -34,6 +34,7 @@ from llenvs.analysis.sidecar import (
     write_thought_anchors,
 )
 from llenvs.rewards import ArithmeticPRM
+from llenvs.rewards.prm import with_prm_scores
 from llenvs.traces import (
     SkippedLine,
     TaskRecord,
@@ -52,7 +53,6 @@ from llenvs.workbench.files._trace_roots import (
     inside_roots,
     traces_dir,
 )
-from llenvs.workbench.trace_scoring import with_prm_scores
 
 __all__ = [
     "DEFAULT_DIR",

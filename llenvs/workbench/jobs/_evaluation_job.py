@@ -49,7 +49,7 @@ from llenvs.evaluation.episodes import (
     TrajectoryEnded,
     TrajectoryErrored,
 )
-from llenvs.rewards.prm_provenance import provenance_of
+from llenvs.rewards.prm import provenance_of
 from llenvs.workbench.jobs._background_job import BackgroundJob
 
 __all__ = ["EvaluationJob", "EvaluationPlan", "TaskState", "TaskStatus"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from llenvs.core.errors import UnknownName
 from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
-from llenvs.rewards.vllm_prm import DEFAULT_BASE_URL
+from llenvs.rewards.prm import DEFAULT_BASE_URL
 
 __all__ = ["DEFAULT_BASE_URL", "PRM_CHOICES", "SERVED_PRM", "PRMChoice", "describe_choice"]
 

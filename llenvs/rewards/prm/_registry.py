@@ -28,9 +28,9 @@ from llenvs.core.backend import ModelBackend
 from llenvs.core.environment import Environment
 from llenvs.core.reward_function import RewardFunction
 from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
-from llenvs.rewards.arithmetic_prm import ArithmeticPRM
-from llenvs.rewards.prm import PRM
-from llenvs.rewards.prm_conventions import CONVENTIONS
+from llenvs.rewards.prm._arithmetic import ArithmeticPRM
+from llenvs.rewards.prm._contract import PRM
+from llenvs.rewards.prm._conventions import CONVENTIONS
 
 __all__ = [
     "PRM_NAMES",
@@ -117,7 +117,7 @@ def build_prm(
     if kind is PRMKind.ARITHMETIC:
         return ArithmeticPRM(**options)
     if kind is PRMKind.JUDGE:
-        from llenvs.rewards.judge_prm import make_prm
+        from llenvs.rewards.prm._judge import make_prm
 
         if spec.judge is not None:
             if backend is not None:
@@ -139,10 +139,10 @@ def build_prm(
             raise ValueError(
                 f"transformers PRMs need convention=: one of {', '.join(sorted(CONVENTIONS))}"
             )
-        from llenvs.rewards.transformers_prm import TransformersPRM
+        from llenvs.rewards.prm._transformers import TransformersPRM
 
         return TransformersPRM.from_pretrained(spec.model, convention=convention, **options)
-    from llenvs.rewards.vllm_prm import VllmPRM
+    from llenvs.rewards.prm._vllm import VllmPRM
 
     if convention is not None:
         options["convention"] = convention
@@ -178,7 +178,7 @@ def build_prm_rewards(spec: PRMSpec, **options: Any) -> tuple[RewardFunction, ..
     """
     if spec.kind is PRMKind.NONE:
         return ()
-    from llenvs.rewards.prm_reward_function import PRMRewardFunction
+    from llenvs.rewards.prm._reward_function import PRMRewardFunction
 
     return (PRMRewardFunction(build_prm(spec, **options)),)
 

@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling, first_below, first_error
+from llenvs.rewards.agreement._first_error_prediction import (
+    THRESHOLD,
+    Labelling,
+    first_below,
+    first_error,
+)
 
 __all__ = ["ComparedTrace", "Scores", "compared_traces", "score_at"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.rewards.first_error_prediction import LABELS, Labelling, first_error
+from llenvs.rewards.agreement._first_error_prediction import LABELS, Labelling, first_error
 
 __all__ = ["LabellerCoverage", "labeller_coverage"]
 

@@ -82,7 +82,7 @@ class TraceReader:
 
         Example:
             >>> import tempfile, os
-            >>> from llenvs.traces.files._trace_writer import write_traces
+            >>> from llenvs.traces.files._writer import write_traces
             >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
             >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
             >>> _ = write_traces(path, [t, t])
@@ -221,7 +221,7 @@ def read_traces(path: str | os.PathLike[str]) -> Iterator[Trace]:
 
     Example:
         >>> import tempfile, os
-        >>> from llenvs.traces.files._trace_writer import write_traces
+        >>> from llenvs.traces.files._writer import write_traces
         >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> write_traces(path, [t])

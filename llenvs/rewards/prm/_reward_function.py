@@ -37,9 +37,9 @@ from llenvs.core.reward_function import StepTriple
 from llenvs.core.segmented_hidden import SegmentedHidden, segmented_hidden
 from llenvs.core.signal import RewardType, Signal
 from llenvs.core.state import State
-from llenvs.rewards.prm import NEUTRAL_SCORE, PRM, judge_traces
-from llenvs.rewards.step_judgement import StepJudgement
-from llenvs.rewards.text_scorer_prm import TextScorer, TextScorerPRM
+from llenvs.rewards.prm._contract import NEUTRAL_SCORE, PRM, judge_traces
+from llenvs.rewards.prm._step_judgement import StepJudgement
+from llenvs.rewards.prm._text_scorer import TextScorer, TextScorerPRM
 
 __all__ = ["PRM_REWARD_NAME", "UNRATED_KEY", "PRMRewardFunction"]
 

@@ -6,7 +6,7 @@ it has them; never a key. ``recorded_prm_rewards`` makes the PRM of a spec again
 is scored by the PRM that scored its parent; one that cannot be made here is named in the error.
 
 Example:
-    >>> from llenvs.rewards.prm_registry import prm_rewards
+    >>> from llenvs.rewards.prm._registry import prm_rewards
     >>> spec = provenance_of("arithmetic", prm_rewards("arithmetic"))
     >>> spec.name, spec.class_name
     ('arithmetic', 'ArithmeticPRM')
@@ -27,8 +27,8 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.reward_function import RewardFunction
 from llenvs.core.spec.model_spec import ModelSpec, Provider
 from llenvs.core.spec.prm_spec import AGGREGATIONS, PRMKind, PRMSpec
-from llenvs.rewards.prm_registry import build_prm_rewards
-from llenvs.rewards.prm_reward_function import PRM_REWARD_NAME, PRMRewardFunction
+from llenvs.rewards.prm._registry import build_prm_rewards
+from llenvs.rewards.prm._reward_function import PRM_REWARD_NAME, PRMRewardFunction
 
 __all__ = ["describe_prm", "prm_provenance", "provenance_of", "recorded_prm_rewards"]
 
@@ -78,7 +78,7 @@ def provenance_of(
     The PRM is the ``PRMRewardFunction`` named ``prm`` (what ``prm_rewards(spec)`` made).
 
     Example:
-        >>> from llenvs.rewards.prm_registry import prm_rewards
+        >>> from llenvs.rewards.prm._registry import prm_rewards
         >>> provenance_of(None, ()) is None
         True
         >>> provenance_of("arithmetic", prm_rewards("arithmetic")).class_name

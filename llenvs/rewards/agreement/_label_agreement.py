@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
-from llenvs.rewards.first_error_prediction import Labelling, first_error
-from llenvs.rewards.step_disagreement import StepDisagreement, label_disagreements
+from llenvs.rewards.agreement._bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
+from llenvs.rewards.agreement._first_error_prediction import Labelling, first_error
+from llenvs.rewards.agreement._step_disagreement import StepDisagreement, label_disagreements
 
 __all__ = ["LabelAgreement", "cohen_kappa", "label_agreement"]
 

@@ -52,7 +52,7 @@ from pathlib import Path
 
 from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
 from llenvs.traces.files import Sidecar, SkippedLine, file_lock, limited_lines, sidecar_path
-from llenvs.traces.labels._step_label import LABEL_VALUES, StepLabel
+from llenvs.traces.labels._label import LABEL_VALUES, StepLabel
 from llenvs.traces.records import TraceFormatError
 
 __all__ = [

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 from llenvs.rewards.arithmetic.equations import check_equations
 from llenvs.rewards.arithmetic.verdict import ArithmeticVerdict
-from llenvs.rewards.prm import NEUTRAL_SCORE
-from llenvs.rewards.step_judgement import StepJudgement
+from llenvs.rewards.prm._contract import NEUTRAL_SCORE
+from llenvs.rewards.prm._step_judgement import StepJudgement
 
 __all__ = ["ArithmeticPRM"]
 

@@ -23,7 +23,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from llenvs.rewards.step_judgement import StepJudgement
+from llenvs.rewards.prm._step_judgement import StepJudgement
 
 __all__ = [
     "NEUTRAL_SCORE",

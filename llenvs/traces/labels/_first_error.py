@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from llenvs.traces.labels._step_label import StepLabel
+from llenvs.traces.labels._label import StepLabel
 
 __all__ = ["first_error", "first_error_labels", "settled_first_error"]
 
@@ -33,7 +33,7 @@ def first_error(labels: StepLabels) -> int | None:
     """The first segment labelled -1; -1 when every labelled step is 0 or 1; None when none is.
 
     Example:
-        >>> from llenvs.traces.labels._step_label import StepLabel
+        >>> from llenvs.traces.labels._label import StepLabel
         >>> first_error({3: StepLabel("t", 3, -1, "a"), 1: StepLabel("t", 1, -1, "a")})
         1
         >>> first_error({0: 1, 5: 1})

@@ -38,7 +38,7 @@ from llenvs.core.spec.prm_spec import AGGREGATIONS, PRMKind, PRMSpec
 from llenvs.core.spec.run_spec import RunSpec
 from llenvs.core.spec.segmenter_spec import SegmenterSpec
 from llenvs.traces.records._record_reader import RecordReader, check_json_safe
-from llenvs.traces.records._run_record import RunRecord
+from llenvs.traces.records._run import RunRecord
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["legacy_run_record"]

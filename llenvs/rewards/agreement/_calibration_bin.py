@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from llenvs.rewards.compared_trace import Scores, score_at
-from llenvs.rewards.first_error_prediction import Labelling
+from llenvs.rewards.agreement._compared_trace import Scores, score_at
+from llenvs.rewards.agreement._first_error_prediction import Labelling
 
 __all__ = ["BINS", "CalibrationBin", "calibration_table"]
 

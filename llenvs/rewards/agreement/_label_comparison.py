@@ -7,9 +7,9 @@ PRM's scores against each labeller, ProcessBench's measures with bootstrap inter
 calibration and disagreements (``prm_agreement``).
 
 Example:
-    >>> from llenvs.rewards.prm_scores import PRMScores
+    >>> from llenvs.rewards.prm._scores import PRMScores
     >>> from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace
-    >>> from llenvs.traces.labels._step_labels import Labels
+    >>> from llenvs.traces.labels._store import Labels
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A. B.", trace_id="t",
     ...           segments=(SegmentRecord(0, 0, 3, "A. "), SegmentRecord(1, 3, 5, "B.")))
     >>> labels = Labels((StepLabel("t", 0, 1, "ada"), StepLabel("t", 1, -1, "ada"),
@@ -32,13 +32,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES
-from llenvs.rewards.calibration_bin import BINS
-from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
-from llenvs.rewards.label_agreement import LabelAgreement, label_agreement
-from llenvs.rewards.labeller_coverage import LabellerCoverage, labeller_coverage
-from llenvs.rewards.prm_agreement import PRMAgreement, prm_agreement
-from llenvs.rewards.prm_scores import PRMScores
+from llenvs.rewards.agreement._bootstrap_estimate import LEVEL, RESAMPLES
+from llenvs.rewards.agreement._calibration_bin import BINS
+from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
+from llenvs.rewards.agreement._label_agreement import LabelAgreement, label_agreement
+from llenvs.rewards.agreement._labeller_coverage import LabellerCoverage, labeller_coverage
+from llenvs.rewards.agreement._prm_agreement import PRMAgreement, prm_agreement
+from llenvs.rewards.prm import PRMScores
 from llenvs.traces.labels import Labels, labels_path
 from llenvs.traces.records import Trace
 

@@ -32,8 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.rewards.prm import Trace
-from llenvs.rewards.prm_conventions import PRMConvention, QwenMathPRM, convention_from_name
+from llenvs.rewards.prm._contract import Trace
+from llenvs.rewards.prm._conventions import PRMConvention, QwenMathPRM, convention_from_name
 
 __all__ = ["DEFAULT_BASE_URL", "PRM_BASE_URL_ENV", "VllmPRM"]
 

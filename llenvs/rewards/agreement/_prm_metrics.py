@@ -18,9 +18,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from llenvs.rewards.compared_trace import ComparedTrace, Scores, compared_traces
-from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
-from llenvs.rewards.step_auroc import auroc
+from llenvs.rewards.agreement._compared_trace import ComparedTrace, Scores, compared_traces
+from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
+from llenvs.rewards.agreement._step_auroc import auroc
 
 __all__ = ["PRMMetrics", "metrics_of", "prm_metrics"]
 

@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.rewards.bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
-from llenvs.rewards.calibration_bin import BINS, CalibrationBin, calibration_table
-from llenvs.rewards.compared_trace import ComparedTrace, Scores, compared_traces
-from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
-from llenvs.rewards.prm_metrics import metrics_of
-from llenvs.rewards.step_disagreement import StepDisagreement, prm_disagreements
+from llenvs.rewards.agreement._bootstrap_estimate import LEVEL, RESAMPLES, Estimate, bootstrap
+from llenvs.rewards.agreement._calibration_bin import BINS, CalibrationBin, calibration_table
+from llenvs.rewards.agreement._compared_trace import ComparedTrace, Scores, compared_traces
+from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
+from llenvs.rewards.agreement._prm_metrics import metrics_of
+from llenvs.rewards.agreement._step_disagreement import StepDisagreement, prm_disagreements
 
 __all__ = ["PRMAgreement", "prm_agreement"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.rewards.compared_trace import Scores, score_at
-from llenvs.rewards.first_error_prediction import THRESHOLD, Labelling
+from llenvs.rewards.agreement._compared_trace import Scores, score_at
+from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
 
 __all__ = ["StepDisagreement", "label_disagreements", "prm_disagreements"]
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import torch
 
-from llenvs.rewards.prm import Trace
-from llenvs.rewards.prm_conventions import PRMConvention, convention_from_name
+from llenvs.rewards.prm._contract import Trace
+from llenvs.rewards.prm._conventions import PRMConvention, convention_from_name
 
 __all__ = ["TransformersPRM"]
 

@@ -1,7 +1,7 @@
 """``JudgePRM``: a language model asked, step by step in context, whether each step is correct.
 
 For step k the judge sees the question, steps 0..k-1 and step k, and is asked for one word, Yes
-or No. Its reply is read in two ways (``llenvs.rewards.judge_verdict``):
+or No. Its reply is read in two ways (``llenvs.rewards.prm``):
 
 * **from logprobs**, where the backend gives them and the reply opens with the verdict: the
   probability p of the reply's first token; P(correct) = p after Yes, 1 - p after No (the two
@@ -36,9 +36,9 @@ from llenvs.core.backend import (
     SamplingParams,
 )
 from llenvs.core.errors import BackendError
-from llenvs.rewards.judge_verdict import Verdict, read_verdict
-from llenvs.rewards.prm import StepScore, Trace
-from llenvs.rewards.step_judgement import StepJudgement
+from llenvs.rewards.prm._contract import StepScore, Trace
+from llenvs.rewards.prm._judge_verdict import Verdict, read_verdict
+from llenvs.rewards.prm._step_judgement import StepJudgement
 
 __all__ = ["JUDGE_SYSTEM_PROMPT", "JudgePRM", "make_prm"]
 
