@@ -248,7 +248,8 @@ def child_trace(path: str, everything: bool) -> dict[str, float | str]:
     from streamlit.testing.v1.element_tree import Element
 
     if everything:
-        from llenvs.ui import browse_view, segment_rows_view
+        from llenvs.ui.browse import _page as browse_view
+        from llenvs.ui.browse import _segment_rows as segment_rows_view
         from llenvs.workbench.charts import _segment_chart as segment_chart
 
         def all_rows(selected: int, total: int, size: int = 0, before: int = 0) -> range:

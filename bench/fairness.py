@@ -30,7 +30,7 @@ from llenvs.core.intervention import Force
 from llenvs.evaluation import BranchRequest
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import find_trace
-from llenvs.ui.model_loading import load_backend
+from llenvs.ui.common import load_backend
 from llenvs.workbench.jobs import InterventionJob, StepValuesJob
 from llenvs.workbench.models import ModelChoice, ModelKind
 

@@ -39,7 +39,7 @@ from llenvs.core.run_events import RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import SegmentFlag, find_trace
-from llenvs.ui.intervention_panel import POLL_SECONDS
+from llenvs.ui.browse import POLL_SECONDS
 from llenvs.workbench.jobs import BackgroundJob
 
 HEADING = "## Intervening: the workbench against `llenvs intervene`"
@@ -145,7 +145,7 @@ def run() -> str:
     """Time the three ways (see the module docstring); the section for docs/benchmarks.md."""
     import os
 
-    from llenvs.ui.model_loading import load_backend
+    from llenvs.ui.common import load_backend
     from llenvs.workbench.models import ModelChoice, ModelKind
 
     folder = Path(tempfile.mkdtemp(prefix="bench-intervene-"))

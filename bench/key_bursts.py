@@ -21,7 +21,7 @@ from typing import Any
 
 from bench_common import IDLE, browser_page
 
-from llenvs.ui.labelling_view import LABEL_PARAM
+from llenvs.ui.browse import LABEL_PARAM
 from llenvs.workbench.browse_location import MODE_PARAM
 
 TIMEOUT_MS = 60_000
@@ -49,7 +49,7 @@ AT = "(segment) => new URLSearchParams(location.search).get('segment') === Strin
 
 KEYS_READY = """(queue) => Object.entries(window.__llenvsKeyQueues || {})
   .some(([name, q]) => name.startsWith(queue) && !!q.send)"""
-"""True once a key queue whose name starts with ``queue`` listens (``llenvs.ui.key_queue``)."""
+"""True once a key queue whose name starts with ``queue`` listens (``llenvs.ui.common``)."""
 
 
 def selected(page: Any) -> int:

@@ -49,7 +49,7 @@ from typing import Any
 from bench_common import IDLE, ROOT, browser_page, publish
 from key_bursts import burst_lines, measure_bursts
 
-from llenvs.ui.labelling_view import LABEL_ROWS
+from llenvs.ui.browse import LABEL_ROWS
 from llenvs.workbench.segment_table import BEFORE
 
 HEADING = "## Labelling in Browse (`bench/labelling.py`)"

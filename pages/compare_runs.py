@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from llenvs.ui import runs_view
-from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.ui.run_choice import preselect, run_choices
+from llenvs.ui import runs
+from llenvs.ui.common import shows_errors, through_app
 from llenvs.workbench.files import traces_dir
 
 through_app()
@@ -16,10 +15,10 @@ st.caption(
 )
 
 with shows_errors():
-    choices = run_choices(traces_dir())
+    choices = runs.run_choices(traces_dir())
     for problem in choices.problems:
         st.warning(problem, icon=":material/warning:")
-    for name in preselect(choices, "runs-files"):
+    for name in runs.preselect(choices, "runs-files"):
         st.warning(f"{name!r} is not a run in {traces_dir()}: not chosen.")
     chosen = st.multiselect(
         "Runs (trace files, and experiments' branches at each position; the first is compared "
@@ -30,4 +29,4 @@ with shows_errors():
     if len(chosen) < 2:
         st.info("Choose at least two runs.")
     else:
-        runs_view.show_runs([choices.run(name) for name in chosen])
+        runs.show_runs([choices.run(name) for name in chosen])

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from llenvs.ui.evaluate_view import evaluate_page
-from llenvs.ui.page_guard import shows_errors, through_app
+from llenvs.ui import evaluate_page
+from llenvs.ui.common import shows_errors, through_app
 
 through_app()
 st.title("Evaluate")

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from llenvs.ui import home_view
-from llenvs.ui.page_guard import shows_errors, through_app
+from llenvs.ui import add_traces, folder_summary, open_path, page_guide, start_here
+from llenvs.ui.common import shows_errors, through_app
 from llenvs.workbench.files import traces_dir
 
 through_app()
@@ -12,11 +12,11 @@ st.caption("Reasoning traces, segment by segment: per-step rewards, PRM scores, 
 
 with shows_errors():
     folder = traces_dir()
-    home_view.start_here(folder)
+    start_here(folder)
     st.header("Traces")
-    home_view.folder_summary(folder)
-    home_view.open_path()
+    folder_summary(folder)
+    open_path()
     st.header("Add traces")
-    home_view.add_traces(folder)
+    add_traces(folder)
     st.header("Pages")
-    home_view.page_guide()
+    page_guide()

@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from llenvs.ui.page_guard import shows_errors, through_app
-from llenvs.ui.settings_view import settings_form
+from llenvs.ui.common import settings_form, shows_errors, through_app
 from llenvs.workbench.files import traces_dir
 
 through_app()

@@ -168,7 +168,7 @@ def test_only_the_views_and_the_pages_import_streamlit():
 def test_every_view_draws_with_streamlit():
     """``llenvs/ui`` holds only Streamlit views: what runs without Streamlit is a workbench
     module (``llenvs/workbench``)."""
-    views = sorted((PACKAGE / "ui").glob("*.py"))
+    views = sorted((PACKAGE / "ui").rglob("*.py"))
     plain = [
         path.name
         for path in views
@@ -203,7 +203,7 @@ def test_the_scan_sees_imports_made_at_run_time():
 def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
     """The three reaches this test was made stricter for: ``cli`` into ``ui`` (one floor),
     ``inference`` into ``traces`` (one floor), the pool into a backend's loading module."""
-    cli = _scan("from llenvs.ui.cached import x\n", "llenvs.cli.example", is_package=False)
+    cli = _scan("from llenvs.ui.common._cached import x\n", "llenvs.cli.example", is_package=False)
     inference = _scan(
         "def f():\n    from llenvs.traces.responses_file import read\n",
         "llenvs.inference.backend_registry",
@@ -215,7 +215,7 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
         is_package=False,
     )
     assert _upward(cli + inference + pool) == [
-        "llenvs.cli.example:1 (top-level import) -> llenvs.ui.cached",
+        "llenvs.cli.example:1 (top-level import) -> llenvs.ui.common._cached",
         "llenvs.inference.backend_registry:2 (nested import) -> llenvs.traces.responses_file",
         "llenvs.workbench.models._model_pool:2 (nested import) -> "
         "llenvs.inference.backends.transformers_loading",

@@ -2,7 +2,7 @@
 
 The query string ``?file=<path>&trace=<line>&segment=<index>`` makes a view shareable (with
 ``&mode=label`` in label mode, which a move keeps); the pages read and write it through
-``llenvs.ui.browse_url``.
+``llenvs.ui.common``.
 
 Example:
     >>> BrowseLocation.from_params({"file": "runs.jsonl", "trace": "4", "segment": "x"})
@@ -21,7 +21,7 @@ MODE_PARAM = "mode"
 """The URL's parameter that keeps Browse's label mode over a reload or a shared link."""
 
 KEPT_PARAMS = (MODE_PARAM,)
-"""The URL's parameters a move (``llenvs.ui.browse_url.go_to``) keeps: how to view, not where."""
+"""The URL's parameters a move (``llenvs.ui.common.go_to``) keeps: how to view, not where."""
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ def test_the_cli_plans_runs_prints_and_reads_back_the_comparison(
 def test_compare_segmenters_plans_runs_and_shows_the_comparison_on_characters(
     trace, tmp_path, monkeypatch
 ):
-    from llenvs.ui import segmenter_values_view
+    from llenvs.ui.compare import _segmenter_values as segmenter_values_view
     from llenvs.workbench.files import TRACES_DIR_ENV
     from tests.app.test_pages import open_page, texts
 

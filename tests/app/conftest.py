@@ -1,7 +1,7 @@
 """The app tests' folder of traces (real imported ones, an HTML trace, a broken file), and the
 check every app test goes through: a test fails when ``page_guard`` showed an internal error.
 
-Pages show every error as a message (``llenvs.ui.page_guard.shows_errors``); one of an internal
+Pages show every error as a message (``llenvs.ui.common.shows_errors``); one of an internal
 type (``KeyError``, ``TypeError``, ...: ``is_internal_error``) is a bug that a page test must not
 pass over. The guard logs those; ``pytest_runtest_call`` below watches that log around each
 test and fails the test when something was logged. A test that shows one on purpose is marked
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-from llenvs.ui.page_guard import LOGGER, is_internal_error
+from llenvs.ui.common import LOGGER, is_internal_error
 from llenvs.workbench.files import TRACES_DIR_ENV, import_into
 from tests.app.served_app import CHROMIUM_ARGS
 from tests.conftest import EXTERNAL

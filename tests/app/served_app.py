@@ -46,7 +46,7 @@ def screenshot(target, name: str, **options) -> None:
 
 
 def keys_ready(page, queue: str) -> None:
-    """Wait until the key queue ``queue`` listens on the page (``llenvs.ui.key_queue``: its
+    """Wait until the key queue ``queue`` listens on the page (``llenvs.ui.common._key_queue``: its
     script loads about a second after the page has drawn; a key pressed before it is lost)."""
     page.wait_for_function(
         f"() => !!(window.__llenvsKeyQueues && window.__llenvsKeyQueues[{queue!r}]?.send)",

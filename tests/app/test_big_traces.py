@@ -16,7 +16,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-from llenvs.ui.browse_view import TEXT_LIMIT
+from llenvs.ui.browse import TEXT_LIMIT
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.segment_table import BEFORE, WINDOW
 from tests.app.test_pages import open_page, text_blocks, texts

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.ui.text_block import TEXT_CLASS
+from llenvs.ui.common import TEXT_CLASS
 from tests.app.conftest import SCRIPT, make_folder
 from tests.app.served_app import IDLE, REPO, grid_records, screenshot, served_app
 
@@ -140,8 +140,8 @@ def test_step_values_of_a_sample_trace(browser):
     run and the top steps) and one value bar per boundary that has a value."""
     from llenvs.analysis import analysis_path
     from llenvs.traces import read_traces
-    from llenvs.ui.cached import stamp
-    from llenvs.ui.shown_step_values import result_keys, shown_values
+    from llenvs.ui.browse import result_keys, shown_values
+    from llenvs.ui.common import stamp
 
     path = REPO / "sample_traces" / "products-smollm2.jsonl"
     trace = next(read_traces(path))

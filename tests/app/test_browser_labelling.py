@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from llenvs.traces import read_labels, read_traces, write_traces
-from llenvs.ui.labelling_view import LABEL_ROWS
+from llenvs.ui.browse import LABEL_ROWS
 from llenvs.workbench.models import Settings, save_settings
 from tests.app.served_app import IDLE, grid_records, keys_ready, served_app
 from tests.app.test_labelling import STEPS, _trace

@@ -17,7 +17,7 @@ from llenvs.core.intervention import Resample
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces, write_traces
-from llenvs.ui import intervention_panel
+from llenvs.ui.browse import _intervention_panel as intervention_panel
 from tests.app.test_intervention import RIGHT, _open, _responses, folder, generate
 
 __all__ = ["folder"]  # the fixture, shared with test_intervention

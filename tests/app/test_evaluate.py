@@ -12,7 +12,7 @@ from llenvs.core.run_control import RunControl
 from llenvs.evaluation.episodes import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
-from llenvs.ui import evaluate_view
+from llenvs.ui import _evaluate as evaluate_view
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import open_page, texts
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from llenvs.rewards.prm import PRM_BASE_URL_ENV
-from llenvs.ui import evaluate_view
+from llenvs.ui import _evaluate as evaluate_view
 from llenvs.workbench.jobs import EvaluationJob
 from llenvs.workbench.models import SERVED_PRM, load_settings
 from tests.app.test_evaluate import _run, _scripted, folder  # noqa: F401 (a fixture)

@@ -23,7 +23,7 @@ from llenvs.experiments import (
 from llenvs.experiments import run_experiment as run_library_experiment
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces
-from llenvs.ui import experiments_view
+from llenvs.ui import _experiments as experiments_view
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_evaluate import Held
 from tests.app.test_pages import REPO, open_page, texts

@@ -20,7 +20,7 @@ from llenvs.core.registry import environment_registry
 from llenvs.core.spec import ModelSpec
 from llenvs.evaluation import BranchRequest, branch, replay_trace
 from llenvs.traces import read_branches, read_traces, write_traces
-from llenvs.ui import intervention_panel
+from llenvs.ui.browse import _intervention_panel as intervention_panel
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import ModelKind
 from tests.app.test_pages import REPO, open_page, texts

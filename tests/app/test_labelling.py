@@ -19,7 +19,7 @@ from llenvs.traces import (
     read_traces,
     write_traces,
 )
-from llenvs.ui.labelling_view import LABEL_MODE, BrowseMode, note_key
+from llenvs.ui.browse import LABEL_MODE, BrowseMode, note_key
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import Settings, save_settings
 from tests.app.test_big_traces import select

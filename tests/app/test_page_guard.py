@@ -9,7 +9,7 @@ from tests.app.conftest import check_no_internal_errors, internal_errors_shown
 
 
 def _page_raising_key_error() -> None:
-    from llenvs.ui.page_guard import shows_errors
+    from llenvs.ui.common import shows_errors
 
     with shows_errors("reading the trace"):
         {}["segments"]  # a bug: a lookup of a key that is not there
@@ -18,7 +18,7 @@ def _page_raising_key_error() -> None:
 def _page_raising_user_errors() -> None:
     from llenvs.core.errors import UnknownName
     from llenvs.traces import TraceFormatError
-    from llenvs.ui.page_guard import shows_errors
+    from llenvs.ui.common import shows_errors
 
     for error in (
         TraceFormatError("runs.jsonl, line 2: trace.segments: missing"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llenvs.ui.text_block import TEXT_CLASS
+from llenvs.ui.common import TEXT_CLASS
 from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
 from llenvs.workbench.workbench_pages import PAGES
 from tests.app.conftest import SCRIPT
@@ -32,7 +32,7 @@ def open_page(page: str, **params: str) -> AppTest:
 
 
 def text_blocks(at: AppTest) -> list[str]:
-    """The response texts the page shows (``llenvs.ui.text_block``), as a reader sees them."""
+    """The response texts the page shows (``llenvs.ui.common``), as a reader sees them."""
     opening = f'<div class="{TEXT_CLASS}"'
     return [
         html.unescape(m.value.split(">", 1)[1].removesuffix("</div>"))

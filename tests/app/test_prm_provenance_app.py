@@ -16,7 +16,7 @@ from llenvs.evaluation import replay_trace
 from llenvs.evaluation.branching import PRM_UNSCORED
 from llenvs.rewards import prm_rewards
 from llenvs.traces import read_branches, read_traces, write_traces
-from llenvs.ui import evaluate_view
+from llenvs.ui import _evaluate as evaluate_view
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import ModelKind
 from tests.app.test_evaluate import _run, _scripted

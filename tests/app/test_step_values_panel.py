@@ -28,8 +28,9 @@ from llenvs.analysis.sidecar import append_rollouts
 from llenvs.core.backend import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
-from llenvs.ui import content_returns_view, step_values_view
-from llenvs.ui.importance_chart import WHOLE
+from llenvs.ui.browse import WHOLE
+from llenvs.ui.browse import _content_returns as content_returns_view
+from llenvs.ui.browse import _step_values as step_values_view
 from llenvs.workbench.charts import layer_names
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import ModelKind

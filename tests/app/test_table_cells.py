@@ -138,7 +138,7 @@ def _dataframe_calls(path):
 
 def test_every_table_in_the_source_draws_a_missing_value_as_missing():
     files = [
-        *(REPO / "llenvs" / "ui").glob("*.py"),
+        *(REPO / "llenvs" / "ui").rglob("*.py"),
         *(REPO / "pages").glob("*.py"),
         REPO / "app.py",
     ]

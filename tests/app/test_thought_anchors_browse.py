@@ -21,8 +21,7 @@ import pytest
 from llenvs.analysis import analysis_path, published_step_analysis, read_published
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
-from llenvs.ui.importance_chart import MEASURE, WHOLE, ZOOM
-from llenvs.ui.segment_rows_view import TAG_FILTER
+from llenvs.ui.browse import MEASURE, TAG_FILTER, WHOLE, ZOOM
 from llenvs.workbench.charts import layer_names
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.published_step_values import measure_label

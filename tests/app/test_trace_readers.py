@@ -22,7 +22,7 @@ from llenvs.traces import (
     find_trace,
     trace_line,
 )
-from llenvs.ui import browse_view
+from llenvs.ui.browse import _page as browse_view
 from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV, TraceIndex
 from tests.app.test_pages import open_page, texts

@@ -19,7 +19,7 @@ import weakref
 import psutil
 import pytest
 
-from llenvs.ui.model_loading import load_backend
+from llenvs.ui.common import load_backend
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.jobs import BackgroundJob, JobQueue
 from llenvs.workbench.models import (

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from llenvs.core.bounds import SAMPLES
-from llenvs.ui.number_box import box_label
+from llenvs.ui.common import box_label
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.number_entry import OutOfRange
 
@@ -24,7 +24,7 @@ def _page(mode: str, real: bool) -> None:
     import streamlit as st
 
     from llenvs.core.bounds import SAMPLES
-    from llenvs.ui.number_box import FloatBound, OutOfRange, number_box
+    from llenvs.ui.common import FloatBound, OutOfRange, number_box
 
     if real:
         entry = number_box(

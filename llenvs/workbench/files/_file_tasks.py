@@ -1,7 +1,7 @@
 r"""Which tasks a trace file holds, by identity, read from its first lines only.
 
 Compare runs opens on the two runs that share the most tasks (``default_runs`` in
-``llenvs.ui.run_choice``); to find them it reads each file of the folder, so it reads only
+``llenvs.ui.runs``); to find them it reads each file of the folder, so it reads only
 the first ``SAMPLED_LINES`` of each (a file of the same tasks as another shares them from its
 first lines) and nothing of a line but its task. Lines that cannot be read are passed over
 here; the file's own index reports them when it is opened.
