@@ -25,9 +25,9 @@ pytest_plugins = ["tests.tiers", "pytester"]
 DOCTEST_NAMES = {
     "environment_registry": "llenvs.core.registry",
     "SegmentedEnvironment": "llenvs.core",
-    "SamplingParams": "llenvs.core.backend",
-    "COMPLETE": "llenvs.core.intervention",
-    "Trajectory": "llenvs.core.trajectory",
+    "SamplingParams": "llenvs.core._backend",
+    "COMPLETE": "llenvs.core._intervention",
+    "Trajectory": "llenvs.core._trajectory",
     "get_backend": "llenvs.inference",
     "TaskRecord": "llenvs.traces",
     "ArithmeticPRM": "llenvs.rewards",

@@ -86,7 +86,7 @@ STEPS = (
 
 def make_file(path: Path, count: int) -> int:
     """Write ``count`` generated traces to ``path``; its size in bytes."""
-    from llenvs.core.spec import RunSpec
+    from llenvs.core.run_spec import RunSpec
     from llenvs.traces import RunRecord, SegmentRecord, TaskRecord, Trace, write_traces
 
     def trace(number: int) -> Trace:
@@ -187,7 +187,7 @@ def make_big_trace(path: Path, segments: int, characters: int) -> int:
 
     Returns the response's size in bytes.
     """
-    from llenvs.core.spec import RunSpec
+    from llenvs.core.run_spec import RunSpec
     from llenvs.traces import RunRecord, SegmentRecord, TaskRecord, Trace, write_traces
 
     records, offset = [], 0

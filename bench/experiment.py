@@ -34,8 +34,7 @@ from pathlib import Path
 
 from bench_common import ROOT, publish, started_vllm_server
 
-from llenvs.core import SamplingParams, SegmentedEnvironment
-from llenvs.core.intervention import Feedback
+from llenvs.core import Feedback, SamplingParams, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
 from llenvs.evaluation.branching import intervene

@@ -26,7 +26,7 @@ from typing import Any
 from bench_common import ROOT, main
 
 from llenvs.analysis import AnalysisParams
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.evaluation import BranchRequest
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import find_trace

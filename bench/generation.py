@@ -34,8 +34,15 @@ from dataclasses import dataclass
 
 from bench_common import publish
 
-from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import FinishReason, GenerationRequest
+from llenvs.core import (
+    FinishReason,
+    GenerationRequest,
+    Message,
+    Prompt,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import SegmentedTrajectoryRunner
 from llenvs.inference.backends.kv_sessions import KVSessionStore

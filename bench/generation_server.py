@@ -32,8 +32,16 @@ from typing import Any
 
 from bench_common import ROOT, publish, started_vllm_server
 
-from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import FinishReason, GenerationRequest, ModelBackend
+from llenvs.core import (
+    FinishReason,
+    GenerationRequest,
+    Message,
+    ModelBackend,
+    Prompt,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, SegmentedTrajectoryRunner, run_segmented_evaluation
 from llenvs.inference.backends.openai_backend import Mode, OpenAIBackend

@@ -41,7 +41,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.branching import on_policy
 from llenvs.inference.backends.transformers_loading import get_embedded_backend

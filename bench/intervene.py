@@ -33,9 +33,7 @@ from typing import Any
 
 from bench_common import ROOT, main
 
-from llenvs.core.intervention import Force
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
+from llenvs.core import Force, RunControl, RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.inference.backends.kv_sessions import KVSessionStore
 from llenvs.traces import SegmentFlag, find_trace

@@ -36,8 +36,7 @@ from bench_common import ROOT, publish
 
 sys.path.insert(0, str(ROOT))  # tests.inference.precisions
 
-from llenvs.core import Message, Prompt, SamplingParams
-from llenvs.core.backend import GenerationRequest
+from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.registry import environment_registry
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.transformers_loading import DType, make_backend

@@ -39,8 +39,7 @@ from typing import Any
 
 from bench_common import publish
 
-from llenvs.core import Message, Prompt, SamplingParams
-from llenvs.core.backend import Generation, GenerationRequest
+from llenvs.core import Generation, GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.inference.backends import padded_batch
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.transformers_loading import get_embedded_backend, make_backend

@@ -34,8 +34,12 @@ from dataclasses import dataclass
 
 from bench_common import best_seconds, main, read_jsonl
 
-from llenvs.core.segmenters import Segmenter, SentenceSegmenter, segmenter_from_spec
-from llenvs.core.segmenters.boundary_agreement import boundary_agreement
+from llenvs.core.segmenters import (
+    Segmenter,
+    SentenceSegmenter,
+    boundary_agreement,
+    segmenter_from_spec,
+)
 
 HEADING = "## Segmenters (`bench/segmenters.py`)"
 COMMAND = ".venv/bin/python bench/segmenters.py"

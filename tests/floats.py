@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from llenvs.core.backend import Generation
+from llenvs.core import Generation
 
 FLOAT_TOLERANCE = 1e-4
 """How far two float32 computations of one log-probability or score may differ (see above)."""

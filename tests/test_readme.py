@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from llenvs.core.intervention import Feedback
+from llenvs.core import Feedback
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.experiments import read_experiment, steerability_map
 from llenvs.traces import read_branches, read_traces

@@ -21,9 +21,7 @@ from typing import Any
 
 from llenvs.adapters.answers import extract_answer, has_closed_answer
 from llenvs.adapters.task import Task
-from llenvs.core.action import Action
-from llenvs.core.signal import RewardType, Signal
-from llenvs.core.state import State
+from llenvs.core import Action, RewardType, Signal, State
 
 __all__ = ["AnswerScorer", "CorrectnessReward", "FormatReward"]
 

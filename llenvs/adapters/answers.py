@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from llenvs.core.answer_tags import ANSWER_CLOSE, ANSWER_OPEN
+from llenvs.core import ANSWER_CLOSE, ANSWER_OPEN
 
 __all__ = ["ANSWER_CLOSE", "ANSWER_OPEN", "extract_answer", "extract_boxed", "has_closed_answer"]
 

@@ -32,8 +32,7 @@ from typing import Any
 
 from llenvs.adapters.question_answer import DEFAULT_INSTRUCTION, QuestionAnswerEnvironment
 from llenvs.adapters.task import Task
-from llenvs.core.environment import EnvSpec
-from llenvs.core.reward_function import RewardFunction
+from llenvs.core import EnvSpec, RewardFunction
 
 __all__ = [
     "ANSWER_COLUMNS",

@@ -5,7 +5,7 @@ format rewards. Subclasses say how to fetch task ``i`` and how to score an answe
 
 Example:
     >>> from llenvs.core import Action
-    >>> from llenvs.core.environment import EnvSpec
+    >>> from llenvs.core._environment import EnvSpec
     >>> class Sums(QuestionAnswerEnvironment):
     ...     def __len__(self):
     ...         return 3
@@ -31,13 +31,18 @@ from typing import Any
 from llenvs.adapters.answer_rewards import CorrectnessReward, FormatReward
 from llenvs.adapters.answers import ANSWER_CLOSE, extract_answer
 from llenvs.adapters.task import Task
-from llenvs.core.action import Action
-from llenvs.core.environment import EnvSpec, ResetOptions
+from llenvs.core import (
+    Action,
+    EnvSpec,
+    Observation,
+    ResetOptions,
+    RewardFunction,
+    Rewards,
+    State,
+    StateMetadata,
+    StepResult,
+)
 from llenvs.core.errors import TaskIndexError, TerminalStateError
-from llenvs.core.reward_function import RewardFunction
-from llenvs.core.signal import Rewards
-from llenvs.core.state import Observation, State, StateMetadata
-from llenvs.core.step_result import StepResult
 
 __all__ = ["DEFAULT_INSTRUCTION", "QuestionAnswerEnvironment"]
 

@@ -26,9 +26,8 @@ from reasoning_gym.utils import SYSTEM_PROMPTS
 from llenvs.adapters.answer_rewards import CorrectnessReward, FormatReward
 from llenvs.adapters.question_answer import QuestionAnswerEnvironment
 from llenvs.adapters.task import Task
-from llenvs.core.environment import EnvSpec
+from llenvs.core import EnvSpec, RewardFunction
 from llenvs.core.errors import UnknownName
-from llenvs.core.reward_function import RewardFunction
 
 __all__ = [
     "DEFAULT_SEED",

@@ -24,7 +24,7 @@ from llenvs.adapters.answer_rewards import FormatReward
 from llenvs.adapters.huggingface import answers_match
 from llenvs.adapters.question_answer import QuestionAnswerEnvironment
 from llenvs.adapters.task import Task
-from llenvs.core.environment import EnvSpec
+from llenvs.core import EnvSpec
 from llenvs.core.errors import TaskIndexError
 
 __all__ = ["TASK_RECORD_ADAPTER", "TaskRecordEnvironment"]

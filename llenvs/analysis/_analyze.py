@@ -65,10 +65,14 @@ from llenvs.analysis.statistics import (
     step_importances,
     tallies,
 )
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, Stopped, TokenGenerated
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import (
+    ModelBackend,
+    RunControl,
+    RunEvent,
+    SegmentedEnvironment,
+    Stopped,
+    TokenGenerated,
+)
 from llenvs.evaluation.branching import trace_environment
 from llenvs.evaluation.episodes import recorded_answer_opening
 from llenvs.traces.records import Trace

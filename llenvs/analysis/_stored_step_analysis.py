@@ -32,7 +32,7 @@ from llenvs.analysis._step_analysis import StepAnalysis
 from llenvs.analysis.sampling import ForcedAnswer, exact_outcome, sampled_boundaries
 from llenvs.analysis.sidecar import AnalysisKind, PublishedValues, read_analysis, stored_keys
 from llenvs.analysis.statistics import boundary_values, exact_value, step_importances
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import SegmentedEnvironment
 from llenvs.evaluation.branching import trace_environment
 from llenvs.traces.records import Trace
 

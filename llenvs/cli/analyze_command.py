@@ -60,10 +60,17 @@ from llenvs.cli.segmenter_command import planned_tokens, print_comparison, print
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.stored_values import print_stored_values
 from llenvs.cli.trace_argument import add_trace_arguments
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
-from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, SEED, TOKEN_BUDGET
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, RunObserver
+from llenvs.core import (
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS,
+    ROLLOUT_BUDGET,
+    SEED,
+    TOKEN_BUDGET,
+    ModelBackend,
+    RunControl,
+    RunEvent,
+    RunObserver,
+)
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace, find_trace

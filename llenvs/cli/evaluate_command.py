@@ -49,12 +49,9 @@ from llenvs.cli.options import (
     sampling_params,
 )
 from llenvs.cli.server_options import add_server_options, server_options
-from llenvs.core.backend import ModelBackend
-from llenvs.core.bounds import BATCH_SIZE, MAX_TOKENS
-from llenvs.core.environment import Environment
-from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.core.segmenters.spec_fields import unescape_field
-from llenvs.core.task_spec import task_count, task_indices
+from llenvs.core import BATCH_SIZE, MAX_TOKENS, Environment, ModelBackend
+from llenvs.core.run_spec import task_count, task_indices
+from llenvs.core.segmenters import segmenter_from_spec, unescape_field
 from llenvs.evaluation import LogConfig, LogTarget, run_segmented_evaluation, settle_results_file
 from llenvs.evaluation.branching import scored_environment
 from llenvs.evaluation.episodes import DEFAULT_TEXT, AnswerOpening

@@ -41,11 +41,20 @@ from typing import Any
 
 from llenvs.cli.options import add_backend_options, bounded, positive_int
 from llenvs.cli.server_options import add_server_options, recorded_backend
-from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES, SEED
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
+from llenvs.core import (
+    COMPLETE,
+    MAX_TOKENS,
+    ON_POLICY_SAMPLES,
+    SAMPLES,
+    SEED,
+    Feedback,
+    Force,
+    Intervention,
+    Resample,
+    RunControl,
+    RunEvent,
+    SamplingParams,
+)
 from llenvs.experiments import (
     BranchRecorded,
     EveryBoundary,

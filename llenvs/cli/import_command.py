@@ -30,7 +30,7 @@ from llenvs.analysis.sidecar import STUDY
 from llenvs.cli.options import PRM_BASE_URL_HELP
 from llenvs.cli.prm_scores import scored_traces
 from llenvs.cli.thought_anchors_import import import_thought_anchors
-from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.core import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.files import append_traces
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport

@@ -51,9 +51,18 @@ from llenvs.cli.options import (
 from llenvs.cli.options import sampling_params as sampling_from_args
 from llenvs.cli.server_options import add_server_options, recorded_backend
 from llenvs.cli.trace_argument import add_trace_arguments
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.bounds import ON_POLICY_SAMPLES, SAMPLES
-from llenvs.core.intervention import COMPLETE, Complete, Feedback, Force, Intervention, Resample
+from llenvs.core import (
+    COMPLETE,
+    ON_POLICY_SAMPLES,
+    SAMPLES,
+    Complete,
+    Feedback,
+    Force,
+    Intervention,
+    ModelBackend,
+    Resample,
+    SamplingParams,
+)
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import Trace, branches_path, find_trace

@@ -19,15 +19,21 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
-from llenvs.core.bounds import DATASET_SIZE, MAX_TOKENS, SEED, Bound
-from llenvs.core.environment import Environment
+from llenvs.core import (
+    DATASET_SIZE,
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS,
+    SEED,
+    Bound,
+    Environment,
+    ModelBackend,
+    SamplingParams,
+    SegmentedEnvironment,
+)
 from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
 from llenvs.core.registry import environment_registry
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core.run_spec import ModelSpec, PRMKind, PRMSpec, Provider
 from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
 from llenvs.evaluation.branching import scored_environment
 from llenvs.inference.backend_registry import NO_RESPONSE
 from llenvs.inference.responses_file import read_responses
@@ -81,7 +87,7 @@ def positive_int(text: str) -> int:
 def bounded(bound: Bound) -> Callable[[str], int]:
     """An argparse ``type``: an integer in ``bound``, refused while the arguments are parsed.
 
-    The message is the bound's own (``llenvs.core.bounds``): the workbench says the same.
+    The message is the bound's own (``llenvs.core``): the workbench says the same.
 
     Example:
         >>> bounded(MAX_TOKENS)("64")

@@ -42,8 +42,8 @@ from pathlib import Path
 from llenvs import evaluation
 from llenvs.cli.options import PRM_BASE_URL_HELP, build_backend, prm_options
 from llenvs.cli.server_options import add_server_options, server_options
-from llenvs.core.backend import ModelBackend
-from llenvs.core.spec.prm_spec import PRMKind
+from llenvs.core import ModelBackend
+from llenvs.core.run_spec import PRMKind
 from llenvs.rewards.prm import PRMScores, stored_names
 from llenvs.traces import Trace
 
@@ -147,7 +147,7 @@ def scored_traces(traces: Iterable[Trace], prm: str | None, url: str | None) -> 
     if prm is None:
         yield from traces
         return
-    from llenvs.core.spec import PRMSpec
+    from llenvs.core.run_spec import PRMSpec
     from llenvs.rewards import get_prm
     from llenvs.rewards.prm import with_prm_scores
 

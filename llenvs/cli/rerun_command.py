@@ -38,8 +38,8 @@ from rich.console import Console
 
 from llenvs.cli.server_options import add_server_options, server_options
 from llenvs.cli.trace_argument import add_trace_arguments
-from llenvs.core.backend import SamplingParams
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core import SamplingParams
+from llenvs.core.run_spec import ModelSpec, Provider
 from llenvs.evaluation.branching import recorded_model, rerun, trace_sampling_params
 from llenvs.traces import Trace, find_trace
 
@@ -109,7 +109,7 @@ def describe_sampling(trace: Trace) -> str:
 
     Example:
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> run = RunRecord(RunSpec(sampling=SamplingParams(max_tokens=9, temperature=0.7)))
         >>> describe_sampling(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run,
         ...                         response="", segments=()))

@@ -19,8 +19,8 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core import ModelBackend
+from llenvs.core.run_spec import ModelSpec, Provider
 
 __all__ = ["SERVER_OPTIONS", "add_server_options", "recorded_backend", "server_options"]
 

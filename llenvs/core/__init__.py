@@ -10,20 +10,64 @@ Example:
 
 """
 
-from llenvs.core.action import Action
-from llenvs.core.backend import (
+from llenvs.core._action import Action
+from llenvs.core._answer_tags import ANSWER_CLOSE, ANSWER_OPEN
+from llenvs.core._backend import (
     DEFAULT_MAX_TOKENS,
     BackendCapabilities,
+    BoundaryFn,
     FinishReason,
     Generation,
     GenerationRequest,
     Message,
     ModelBackend,
     Prompt,
+    Role,
     SamplingParams,
+    ScoreFn,
+    TextScore,
 )
-from llenvs.core.check_env import check_env
-from llenvs.core.environment import Environment, EnvSpec
+from llenvs.core._bounds import (
+    BATCH_SIZE,
+    DATASET_SIZE,
+    MAX_TOKENS,
+    ON_POLICY_SAMPLES,
+    ROLLOUT_BUDGET,
+    SAMPLES,
+    SEED,
+    TOKEN_BUDGET,
+    Bound,
+)
+from llenvs.core._check_env import check_env
+from llenvs.core._environment import Environment, EnvSpec, ResetOptions
+from llenvs.core._intervention import (
+    COMPLETE,
+    Complete,
+    Feedback,
+    Force,
+    Intervention,
+    Resample,
+    intervention_from_record,
+)
+from llenvs.core._intervention_kind import InterventionKind
+from llenvs.core._json_line import BOM, JsonLineError, parse_json_line, parse_json_text
+from llenvs.core._retry_policy import NO_RETRY, RetryPolicy
+from llenvs.core._reward_function import BatchRewardFunction, RewardFunction, StepTriple
+from llenvs.core._run_control import RunControl
+from llenvs.core._run_events import (
+    RunEvent,
+    RunObserver,
+    Stopped,
+    StopToken,
+    TokenGenerated,
+    fan_out,
+)
+from llenvs.core._segmented_environment import SegmentedEnvironment
+from llenvs.core._segmented_hidden import SegmentedHidden, segmented_hidden
+from llenvs.core._signal import Rewards, RewardType, Signal
+from llenvs.core._state import Observation, State, StateMetadata
+from llenvs.core._step_result import StepResult
+from llenvs.core._trajectory import Trajectory, Transition
 from llenvs.core.errors import (
     BackendError,
     EnvironmentCheckError,
@@ -33,9 +77,7 @@ from llenvs.core.errors import (
     TerminalStateError,
     UnknownName,
 )
-from llenvs.core.reward_function import BatchRewardFunction, RewardFunction
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmented_hidden import SegmentedHidden
+from llenvs.core.run_spec import ModelSpec, PRMSpec, RunSpec
 from llenvs.core.segmenters import (
     CompositeSegmenter,
     LineSegmenter,
@@ -48,25 +90,41 @@ from llenvs.core.segmenters import (
     default_segmenter,
     segmenter_from_spec,
 )
-from llenvs.core.signal import Rewards, RewardType, Signal
-from llenvs.core.spec import ModelSpec, PRMSpec, RunSpec
-from llenvs.core.state import Observation, State, StateMetadata
-from llenvs.core.step_result import StepResult
-from llenvs.core.trajectory import Trajectory, Transition
 
 __all__ = [
+    "ANSWER_CLOSE",
+    "ANSWER_OPEN",
+    "BATCH_SIZE",
+    "BOM",
+    "COMPLETE",
+    "DATASET_SIZE",
     "DEFAULT_MAX_TOKENS",
+    "MAX_TOKENS",
+    "NO_RETRY",
+    "ON_POLICY_SAMPLES",
+    "ROLLOUT_BUDGET",
+    "SAMPLES",
+    "SEED",
+    "TOKEN_BUDGET",
     "Action",
     "BackendCapabilities",
     "BackendError",
     "BatchRewardFunction",
+    "Bound",
+    "BoundaryFn",
+    "Complete",
     "CompositeSegmenter",
     "EnvSpec",
     "Environment",
     "EnvironmentCheckError",
+    "Feedback",
     "FinishReason",
+    "Force",
     "Generation",
     "GenerationRequest",
+    "Intervention",
+    "InterventionKind",
+    "JsonLineError",
     "LLMSegmenter",
     "LineSegmenter",
     "LlenvsError",
@@ -77,11 +135,19 @@ __all__ = [
     "PRMSpec",
     "PatternSegmenter",
     "Prompt",
+    "Resample",
+    "ResetOptions",
+    "RetryPolicy",
     "RewardFunction",
     "RewardType",
     "Rewards",
+    "Role",
+    "RunControl",
+    "RunEvent",
+    "RunObserver",
     "RunSpec",
     "SamplingParams",
+    "ScoreFn",
     "SegmentStream",
     "SegmentedEnvironment",
     "SegmentedHidden",
@@ -92,13 +158,23 @@ __all__ = [
     "State",
     "StateMetadata",
     "StepResult",
+    "StepTriple",
+    "StopToken",
+    "Stopped",
     "TaskIndexError",
     "TerminalStateError",
+    "TextScore",
+    "TokenGenerated",
     "TokenSegmenter",
     "Trajectory",
     "Transition",
     "UnknownName",
     "check_env",
     "default_segmenter",
+    "fan_out",
+    "intervention_from_record",
+    "parse_json_line",
+    "parse_json_text",
+    "segmented_hidden",
     "segmenter_from_spec",
 ]

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from typing import Any
 
-from llenvs.core.environment import Environment
+from llenvs.core._environment import Environment
 from llenvs.core.errors import UnknownName
 
 __all__ = [

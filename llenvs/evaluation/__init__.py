@@ -11,8 +11,7 @@ Example:
 
 """
 
-from llenvs.core.intervention import Feedback, Force, Intervention, Resample
-from llenvs.core.retry_policy import NO_RETRY, RetryPolicy
+from llenvs.core import NO_RETRY, Feedback, Force, Intervention, Resample, RetryPolicy
 from llenvs.evaluation._evaluation import (
     ProgressCallback,
     run_segmented_evaluation,

@@ -28,7 +28,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunEvent
 from llenvs.evaluation.episodes import (
     RunStarted,
     StepTaken,

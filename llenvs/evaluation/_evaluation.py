@@ -33,16 +33,19 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from llenvs.core.backend import ModelBackend, SamplingParams
+from llenvs.core import (
+    ModelBackend,
+    RetryPolicy,
+    RunControl,
+    RunEvent,
+    RunObserver,
+    SamplingParams,
+    SegmentedEnvironment,
+    Stopped,
+    fan_out,
+)
 from llenvs.core.errors import TaskIndexError
-from llenvs.core.retry_policy import RetryPolicy
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, RunObserver, Stopped, fan_out
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.spec.prm_spec import PRMSpec
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.spec.task_source import TaskSource
-from llenvs.core.task_spec import spell_tasks
+from llenvs.core.run_spec import PRMSpec, RunSpec, TaskSource, spell_tasks
 from llenvs.evaluation._console_progress import ConsoleProgress
 from llenvs.evaluation._evaluation_result import EvaluationResult
 from llenvs.evaluation._jsonl_event_log import JsonlEventLog
@@ -121,7 +124,7 @@ def run_segmented_evaluation(
             concurrent one, such as the openai backend, each as soon as it comes).
         max_steps: most live steps per trajectory.
         results_file: a trace file to append each finished trajectory to, and to resume from.
-        control: its observer gets the run's events (``llenvs.core.run_events``):
+        control: its observer gets the run's events (``llenvs.core``):
             ``RunStarted``, a ``StepTaken`` per live step, ``TrajectoryEnded`` or
             ``TrajectoryErrored`` per task once its trace is kept, ``Stopped`` when the stop
             ended the run early, and ``RunEnded`` (the workbench's live view, and tests, read

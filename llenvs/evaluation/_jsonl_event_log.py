@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunEvent
 from llenvs.evaluation.episodes import event_record
 
 __all__ = ["JsonlEventLog"]

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
+from llenvs.core import ModelBackend
 from llenvs.core.errors import UnknownName
-from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
+from llenvs.core.run_spec import PRM_NAMES, PRMKind, PRMSpec
 from llenvs.evaluation.branching import trace_base_environment
 from llenvs.rewards.prm import PRMScores, stored_names, stored_scores
 from llenvs.traces.records import Trace

@@ -1,6 +1,6 @@
 """The events of an experiment run: ``BranchRecorded`` as each branch is recorded.
 
-They are ``RunEvent``s (``llenvs.core.run_events``), taken by the same observers as the
+They are ``RunEvent``s (``llenvs.core``), taken by the same observers as the
 runner's events (``StepTaken``, ``TrajectoryEnded``, ``Stopped``), which an experiment passes on.
 
 Example:
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunEvent
 
 __all__ = ["BranchRecorded"]
 

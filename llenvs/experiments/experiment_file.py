@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.core import JsonLineError, parse_json_line
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.recipe import Recipe

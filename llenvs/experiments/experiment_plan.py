@@ -15,7 +15,7 @@ the branches') with the count of selected positions that plan no branch, by ``Sk
 ``note()`` says them in one line ("" when none was skipped).
 
 Example:
-    >>> from llenvs.core.intervention import Force
+    >>> from llenvs.core._intervention import Force
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe
     >>> from llenvs.experiments.where import MatchingRegex
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import overload
 
 from llenvs.analysis.sampling import exact_outcome
-from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
+from llenvs.core import Complete, Feedback, Force, Intervention, Resample
 from llenvs.evaluation.branching import (
     BranchJob,
     BranchRequest,

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES
+from llenvs.core import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES, SamplingParams
 from llenvs.evaluation.episodes import derived_seeds
 
 __all__ = ["How"]

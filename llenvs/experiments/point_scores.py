@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.intervention import Force
-from llenvs.core.run_control import RunControl
+from llenvs.core import Force, ModelBackend, RunControl
 from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.experiments.experiment_error import ExperimentError
 from llenvs.experiments.planned_branch import PlannedBranch

@@ -21,9 +21,9 @@ Example:
 
 from __future__ import annotations
 
+from llenvs.core import Feedback, Force
 from llenvs.core.errors import UnknownName
-from llenvs.core.intervention import Feedback, Force
-from llenvs.core.spec.answer_opening import DEFAULT_TEXT
+from llenvs.core.run_spec import DEFAULT_TEXT
 from llenvs.experiments.parent_filter import ParentFilter
 from llenvs.experiments.recipe import Recipe
 from llenvs.experiments.where import RelativePositions

@@ -6,7 +6,7 @@ JSON or TOML (``to_json``, ``to_toml``; ``load_recipe`` reads either, by the fil
 ``Resample``); a force's or feedback's text is a template (``TemplateValues``).
 
 Example:
-    >>> from llenvs.core.intervention import Feedback
+    >>> from llenvs.core._intervention import Feedback
     >>> from llenvs.experiments.where import RelativePositions
     >>> recipe = Recipe("hint", ParentFilter(), RelativePositions((0.25, 0.5)),
     ...                 Feedback("The answer is {expected}."))
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.intervention import Intervention, Resample, intervention_from_record
+from llenvs.core import Intervention, Resample, intervention_from_record
 from llenvs.experiments.how import How
 from llenvs.experiments.parent_filter import ParentFilter
 from llenvs.experiments.where import Where, where_from_record

@@ -11,7 +11,7 @@ made again by the next run.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core.intervention import Feedback
+    >>> from llenvs.core._intervention import Feedback
     >>> from llenvs.experiments.parent_filter import ParentFilter
     >>> from llenvs.experiments.recipe import Recipe
     >>> from llenvs.experiments.where import SegmentAt
@@ -43,9 +43,7 @@ from pathlib import Path
 from llenvs.analysis import published_step_analysis, stored_step_analysis
 from llenvs.analysis.sampling import final_answer
 from llenvs.analysis.sidecar import published_by_trace, stored_keys
-from llenvs.core.backend import ModelBackend
-from llenvs.core.intervention import Force
-from llenvs.core.run_control import RunControl
+from llenvs.core import Force, ModelBackend, RunControl
 from llenvs.evaluation.branching import OnPolicy, run_branches
 from llenvs.experiments.branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments.experiment_events import BranchRecorded

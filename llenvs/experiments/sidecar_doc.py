@@ -35,8 +35,7 @@ from llenvs.analysis.sidecar import (
     append_segmenter_values,
     returns_key,
 )
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import Force
+from llenvs.core import Force, SamplingParams
 from llenvs.experiments.branch_outcome import BranchOutcome
 from llenvs.experiments.experiment_file import EXPERIMENT_VERSION, ExperimentHeader
 from llenvs.experiments.how import How

@@ -6,7 +6,7 @@ answer) and ``{perturbed}`` (the segment with its first number changed: ``pertur
 these four are replaced; any other brace stays as written.
 
 Example:
-    >>> from llenvs.core.intervention import Feedback
+    >>> from llenvs.core._intervention import Feedback
     >>> values = TemplateValues(segment="So 8. ", answer="8", expected="100", perturbed="So 9. ")
     >>> values.intervention(Feedback("I think it is {expected}, not {answer}. {x}"))
     Feedback(text='I think it is 100, not 8. {x}')
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.core.intervention import Feedback, Force, Intervention
+from llenvs.core import Feedback, Force, Intervention
 
 __all__ = ["PLACEHOLDERS", "TemplateValues"]
 

@@ -22,9 +22,9 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
+from llenvs.core import ModelBackend
 from llenvs.core.errors import LlenvsError
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core.run_spec import ModelSpec, Provider
 
 __all__ = [
     "backend_options",

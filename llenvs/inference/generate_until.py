@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from llenvs.core.backend import (
+from llenvs.core import (
     DEFAULT_MAX_TOKENS,
     BoundaryFn,
     Generation,

@@ -1,4 +1,4 @@
-"""The backend contract, re-exported from ``llenvs.core.backend`` (the bottom layer).
+"""The backend contract, re-exported from ``llenvs.core`` (the bottom layer).
 
 Example:
     >>> from llenvs.inference.protocol import SamplingParams
@@ -7,7 +7,34 @@ Example:
 
 """
 
-from llenvs.core import backend as _backend
-from llenvs.core.backend import *  # noqa: F403
+from llenvs.core import (
+    DEFAULT_MAX_TOKENS,
+    BackendCapabilities,
+    BoundaryFn,
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    Message,
+    ModelBackend,
+    Prompt,
+    Role,
+    SamplingParams,
+    ScoreFn,
+    TextScore,
+)
 
-__all__ = _backend.__all__
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "BackendCapabilities",
+    "BoundaryFn",
+    "FinishReason",
+    "Generation",
+    "GenerationRequest",
+    "Message",
+    "ModelBackend",
+    "Prompt",
+    "Role",
+    "SamplingParams",
+    "ScoreFn",
+    "TextScore",
+]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.core import JsonLineError, parse_json_line
 
 __all__ = ["read_responses"]
 

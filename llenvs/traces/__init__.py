@@ -13,7 +13,7 @@ Example:
 
 """
 
-from llenvs.core.intervention_kind import InterventionKind
+from llenvs.core import InterventionKind
 from llenvs.traces._schema_doc import (
     CHOICES,
     JSON_NAMES,

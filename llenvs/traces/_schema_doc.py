@@ -18,10 +18,8 @@ import textwrap
 from collections.abc import Mapping
 from enum import Enum
 
-from llenvs.core.backend import Message, SamplingParams
-from llenvs.core.intervention import Resample
-from llenvs.core.intervention_kind import InterventionKind
-from llenvs.core.spec import (
+from llenvs.core import InterventionKind, Message, Resample, SamplingParams
+from llenvs.core.run_spec import (
     AnswerOpening,
     ModelSpec,
     PRMKind,
@@ -123,12 +121,12 @@ of an export holds its `trace_id`), skips those already in its output, and refus
 rows are in another format, naming file and line.
 
 The event log of `llenvs evaluate` (`llenvs_logs/*.jsonl`) holds the run's typed events
-(`llenvs.core.run_events`), one `event_record` per line: `event` (`start`, `step`,
+(`llenvs.core`), one `event_record` per line: `event` (`start`, `step`,
 `trajectory_end`, `error`, `stopped`, `end`), `time`, then the event's fields. It numbers
 segments as traces do: a `step` event's `segment_index` is the segment's `index` here, 0-based;
 its `trajectory` is the task's place in the run's task list.
 
-`run.spec` is the run as one value (`llenvs.core.spec.RunSpec.to_record()`, stored verbatim):
+`run.spec` is the run as one value (`llenvs.core.run_spec.RunSpec.to_record()`, stored verbatim):
 where the tasks came from, the segmenter, the model (its provider and options: a local model's
 precision, `dtype`, an OpenAI-compatible server's URL, mode and tokenizer; never a key), the
 PRM that scored the steps (its kind and options, with the PRM's class and aggregation where
@@ -159,7 +157,7 @@ RULES = """\
 ## Reading and writing rules
 
 `TraceReader` reads a trace file line by line, and the importers (`llenvs import`,
-`TraceImport`) read outside JSON Lines files, under the same rules (`llenvs.core.json_line`):
+`TraceImport`) read outside JSON Lines files, under the same rules (`llenvs.core`):
 
 - Accepted: UTF-8 text; a byte-order mark at the start of line 1 (dropped); CRLF line ends;
   blank lines (ignored); lines of any length.

@@ -7,9 +7,9 @@ fragment redraws the tasks' status while it runs, with Stop. The traces land in 
 folder, in a file named after the settings, so running them again resumes it.
 
 Every number in the form is checked against its real bound before anything is built: the
-boxes' limits are the library's (``llenvs.core.bounds``), a box out of them says so and Run is
+boxes' limits are the library's (``llenvs.core``), a box out of them says so and Run is
 off (``number_box``), and the tasks are read by
-``llenvs.core.task_spec`` against the dataset's size, so ``0-99999999`` on a dataset of 100
+``llenvs.core.run_spec`` against the dataset's size, so ``0-99999999`` on a dataset of 100
 tasks is refused at once, as the CLI refuses it.
 
 Example:
@@ -30,11 +30,10 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.adapters.reasoning_gym import dataset_names
-from llenvs.core.backend import DEFAULT_MAX_TOKENS
-from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
+from llenvs.core import BATCH_SIZE, DATASET_SIZE, DEFAULT_MAX_TOKENS, MAX_TOKENS, SEED
 from llenvs.core.registry import environment_registry
-from llenvs.core.segmenters.spec import segmenter_from_spec
-from llenvs.core.task_spec import parse_tasks
+from llenvs.core.run_spec import parse_tasks
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.traces import Trace, read_traces
 from llenvs.ui.common import (

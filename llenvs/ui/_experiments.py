@@ -25,8 +25,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from llenvs.core.bounds import MAX_TOKENS, ON_POLICY_SAMPLES, SAMPLES, Bound
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention
+from llenvs.core import (
+    COMPLETE,
+    MAX_TOKENS,
+    ON_POLICY_SAMPLES,
+    SAMPLES,
+    Bound,
+    Feedback,
+    Force,
+    Intervention,
+)
 from llenvs.experiments import (
     READY_RECIPES,
     EveryBoundary,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from llenvs.adapters.answers import extract_answer
 from llenvs.analysis.statistics import wilson_interval
-from llenvs.core.intervention import Complete, Feedback, Force, Resample
+from llenvs.core import Complete, Feedback, Force, Resample
 from llenvs.traces import BranchRecord, InterventionKind, Trace
 from llenvs.workbench.whitespace import one_line, only_whitespace_differs, visible_whitespace
 
@@ -112,7 +112,7 @@ def branch_label(branch: Trace) -> str:
     Example:
         >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> from llenvs.traces.records._run import RunRecord
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> text = "<answer>14</answer>"
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
         ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True,

@@ -8,7 +8,7 @@ the number used. Whole-number ranges are the library's ``Bound`` (the CLI checks
 ones); ``FloatBound`` is a range of real numbers (a temperature, a width).
 
 Example:
-    >>> from llenvs.core.bounds import SAMPLES
+    >>> from llenvs.core._bounds import SAMPLES
     >>> read_number("99999999999999999999", SAMPLES).problem
     'samples must be 1..16 (the resamples of one intervention, generated together), got 99999999999999999999'
     >>> read_number("0", SAMPLES, OutOfRange.CLAMP)
@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from enum import Enum
 from typing import Generic, TypeVar, overload
 
-from llenvs.core.bounds import Bound
+from llenvs.core import Bound
 
 __all__ = ["TEMPERATURE", "FloatBound", "NumberEntry", "OutOfRange", "allowed", "read_number"]
 
@@ -131,7 +131,7 @@ def read_number(
     ``name`` is how the box's user knows the number (its label); the bound's own by default.
 
     Example:
-        >>> from llenvs.core.bounds import MAX_TOKENS
+        >>> from llenvs.core._bounds import MAX_TOKENS
         >>> read_number(" 1e3 ", MAX_TOKENS).value
         1000
         >>> read_number("2.5", MAX_TOKENS, name="max tokens").problem

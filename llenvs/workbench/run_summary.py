@@ -6,7 +6,7 @@ it does not state "not recorded"; fields an older record kept that map to no spe
 field are named.
 
 Example:
-    >>> from llenvs.core.spec import ModelSpec, RunSpec, SegmenterSpec
+    >>> from llenvs.core.run_spec import ModelSpec, RunSpec, SegmenterSpec
     >>> from llenvs.traces import RunRecord
     >>> run = RunRecord(RunSpec(model=ModelSpec.parse("transformers", dtype="float32"),
     ...                         sampling=SamplingParams(max_tokens=96),
@@ -20,8 +20,8 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.spec import PRMKind, RunSpec
+from llenvs.core import SamplingParams
+from llenvs.core.run_spec import PRMKind, RunSpec
 from llenvs.rewards import PRM_REWARD_NAME
 from llenvs.rewards.prm import describe_prm
 from llenvs.traces import Trace
@@ -78,7 +78,7 @@ def prm_summary(trace: Trace) -> str:
 
     Example:
         >>> import dataclasses
-        >>> from llenvs.core.spec import PRMSpec
+        >>> from llenvs.core.run_spec import PRMSpec
         >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
         >>> scored = SegmentRecord(0, 0, 2, "ok", prm_scores={"prm": 0.5})
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="ok", segments=(scored,))

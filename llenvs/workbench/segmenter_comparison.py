@@ -20,8 +20,7 @@ import plotly.graph_objects as go
 
 from llenvs.analysis.instruments import MAX_SEGMENTERS
 from llenvs.core.errors import LlenvsError
-from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement
+from llenvs.core.segmenters import BoundaryAgreement, segmenter_from_spec
 from llenvs.rewards import PRM, ArithmeticPRM
 from llenvs.workbench.whitespace import one_line
 

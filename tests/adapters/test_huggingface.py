@@ -105,8 +105,7 @@ def test_answers_match(answer: str, expected: str, same: bool) -> None:
 
 
 def test_passes_check_env_alone_and_segmented(tmp_path: Path) -> None:
-    from llenvs.core import SegmentedEnvironment
-    from llenvs.core.check_env import check_env
+    from llenvs.core import SegmentedEnvironment, check_env
 
     env = HuggingFaceEnvironment(str(_jsonl(tmp_path, ROWS)))
     check_env(env)

@@ -5,8 +5,14 @@ from llenvs.adapters.reasoning_gym import (
     ReasoningGymEnvironment,
     dataset_names,
 )
-from llenvs.core import Action, RewardType, TaskIndexError, TerminalStateError, UnknownName
-from llenvs.core.check_env import check_env
+from llenvs.core import (
+    Action,
+    RewardType,
+    TaskIndexError,
+    TerminalStateError,
+    UnknownName,
+    check_env,
+)
 from llenvs.core.registry import environment_registry
 
 

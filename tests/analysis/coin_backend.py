@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from llenvs.core.backend import BackendCapabilities, FinishReason, Generation, GenerationRequest
+from llenvs.core import BackendCapabilities, FinishReason, Generation, GenerationRequest
 from llenvs.traces import Trace
 
 WRONG = ("98", "104", "7")

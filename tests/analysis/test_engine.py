@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from llenvs.analysis import AnalysisParams, analyze_trace, forced_answers, run_rollouts
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import BackendCapabilities, RunControl
 from llenvs.core.errors import BackendError
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation import NO_RETRY
 from tests.analysis.conftest import TRUE_VALUES
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from llenvs.analysis import AnalysisParams, RoundDone, analyze_trace
 from llenvs.analysis.statistics import FirstDropSchedule
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunControl, RunEvent
 from llenvs.traces import SegmentRecord, TaskRecord, Trace
 
 TEXTS = (

@@ -30,16 +30,16 @@ from llenvs.analysis.instruments import (
 from llenvs.analysis.sidecar import read_analysis, read_segmenter_values
 from llenvs.cli import analyze_command
 from llenvs.cli.main import main
-from llenvs.core import SegmentedEnvironment
-from llenvs.core.backend import (
+from llenvs.core import (
     DEFAULT_MAX_TOKENS,
     BackendCapabilities,
     FinishReason,
     Generation,
+    RunControl,
+    SegmentedEnvironment,
+    StopToken,
 )
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import StopToken
 from llenvs.evaluation import replay_trace
 from llenvs.traces import read_traces, write_traces
 

@@ -15,8 +15,7 @@ from llenvs.analysis import (
     analyze_trace,
     read_analysis,
 )
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import Stopped, StopToken, fan_out
+from llenvs.core import RunControl, Stopped, StopToken, fan_out
 
 PARAMS = AnalysisParams(budget=60, width=0.2, seed=11)
 

@@ -16,7 +16,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.core.backend import Generation, GenerationRequest
+from llenvs.core import Generation, GenerationRequest
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TraceReader
 

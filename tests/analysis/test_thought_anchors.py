@@ -28,8 +28,8 @@ from llenvs.analysis.sidecar import (
     thought_anchors_folders,
 )
 from llenvs.cli.main import main
-from llenvs.core.intervention import Resample
-from llenvs.core.spec import SegmenterSpec
+from llenvs.core import Resample
+from llenvs.core.run_spec import SegmenterSpec
 from llenvs.evaluation import BranchRequest, branch, trace_base_environment
 from llenvs.inference import get_backend
 from llenvs.traces import SegmentFlag, read_traces

@@ -11,8 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment
-from llenvs.core.intervention import Feedback, Force
+from llenvs.core import Feedback, Force, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
 from llenvs.traces import BranchRecord, read_traces

@@ -24,7 +24,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import read_branches, read_traces
 from tests.app.served_app import REPO, screenshot, served_app

@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llenvs.core import SegmentedEnvironment
-from llenvs.core.intervention import Feedback
+from llenvs.core import Feedback, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
 from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment, summarize

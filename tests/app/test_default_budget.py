@@ -11,9 +11,7 @@ from dataclasses import replace
 
 from llenvs.cli import intervene_command
 from llenvs.cli.main import main
-from llenvs.core import DEFAULT_MAX_TOKENS
-from llenvs.core.backend import BackendCapabilities
-from llenvs.core.intervention import Resample
+from llenvs.core import DEFAULT_MAX_TOKENS, BackendCapabilities, Resample
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, read_traces, write_traces

@@ -6,9 +6,8 @@ import threading
 
 import pytest
 
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import BackendCapabilities, RunControl
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation.episodes import AnswerOpening
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
@@ -195,8 +194,8 @@ def test_a_task_range_beyond_the_dataset_is_refused_and_a_corrected_box_clears_i
 
 
 def test_the_boxes_take_the_library_bounds(folder):
-    """Item 1: the boxes' limits are the bounds the CLI checks (``llenvs.core.bounds``)."""
-    from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
+    """Item 1: the boxes' limits are the bounds the CLI checks (``llenvs.core._bounds``)."""
+    from llenvs.core import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, SEED
 
     at = open_page("evaluate")
     at.text_input(key="ev-tasks").input("1").run()
@@ -228,7 +227,7 @@ def test_a_run_whose_tasks_errored_says_so_in_the_headline(
     import functools
     import socket
 
-    from llenvs.core.retry_policy import RetryPolicy
+    from llenvs.core import RetryPolicy
     from llenvs.workbench.jobs import _evaluation_job as evaluation_job
     from llenvs.workbench.models import Settings, save_settings
 

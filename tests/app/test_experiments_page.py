@@ -9,10 +9,8 @@ from urllib.parse import parse_qsl
 import pytest
 from scipy.stats import binomtest
 
-from llenvs.core.backend import TextScore
-from llenvs.core.intervention import Feedback, Force
-from llenvs.core.spec.answer_opening import DEFAULT_TEXT
-from llenvs.core.spec.model_spec import Provider
+from llenvs.core import Feedback, Force, TextScore
+from llenvs.core.run_spec import DEFAULT_TEXT, Provider
 from llenvs.experiments import (
     How,
     ParentFilter,

@@ -13,11 +13,9 @@ import time
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment
-from llenvs.core.backend import BackendCapabilities
-from llenvs.core.intervention import Complete, Feedback, Force
+from llenvs.core import BackendCapabilities, Complete, Feedback, Force, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.core.spec import ModelSpec
+from llenvs.core.run_spec import ModelSpec
 from llenvs.evaluation import BranchRequest, branch, replay_trace
 from llenvs.traces import read_branches, read_traces, write_traces
 from llenvs.ui.browse import _intervention_panel as intervention_panel

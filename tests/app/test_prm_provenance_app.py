@@ -11,7 +11,7 @@ import pytest
 
 from llenvs.core import SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.core.spec import PRMKind, PRMSpec
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.evaluation import replay_trace
 from llenvs.evaluation.branching import PRM_UNSCORED
 from llenvs.rewards import prm_rewards

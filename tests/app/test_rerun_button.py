@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from llenvs.core import SamplingParams, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.core.spec import ModelSpec, Provider, RunSpec
+from llenvs.core.run_spec import ModelSpec, Provider, RunSpec
 from llenvs.evaluation import LogConfig, replay_trace, run_segmented_evaluation
 from llenvs.traces import read_traces, write_traces
 from llenvs.workbench.files import TRACES_DIR_ENV

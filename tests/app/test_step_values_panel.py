@@ -25,7 +25,7 @@ from llenvs.analysis import (
     read_analysis,
 )
 from llenvs.analysis.sidecar import append_rollouts
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import BackendCapabilities
 from llenvs.evaluation import trace_environment
 from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui.browse import WHOLE

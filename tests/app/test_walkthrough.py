@@ -14,7 +14,7 @@ import shutil
 import pytest
 from scipy.stats import percentileofscore
 
-from llenvs.core.intervention import Feedback, Force, Resample
+from llenvs.core import Feedback, Force, Resample
 from llenvs.traces import read_branches, read_traces
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import ModelKind

@@ -1,5 +1,5 @@
 """Issue 24 item 1: every number typed on the command line is checked against its real bound
-(``llenvs.core.bounds``, the dataset's size) before anything is built, with a message naming it.
+(``llenvs.core._bounds``, the dataset's size) before anything is built, with a message naming it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.traces import SegmentFlag, read_branches, read_traces
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.core import JsonLineError, parse_json_line
 
 MISSING = "/no/such/file.jsonl"
 

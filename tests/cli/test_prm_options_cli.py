@@ -11,7 +11,7 @@ import pytest
 
 import llenvs.inference
 from llenvs.cli.main import main
-from llenvs.core.spec import PRMKind, PRMSpec
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.rewards.prm import PRM_BASE_URL_ENV
 from llenvs.traces import read_branches, read_traces
 from tests.rewards.test_vllm_prm import FakePooling, running_fake_pooling

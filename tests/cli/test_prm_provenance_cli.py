@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.core.spec import PRMKind, PRMSpec
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.traces import SCHEMA_VERSION, read_branches, read_traces, write_traces
 
 REPO = Path(__file__).resolve().parents[2]

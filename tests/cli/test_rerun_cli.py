@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.core.spec import ModelSpec, Provider, TaskSource
+from llenvs.core.run_spec import ModelSpec, Provider, TaskSource
 from llenvs.traces import RunRecord, find_trace, read_branches, read_traces, write_traces
 from tests.cli.test_commands import llenvs
 

@@ -1,6 +1,6 @@
 import pytest
 
-from llenvs.core.backend import (
+from llenvs.core import (
     FinishReason,
     Generation,
     GenerationRequest,

@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 
 from llenvs.analysis.sampling import StoppableBackend
-from llenvs.core.backend import BackendCapabilities, ModelBackend, SamplingParams
+from llenvs.core import (
+    BackendCapabilities,
+    ModelBackend,
+    SamplingParams,
+    SegmentedEnvironment,
+    StopToken,
+)
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_events import StopToken
-from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import TokenSegmenter
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
 from llenvs.evaluation.episodes import TokenContinuationStrategy

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llenvs.core.bounds import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, ROLLOUT_BUDGET, SEED, Bound
+from llenvs.core import BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, ROLLOUT_BUDGET, SEED, Bound
 from llenvs.core.errors import OutOfBoundsError
 
 BOUNDS = [BATCH_SIZE, DATASET_SIZE, MAX_TOKENS, ROLLOUT_BUDGET, SEED]

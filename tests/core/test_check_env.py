@@ -4,8 +4,7 @@ import pytest
 
 from llenvs.adapters.question_answer import QuestionAnswerEnvironment
 from llenvs.adapters.task import Task
-from llenvs.core import Action, EnvironmentCheckError, EnvSpec, Rewards, StepResult
-from llenvs.core.check_env import check_env
+from llenvs.core import Action, EnvironmentCheckError, EnvSpec, Rewards, StepResult, check_env
 
 
 class Sums(QuestionAnswerEnvironment):

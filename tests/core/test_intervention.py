@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.errors import OutOfBoundsError
-from llenvs.core.intervention import (
+from llenvs.core import (
     COMPLETE,
     Complete,
     Feedback,
     Force,
     Resample,
+    SamplingParams,
     intervention_from_record,
 )
+from llenvs.core.errors import OutOfBoundsError
 from llenvs.evaluation import COMPLETE as GUIDE_COMPLETE
 from llenvs.evaluation import ForceAction, step_decision
 from llenvs.traces import BranchRecord

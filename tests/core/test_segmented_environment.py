@@ -9,8 +9,8 @@ from llenvs.core import (
     SentenceSegmenter,
     Signal,
     TerminalStateError,
+    check_env,
 )
-from llenvs.core.check_env import check_env
 
 RESPONSE = "First, count. There are 2 dogs.\nSo 2 × 4 = 8. <answer>100</answer>"
 

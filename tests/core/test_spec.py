@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llenvs.core.backend import SamplingParams
+from llenvs.core import SamplingParams
 from llenvs.core.errors import UnknownName
-from llenvs.core.spec import (
+from llenvs.core.run_spec import (
+    AGGREGATIONS,
     AnswerOpening,
     ModelSpec,
     PRMKind,
@@ -24,7 +25,6 @@ from llenvs.core.spec import (
     ServerMode,
     TaskSource,
 )
-from llenvs.core.spec.prm_spec import AGGREGATIONS
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 maybe_text = st.none() | text
@@ -349,13 +349,13 @@ def test_a_segmenter_spec_builds_the_segmenter_it_names():
 @pytest.mark.slow
 def test_importing_the_spec_imports_no_heavy_library_and_no_upper_layer():
     code = (
-        "import sys, json; import llenvs.core.spec; "
+        "import sys, json; import llenvs.core.run_spec; "
         "print(json.dumps(sorted(m for m in sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     modules = set(json.loads(out.stdout))
     heavy = ["torch", "transformers", "streamlit", "openai", "plotly", "pandas"]
-    assert "llenvs.core.spec" in modules
+    assert "llenvs.core.run_spec" in modules
     assert [m for m in heavy if m in modules] == []
     layers = {m.split(".")[1] for m in modules if m.startswith("llenvs.")}
     assert layers <= {"core", "tiktoken_cache"}  # the layer 0 of tests/test_layers.py

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llenvs.core.errors import LlenvsError, OutOfBoundsError
-from llenvs.core.task_spec import parse_tasks, task_count, task_indices
+from llenvs.core.run_spec import parse_tasks, task_count, task_indices
 
 
 def _peak_bytes(work):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from llenvs.core import (
+    BackendCapabilities,
     FinishReason,
     Generation,
     SegmentedEnvironment,
     Segmenter,
     SentenceSegmenter,
 )
-from llenvs.core.backend import BackendCapabilities
 from llenvs.core.segmenters import FirstCut
 from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
 from tests.helpers import Hesitation

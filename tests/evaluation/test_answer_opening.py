@@ -9,8 +9,7 @@ import sys
 import pytest
 
 from llenvs.analysis.sampling import AnalysisParams, run_rollouts
-from llenvs.core import SamplingParams
-from llenvs.core.intervention import Force
+from llenvs.core import Force, SamplingParams
 from llenvs.evaluation import (
     BranchRequest,
     ForceAction,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+from llenvs.core import COMPLETE, Feedback, Force, Resample, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.errors import TerminalStateError
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
 from llenvs.evaluation import BranchRequest, branch, replay_trace
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import SegmentFlag, Trace, read_traces, write_traces

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core import (
+    COMPLETE,
+    Feedback,
+    Force,
+    Resample,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.evaluation import (
     BranchRequest,
     branch,

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import Stopped, StopToken
+from llenvs.core import (
+    COMPLETE,
+    Feedback,
+    Force,
+    Resample,
+    RunControl,
+    SamplingParams,
+    Stopped,
+    StopToken,
+)
 from llenvs.evaluation import BranchRequest, branch
 from llenvs.evaluation.branching import BranchJob, run_branches
 from llenvs.evaluation.episodes import TrajectoryEnded

@@ -5,9 +5,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import BackendCapabilities, RunControl
 from llenvs.core.errors import BackendError
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.evaluation.episodes import TrajectoryEnded
 from tests.evaluation.conftest import SCRIPT, KeyedBackend

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core import SamplingParams, SegmentedEnvironment
+from llenvs.core import RetryPolicy, RunControl, SamplingParams, SegmentedEnvironment, StopToken
 from llenvs.core.errors import EpisodePhaseError, PermanentBackendError
 from llenvs.core.registry import environment_registry
-from llenvs.core.retry_policy import RetryPolicy
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import StopToken
 from llenvs.evaluation import COMPLETE
 from llenvs.evaluation.episodes import (
     TRANSITIONS,

@@ -6,12 +6,16 @@ import json
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import (
+    BackendCapabilities,
+    RunControl,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+    Stopped,
+    StopToken,
+)
 from llenvs.core.errors import BackendError, TaskIndexError
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import Stopped, StopToken
-from llenvs.core.spec import SegmenterSpec
+from llenvs.core.run_spec import SegmenterSpec
 from llenvs.evaluation import (
     LogConfig,
     RetryPolicy,

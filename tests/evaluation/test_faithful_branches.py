@@ -16,10 +16,16 @@ import sys
 
 import pytest
 
-from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.intervention import COMPLETE, Feedback, Resample
+from llenvs.core import (
+    COMPLETE,
+    Feedback,
+    Resample,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.core.registry import environment_registry
-from llenvs.core.spec import ModelSpec, RunSpec
+from llenvs.core.run_spec import ModelSpec, RunSpec
 from llenvs.evaluation import (
     BranchRequest,
     SegmentedTrajectoryRunner,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment
+from llenvs.core import Force, SegmentedEnvironment
 from llenvs.core.errors import BackendError
-from llenvs.core.intervention import Force
-from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec
+from llenvs.core.run_spec import ModelSpec, PRMKind, PRMSpec
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.branching import replay_trace
 from llenvs.inference import get_backend

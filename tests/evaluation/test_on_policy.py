@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from llenvs.core.backend import BackendCapabilities
+from llenvs.core import BackendCapabilities
 from llenvs.evaluation.branching import OnPolicyError, on_policy, prefix_prompt
 from llenvs.inference.backend_registry import get_backend
 from llenvs.traces import read_traces

@@ -10,9 +10,8 @@ import threading
 
 import pytest
 
-from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
+from llenvs.core import RunControl, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path

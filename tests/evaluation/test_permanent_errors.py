@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment, SentenceSegmenter
+from llenvs.core import RunControl, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.inference import get_backend
 

@@ -11,6 +11,7 @@ import pytest
 
 from llenvs.core import (
     Action,
+    GenerationRequest,
     Message,
     Prompt,
     SamplingParams,
@@ -18,7 +19,6 @@ from llenvs.core import (
     SentenceSegmenter,
     TokenSegmenter,
 )
-from llenvs.core.backend import GenerationRequest
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner
 from llenvs.evaluation.episodes import TokenContinuationStrategy

@@ -21,10 +21,17 @@ from llenvs.analysis import (
     analyze_trace,
     run_rollouts,
 )
-from llenvs.core import SamplingParams, SegmentedEnvironment
-from llenvs.core.intervention import Force, Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, Stopped, StopToken, TokenGenerated
+from llenvs.core import (
+    Force,
+    Resample,
+    RunControl,
+    RunEvent,
+    SamplingParams,
+    SegmentedEnvironment,
+    Stopped,
+    StopToken,
+    TokenGenerated,
+)
 from llenvs.evaluation import (
     BranchRequest,
     LogConfig,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from llenvs.core import SegmentedEnvironment
+from llenvs.core import RunControl, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_control import RunControl
 from llenvs.evaluation import COMPLETE, ForceAction, LogConfig, run_segmented_evaluation
 from llenvs.evaluation.episodes import StepTaken, event_record
 from llenvs.inference import get_backend

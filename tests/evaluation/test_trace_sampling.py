@@ -11,8 +11,7 @@ import dataclasses
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.core import SamplingParams, SegmentedEnvironment
-from llenvs.core.intervention import Resample
+from llenvs.core import Resample, SamplingParams, SegmentedEnvironment
 from llenvs.evaluation import BranchRequest, branch, replay_trace, trace_sampling_params
 from llenvs.inference.backends.scripted import ScriptedBackend
 from llenvs.traces import Trace, TraceFormatError, read_branches, write_traces

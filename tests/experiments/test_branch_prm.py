@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from llenvs.core.intervention import COMPLETE, Feedback, Force
-from llenvs.core.spec.prm_spec import PRMSpec
+from llenvs.core import COMPLETE, Feedback, Force
+from llenvs.core.run_spec import PRMSpec
 from llenvs.evaluation.branching import PRM_UNSCORED, intervene
 from llenvs.experiments import ParentFilter, Recipe, SegmentAt, plan_file, run_experiment
 from llenvs.experiments.run_experiment import EXPERIMENT_METADATA

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from llenvs.core.intervention import Force
-from llenvs.core.spec.answer_opening import DEFAULT_TEXT
+from llenvs.core import Force
+from llenvs.core.run_spec import DEFAULT_TEXT
 from llenvs.experiments import (
     RelativePositions,
     plan_file,

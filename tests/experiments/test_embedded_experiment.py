@@ -7,7 +7,7 @@ import shutil
 import pytest
 from scipy.stats import percentileofscore
 
-from llenvs.core.intervention import Feedback, Force
+from llenvs.core import Feedback, Force
 from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.experiments import (
     How,

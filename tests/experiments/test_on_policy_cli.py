@@ -15,7 +15,7 @@ import shutil
 
 from llenvs.cli import experiment_command
 from llenvs.cli.main import main
-from llenvs.core.backend import GenerationRequest, SamplingParams
+from llenvs.core import GenerationRequest, SamplingParams
 from llenvs.evaluation.branching import prefix_prompt
 from llenvs.evaluation.episodes import derived_seeds
 from llenvs.experiments import read_experiment

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.experiments import TemplateValues, perturbed
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")

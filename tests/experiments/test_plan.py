@@ -7,8 +7,7 @@ import shutil
 
 import pytest
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core import COMPLETE, Feedback, Force, Resample, SamplingParams
 from llenvs.experiments import (
     EveryBoundary,
     ExperimentError,

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from llenvs.analysis import RunTask, pair_runs
-from llenvs.core.intervention import Feedback
+from llenvs.core import Feedback
 from llenvs.experiments import ExperimentError, How, ParentFilter, Recipe, summarize
 from llenvs.experiments.branch_outcome import BranchOutcome
 from llenvs.experiments.experiment_as_runs import open_experiment_runs, parent_tasks, trace_lines

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core import COMPLETE, Feedback, Force, Resample, SamplingParams
 from llenvs.experiments import (
     READY_RECIPES,
     EveryBoundary,

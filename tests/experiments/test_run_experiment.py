@@ -9,9 +9,7 @@ import pytest
 
 from llenvs.analysis import compare_paired
 from llenvs.analysis.statistics import wilson_interval
-from llenvs.core.intervention import Feedback, Force
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import StopToken
+from llenvs.core import Feedback, Force, RunControl, StopToken
 from llenvs.evaluation.episodes import StepTaken
 from llenvs.experiments import (
     BranchRecorded,

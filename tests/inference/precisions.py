@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from llenvs.core.backend import Generation
+from llenvs.core import Generation
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.transformers_loading import make_backend
 

@@ -14,8 +14,7 @@ import gguf
 import numpy as np
 import pytest
 
-from llenvs.core import Message, Prompt, SamplingParams
-from llenvs.core.backend import GenerationRequest
+from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.errors import BackendError
 from llenvs.inference.backends.gguf_folder import llama_config, read_gguf
 from tests.floats import assert_same_generations, close

@@ -12,8 +12,7 @@ import time
 
 import pytest
 
-from llenvs.core import Message, Prompt, SamplingParams
-from llenvs.core.backend import GenerationRequest
+from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.inference.backends.transformers_backend import TransformersBackend
 from llenvs.inference.backends.turn_lock import TurnLock
 from tests.floats import assert_same_generations

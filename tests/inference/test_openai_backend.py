@@ -13,13 +13,20 @@ from functools import cache
 import pytest
 from scipy.stats import percentileofscore
 
-from llenvs.core import Message, Prompt, SamplingParams, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import FinishReason, GenerationRequest
+from llenvs.core import (
+    FinishReason,
+    GenerationRequest,
+    Message,
+    Prompt,
+    Resample,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.core.intervention import Resample
 from llenvs.core.registry import environment_registry
+from llenvs.core.run_spec import RunSpec
 from llenvs.core.segmenters import TokenSegmenter
-from llenvs.core.spec import RunSpec
 from llenvs.evaluation import (
     COMPLETE,
     BranchRequest,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.inference import get_backend
 from llenvs.inference.backends.embedded_model import embedded_model_path
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import openai
 import pytest
 
-from llenvs.core import Message, Prompt, SamplingParams
-from llenvs.core.backend import FinishReason, GenerationRequest
+from llenvs.core import FinishReason, GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
-from llenvs.core.spec import RunSpec
+from llenvs.core.run_spec import RunSpec
 from llenvs.evaluation import RetryPolicy
 from llenvs.inference import backend_options, backend_providers, backend_spec, get_backend
 from llenvs.inference.backends.generation_reader import GenerationReader

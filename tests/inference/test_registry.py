@@ -24,6 +24,6 @@ def test_scripted_takes_no_model_name():
 
 
 def test_protocol_reexports_the_core_values():
-    from llenvs.core.backend import SamplingParams as core_params
+    from llenvs.core import SamplingParams as core_params
 
     assert SamplingParams is core_params

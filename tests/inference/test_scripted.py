@@ -1,7 +1,14 @@
 import pytest
 
-from llenvs.core import BackendError, SentenceSegmenter
-from llenvs.core.backend import FinishReason, GenerationRequest, Message, Prompt, SamplingParams
+from llenvs.core import (
+    BackendError,
+    FinishReason,
+    GenerationRequest,
+    Message,
+    Prompt,
+    SamplingParams,
+    SentenceSegmenter,
+)
 from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
 
 USER = (Message("user", "How many legs?"),)

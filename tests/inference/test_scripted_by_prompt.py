@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.errors import BackendError, PermanentBackendError
 from llenvs.inference.backends.scripted import ScriptedBackend
 

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import threading
 
-from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import GenerationRequest, Message, Prompt
+from llenvs.core import (
+    GenerationRequest,
+    Message,
+    Prompt,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+)
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import SegmentedTrajectoryRunner
 

@@ -6,13 +6,13 @@ import pytest
 
 from llenvs.core import (
     FinishReason,
+    GenerationRequest,
     LLMSegmenter,
     Message,
     Prompt,
     SamplingParams,
     SentenceSegmenter,
 )
-from llenvs.core.backend import GenerationRequest
 from llenvs.core.errors import BackendError
 from llenvs.evaluation.episodes import same_tokenizer
 from llenvs.inference import get_backend

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from llenvs.core.backend import BackendCapabilities, FinishReason, Generation
+from llenvs.core import BackendCapabilities, FinishReason, Generation
 from llenvs.core.errors import BackendError
 from llenvs.inference import get_backend
 from llenvs.rewards import PRM, BatchPRM, JudgingPRM, get_prm, score_traces

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from llenvs.core.backend import BackendCapabilities
-from llenvs.core.spec import ModelSpec, PRMKind, PRMSpec, RunSpec
+from llenvs.core import BackendCapabilities
+from llenvs.core.run_spec import ModelSpec, PRMKind, PRMSpec, RunSpec
 from llenvs.rewards import Aggregation, prm_rewards
 from llenvs.rewards.prm import (
     TransformersPRM,

@@ -8,8 +8,8 @@ from llenvs.core import (
     RewardType,
     SegmentedEnvironment,
     SentenceSegmenter,
+    check_env,
 )
-from llenvs.core.check_env import check_env
 from llenvs.core.segmenters import default_segmenter
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM, PRMRewardFunction
 from tests.helpers import LengthPRM

@@ -9,11 +9,8 @@ import math
 
 import pytest
 
-from llenvs.core import SegmentedEnvironment
-from llenvs.core.action import Action
+from llenvs.core import Action, RewardType, SegmentedEnvironment, Transition
 from llenvs.core.registry import environment_registry
-from llenvs.core.signal import RewardType
-from llenvs.core.trajectory import Transition
 from llenvs.inference import get_backend
 from llenvs.rewards import (
     PRM_REWARD_NAME,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from llenvs.core.backend import Message, SamplingParams
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
-from llenvs.core.spec import ModelSpec, RunSpec, SegmenterSpec
+from llenvs.core import COMPLETE, Feedback, Force, Message, Resample, SamplingParams
+from llenvs.core.run_spec import ModelSpec, RunSpec, SegmenterSpec
 from llenvs.traces import (
     BranchRecord,
     RunRecord,

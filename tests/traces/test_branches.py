@@ -1,6 +1,6 @@
 import pytest
 
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Resample
+from llenvs.core import COMPLETE, Feedback, Force, Resample
 from llenvs.traces import (
     BranchRecord,
     append_branch,

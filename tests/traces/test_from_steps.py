@@ -2,11 +2,15 @@ import json
 
 import pytest
 
-from llenvs.core import Action, SegmentedEnvironment, SentenceSegmenter
-from llenvs.core.backend import SamplingParams
-from llenvs.core.intervention import Force
-from llenvs.core.spec import RunSpec, SegmenterSpec
-from llenvs.core.trajectory import Transition
+from llenvs.core import (
+    Action,
+    Force,
+    SamplingParams,
+    SegmentedEnvironment,
+    SentenceSegmenter,
+    Transition,
+)
+from llenvs.core.run_spec import RunSpec, SegmenterSpec
 from llenvs.traces import (
     BranchRecord,
     RunRecord,

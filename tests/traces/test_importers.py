@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.core.backend import Message
-from llenvs.core.spec import ModelSpec, PRMSpec, RunSpec, SegmenterSpec
+from llenvs.core import Message
+from llenvs.core.run_spec import ModelSpec, PRMSpec, RunSpec, SegmenterSpec
 from llenvs.traces import (
     RunRecord,
     SegmentFlag,

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llenvs.core.json_line import JsonLineError, parse_json_text
+from llenvs.core import JsonLineError, parse_json_text
 from llenvs.traces import TraceFormatError, TraceImport, TraceReader, trace_line
 from tests.traces.factories import make_trace
 

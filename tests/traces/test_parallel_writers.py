@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.core.intervention import Resample
+from llenvs.core import Resample
 from llenvs.traces import BranchRecord, TraceReader, append_branch, branches_path
 from llenvs.traces.files import append_trace, append_traces, file_lock, lock_path, write_traces
 from tests.traces.factories import make_trace

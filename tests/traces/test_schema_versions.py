@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.spec import (
+from llenvs.core import SamplingParams
+from llenvs.core.run_spec import (
     AnswerOpening,
     ModelSpec,
     PRMKind,

@@ -4,7 +4,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from llenvs.core.intervention import Force
+from llenvs.core import Force
 from llenvs.traces import (
     SCHEMA_VERSION,
     BranchRecord,

@@ -163,7 +163,7 @@ def test_the_bound_comes_from_settings_unless_the_variable_is_set(tmp_path, monk
 
 def test_a_recorded_precision_and_the_default_are_one_pool_entry():
     """Browse's *Run again* asks for the trace's recorded float32; the panel for the default."""
-    from llenvs.core.spec import ModelSpec
+    from llenvs.core.run_spec import ModelSpec
     from llenvs.workbench.models import ModelChoice, ModelKind
 
     recorded = ModelChoice.of_spec(ModelSpec.parse("transformers", dtype="float32"))

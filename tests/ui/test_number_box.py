@@ -11,7 +11,7 @@ import shutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llenvs.core.bounds import SAMPLES
+from llenvs.core import SAMPLES
 from llenvs.ui.common import box_label
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.number_entry import OutOfRange
@@ -23,7 +23,7 @@ def _page(mode: str, real: bool) -> None:
     """A box, the button it feeds, and the caption of what the button would do."""
     import streamlit as st
 
-    from llenvs.core.bounds import SAMPLES
+    from llenvs.core import SAMPLES
     from llenvs.ui.common import FloatBound, OutOfRange, number_box
 
     if real:

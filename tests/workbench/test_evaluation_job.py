@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from llenvs.core.backend import BackendCapabilities, Generation, GenerationRequest
+from llenvs.core import BackendCapabilities, Generation, GenerationRequest
 from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from llenvs.workbench.jobs import EvaluationJob, EvaluationPlan, OutcomeKind, TaskState, run_outcome

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llenvs.core.bounds import MAX_TOKENS, SAMPLES, SEED, Bound
+from llenvs.core import MAX_TOKENS, SAMPLES, SEED, Bound
 from llenvs.workbench.number_entry import (
     TEMPERATURE,
     FloatBound,

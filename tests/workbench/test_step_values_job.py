@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from llenvs.analysis import AnalysisParams, analysis_path, read_analysis
-from llenvs.core.backend import BackendCapabilities, FinishReason, Generation, GenerationRequest
+from llenvs.core import BackendCapabilities, FinishReason, Generation, GenerationRequest
 from llenvs.workbench.jobs import StepValuesJob
 from tests.analysis.conftest import open_trace
 

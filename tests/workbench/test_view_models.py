@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import math
 
-from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.core.segmenters.boundary_agreement import BoundaryAgreement, boundary_agreement
+from llenvs.core.segmenters import BoundaryAgreement, boundary_agreement, segmenter_from_spec
 from llenvs.traces import TraceImport, append_labels, write_traces
 from llenvs.workbench.charts import layer_names, segment_figure, selected_segment
 from llenvs.workbench.files import (

@@ -29,9 +29,7 @@ from typing import Any
 from llenvs.analysis._analyze import analyze_trace
 from llenvs.analysis.sampling import AnalysisParams
 from llenvs.analysis.statistics import FixedSchedule
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
-from llenvs.core.environment import Environment
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import DEFAULT_MAX_TOKENS, Environment, ModelBackend, SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
 from llenvs.rewards.prm import NEUTRAL_SCORE, register_prm
 from llenvs.traces.records import SegmentRecord, TaskRecord, Trace

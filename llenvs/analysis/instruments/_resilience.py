@@ -48,7 +48,7 @@ from llenvs.analysis.instruments._sentence_similarity import TextSimilarity, def
 from llenvs.analysis.sampling import Rollout
 from llenvs.analysis.sidecar import ContentReturn, append_returns, read_returns, returns_key
 from llenvs.analysis.statistics import BoundaryValue, Interval, boundary_values, step_importances
-from llenvs.core.segmenters.sentence import SentenceSegmenter
+from llenvs.core.segmenters import SentenceSegmenter
 from llenvs.traces.records import Trace
 
 __all__ = [

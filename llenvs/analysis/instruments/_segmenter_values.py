@@ -54,10 +54,8 @@ from llenvs.analysis.sidecar import (
     read_segmenter_values,
 )
 from llenvs.analysis.statistics import BoundaryValue, Interval, Schedule, boundary_values
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_control import RunControl
-from llenvs.core.segmenters import segmenter_from_spec
-from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core import ModelBackend, RunControl
+from llenvs.core.segmenters import SegmenterSpec, segmenter_from_spec
 from llenvs.traces.records import SegmentFlag, SegmentRecord, Trace
 
 __all__ = [

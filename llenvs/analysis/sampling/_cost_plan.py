@@ -46,7 +46,7 @@ from llenvs.analysis.sampling._token_budget import (
     spent,
     tokens_after,
 )
-from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
+from llenvs.core import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.traces.records import Trace
 
 __all__ = [

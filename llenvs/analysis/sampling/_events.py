@@ -4,7 +4,7 @@
 ``RolloutsProgress`` (at the start and as each rollout ends), ``RoundDone`` once a round is
 stored in the sidecar, ``TokenGenerated`` (core) for every token the backend generates, and
 ``Stopped`` (core) when its ``StopToken`` ended it. They are ``RunEvent``s
-(``llenvs.core.run_events``), taken by the same observers as the runner's.
+(``llenvs.core``), taken by the same observers as the runner's.
 
 Example:
     >>> from llenvs.analysis.sampling._rollout import Rollout
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from llenvs.analysis.sampling._rollout import Rollout
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunEvent
 
 __all__ = ["RolloutFinished", "RolloutsProgress", "RoundDone"]
 

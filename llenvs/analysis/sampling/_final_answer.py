@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llenvs.core.signal import RewardType
-from llenvs.core.step_result import StepResult
+from llenvs.core import RewardType, StepResult
 from llenvs.evaluation.episodes import TrajectoryResult
 
 __all__ = ["final_answer", "step_answer"]
@@ -42,7 +41,7 @@ def step_answer(result: StepResult[Any]) -> str | None:
 
     Example:
         >>> from llenvs.core import Observation, State, StateMetadata
-        >>> from llenvs.core.signal import Rewards
+        >>> from llenvs.core._signal import Rewards
         >>> s = State(Observation("q"), None, StateMetadata(0))
         >>> step_answer(StepResult(s, Rewards(()), info={"extracted_answer": "4"}))
         '4'

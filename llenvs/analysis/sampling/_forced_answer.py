@@ -25,8 +25,7 @@ from llenvs.adapters.answers import ANSWER_OPEN
 from llenvs.analysis.sampling._final_answer import final_answer
 from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boundaries
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import ModelBackend, SamplingParams, SegmentedEnvironment
 from llenvs.evaluation.episodes import ForceAction, SegmentedTrajectoryRunner, trace_prefix
 from llenvs.traces.records import RecordReader, Trace
 

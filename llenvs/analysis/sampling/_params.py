@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, SamplingParams
+from llenvs.core import DEFAULT_MAX_TOKENS, SamplingParams
 
 __all__ = ["DEFAULT_FORCED_ANSWER_TOKENS", "AnalysisParams"]
 

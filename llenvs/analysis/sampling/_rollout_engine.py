@@ -32,12 +32,16 @@ from llenvs.analysis.sampling._final_answer import final_answer, step_answer
 from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout import Rollout, rollout_seed
 from llenvs.analysis.sampling._stoppable_backend import RolloutsStopped, StoppableBackend
-from llenvs.core.backend import ModelBackend
-from llenvs.core.retry_policy import RetryPolicy
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, Stopped, StopToken
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.signal import RewardType
+from llenvs.core import (
+    ModelBackend,
+    RetryPolicy,
+    RewardType,
+    RunControl,
+    RunEvent,
+    SegmentedEnvironment,
+    Stopped,
+    StopToken,
+)
 from llenvs.evaluation.episodes import (
     COMPLETE,
     SegmentedTrajectoryRunner,

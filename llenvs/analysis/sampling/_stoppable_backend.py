@@ -10,8 +10,8 @@ the value). Each token read is told to the observer (``TokenGenerated``), so a c
 progress inside a batch call whose rollouts all come back at its end.
 
 Example:
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
-    >>> from llenvs.core.run_events import StopToken
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._run_events import StopToken
     >>> asked, token = [], StopToken()
     >>> def count(event):
     ...     asked.append(event)
@@ -35,14 +35,16 @@ import threading
 from collections.abc import Sequence
 from dataclasses import replace
 
-from llenvs.core.backend import (
+from llenvs.core import (
     BackendCapabilities,
     BoundaryFn,
     Generation,
     GenerationRequest,
     ModelBackend,
+    RunObserver,
+    StopToken,
+    TokenGenerated,
 )
-from llenvs.core.run_events import RunObserver, StopToken, TokenGenerated
 
 __all__ = ["RolloutsStopped", "StoppableBackend"]
 

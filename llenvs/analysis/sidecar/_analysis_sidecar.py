@@ -38,8 +38,8 @@ from llenvs.analysis.sampling import ForcedAnswer, Rollout
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
+from llenvs.core import JsonLineError, parse_json_line
 from llenvs.core.errors import LlenvsError
-from llenvs.core.json_line import JsonLineError, parse_json_line
 from llenvs.traces.files import analysis_path, append_lines_atomically
 from llenvs.traces.records import RecordReader
 

@@ -50,11 +50,10 @@ from llenvs.analysis.sidecar._published_values import (
     PublishedValues,
     inferred_tally,
 )
-from llenvs.core.backend import Message
+from llenvs.core import Message
 from llenvs.core.errors import LlenvsError
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.spec.segmenter_spec import SegmenterSpec
-from llenvs.core.spec.stated_sampling import StatedSampling
+from llenvs.core.run_spec import RunSpec, StatedSampling
+from llenvs.core.segmenters import SegmenterSpec
 from llenvs.traces.files import TraceReader, analysis_path, append_traces, write_traces
 from llenvs.traces.importers.chunk_spans import ChunkAlignmentError, chunk_spans
 from llenvs.traces.importers.pieces import segments_of

@@ -12,7 +12,7 @@ is refused. Each new trace names its parent, the branch point and the interventi
 (``BranchRequest.record``), so it can be replayed.
 
 Example:
-    >>> from llenvs.core.intervention import Force
+    >>> from llenvs.core._intervention import Force
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
@@ -28,10 +28,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import (
+    Complete,
+    Feedback,
+    Force,
+    Intervention,
+    ModelBackend,
+    Resample,
+    RunControl,
+    SamplingParams,
+    SegmentedEnvironment,
+)
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._trace_environment import trace_environment, trace_sampling_params
 from llenvs.evaluation.episodes import (

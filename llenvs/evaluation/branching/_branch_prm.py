@@ -10,7 +10,7 @@ None: ``parent_prm`` gives no PRM and says why, for the branch to record
 (``metadata[PRM_UNSCORED]``).
 
 Example:
-    >>> from llenvs.core.spec.run_spec import RunSpec
+    >>> from llenvs.core.run_spec._run import RunSpec
     >>> from llenvs.traces.records._run import RunRecord
     >>> parent = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
     ...                run=RunRecord(RunSpec(prm=PRMSpec.parse("arithmetic"))))
@@ -26,9 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.reward_function import RewardFunction
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.core import ModelBackend, RewardFunction
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.evaluation.branching._scored_environment import run_prm_rewards
 from llenvs.evaluation.branching._trace_environment import trace_environment
 from llenvs.rewards.prm import describe_prm, provenance_of, recorded_prm_rewards
@@ -71,7 +70,7 @@ def parent_prm(trace: Trace, backend: ModelBackend) -> BranchPRM:
     whose PRM cannot be made here gives none and the reason.
 
     Example:
-        >>> from llenvs.core.spec.run_spec import RunSpec
+        >>> from llenvs.core.run_spec._run import RunSpec
         >>> from llenvs.traces.records._run import RunRecord
         >>> gone = PRMSpec.parse("transformers/no/such/folder", convention="math-shepherd")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),

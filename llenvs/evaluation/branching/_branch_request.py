@@ -3,10 +3,10 @@
 The command line, the workbench's panel and job, ``intervene`` and ``branch`` pass this one
 value from the click to the sidecar. Making it checks what needs no model: the branch point
 is in range and something is left to do there; the intervention checked itself when it was
-made (``llenvs.core.intervention``).
+made (``llenvs.core``).
 
 Example:
-    >>> from llenvs.core.intervention import Force
+    >>> from llenvs.core._intervention import Force
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
     ...           segments=(SegmentRecord(0, 0, 2, "A."),))
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.core.intervention import Complete, Feedback, Force, Intervention, Resample
+from llenvs.core import Complete, Feedback, Force, Intervention, Resample
 from llenvs.traces.records import BranchRecord, Trace
 
 __all__ = ["BranchRequest"]

@@ -12,7 +12,7 @@ same branch made by ``intervene`` carries; a PRM that cannot be made here scores
 each branch of that parent says why (``metadata["prm_unscored"]``).
 
 Example:
-    >>> from llenvs.core.intervention import Feedback, Force
+    >>> from llenvs.core._intervention import Feedback, Force
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
     ...                                 size=100, seed=42)
     >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
@@ -31,11 +31,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.intervention import Feedback, Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import Stopped
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import (
+    Feedback,
+    ModelBackend,
+    Resample,
+    RunControl,
+    SamplingParams,
+    SegmentedEnvironment,
+    Stopped,
+)
 from llenvs.evaluation.branching._branch import step_decision
 from llenvs.evaluation.branching._branch_prm import BranchPRM, parent_prm
 from llenvs.evaluation.branching._branch_request import BranchRequest
@@ -61,7 +65,7 @@ class BranchJob:
     """One branch to make: a request of one sample, its sampling and its own seed.
 
     Example:
-        >>> from llenvs.core.intervention import Resample
+        >>> from llenvs.core._intervention import Resample
         >>> from llenvs.traces import TaskRecord, Trace
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> BranchJob(BranchRequest(t, 0, Resample(2)))

@@ -11,7 +11,7 @@ rescores a branch exactly as the parent was scored.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.core.intervention import Force
+    >>> from llenvs.core._intervention import Force
     >>> from llenvs.evaluation.branching._branch_request import BranchRequest
     >>> from llenvs.traces import read_branches, write_traces
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
@@ -37,9 +37,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.intervention import Force
-from llenvs.core.run_control import RunControl
+from llenvs.core import Force, ModelBackend, RunControl, SamplingParams
 from llenvs.evaluation.branching._branch import branch
 from llenvs.evaluation.branching._branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branching._branch_request import BranchRequest

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.backend import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
+from llenvs.core import GenerationRequest, Message, ModelBackend, Prompt, SamplingParams
 from llenvs.core.errors import LlenvsError
 from llenvs.evaluation.episodes import derived_seeds
 from llenvs.traces.records import SegmentFlag, Trace

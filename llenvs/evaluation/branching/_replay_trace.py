@@ -12,10 +12,8 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.core.action import Action
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.trajectory import Transition
+from llenvs.core import Action, SegmentedEnvironment, Transition
+from llenvs.core.run_spec import RunSpec
 from llenvs.traces.records import RunRecord, TaskRecord, Trace, trace_from_steps
 
 __all__ = ["replay_trace"]

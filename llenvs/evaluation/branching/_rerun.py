@@ -24,11 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.intervention import Resample
-from llenvs.core.run_control import RunControl
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.spec.model_spec import ModelSpec
+from llenvs.core import ModelBackend, Resample, RunControl, SegmentedEnvironment
+from llenvs.core.run_spec import ModelSpec
 from llenvs.evaluation.branching._branch import branch, rerun_branch
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._trace_environment import trace_sampling_params
@@ -86,7 +83,7 @@ def recorded_model(trace: Trace) -> ModelSpec:
     """The model a trace records (``run.spec.model``); a ``ValueError`` when it records none.
 
     Example:
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> model = ModelSpec.parse("openai/smollm2", base_url="http://127.0.0.1:8000/v1")
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=RunRecord(RunSpec(model=model)),

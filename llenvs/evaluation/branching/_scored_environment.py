@@ -18,12 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.environment import Environment
-from llenvs.core.reward_function import RewardFunction
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters.base import Segmenter
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.core import Environment, ModelBackend, RewardFunction, SegmentedEnvironment
+from llenvs.core.run_spec import PRMKind, PRMSpec
+from llenvs.core.segmenters import Segmenter
 from llenvs.rewards.prm import build_prm_rewards
 
 __all__ = ["run_prm_rewards", "scored_environment"]

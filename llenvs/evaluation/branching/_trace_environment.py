@@ -20,11 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from llenvs.adapters.task_record_environment import TaskRecordEnvironment
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.environment import Environment
+from llenvs.core import Environment, ModelBackend, SamplingParams, SegmentedEnvironment
 from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry
-from llenvs.core.segmented_environment import SegmentedEnvironment
 from llenvs.core.segmenters import default_segmenter
 from llenvs.traces.records import Trace, TraceFormatError
 
@@ -121,7 +119,7 @@ def trace_sampling_params(trace: Trace) -> SamplingParams | None:
     never branched or re-run with settings other than those it records.
 
     Example:
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> run = RunRecord(RunSpec(sampling=SamplingParams(max_tokens=9, stop=("x",))))
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())

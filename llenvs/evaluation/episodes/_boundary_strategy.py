@@ -7,7 +7,7 @@ next segment. When the backend stops for any other reason, the rest of the buffe
 the last segments, exactly as replay would split it (invariant 2).
 
 Example:
-    >>> from llenvs.core.backend import FinishReason, Generation
+    >>> from llenvs.core._backend import FinishReason, Generation
     >>> from llenvs.core.segmenters import SentenceSegmenter
     >>> strategy = BoundaryContinuationStrategy(SentenceSegmenter())
     >>> strategy.absorb(Generation("One. Tw", FinishReason.BOUNDARY), budget=10)
@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.core.backend import (
+from llenvs.core import (
     BoundaryFn,
     FinishReason,
     Generation,
@@ -42,7 +42,7 @@ class BoundaryContinuationStrategy(ContinuationStrategy):
 
     Example:
         >>> from llenvs.core.segmenters import LineSegmenter
-        >>> from llenvs.core.backend import Message
+        >>> from llenvs.core._backend import Message
         >>> strategy = BoundaryContinuationStrategy(LineSegmenter())
         >>> request = strategy.request(Prompt((Message("user", "q"),)), SamplingParams(), 50)
         >>> request.max_tokens, request.stop_at("a\nb"), request.stop_at("a\n")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from llenvs.core.backend import Generation, GenerationRequest, Prompt, SamplingParams
+from llenvs.core import Generation, GenerationRequest, Prompt, SamplingParams
 from llenvs.core.segmenters import Segmenter
 
 __all__ = ["ContinuationStrategy"]

@@ -29,20 +29,21 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from llenvs.core.action import Action
-from llenvs.core.backend import (
+from llenvs.core import (
+    Action,
     FinishReason,
     Generation,
     GenerationRequest,
     Message,
     Prompt,
+    RunControl,
     SamplingParams,
+    SegmentedEnvironment,
+    StepResult,
+    Trajectory,
+    Transition,
 )
 from llenvs.core.errors import TerminalStateError
-from llenvs.core.run_control import RunControl
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.step_result import StepResult
-from llenvs.core.trajectory import Trajectory, Transition
 from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episodes._episode_phase import EpisodePhase
 from llenvs.evaluation.episodes._events import StepTaken

@@ -37,9 +37,8 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from llenvs.core.backend import Generation, GenerationRequest, ModelBackend
+from llenvs.core import Generation, GenerationRequest, ModelBackend, RetryPolicy
 from llenvs.core.errors import BackendError
-from llenvs.core.retry_policy import RetryPolicy
 from llenvs.evaluation.episodes._episode import Episode
 
 __all__ = ["drive_episodes", "run_episodes"]

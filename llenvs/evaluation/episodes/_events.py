@@ -1,6 +1,6 @@
 """The events of the runner and of an evaluation, each a JSON line in the run's log file.
 
-These are the ``RunEvent``s (``llenvs.core.run_events``) a run of segments emits to its
+These are the ``RunEvent``s (``llenvs.core``) a run of segments emits to its
 ``observer``: ``StepTaken`` for every live step (its ``SegmentRecord``, as the trace will hold
 it), ``TrajectoryEnded`` for every finished trajectory (``TrajectoryErrored`` instead when a
 backend failure ended it), and ``Stopped`` (core) when a ``StopToken`` ended the call early. An
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from llenvs.core.run_events import RunEvent
+from llenvs.core import RunEvent
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
 from llenvs.traces.records import SegmentFlag, SegmentRecord
 

@@ -41,10 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from llenvs.core.action import Action
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.state import State
-from llenvs.core.trajectory import Transition
+from llenvs.core import Action, SegmentedEnvironment, State, Transition
 from llenvs.traces.records import SegmentFlag, Trace
 
 __all__ = [

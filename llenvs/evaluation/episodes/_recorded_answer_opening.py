@@ -1,6 +1,6 @@
 r"""The answer opening a trace's run recorded; ``AnswerOpening`` itself is a core value.
 
-``AnswerOpening`` (``llenvs.core.spec.answer_opening``) is part of the run spec; it is
+``AnswerOpening`` (``llenvs.core.run_spec``) is part of the run spec; it is
 re-exported here, where the episode loop uses it.
 
 Example:
@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.core.spec.answer_opening import DEFAULT_TEXT, AnswerOpening
+from llenvs.core.run_spec import DEFAULT_TEXT, AnswerOpening
 from llenvs.traces.records import Trace
 
 __all__ = ["DEFAULT_TEXT", "AnswerOpening", "recorded_answer_opening"]
@@ -23,7 +23,7 @@ def recorded_answer_opening(trace: Trace) -> AnswerOpening | None:
     Branches, rollouts and forced answers of a trace open missing answers as its run did.
 
     Example:
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> run = RunRecord(RunSpec(answer_opening=AnswerOpening("A:", 4, "A:")))
         >>> recorded_answer_opening(Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run,

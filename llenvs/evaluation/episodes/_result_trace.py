@@ -2,7 +2,7 @@
 
 Example:
     >>> from llenvs.core import SamplingParams, SegmentedEnvironment
-    >>> from llenvs.core.spec import ModelSpec, RunSpec
+    >>> from llenvs.core.run_spec import ModelSpec, RunSpec
     >>> from llenvs.evaluation.episodes._runner import SegmentedTrajectoryRunner
     >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     >>> env = SegmentedEnvironment(base, "sentence")
@@ -17,8 +17,8 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.spec.run_spec import RunSpec
+from llenvs.core import SegmentedEnvironment
+from llenvs.core.run_spec import RunSpec
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult
 from llenvs.traces.records import BranchRecord, RunRecord, TaskRecord, Trace, trace_from_steps
 

@@ -19,10 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from llenvs.core.backend import ModelBackend, SamplingParams
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import Stopped
-from llenvs.core.segmented_environment import SegmentedEnvironment
+from llenvs.core import ModelBackend, RunControl, SamplingParams, SegmentedEnvironment, Stopped
 from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
 from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
 from llenvs.evaluation.episodes._episode import Episode

@@ -5,7 +5,7 @@ continues segment by segment in the same assistant turn; a string is feedback, s
 turn (a new assistant turn starts); ``COMPLETE`` finishes the rest in one call;
 ``ForceAction(text)`` makes ``text`` the next segment instead of generating it.
 
-A branch's intervention (``llenvs.core.intervention``) is applied as one of these, right after
+A branch's intervention (``llenvs.core``) is applied as one of these, right after
 its prefix (``run_trajectory(..., then=...)``): a ``Force`` becomes a ``ForceAction``, a
 ``Feedback`` its text, ``Complete()`` is ``COMPLETE`` itself (one value in both: its class is
 this module's ``Complete``), and a ``Resample`` is ``None`` (generation simply continues).
@@ -24,8 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.intervention import COMPLETE, Complete
-from llenvs.core.step_result import StepResult
+from llenvs.core import COMPLETE, Complete, StepResult
 
 __all__ = ["COMPLETE", "Complete", "ForceAction", "StepCallback", "StepDecision"]
 

@@ -5,8 +5,8 @@ again when feedback reopens the episode (``reopened``), and marks the step that 
 (``with_feedback_after``). Each returns a new value; nothing is changed in place.
 
 Example:
-    >>> from llenvs.core.state import Observation, State, StateMetadata
-    >>> from llenvs.core.step_result import StepResult
+    >>> from llenvs.core._state import Observation, State, StateMetadata
+    >>> from llenvs.core._step_result import StepResult
     >>> cut = truncated(StepResult(State(Observation("q"), None, StateMetadata(0)), Rewards()))
     >>> cut.truncated, cut.next_state.metadata.is_truncated
     (True, True)
@@ -18,9 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from llenvs.core.signal import Rewards
-from llenvs.core.step_result import StepResult
-from llenvs.core.trajectory import Transition
+from llenvs.core import Rewards, StepResult, Transition
 from llenvs.traces.records import SegmentFlag
 
 __all__ = ["reopened", "truncated", "with_feedback_after"]
@@ -30,7 +28,7 @@ def truncated(result: StepResult[Any]) -> StepResult[Any]:
     """``result`` cut short (``max_steps`` reached): truncated, in its next state too.
 
     Example:
-        >>> from llenvs.core.state import Observation, State, StateMetadata
+        >>> from llenvs.core._state import Observation, State, StateMetadata
         >>> truncated(StepResult(State(Observation("q"), None, StateMetadata(0)), Rewards())).done
         True
 
@@ -46,8 +44,8 @@ def reopened(last: Transition) -> Transition:
     ends the reopened episode will carry, and is marked ``info["reopened"]``.
 
     Example:
-        >>> from llenvs.core.action import Action
-        >>> from llenvs.core.state import Observation, State, StateMetadata
+        >>> from llenvs.core._action import Action
+        >>> from llenvs.core._state import Observation, State, StateMetadata
         >>> s = State(Observation("q"), None, StateMetadata(0, is_terminal=True))
         >>> step = reopened(Transition(s, Action("4."), StepResult(s, Rewards(), terminated=True)))
         >>> step.result.done, step.result.next_state.metadata.is_terminal, step.info["reopened"]
@@ -73,8 +71,8 @@ def with_feedback_after(last: Transition, text: str) -> Transition:
     """``last`` marked as the step feedback ``text`` follows (``info["feedback_after"]``).
 
     Example:
-        >>> from llenvs.core.action import Action
-        >>> from llenvs.core.state import Observation, State, StateMetadata
+        >>> from llenvs.core._action import Action
+        >>> from llenvs.core._state import Observation, State, StateMetadata
         >>> s = State(Observation("q"), None, StateMetadata(0))
         >>> with_feedback_after(Transition(s, Action("x"), StepResult(s, Rewards())), "Why?").info
         {'feedback_after': 'Why?'}

@@ -9,7 +9,7 @@ past a boundary. The segments are the model's own tokens, which need not be the 
 tokenisation of the text (a generated trace keeps the spans it was generated with).
 
 Example:
-    >>> from llenvs.core.backend import FinishReason, Generation
+    >>> from llenvs.core._backend import FinishReason, Generation
     >>> from llenvs.core.segmenters import LineSegmenter
     >>> strategy = TokenContinuationStrategy(LineSegmenter(), token_size=4)
     >>> strategy.absorb(Generation("Two dogs", FinishReason.LENGTH, (1, 2, 3, 4)), budget=8)
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llenvs.core.backend import (
+from llenvs.core import (
     FinishReason,
     Generation,
     GenerationRequest,
@@ -43,7 +43,7 @@ def same_tokenizer(a: Any, b: Any) -> bool:
     Tokenizers without ``get_vocab`` (tiktoken encodings) match by identity or by name.
 
     Example:
-        >>> from llenvs.core.segmenters.tokenizers import get_tiktoken_encoding
+        >>> from llenvs.core.segmenters._tokenizers import get_tiktoken_encoding
         >>> enc = get_tiktoken_encoding("cl100k_base")
         >>> same_tokenizer(enc, enc), same_tokenizer(enc, None), same_tokenizer(None, None)
         (True, False, False)

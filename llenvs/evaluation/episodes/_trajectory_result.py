@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llenvs.core.backend import Message
-from llenvs.core.signal import RewardType
-from llenvs.core.trajectory import Trajectory
+from llenvs.core import Message, RewardType, Trajectory
 
 __all__ = ["TrajectoryResult", "is_success"]
 

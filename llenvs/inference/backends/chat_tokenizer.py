@@ -6,7 +6,7 @@ the ids the server generated (invariant 3). The tokenizer is loaded through tran
 local folder or the hub cache, offline.
 
 Example:
-    >>> from llenvs.core.backend import Message, Prompt
+    >>> from llenvs.core._backend import Message, Prompt
     >>> from llenvs.inference.backends.embedded_model import embedded_model_path
     >>> chat = ChatTokenizer.load(str(embedded_model_path()))
     >>> ids = chat.prompt_ids(Prompt((Message("user", "Hi"),), continuation="Hello"))
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llenvs.core.backend import Message, Prompt
+from llenvs.core import Message, Prompt
 from llenvs.core.errors import PermanentBackendError
 
 __all__ = ["ChatTokenizer", "CountingTokens", "counting_tokenizer"]
@@ -148,7 +148,7 @@ class CountingTokens:
     """The tiktoken encoding that counts."""
 
     def __init__(self) -> None:
-        from llenvs.core.segmenters.tokenizers import get_tiktoken_encoding
+        from llenvs.core.segmenters import get_tiktoken_encoding
 
         self._encoding = get_tiktoken_encoding(self.name)
 

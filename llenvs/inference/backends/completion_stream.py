@@ -26,7 +26,7 @@ Example:
     ...         return iter([Chunk(Choice([5, 6])), Chunk(Choice([7], "length"))])
     ...     def close(self):
     ...         self.closed = True
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> class Chars:  # a toy tokenizer: one token per character
     ...     def decode(self, ids, **kwargs):
     ...         return "".join(chr(i) for i in ids)
@@ -47,7 +47,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.core import FinishReason, Generation, GenerationRequest
 from llenvs.inference.backends.generation_reader import GenerationReader
 from llenvs.inference.backends.open_streams import OpenStreams
 
@@ -189,7 +189,7 @@ def sampling_key(request: GenerationRequest) -> tuple[object, ...]:
     """What a kept stream must have been opened with to serve ``request``: its sampling.
 
     Example:
-        >>> from llenvs.core.backend import Message, Prompt, SamplingParams
+        >>> from llenvs.core._backend import Message, Prompt, SamplingParams
         >>> prompt = Prompt((Message("user", "q"),))
         >>> sampling_key(GenerationRequest(prompt, SamplingParams(temperature=0.7, seed=3), 8))
         (0.7, 1.0, None, 3, False)

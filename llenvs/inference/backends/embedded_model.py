@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from llenvs.core.errors import BackendError
-from llenvs.core.spec.model_spec import EMBEDDED_MODEL_NAME
+from llenvs.core.run_spec import EMBEDDED_MODEL_NAME
 
 __all__ = [
     "EMBEDDED_MODEL_NAME",

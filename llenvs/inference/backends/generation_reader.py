@@ -8,7 +8,7 @@ Tokens are given one at a time (``add_token``: the server returned ids) or as te
 their ids (``add_text``: the server returned text only).
 
 Example:
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> class Chars:  # a toy tokenizer: one token per character
     ...     def decode(self, ids, **kwargs):
     ...         return "".join(chr(i) for i in ids)
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llenvs.core.backend import FinishReason, Generation, GenerationRequest
+from llenvs.core import FinishReason, Generation, GenerationRequest
 from llenvs.inference.backends.text_decoding import TextDecoder, stop_end
 
 __all__ = ["GenerationReader"]

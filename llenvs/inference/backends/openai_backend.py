@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol, TypeVar
 
-from llenvs.core.backend import (
+from llenvs.core import (
     BackendCapabilities,
     Generation,
     GenerationRequest,

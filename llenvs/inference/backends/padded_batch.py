@@ -18,7 +18,7 @@ causal, so a cut cache is what the shorter row would have computed.
 
 Example:
     >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> backend = get_embedded_backend()
     >>> prompts = [Prompt((Message("user", q),)) for q in ("Hi", "Name a colour.")]
     >>> out = backend.generate([GenerationRequest(p, SamplingParams(), 3) for p in prompts])
@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from llenvs.core.backend import FinishReason, GenerationRequest
+from llenvs.core import FinishReason, GenerationRequest
 from llenvs.inference.backends.batched_cache import (
     crop_cache,
     gather_rows,
@@ -150,7 +150,7 @@ class PaddedBatch:
     """Rows decoded together: their caches stacked with left padding (see the module docstring).
 
     Example:
-        >>> from llenvs.core.backend import Message, Prompt, SamplingParams
+        >>> from llenvs.core._backend import Message, Prompt, SamplingParams
         >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
         >>> backend = get_embedded_backend()
         >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)
@@ -188,7 +188,7 @@ class PaddedBatch:
         logits are used.
 
         Example:
-            >>> from llenvs.core.backend import Message, Prompt, SamplingParams
+            >>> from llenvs.core._backend import Message, Prompt, SamplingParams
             >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
             >>> backend = get_embedded_backend()
             >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)

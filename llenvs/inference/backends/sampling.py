@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import torch
 
-from llenvs.core.backend import SamplingParams
+from llenvs.core import SamplingParams
 
 __all__ = ["choose_tokens", "new_generator", "token_logprobs"]
 

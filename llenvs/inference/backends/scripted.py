@@ -14,7 +14,7 @@ Scripts are cut into pseudo-tokens (a word or a punctuation mark with its leadin
 ``max_tokens``, ``stop_at`` and stop sequences apply as on a real backend.
 
 Example:
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> backend = ScriptedBackend(["One. Two. Three."])
     >>> prompt = Prompt((Message("user", "count"),))
     >>> first = backend.generate([GenerationRequest(prompt, SamplingParams(), max_tokens=3)])[0]
@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from llenvs.core.backend import (
+from llenvs.core import (
     BackendCapabilities,
     FinishReason,
     Generation,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import Prompt, TextScore
+from llenvs.core import Prompt, TextScore
 from llenvs.core.errors import PermanentBackendError
 from llenvs.inference.backends.chat_tokenizer import ChatTokenizer
 from llenvs.inference.backends.text_positions import text_positions

@@ -5,7 +5,7 @@
 How requests, sessions, batches and threads work: ``docs/architecture.md``.
 
 Example:
-    >>> from llenvs.core.backend import GenerationRequest, Message, Prompt, SamplingParams
+    >>> from llenvs.core._backend import GenerationRequest, Message, Prompt, SamplingParams
     >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
     >>> backend = get_embedded_backend()
     >>> prompt = Prompt((Message("user", "What is 2 + 2? Answer with a number."),))
@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from llenvs.core.backend import (
+from llenvs.core import (
     BackendCapabilities,
     FinishReason,
     Generation,
@@ -158,7 +158,7 @@ class TransformersBackend(GenerateUntil):
         tokens.
 
         Example:
-            >>> from llenvs.core.backend import Message, Prompt
+            >>> from llenvs.core._backend import Message, Prompt
             >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
             >>> backend = get_embedded_backend()
             >>> question = (Message("user", "Count."),)
@@ -228,7 +228,7 @@ class TransformersBackend(GenerateUntil):
         them; the text's tokens are those that end inside it (``text_positions``).
 
         Example:
-            >>> from llenvs.core.backend import Message, Prompt
+            >>> from llenvs.core._backend import Message, Prompt
             >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
             >>> backend = get_embedded_backend()
             >>> prompt = Prompt((Message("user", "Count to three."),), "One, two,")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llenvs.core.backend import (
+from llenvs.core import (
     Generation,
     GenerationRequest,
     Message,

@@ -7,7 +7,7 @@ as the only ones); else from the word (1.0 or 0.0). A reply that opens with none
 rest names one verdict only (``The step is not correct.``); otherwise the step is unrated (None).
 
 Example:
-    >>> from llenvs.core.backend import FinishReason
+    >>> from llenvs.core._backend import FinishReason
     >>> read_verdict(Generation("Perhaps.", FinishReason.STOP)).notes["why"]
     'no verdict'
 
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from llenvs.core.backend import Generation
+from llenvs.core import Generation
 
 __all__ = ["Verdict", "read_verdict"]
 
@@ -61,7 +61,7 @@ def read_verdict(generation: Generation) -> Verdict:
     """The judge's verdict in one reply: from its first token's logprob where it can.
 
     Example:
-        >>> from llenvs.core.backend import FinishReason
+        >>> from llenvs.core._backend import FinishReason
         >>> read_verdict(Generation("Yes", FinishReason.STOP, (7,), (math.log(0.8),))).score
         0.8
         >>> read_verdict(Generation("No.", FinishReason.STOP, (3, 4), (math.log(0.9), 0.0))).score

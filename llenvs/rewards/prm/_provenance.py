@@ -22,11 +22,9 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
+from llenvs.core import ModelBackend, RewardFunction
 from llenvs.core.errors import LlenvsError
-from llenvs.core.reward_function import RewardFunction
-from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.core.spec.prm_spec import AGGREGATIONS, PRMKind, PRMSpec
+from llenvs.core.run_spec import AGGREGATIONS, ModelSpec, PRMKind, PRMSpec, Provider
 from llenvs.rewards.prm._registry import build_prm_rewards
 from llenvs.rewards.prm._reward_function import PRM_REWARD_NAME, PRMRewardFunction
 

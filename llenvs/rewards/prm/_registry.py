@@ -24,10 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.environment import Environment
-from llenvs.core.reward_function import RewardFunction
-from llenvs.core.spec.prm_spec import PRM_NAMES, PRMKind, PRMSpec
+from llenvs.core import Environment, ModelBackend, RewardFunction
+from llenvs.core.run_spec import PRM_NAMES, PRMKind, PRMSpec
 from llenvs.rewards.prm._arithmetic import ArithmeticPRM
 from llenvs.rewards.prm._contract import PRM
 from llenvs.rewards.prm._conventions import CONVENTIONS

@@ -32,11 +32,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llenvs.core.action import Action
-from llenvs.core.reward_function import StepTriple
-from llenvs.core.segmented_hidden import SegmentedHidden, segmented_hidden
-from llenvs.core.signal import RewardType, Signal
-from llenvs.core.state import State
+from llenvs.core import (
+    Action,
+    RewardType,
+    SegmentedHidden,
+    Signal,
+    State,
+    StepTriple,
+    segmented_hidden,
+)
 from llenvs.rewards.prm._contract import NEUTRAL_SCORE, PRM, judge_traces
 from llenvs.rewards.prm._step_judgement import StepJudgement
 from llenvs.rewards.prm._text_scorer import TextScorer, TextScorerPRM

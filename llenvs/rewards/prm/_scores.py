@@ -37,7 +37,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from llenvs.core.spec import PRMSpec
+from llenvs.core.run_spec import PRMSpec
 from llenvs.rewards.prm._contract import PRM, score_traces
 from llenvs.rewards.prm._provenance import prm_provenance
 from llenvs.rewards.prm._reward_function import PRM_REWARD_NAME

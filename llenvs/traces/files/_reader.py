@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import closing
 from typing import Any
 
-from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
+from llenvs.core import BOM, JsonLineError, parse_json_line
 from llenvs.traces.files._line_limit import limited_lines, too_long
 from llenvs.traces.files._skip_report import warn_skipped
 from llenvs.traces.files._skipped_line import SkippedLine
@@ -30,7 +30,7 @@ class TraceReader:
 
     A torn last line (no newline, not JSON: an interrupted append) is skipped, and so is a
     malformed line elsewhere, and the rest loads: a line that breaks the JSON rules of
-    ``llenvs.core.json_line`` (not UTF-8, NUL bytes, NaN or Infinity, a duplicate key, nesting
+    ``llenvs.core`` (not UTF-8, NUL bytes, NaN or Infinity, a duplicate key, nesting
     too deep, ...) or the schema (a wrong field type, a missing or unknown field, an integer
     beyond 64 bits or a number beyond a float's range, a non-integer ``schema_version``), and, when
     ``max_line`` is given (the workbench gives ``max_line_bytes()``), a line longer than

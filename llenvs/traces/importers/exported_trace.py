@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import Message
+from llenvs.core import Message
 from llenvs.traces.records import (
     RecordReader,
     RunRecord,

@@ -102,7 +102,7 @@ def _model(trace: Trace) -> str:
 
     Example:
         >>> import dataclasses
-        >>> from llenvs.core.spec import RunSpec
+        >>> from llenvs.core.run_spec import RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
         >>> _model(t), _model(dataclasses.replace(t, run=RunRecord.made_with(

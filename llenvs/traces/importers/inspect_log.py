@@ -35,9 +35,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llenvs.core.backend import Message
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.spec.stated_sampling import StatedSampling
+from llenvs.core import Message
+from llenvs.core.run_spec import RunSpec, StatedSampling
 from llenvs.traces.files import SkippedLine
 from llenvs.traces.importers.inspect_export import EXPORT_METADATA
 from llenvs.traces.importers.pieces import pieces_of, segments_of

@@ -29,7 +29,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
-from llenvs.core.json_line import JsonLineError, parse_json_line
+from llenvs.core import JsonLineError, parse_json_line
 from llenvs.traces.files import file_lock, trace_line, write_lines_atomically
 from llenvs.traces.importers.row_labels import labeller_of
 from llenvs.traces.importers.step_file import HUMAN_LABEL

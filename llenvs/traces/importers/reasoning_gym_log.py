@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from llenvs.core.backend import Message
-from llenvs.core.spec.run_spec import RunSpec
+from llenvs.core import Message
+from llenvs.core.run_spec import RunSpec
 from llenvs.traces.importers.pieces import pieces_of, segments_of
 from llenvs.traces.importers.rows import list_at, object_at
 from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.json_line import BOM, JsonLineError, parse_json_line, parse_json_text
+from llenvs.core import BOM, JsonLineError, parse_json_line, parse_json_text
 from llenvs.traces.records import TraceFormatError
 
 __all__ = ["Row", "list_at", "object_at", "read_rows"]
@@ -56,7 +56,7 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[Row]:
 
     A file whose first non-blank character opens one JSON document spanning several lines (a
     pretty-printed object or array) is read whole: an array gives one row per item, an object
-    one row. Lines follow the rules of ``llenvs.core.json_line`` (a byte-order mark on line 1
+    one row. Lines follow the rules of ``llenvs.core`` (a byte-order mark on line 1
     and CRLF line ends are fine); a line that breaks them (not UTF-8, NUL bytes, not JSON, NaN
     or Infinity, a duplicate key, nested too deep, ...) gives a row with ``error`` set, so
     callers can skip and report it while the rest loads.

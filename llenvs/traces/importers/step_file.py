@@ -40,8 +40,8 @@ import re
 from enum import Enum
 from typing import Any
 
-from llenvs.core.backend import Message
-from llenvs.core.spec.run_spec import RunSpec
+from llenvs.core import Message
+from llenvs.core.run_spec import RunSpec
 from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
 from llenvs.traces.importers.pieces import segments_of
 from llenvs.traces.importers.rows import list_at, object_at

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from llenvs.core.json_line import BOM, JsonLineError, parse_json_line
+from llenvs.core import BOM, JsonLineError, parse_json_line
 from llenvs.traces.files import Sidecar, SkippedLine, file_lock, limited_lines, sidecar_path
 from llenvs.traces.labels._label import LABEL_VALUES, StepLabel
 from llenvs.traces.records import TraceFormatError
@@ -193,7 +193,7 @@ def read_labels(
 ) -> Labels:
     r"""The labels of ``trace_file`` (from its labels file); empty when it has none.
 
-    Never raises on a bad line: a line that is not JSON (by ``llenvs.core.json_line``'s
+    Never raises on a bad line: a line that is not JSON (by ``llenvs.core``'s
     rules; a torn last line too), that is not a label (a missing or unknown field, a wrong
     type, a label outside -1, 0, 1 and null, an empty labeller, a negative segment) or, when
     ``trace_ids`` is given, that names a trace not among them, is skipped and recorded in

@@ -1,7 +1,7 @@
 """Where an intervention branched from its parent trace, and what it did there.
 
 Example:
-    >>> from llenvs.core.intervention import Feedback
+    >>> from llenvs.core._intervention import Feedback
     >>> b = BranchRecord("ab12", 2, Feedback("Check step 2."))
     >>> b.to_dict()["intervention"]
     {'kind': 'feedback', 'text': 'Check step 2.'}
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core.intervention import (
+from llenvs.core import (
     Complete,
     Feedback,
     Force,

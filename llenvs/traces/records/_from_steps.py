@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from llenvs.core.backend import Message
-from llenvs.core.signal import RewardType
-from llenvs.core.trajectory import Transition
+from llenvs.core import Message, RewardType, Transition
 from llenvs.traces.records._branch import BranchRecord
 from llenvs.traces.records._run import RunRecord
 from llenvs.traces.records._segment import SegmentRecord
@@ -71,10 +69,10 @@ def segment_from_transition(
     left out of ``rewards`` and ``prm_scores``.
 
     Example:
-        >>> from llenvs.core.action import Action
-        >>> from llenvs.core.signal import Rewards, Signal
-        >>> from llenvs.core.state import Observation, State, StateMetadata
-        >>> from llenvs.core.step_result import StepResult
+        >>> from llenvs.core._action import Action
+        >>> from llenvs.core._signal import Rewards, Signal
+        >>> from llenvs.core._state import Observation, State, StateMetadata
+        >>> from llenvs.core._step_result import StepResult
         >>> s = State(Observation("q"), None, StateMetadata(0))
         >>> prm = Rewards((Signal("prm", RewardType.PROCESS, 0.5),))
         >>> step = Transition(s, Action("x. "), StepResult(s, prm, info={"token_ids": (7, 8)}))
@@ -123,7 +121,7 @@ def trace_from_steps(
 
     Example:
         >>> from llenvs.core import SegmentedEnvironment, SentenceSegmenter
-        >>> from llenvs.core.action import Action
+        >>> from llenvs.core._action import Action
         >>> env = SegmentedEnvironment(environment_registry.get(
         ...     name="leg_counting", adapter="reasoning_gym", size=10, seed=1), SentenceSegmenter())
         >>> state, _ = env.reset(options={"task_index": 0})

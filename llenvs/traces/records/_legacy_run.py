@@ -30,13 +30,18 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from llenvs.core.backend import SamplingParams
+from llenvs.core import SamplingParams
 from llenvs.core.errors import LlenvsError
-from llenvs.core.spec.answer_opening import AnswerOpening
-from llenvs.core.spec.model_spec import ModelSpec, Provider
-from llenvs.core.spec.prm_spec import AGGREGATIONS, PRMKind, PRMSpec
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.run_spec import (
+    AGGREGATIONS,
+    AnswerOpening,
+    ModelSpec,
+    PRMKind,
+    PRMSpec,
+    Provider,
+    RunSpec,
+)
+from llenvs.core.segmenters import SegmenterSpec
 from llenvs.traces.records._record_reader import RecordReader, check_json_safe
 from llenvs.traces.records._run import RunRecord
 from llenvs.traces.records._trace_format_error import TraceFormatError

@@ -6,7 +6,7 @@ chat template, the system prompt, the library version) and ``unknown``: fields o
 record that map to no spec field, kept as they were and written back, never dropped.
 
 Example:
-    >>> from llenvs.core.spec import ModelSpec, RunSpec
+    >>> from llenvs.core.run_spec import ModelSpec, RunSpec
     >>> run = RunRecord(RunSpec(model=ModelSpec.parse("transformers")))
     >>> run.to_dict()["spec"]
     {'model': {'provider': 'embedded'}}
@@ -23,9 +23,8 @@ from typing import Any
 
 from llenvs import __version__
 from llenvs.core.errors import LlenvsError
-from llenvs.core.spec.model_spec import ModelSpec
-from llenvs.core.spec.run_spec import RunSpec
-from llenvs.core.spec.segmenter_spec import SegmenterSpec
+from llenvs.core.run_spec import ModelSpec, RunSpec
+from llenvs.core.segmenters import SegmenterSpec
 from llenvs.traces.records._record_reader import RecordReader, check_json_safe
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
@@ -116,7 +115,7 @@ class RunRecord:
         """The model's name for people: the spec's, else an older record's unknown model name.
 
         Example:
-            >>> from llenvs.core.spec import ModelSpec, RunSpec
+            >>> from llenvs.core.run_spec import ModelSpec, RunSpec
             >>> RunRecord(RunSpec(model=ModelSpec.parse("openai/m"))).model_name
             'openai/m'
             >>> RunRecord(unknown={"model": "coin"}).model_name, RunRecord().model_name

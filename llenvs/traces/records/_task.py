@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llenvs.core.environment import EnvSpec
-from llenvs.core.state import State
+from llenvs.core import EnvSpec, State
 from llenvs.traces.records._record_reader import RecordReader, check_integer, check_json_safe
 from llenvs.traces.records._task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
 from llenvs.traces.records._trace_format_error import TraceFormatError
@@ -80,7 +79,7 @@ class TaskRecord:
         base hidden part of a segmented state) when it has one.
 
         Example:
-            >>> from llenvs.core.state import Observation, StateMetadata
+            >>> from llenvs.core._state import Observation, StateMetadata
             >>> s = State(Observation("2 + 2?"), None, StateMetadata(task_index=3))
             >>> TaskRecord.from_state(EnvSpec("sums", "toy", {"size": 5}), s).task_index
             3

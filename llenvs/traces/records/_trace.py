@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from llenvs.core.backend import Message
+from llenvs.core import Message
 from llenvs.traces.records._branch import BranchRecord
 from llenvs.traces.records._legacy_run import legacy_run_record
 from llenvs.traces.records._record_reader import RecordReader, check_json_safe, check_scores

@@ -2,7 +2,7 @@
 
 Force and Feedback draw a text box, Resample its samples, temperature and seed (number boxes
 that refuse a number out of range, naming the range: ``number_box``); the inputs make one
-``Intervention`` (``llenvs.core.intervention``), or say why they make none (a box's refusal or
+``Intervention`` (``llenvs.core``), or say why they make none (a box's refusal or
 the value's own check, shown as why Generate is off). Drafts (a forced text) live in session
 state under keys that do not hold the segment, so an edited text survives moving the selection
 and back.
@@ -14,9 +14,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from llenvs.core.backend import SamplingParams
-from llenvs.core.bounds import SAMPLES, SEED
-from llenvs.core.intervention import COMPLETE, Feedback, Force, Intervention, Resample
+from llenvs.core import (
+    COMPLETE,
+    SAMPLES,
+    SEED,
+    Feedback,
+    Force,
+    Intervention,
+    Resample,
+    SamplingParams,
+)
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceFormatError
 from llenvs.ui.common import number_box

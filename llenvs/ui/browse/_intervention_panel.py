@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from llenvs.core.intervention import Force, Intervention
+from llenvs.core import Force, Intervention
 from llenvs.evaluation import (
     BranchRequest,
     trace_base_environment,
@@ -94,7 +94,7 @@ def action_problem(trace: Trace, segment: int, intervention: Intervention) -> st
     The request is made as Generate would make it (``BranchRequest``): None when it can be.
 
     Example:
-        >>> from llenvs.core.intervention import COMPLETE, Resample
+        >>> from llenvs.core._intervention import COMPLETE, Resample
         >>> from llenvs.traces import SegmentRecord, TaskRecord
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
         ...           segments=(SegmentRecord(0, 0, 2, "A.", terminal=True),))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.core.bounds import SAMPLES, Bound
+from llenvs.core import SAMPLES, Bound
 from llenvs.evaluation.branching import DEFAULT_SAMPLES, OnPolicy
 from llenvs.traces import Trace
 from llenvs.ui.common import (

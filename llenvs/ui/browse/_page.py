@@ -24,7 +24,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from llenvs.core.bounds import Bound
+from llenvs.core import Bound
 from llenvs.evaluation import trace_feedback
 from llenvs.evaluation.branching import PRM_UNSCORED
 from llenvs.traces import SegmentRecord, Trace

@@ -5,7 +5,7 @@ the trace's run record (a branch: from its parent and intervention), never from 
 panel below has picked. The outcome stays under the header until another trace is shown.
 
 Example:
-    >>> from llenvs.core.spec import ModelSpec, RunSpec
+    >>> from llenvs.core.run_spec import ModelSpec, RunSpec
     >>> from llenvs.traces import RunRecord, TaskRecord
     >>> run = RunRecord(RunSpec(model=ModelSpec.parse("scripted")))
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.core.spec.model_spec import Provider
+from llenvs.core.run_spec import Provider
 from llenvs.evaluation.branching import Rerun, recorded_model, rerun
 from llenvs.traces import Trace, find_trace
 from llenvs.ui.common import load_backend, session_key, shows_errors
@@ -36,7 +36,7 @@ def rerun_problem(trace: Trace) -> str | None:
     """Why the trace cannot be made again here, or None when it can.
 
     Example:
-        >>> from llenvs.core.spec import ModelSpec, RunSpec
+        >>> from llenvs.core.run_spec import ModelSpec, RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
         >>> run = RunRecord(RunSpec(model=ModelSpec.parse("openai/m")))
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())

@@ -47,8 +47,14 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.sampling import Reach, other_model, reach
 from llenvs.analysis.sidecar import PUBLISHED_KEY
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend
-from llenvs.core.bounds import MAX_TOKENS, ROLLOUT_BUDGET, TOKEN_BUDGET, Bound
+from llenvs.core import (
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS,
+    ROLLOUT_BUDGET,
+    TOKEN_BUDGET,
+    Bound,
+    ModelBackend,
+)
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
 from llenvs.ui.browse._content_returns import returns_toggle

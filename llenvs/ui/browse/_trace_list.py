@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from llenvs.core.bounds import Bound
+from llenvs.core import Bound
 from llenvs.traces import no_trace_reason, skipped_summary
 from llenvs.ui.common import cached_branch_counts, cached_search, go_to, read_number
 from llenvs.workbench.browse_location import BrowseLocation

@@ -22,8 +22,8 @@ from pathlib import PurePath
 
 import streamlit as st
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.spec.model_spec import EMBEDDED_MODEL_NAME, ModelSpec, Provider
+from llenvs.core import ModelBackend
+from llenvs.core.run_spec import EMBEDDED_MODEL_NAME, ModelSpec, Provider
 from llenvs.ui.common._browser_session import in_app
 from llenvs.workbench.models import (
     ModelChoice,
@@ -56,7 +56,7 @@ def loading_message(spec: ModelSpec) -> str:
     """What the page says while ``spec``'s model loads.
 
     Example:
-        >>> from llenvs.core.spec.model_spec import ModelSpec
+        >>> from llenvs.core.run_spec._model_spec import ModelSpec
         >>> print(loading_message(ModelSpec.parse("transformers")))
         Loading SmolLM2-135M-Instruct, once for every session: about 4 s (about 4 s more on its first use, which converts the model)…
         >>> print(loading_message(ModelSpec.parse("transformers/models/my-llama")))

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from llenvs.core.spec.model_spec import Provider
+from llenvs.core.run_spec import Provider
 from llenvs.traces import Trace
 from llenvs.workbench.files import traces_dir
 from llenvs.workbench.models import ModelChoice, ModelKind, Settings, load_settings, own_model

@@ -17,7 +17,7 @@ from typing import Any, Literal, overload
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from llenvs.core.bounds import Bound
+from llenvs.core import Bound
 from llenvs.workbench.number_entry import (
     FloatBound,
     NumberEntry,

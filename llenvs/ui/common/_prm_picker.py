@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.workbench.models import (
     DEFAULT_BASE_URL,
     PRM_CHOICES,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from llenvs.core.bounds import Bound
-from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.core import Bound
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.ui.common._number_box import number_box
 from llenvs.ui.common._prm_picker import prm_picker
 from llenvs.workbench.models import (

@@ -28,8 +28,7 @@ from llenvs.analysis import (
     plan_cuts,
     stored_comparison,
 )
-from llenvs.core.backend import DEFAULT_MAX_TOKENS
-from llenvs.core.bounds import Bound
+from llenvs.core import DEFAULT_MAX_TOKENS, Bound
 from llenvs.core.errors import LlenvsError
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import trace_sampling_params

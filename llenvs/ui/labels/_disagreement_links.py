@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from llenvs.core.bounds import Bound
+from llenvs.core import Bound
 from llenvs.rewards.agreement import StepDisagreement
 from llenvs.ui.common import OutOfRange, number_box
 from llenvs.workbench.browse_location import BrowseLocation

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.core import ModelBackend
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.evaluation import needs_model, score_now
 from llenvs.rewards.prm import PRMScores, stored_names, stored_scores
 from llenvs.ui.common import load_backend, session_key, stamp

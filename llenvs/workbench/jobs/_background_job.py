@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 
-from llenvs.core.run_events import StopToken
+from llenvs.core import StopToken
 from llenvs.workbench.jobs._job_queue import JobQueue, shared_queue
 from llenvs.workbench.models import Lease, shared_pool
 

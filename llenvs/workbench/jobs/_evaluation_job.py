@@ -33,13 +33,17 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.backend import DEFAULT_MAX_TOKENS, ModelBackend, SamplingParams
-from llenvs.core.environment import Environment
+from llenvs.core import (
+    DEFAULT_MAX_TOKENS,
+    Environment,
+    ModelBackend,
+    RunControl,
+    RunEvent,
+    SamplingParams,
+    SegmentedEnvironment,
+)
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
-from llenvs.core.segmented_environment import SegmentedEnvironment
-from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation import EvaluationResult, LogConfig, run_segmented_evaluation
 from llenvs.evaluation.branching import scored_environment
 from llenvs.evaluation.episodes import (

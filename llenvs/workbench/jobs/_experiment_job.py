@@ -19,9 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
+from llenvs.core import ModelBackend, RunControl, RunEvent
 from llenvs.experiments import BranchRecorded, ExperimentRun, Recipe, run_experiment
 from llenvs.workbench.jobs._background_job import BackgroundJob
 from llenvs.workbench.wording import count

@@ -34,9 +34,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent
+from llenvs.core import ModelBackend, RunControl, RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path

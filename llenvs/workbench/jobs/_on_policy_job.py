@@ -22,8 +22,7 @@ from __future__ import annotations
 import threading
 
 from llenvs.analysis.sampling import RolloutsStopped, StoppableBackend
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_events import RunEvent
+from llenvs.core import ModelBackend, RunEvent
 from llenvs.evaluation.branching import OnPolicy, on_policy
 from llenvs.traces import Trace
 from llenvs.workbench.jobs._background_job import BackgroundJob

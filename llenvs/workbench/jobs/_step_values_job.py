@@ -50,9 +50,7 @@ from llenvs.analysis import (
     analysis_path,
     analyze_trace,
 )
-from llenvs.core.backend import ModelBackend
-from llenvs.core.run_control import RunControl
-from llenvs.core.run_events import RunEvent, TokenGenerated
+from llenvs.core import ModelBackend, RunControl, RunEvent, TokenGenerated
 from llenvs.traces import Trace
 from llenvs.workbench.jobs._background_job import BackgroundJob
 

@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from enum import Enum
 
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core.run_spec import ModelSpec, Provider
 
 __all__ = ["ModelChoice", "ModelKind", "own_model"]
 

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from llenvs.core.spec.model_spec import ModelSpec, Provider
+from llenvs.core.run_spec import ModelSpec, Provider
 from llenvs.workbench.files import traces_dir
 from llenvs.workbench.models._model_choice import ModelChoice
 from llenvs.workbench.models._settings_store import (
@@ -84,7 +84,7 @@ class PoolKey:
     """What the shared pool keys a backend by: its spec and a typed key's digest.
 
     Example:
-        >>> from llenvs.core.spec.model_spec import ModelSpec
+        >>> from llenvs.core.run_spec._model_spec import ModelSpec
         >>> str(PoolKey(ModelSpec.parse("openai/m"), "0a1b"))
         'openai/m (with a key typed in a session)'
 
@@ -100,7 +100,7 @@ class PoolKey:
         """The key of ``spec`` loaded with ``api_key`` (typed in a session; None: none).
 
         Example:
-            >>> from llenvs.core.spec.model_spec import ModelSpec
+            >>> from llenvs.core.run_spec._model_spec import ModelSpec
             >>> PoolKey.typed(ModelSpec.parse("openai/m"), "k").key_digest[:8]
             '8254c329'
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core.errors import UnknownName
-from llenvs.core.spec.prm_spec import PRMKind, PRMSpec
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.rewards.prm import DEFAULT_BASE_URL
 
 __all__ = ["DEFAULT_BASE_URL", "PRM_CHOICES", "SERVED_PRM", "PRMChoice", "describe_choice"]

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from llenvs.core.segmenters.spec import segmenter_from_spec
+from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.traces.files import write_lines_atomically
 from llenvs.workbench.models._model_choice import ModelChoice, ModelKind
 from llenvs.workbench.models._prm_choice import PRM_CHOICES, PRMChoice

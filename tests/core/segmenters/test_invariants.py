@@ -9,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llenvs.core.segmenters import CompositeSegmenter, Segmenter, check_spans
-from llenvs.core.segmenters.scanning import WHITESPACE
+from llenvs.core.segmenters import WHITESPACE, CompositeSegmenter, Segmenter, check_spans
 from tests.core.segmenters.segmenter_cases import (
     SEGMENTERS,
     check_invariants,

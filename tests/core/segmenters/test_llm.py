@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from llenvs.core import LLMSegmenter
 from llenvs.core.errors import SegmenterSpecError
 from llenvs.core.segmenters import (
+    DEFAULT_PROMPT_TEMPLATE,
     CompositeSegmenter,
     LineSegmenter,
     SentenceSegmenter,
     check_spans,
+    match_steps,
     segmenter_from_spec,
 )
-from llenvs.core.segmenters.llm import DEFAULT_PROMPT_TEMPLATE, match_steps
 from llenvs.inference import get_backend
 from tests.core.segmenters.segmenter_cases import texts
 

@@ -6,8 +6,7 @@ import time
 
 import pytest
 
-from llenvs.core.segmenters import PatternSegmenter
-from llenvs.core.segmenters.pattern import DEFAULT_PATTERNS
+from llenvs.core.segmenters import DEFAULT_PATTERNS, PatternSegmenter
 from tests.core.segmenters.segmenter_cases import AIME_TEXT, GUIDE_PATTERNS, REPLAY_TEXT
 
 SEG = PatternSegmenter()

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from llenvs.core.segmenters import SentenceSegmenter
-from llenvs.core.segmenters.scanning import ScanningSegmenter, first_non_whitespace
-from llenvs.core.segmenters.sentence_rules import (
+from llenvs.core.segmenters import (
     RULES,
     TERMINATORS,
+    ScanningSegmenter,
     SentenceEnd,
+    SentenceSegmenter,
+    first_non_whitespace,
     plain_sentence_end,
 )
 from tests.core.segmenters.segmenter_cases import REPLAY_TEXT, read_jsonl, stream_pieces, texts

