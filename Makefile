@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml Makefile
 	# Convert the embedded model's GGUF to a safetensors folder now (a few seconds, cached in
 	# $$LLENVS_CACHE_DIR or ~/.cache/llenvs), so that no first model action pays it; the library
 	# converts it at first use where this has not run.
-	$(BIN)/python -c "from llenvs.inference.backends.embedded_model import embedded_model_path as p; p()"
+	$(BIN)/python -c "from llenvs.inference._backends.embedded_model import embedded_model_path as p; p()"
 	touch $(STAMP)
 
 # The real vLLM server the openai backend's tests use (tests/vllm_server.py), in its own virtual

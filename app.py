@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from llenvs.workbench.workbench_pages import PAGES
+from llenvs.workbench import PAGES
 
 st.set_page_config(page_title="llenvs workbench", page_icon=":material/segment:", layout="wide")
 navigation = st.navigation(

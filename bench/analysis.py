@@ -138,8 +138,7 @@ def same_top_step(fixed: StepAnalysis, adaptive: StepAnalysis) -> str:
 
 def run(args: argparse.Namespace) -> str:
     """Run both schedules on every trace and return the markdown section."""
-    from llenvs.cli.options import build_backend
-    from llenvs.cli.server_options import server_options
+    from llenvs.cli import build_backend, server_options
 
     backend = build_backend(args.backend, None, options=server_options(args, args.backend, None))
     rows = []
@@ -235,7 +234,7 @@ def run(args: argparse.Namespace) -> str:
 
 def main() -> None:
     """Parse the options, run, print the section and write it unless ``--no-write``."""
-    from llenvs.cli.server_options import add_server_options
+    from llenvs.cli import add_server_options
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="transformers", help="backend name")

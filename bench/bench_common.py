@@ -79,7 +79,7 @@ def started_vllm_server() -> VLLMServer | None:
 
     Prints the time to ready, or why it skipped (``make vllm-server`` builds the environment).
     """
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
     from tests.vllm_server import VLLM_PYTHON, VLLMServer
 
     if not VLLM_PYTHON.exists():

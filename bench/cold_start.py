@@ -77,7 +77,7 @@ def child(case: str, launched: float, samples: int) -> dict[str, float]:
 
     from llenvs.evaluation.branching import on_policy
     from llenvs.inference import build_backend
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
     from llenvs.traces import read_traces
     from llenvs.workbench.models import ModelChoice, ModelKind, pool_spec
 
@@ -103,7 +103,7 @@ def _transformers_conversion(folder: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from llenvs.inference import quiet_transformers
-    from llenvs.inference.backends.embedded_model import find_embedded_gguf
+    from llenvs.inference._backends.embedded_model import find_embedded_gguf
 
     source = find_embedded_gguf()
     with quiet_transformers():

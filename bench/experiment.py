@@ -39,7 +39,7 @@ from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
 from llenvs.evaluation.branching import intervene
 from llenvs.experiments import ParentFilter, Recipe, RelativePositions, plan_file, run_experiment
-from llenvs.inference.backends.openai_backend import OpenAIBackend
+from llenvs.inference._backends.openai_backend import OpenAIBackend
 from llenvs.traces import SegmentFlag, Trace, read_branches, write_traces
 
 sys.path.insert(0, str(ROOT))

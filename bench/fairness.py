@@ -28,7 +28,7 @@ from bench_common import ROOT, main
 from llenvs.analysis import AnalysisParams
 from llenvs.core import Force
 from llenvs.evaluation import BranchRequest
-from llenvs.inference.backends.kv_sessions import KVSessionStore
+from llenvs.inference._backends.kv_sessions import KVSessionStore
 from llenvs.traces import find_trace
 from llenvs.ui.common import load_backend
 from llenvs.workbench.jobs import InterventionJob, StepValuesJob

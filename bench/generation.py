@@ -45,9 +45,9 @@ from llenvs.core import (
 )
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import SegmentedTrajectoryRunner
-from llenvs.inference.backends.kv_sessions import KVSessionStore
-from llenvs.inference.backends.transformers_backend import TransformersBackend
-from llenvs.inference.backends.transformers_loading import make_backend
+from llenvs.inference._backends.kv_sessions import KVSessionStore
+from llenvs.inference._backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.transformers_loading import make_backend
 
 HEADING = "## Generation (`bench/generation.py`)"
 

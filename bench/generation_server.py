@@ -44,7 +44,7 @@ from llenvs.core import (
 )
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, SegmentedTrajectoryRunner, run_segmented_evaluation
-from llenvs.inference.backends.openai_backend import Mode, OpenAIBackend
+from llenvs.inference._backends.openai_backend import Mode, OpenAIBackend
 
 sys.path.insert(0, str(ROOT))
 from tests.vllm_server import SERVED_NAME
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> str | None:
             backend.close()
     finally:
         server.stop()
-    from llenvs.inference.backends.transformers_loading import make_backend
+    from llenvs.inference._backends.transformers_loading import make_backend
 
     local = make_backend()
     local_rates = {}

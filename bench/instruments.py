@@ -44,7 +44,7 @@ from llenvs.analysis import (
 from llenvs.core import Force
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.branching import on_policy
-from llenvs.inference.backends.transformers_loading import get_embedded_backend
+from llenvs.inference._backends.transformers_loading import get_embedded_backend
 from llenvs.traces import read_traces
 
 HEADING = "## The instruments: on-policy, returning content, segmenters"

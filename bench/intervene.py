@@ -35,7 +35,7 @@ from bench_common import ROOT, main
 
 from llenvs.core import Force, RunControl, RunEvent
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
-from llenvs.inference.backends.kv_sessions import KVSessionStore
+from llenvs.inference._backends.kv_sessions import KVSessionStore
 from llenvs.traces import SegmentFlag, find_trace
 from llenvs.ui.browse import POLL_SECONDS
 from llenvs.workbench.jobs import BackgroundJob

@@ -22,7 +22,7 @@ from typing import Any
 from bench_common import IDLE, browser_page
 
 from llenvs.ui.browse import LABEL_PARAM
-from llenvs.workbench.browse_location import MODE_PARAM
+from llenvs.workbench import MODE_PARAM
 
 TIMEOUT_MS = 60_000
 BURSTS = 5

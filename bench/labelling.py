@@ -50,7 +50,7 @@ from bench_common import IDLE, ROOT, browser_page, publish
 from key_bursts import burst_lines, measure_bursts
 
 from llenvs.ui.browse import LABEL_ROWS
-from llenvs.workbench.segment_table import BEFORE
+from llenvs.workbench import BEFORE
 
 HEADING = "## Labelling in Browse (`bench/labelling.py`)"
 COMMAND = ".venv/bin/python bench/labelling.py"

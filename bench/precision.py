@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))  # tests.inference.precisions
 
 from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.registry import environment_registry
-from llenvs.inference.backends.transformers_backend import TransformersBackend
-from llenvs.inference.backends.transformers_loading import DType, make_backend
+from llenvs.inference._backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.transformers_loading import DType, make_backend
 from tests.inference.precisions import first_difference
 
 HEADING = "## Precision on the CPU (`bench/precision.py`)"

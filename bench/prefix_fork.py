@@ -40,9 +40,9 @@ from typing import Any
 from bench_common import publish
 
 from llenvs.core import Generation, GenerationRequest, Message, Prompt, SamplingParams
-from llenvs.inference.backends import padded_batch
-from llenvs.inference.backends.transformers_backend import TransformersBackend
-from llenvs.inference.backends.transformers_loading import get_embedded_backend, make_backend
+from llenvs.inference._backends import padded_batch
+from llenvs.inference._backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.transformers_loading import get_embedded_backend, make_backend
 
 HEADING = "## Rollouts from one prefix (`bench/prefix_fork.py`)"
 STORY = (

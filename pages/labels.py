@@ -4,8 +4,8 @@ import streamlit as st
 
 from llenvs.ui import how_to_get_traces, labels
 from llenvs.ui.common import shows_errors, through_app
+from llenvs.workbench import MISSING
 from llenvs.workbench.files import traces_dir
-from llenvs.workbench.wording import MISSING
 
 through_app()
 st.title("Step labels")

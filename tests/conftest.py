@@ -67,7 +67,7 @@ def embedded_backend() -> Any:
     The first run converts the GGUF to a cached safetensors folder (a few seconds); later
     runs load it in seconds. Doctests of the backend share the same instance.
     """
-    from llenvs.inference.backends.transformers_loading import get_embedded_backend
+    from llenvs.inference._backends.transformers_loading import get_embedded_backend
 
     return get_embedded_backend()
 
@@ -82,7 +82,7 @@ def vllm_server() -> Any:
     """
     import os
 
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
     from tests.vllm_server import RunningServer, VLLMServer, require_vllm_python
 
     url = os.environ.get("LLENVS_TEST_VLLM_URL")

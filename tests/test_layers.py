@@ -38,7 +38,7 @@ RANK = {
 """The floor of each top-level part of ``llenvs``: a part imports only from lower floors (two
 parts on one floor, such as ``cli`` and ``ui``, never import each other)."""
 
-PRIVATE = {"llenvs.inference.backends": "llenvs.inference"}
+PRIVATE = {"llenvs.inference._backends": "llenvs.inference"}
 """Packages only their parent package imports: the backends are reached by name through
 ``llenvs.inference`` (``get_backend``, ``build_backend``, ``default_precision``)."""
 
@@ -206,19 +206,19 @@ def test_the_scan_catches_a_sideways_import_a_private_backend_and_streamlit():
     cli = _scan("from llenvs.ui.common._cached import x\n", "llenvs.cli.example", is_package=False)
     inference = _scan(
         "def f():\n    from llenvs.traces.responses_file import read\n",
-        "llenvs.inference.backend_registry",
+        "llenvs.inference._backend_registry",
         is_package=False,
     )
     pool = _scan(
-        "def f():\n    from llenvs.inference.backends.transformers_loading import d\n",
+        "def f():\n    from llenvs.inference._backends.transformers_loading import d\n",
         "llenvs.workbench.models._model_pool",
         is_package=False,
     )
     assert _upward(cli + inference + pool) == [
         "llenvs.cli.example:1 (top-level import) -> llenvs.ui.common._cached",
-        "llenvs.inference.backend_registry:2 (nested import) -> llenvs.traces.responses_file",
+        "llenvs.inference._backend_registry:2 (nested import) -> llenvs.traces.responses_file",
         "llenvs.workbench.models._model_pool:2 (nested import) -> "
-        "llenvs.inference.backends.transformers_loading",
+        "llenvs.inference._backends.transformers_loading",
     ]
     drawn = _scan("import streamlit as st\n", "llenvs.workbench.example", is_package=False)
     assert _streamlit_outside_the_views(drawn) == [

@@ -42,12 +42,12 @@ HEAVY_FIXTURES = frozenset(
 SLOW_DOCTESTS = frozenset(
     {
         "llenvs/evaluation/branching/_on_policy.py",
-        "llenvs/inference/backends/chat_tokenizer.py",  # embedded_model_path() converts,
-        "llenvs/inference/backends/embedded_model.py",  # loading the GGUF, when the cache is cold
-        "llenvs/inference/backends/padded_batch.py",
-        "llenvs/inference/backends/text_positions.py",  # embedded_model_path(), as above
-        "llenvs/inference/backends/transformers_backend.py",
-        "llenvs/inference/backends/transformers_loading.py",
+        "llenvs/inference/_backends/chat_tokenizer.py",  # embedded_model_path() converts,
+        "llenvs/inference/_backends/embedded_model.py",  # loading the GGUF, when the cache is cold
+        "llenvs/inference/_backends/padded_batch.py",
+        "llenvs/inference/_backends/text_positions.py",  # embedded_model_path(), as above
+        "llenvs/inference/_backends/transformers_backend.py",
+        "llenvs/inference/_backends/transformers_loading.py",
     }
 )
 """Modules whose doctests load the embedded model (a doctest carries no mark of its own)."""

@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from llenvs.adapters.question_answer import DEFAULT_INSTRUCTION, QuestionAnswerEnvironment
-from llenvs.adapters.task import Task
+from llenvs.adapters._question_answer import DEFAULT_INSTRUCTION, QuestionAnswerEnvironment
+from llenvs.adapters._task import Task
 from llenvs.core import EnvSpec, RewardFunction
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 The prompt is the question followed by reasoning-gym's own evaluation instruction (its
 ``"default"`` prompt, which asks for the answer in ``<answer>`` tags); pass ``instruction=`` to
-replace it. Answers are extracted (see ``llenvs.adapters.answers``), stripped, and scored by the
+replace it. Answers are extracted (see ``llenvs.adapters``), stripped, and scored by the
 dataset's own ``score_answer``.
 
 Example:
@@ -23,9 +23,9 @@ import reasoning_gym
 from reasoning_gym.factory import DATASETS
 from reasoning_gym.utils import SYSTEM_PROMPTS
 
-from llenvs.adapters.answer_rewards import CorrectnessReward, FormatReward
-from llenvs.adapters.question_answer import QuestionAnswerEnvironment
-from llenvs.adapters.task import Task
+from llenvs.adapters._answer_rewards import CorrectnessReward, FormatReward
+from llenvs.adapters._question_answer import QuestionAnswerEnvironment
+from llenvs.adapters._task import Task
 from llenvs.core import EnvSpec, RewardFunction
 from llenvs.core.errors import UnknownName
 

@@ -32,7 +32,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.adapters import ANSWER_OPEN
 from llenvs.analysis._step_analysis import StepAnalysis
 from llenvs.analysis.sampling import (
     AnalysisParams,

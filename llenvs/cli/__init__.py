@@ -11,3 +11,11 @@ Example:
 """
 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
+from llenvs.cli._options import build_backend
+from llenvs.cli._server_options import add_server_options, server_options
+
+__all__ = [
+    "add_server_options",
+    "build_backend",
+    "server_options",
+]

@@ -29,18 +29,18 @@ from llenvs.core.errors import LlenvsError
 __all__ = ["COMMAND_MODULES", "DefaultsHelpFormatter", "build_parser", "main", "os_error_in_words"]
 
 COMMAND_MODULES = (
-    "llenvs.cli.evaluate_command",
-    "llenvs.cli.replay_command",
-    "llenvs.cli.segment_command",
-    "llenvs.cli.intervene_command",
-    "llenvs.cli.experiment_command",
-    "llenvs.cli.rerun_command",
-    "llenvs.cli.analyze_command",
-    "llenvs.cli.import_command",
-    "llenvs.cli.export_command",
-    "llenvs.cli.labels_command",
-    "llenvs.cli.agreement_command",
-    "llenvs.cli.score_command",
+    "llenvs.cli._evaluate_command",
+    "llenvs.cli._replay_command",
+    "llenvs.cli._segment_command",
+    "llenvs.cli._intervene_command",
+    "llenvs.cli._experiment_command",
+    "llenvs.cli._rerun_command",
+    "llenvs.cli._analyze_command",
+    "llenvs.cli._import_command",
+    "llenvs.cli._export_command",
+    "llenvs.cli._labels_command",
+    "llenvs.cli._agreement_command",
+    "llenvs.cli._score_command",
 )
 """The modules that add a subcommand, in the order ``--help`` lists them."""
 

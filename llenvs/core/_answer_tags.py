@@ -1,7 +1,7 @@
 """The answer tags: where a response states its final answer (``<answer>…</answer>``).
 
 Defined in the core so that values below the adapters (``AnswerOpening``) name them; the
-adapters' answer extraction (``llenvs.adapters.answers``) re-exports them.
+adapters' answer extraction (``llenvs.adapters``) re-exports them.
 
 Example:
     >>> ANSWER_OPEN + "8" + ANSWER_CLOSE

@@ -62,7 +62,7 @@ from llenvs.evaluation.episodes import (
     result_trace,
     trajectory_event,
 )
-from llenvs.inference.backend_registry import backend_spec
+from llenvs.inference import backend_spec
 from llenvs.traces.files import (
     TraceReader,
     append_trace,

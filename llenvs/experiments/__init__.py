@@ -12,29 +12,39 @@ Example:
 
 """
 
-from llenvs.experiments.branch_outcome import BranchOutcome
-from llenvs.experiments.experiment_error import ExperimentError
-from llenvs.experiments.experiment_events import BranchRecorded
-from llenvs.experiments.experiment_file import (
+from llenvs.experiments._branch_outcome import BranchOutcome
+from llenvs.experiments._experiment_as_runs import (
+    ExperimentRuns,
+    open_experiment_runs,
+    parent_tasks,
+    trace_lines,
+)
+from llenvs.experiments._experiment_error import ExperimentError
+from llenvs.experiments._experiment_events import BranchRecorded
+from llenvs.experiments._experiment_file import (
     ExperimentHeader,
+    append_outcome,
     experiment_path,
     read_experiment,
     recorded_parents,
+    start_experiment,
 )
-from llenvs.experiments.experiment_plan import ExperimentPlan, plan_experiment
-from llenvs.experiments.experiment_result import ExperimentRun
-from llenvs.experiments.experiment_summary import ExperimentSummary, PointSummary, summarize
-from llenvs.experiments.how import How
-from llenvs.experiments.map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
-from llenvs.experiments.parent_filter import ParentFilter, ParentOutcome
-from llenvs.experiments.perturbation import perturbed
-from llenvs.experiments.planned_branch import PlannedBranch
-from llenvs.experiments.ready_recipes import READY_RECIPES, ready_recipe
-from llenvs.experiments.recipe import Recipe, load_recipe, recipe_from_toml
-from llenvs.experiments.run_experiment import plan_file, run_experiment
-from llenvs.experiments.skip_reason import SkipReason
-from llenvs.experiments.template_values import TemplateValues
-from llenvs.experiments.where import (
+from llenvs.experiments._experiment_plan import ExperimentPlan, plan_experiment
+from llenvs.experiments._experiment_result import ExperimentRun
+from llenvs.experiments._experiment_summary import ExperimentSummary, PointSummary, summarize
+from llenvs.experiments._how import How
+from llenvs.experiments._map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
+from llenvs.experiments._parent_filter import ParentFilter, ParentOutcome
+from llenvs.experiments._perturbation import perturbed
+from llenvs.experiments._planned_branch import PlannedBranch
+from llenvs.experiments._position_run import ParentTask, PositionRun, RunRow, RunRows, position_runs
+from llenvs.experiments._ready_recipes import READY_RECIPES, ready_recipe
+from llenvs.experiments._recipe import Recipe, load_recipe, recipe_from_toml
+from llenvs.experiments._run_experiment import EXPERIMENT_METADATA, plan_file, run_experiment
+from llenvs.experiments._sidecar_doc import EXAMPLES, RECORDS, sidecar_markdown
+from llenvs.experiments._skip_reason import SkipReason
+from llenvs.experiments._template_values import TemplateValues
+from llenvs.experiments._where import (
     EveryBoundary,
     MatchingRegex,
     PRMBelow,
@@ -45,7 +55,10 @@ from llenvs.experiments.where import (
 )
 
 __all__ = [
+    "EXAMPLES",
+    "EXPERIMENT_METADATA",
     "READY_RECIPES",
+    "RECORDS",
     "BranchOutcome",
     "BranchRecorded",
     "EveryBoundary",
@@ -53,6 +66,7 @@ __all__ = [
     "ExperimentHeader",
     "ExperimentPlan",
     "ExperimentRun",
+    "ExperimentRuns",
     "ExperimentSummary",
     "How",
     "MapBin",
@@ -60,27 +74,38 @@ __all__ = [
     "PRMBelow",
     "ParentFilter",
     "ParentOutcome",
+    "ParentTask",
     "PlannedBranch",
     "PointSummary",
+    "PositionRun",
     "Recipe",
     "RelativePositions",
+    "RunRow",
+    "RunRows",
     "SegmentAt",
     "SkipReason",
     "TemplateValues",
     "TopImportance",
     "Where",
+    "append_outcome",
     "experiment_path",
     "load_recipe",
     "on_policy_map",
+    "open_experiment_runs",
+    "parent_tasks",
     "perturbed",
     "plan_experiment",
     "plan_file",
+    "position_runs",
     "prm_score_map",
     "read_experiment",
     "ready_recipe",
     "recipe_from_toml",
     "recorded_parents",
     "run_experiment",
+    "sidecar_markdown",
+    "start_experiment",
     "steerability_map",
     "summarize",
+    "trace_lines",
 ]

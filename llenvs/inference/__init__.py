@@ -6,7 +6,8 @@ Example:
 
 """
 
-from llenvs.inference.backend_registry import (
+from llenvs.inference._backend_registry import (
+    NO_RESPONSE,
     backend_options,
     backend_providers,
     backend_spec,
@@ -14,9 +15,11 @@ from llenvs.inference.backend_registry import (
     default_precision,
     get_backend,
 )
-from llenvs.inference.quiet import quiet_transformers
+from llenvs.inference._quiet import quiet_transformers
+from llenvs.inference._responses_file import read_responses
 
 __all__ = [
+    "NO_RESPONSE",
     "backend_options",
     "backend_providers",
     "backend_spec",
@@ -24,4 +27,5 @@ __all__ = [
     "default_precision",
     "get_backend",
     "quiet_transformers",
+    "read_responses",
 ]

@@ -45,11 +45,10 @@ from llenvs.ui.common import (
     session_key,
     shows_errors,
 )
+from llenvs.workbench import MISSING, TEMPERATURE, count, success_rate
 from llenvs.workbench.files import resolve_trace_path, traces_dir
 from llenvs.workbench.jobs import EvaluationJob, EvaluationPlan, RunOutcome, TaskState, run_outcome
 from llenvs.workbench.models import ModelChoice, Settings, load_settings
-from llenvs.workbench.number_entry import TEMPERATURE
-from llenvs.workbench.wording import MISSING, count, success_rate
 
 __all__ = ["evaluate_page", "results_table"]
 

@@ -61,12 +61,11 @@ from llenvs.ui.common import (
     shows_errors,
 )
 from llenvs.ui.runs import open_in_compare_runs
+from llenvs.workbench import MISSING, bin_rows, branch_rows, count, summary_table, verdict
 from llenvs.workbench.charts import steerability_figure
-from llenvs.workbench.experiment_tables import bin_rows, branch_rows, summary_table, verdict
 from llenvs.workbench.files import trace_files, traces_dir
 from llenvs.workbench.jobs import ExperimentJob
 from llenvs.workbench.models import load_settings
-from llenvs.workbench.wording import MISSING, count
 
 __all__ = ["experiment_name", "experiments_page", "positions_where", "show_experiment"]
 

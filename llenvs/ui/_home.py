@@ -20,7 +20,7 @@ from llenvs.traces import IMPORT_FORMATS, skipped_summary
 from llenvs.traces.files import MAX_LINE_ENV, max_line_bytes
 from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
 from llenvs.ui.common import cached_index, shows_errors
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import MISSING, PAGES, BrowseLocation, short_name
 from llenvs.workbench.files import (
     TRACE_ROOTS_ENV,
     BrowseDefault,
@@ -32,9 +32,6 @@ from llenvs.workbench.files import (
     shown_path,
     trace_files,
 )
-from llenvs.workbench.short_name import short_name
-from llenvs.workbench.wording import MISSING
-from llenvs.workbench.workbench_pages import PAGES
 
 __all__ = [
     "BROWSE",

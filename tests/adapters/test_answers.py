@@ -1,6 +1,6 @@
 import pytest
 
-from llenvs.adapters.answers import extract_answer, extract_boxed, has_closed_answer
+from llenvs.adapters import extract_answer, extract_boxed, has_closed_answer
 
 
 @pytest.mark.parametrize(

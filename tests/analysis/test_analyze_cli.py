@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.analysis import analysis_path
-from llenvs.cli import analyze_command
+from llenvs.cli import _analyze_command as analyze_command
 from llenvs.cli.main import main
 from llenvs.traces import find_trace
 from tests.analysis.coin_backend import CoinBackend

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from llenvs.analysis import RETURN_THRESHOLD, analysis_path
 from llenvs.analysis.instruments import MINILM
-from llenvs.cli import analyze_command
+from llenvs.cli import _analyze_command as analyze_command
 from llenvs.cli.main import main
 from llenvs.traces import find_trace
 

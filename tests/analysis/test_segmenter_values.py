@@ -28,7 +28,7 @@ from llenvs.analysis.instruments import (
     stored_comparison,
 )
 from llenvs.analysis.sidecar import read_analysis, read_segmenter_values
-from llenvs.cli import analyze_command
+from llenvs.cli import _analyze_command as analyze_command
 from llenvs.cli.main import main
 from llenvs.core import (
     DEFAULT_MAX_TOKENS,

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from llenvs.traces import read_branches, read_traces, write_traces
+from llenvs.workbench import segment_table, styled_segments
 from llenvs.workbench.files import TRACES_DIR_ENV
-from llenvs.workbench.segment_table import segment_table, styled_segments
 from tests.app.test_pages import REPO, open_page, texts
 
 SAMPLES = REPO / "sample_traces"

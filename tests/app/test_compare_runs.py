@@ -13,8 +13,14 @@ from streamlit.testing.v1 import AppTest
 from llenvs.core import Feedback, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
-from llenvs.experiments import ParentFilter, Recipe, RelativePositions, read_experiment, summarize
-from llenvs.experiments.experiment_file import start_experiment
+from llenvs.experiments import (
+    ParentFilter,
+    Recipe,
+    RelativePositions,
+    read_experiment,
+    start_experiment,
+    summarize,
+)
 from llenvs.traces import read_traces, write_traces
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page, texts

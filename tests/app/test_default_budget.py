@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from llenvs.cli import intervene_command
+from llenvs.cli import _intervene_command as intervene_command
 from llenvs.cli.main import main
 from llenvs.core import DEFAULT_MAX_TOKENS, BackendCapabilities, Resample
 from llenvs.evaluation import BranchRequest, intervene

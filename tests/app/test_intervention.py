@@ -313,7 +313,7 @@ def test_a_trace_of_a_served_model_is_branched_on_its_own_server(folder, vllm_se
     from dataclasses import replace
 
     from llenvs.inference import get_backend
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
 
     options = {"base_url": vllm_server.base_url, "tokenizer": str(embedded_model_path())}
     [parent] = read_traces(folder / "lc.jsonl")

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from llenvs.ui.common import TEXT_CLASS
+from llenvs.workbench import PAGES
 from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV
-from llenvs.workbench.workbench_pages import PAGES
 from tests.app.conftest import SCRIPT
 from tests.conftest import EXTERNAL
 

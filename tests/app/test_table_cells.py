@@ -17,8 +17,8 @@ import shutil
 import pandas as pd
 import pytest
 
+from llenvs.workbench import MISSING
 from llenvs.workbench.files import TRACES_DIR_ENV
-from llenvs.workbench.wording import MISSING
 from tests.app.test_pages import REPO, open_page
 
 NONE_WORD = re.compile(r"\bNone\b")

@@ -22,10 +22,9 @@ from llenvs.analysis import analysis_path, published_step_analysis, read_publish
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.ui.browse import MEASURE, TAG_FILTER, WHOLE, ZOOM
+from llenvs.workbench import BEFORE, WINDOW, measure_label
 from llenvs.workbench.charts import layer_names
 from llenvs.workbench.files import TRACES_DIR_ENV
-from llenvs.workbench.published_step_values import measure_label
-from llenvs.workbench.segment_table import BEFORE, WINDOW
 from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_row, click_segment
 from tests.app.test_pages import open_page, texts
 from tests.chart_specs import layer

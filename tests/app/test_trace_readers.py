@@ -23,7 +23,7 @@ from llenvs.traces import (
     trace_line,
 )
 from llenvs.ui.browse import _page as browse_view
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import BrowseLocation
 from llenvs.workbench.files import TRACE_ROOTS_ENV, TRACES_DIR_ENV, TraceIndex
 from tests.app.test_pages import open_page, texts
 from tests.traces.factories import make_trace

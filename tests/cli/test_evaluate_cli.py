@@ -15,7 +15,7 @@ import pytest
 
 import llenvs.inference
 from llenvs.cli.main import main
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.traces import read_traces
 
 LLENVS = Path(sys.executable).with_name("llenvs")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.cli import intervene_command
+from llenvs.cli import _intervene_command as intervene_command
 from llenvs.cli.main import main
 from llenvs.traces import find_trace, read_branches, read_traces
 from tests.cli.test_commands import llenvs

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 from llenvs.traces import read_branches, read_traces
 from tests.cli.test_commands import LLENVS
 

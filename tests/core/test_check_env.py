@@ -2,8 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from llenvs.adapters.question_answer import QuestionAnswerEnvironment
-from llenvs.adapters.task import Task
+from llenvs.adapters import QuestionAnswerEnvironment, Task
 from llenvs.core import Action, EnvironmentCheckError, EnvSpec, Rewards, StepResult, check_env
 
 

@@ -216,7 +216,7 @@ def test_every_backend_spelling_means_its_spec_and_names_it_back(spelling, optio
 
 
 def test_the_embedded_model_is_recorded_under_its_backend_name():
-    from llenvs.inference.backends.embedded_model import EMBEDDED_MODEL_NAME
+    from llenvs.inference._backends.embedded_model import EMBEDDED_MODEL_NAME
 
     assert ModelSpec.parse("transformers").recorded_name == f"transformers/{EMBEDDED_MODEL_NAME}"
     assert ModelSpec.parse("openai/m").recorded_name == "openai/m"

@@ -13,7 +13,7 @@ from llenvs.core import (
     SentenceSegmenter,
 )
 from llenvs.core.segmenters import FirstCut
-from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
+from llenvs.inference._backends.scripted import TOKEN_PATTERN, ScriptedBackend
 from tests.helpers import Hesitation
 
 # Task 0 of leg_counting (size 100, seed 42): 3 sea slugs, 12 deers, 2 giraffes, 11 elephants.

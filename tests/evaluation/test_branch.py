@@ -7,7 +7,7 @@ import pytest
 from llenvs.core import COMPLETE, Feedback, Force, Resample, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.errors import TerminalStateError
 from llenvs.evaluation import BranchRequest, branch, replay_trace
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.traces import SegmentFlag, Trace, read_traces, write_traces
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"

@@ -21,7 +21,7 @@ from llenvs.evaluation import (
     rerun_branch,
     trace_sampling_params,
 )
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.traces import read_branches, write_traces
 
 WRONG = "Count the animals. Deer have 4 legs. So 12 deer have 40. <answer>40</answer>"

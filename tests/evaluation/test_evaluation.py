@@ -23,7 +23,7 @@ from llenvs.evaluation import (
     run_segmented_evaluation,
 )
 from llenvs.evaluation.episodes import StepTaken, TrajectoryEnded
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.inference.protocol import SamplingParams
 from llenvs.traces import SegmentFlag, read_traces
 from tests.evaluation.conftest import KeyedBackend

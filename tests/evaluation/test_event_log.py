@@ -6,7 +6,7 @@ import json
 
 from llenvs.core import SegmentedEnvironment, SentenceSegmenter
 from llenvs.evaluation import LogConfig, run_segmented_evaluation
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 
 SCRIPT = "Count the legs. Add them up. The total is 100. <answer>100</answer>"
 

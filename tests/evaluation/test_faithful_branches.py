@@ -35,7 +35,7 @@ from llenvs.evaluation import (
     trace_base_environment,
 )
 from llenvs.inference import backend_spec
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.traces import SegmentFlag, TaskRecord
 from llenvs.traces.records import Trace
 from tests.inference.precisions import NEAR_TIE, backend_in

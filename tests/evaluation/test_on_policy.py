@@ -9,7 +9,7 @@ import pytest
 
 from llenvs.core import BackendCapabilities
 from llenvs.evaluation.branching import OnPolicyError, on_policy, prefix_prompt
-from llenvs.inference.backend_registry import get_backend
+from llenvs.inference import get_backend
 from llenvs.traces import read_traces
 from tests.conftest import REPO
 

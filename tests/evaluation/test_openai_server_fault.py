@@ -14,7 +14,7 @@ from llenvs.core import RunControl, SamplingParams, SegmentedEnvironment, Senten
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
 from llenvs.inference import get_backend
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 from llenvs.traces import read_traces
 
 pytestmark = pytest.mark.vllm

@@ -23,7 +23,7 @@ from llenvs.evaluation import (
     SegmentedTrajectoryRunner,
 )
 from llenvs.inference import get_backend
-from llenvs.inference.backends.scripted import TOKEN_PATTERN
+from llenvs.inference._backends.scripted import TOKEN_PATTERN
 from tests.evaluation.conftest import SCRIPT, SCRIPT_PIECES, ChunkBackend
 
 

@@ -6,7 +6,7 @@ from llenvs.evaluation import (
     TokenContinuationStrategy,
 )
 from llenvs.inference import get_backend
-from llenvs.inference.backends.scripted import TOKEN_PATTERN
+from llenvs.inference._backends.scripted import TOKEN_PATTERN
 from tests.evaluation.conftest import (
     SCRIPT,
     FakeTokenSegmenter,

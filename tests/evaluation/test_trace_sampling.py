@@ -13,7 +13,7 @@ import pytest
 from llenvs.cli.main import main
 from llenvs.core import Resample, SamplingParams, SegmentedEnvironment
 from llenvs.evaluation import BranchRequest, branch, replay_trace, trace_sampling_params
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 from llenvs.traces import Trace, TraceFormatError, read_branches, write_traces
 
 RIGHT = "Count the animals. Deer have 4 legs. So 100 in all. <answer>100</answer>"

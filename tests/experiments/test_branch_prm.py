@@ -10,8 +10,14 @@ import pytest
 from llenvs.core import COMPLETE, Feedback, Force
 from llenvs.core.run_spec import PRMSpec
 from llenvs.evaluation.branching import PRM_UNSCORED, intervene
-from llenvs.experiments import ParentFilter, Recipe, SegmentAt, plan_file, run_experiment
-from llenvs.experiments.run_experiment import EXPERIMENT_METADATA
+from llenvs.experiments import (
+    EXPERIMENT_METADATA,
+    ParentFilter,
+    Recipe,
+    SegmentAt,
+    plan_file,
+    run_experiment,
+)
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches, write_traces
 from tests.experiments.scripted_parents import parents

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from llenvs.cli import experiment_command
+from llenvs.cli import _experiment_command as experiment_command
 from llenvs.cli.main import main
 from llenvs.core import GenerationRequest, SamplingParams
 from llenvs.evaluation.branching import prefix_prompt

@@ -12,12 +12,23 @@ import pytest
 
 from llenvs.analysis import RunTask, pair_runs
 from llenvs.core import Feedback
-from llenvs.experiments import ExperimentError, How, ParentFilter, Recipe, summarize
-from llenvs.experiments.branch_outcome import BranchOutcome
-from llenvs.experiments.experiment_as_runs import open_experiment_runs, parent_tasks, trace_lines
-from llenvs.experiments.experiment_file import append_outcome, start_experiment
-from llenvs.experiments.position_run import PositionRun, position_runs
-from llenvs.experiments.where import EveryBoundary, RelativePositions
+from llenvs.experiments import (
+    BranchOutcome,
+    EveryBoundary,
+    ExperimentError,
+    How,
+    ParentFilter,
+    PositionRun,
+    Recipe,
+    RelativePositions,
+    append_outcome,
+    open_experiment_runs,
+    parent_tasks,
+    position_runs,
+    start_experiment,
+    summarize,
+    trace_lines,
+)
 from llenvs.traces import read_traces, write_traces
 from tests.experiments.scripted_parents import SUCCEEDS, parents_file
 

@@ -12,6 +12,7 @@ from llenvs.analysis.statistics import wilson_interval
 from llenvs.core import Feedback, Force, RunControl, StopToken
 from llenvs.evaluation.episodes import StepTaken
 from llenvs.experiments import (
+    EXPERIMENT_METADATA,
     BranchRecorded,
     ExperimentError,
     How,
@@ -22,7 +23,6 @@ from llenvs.experiments import (
     run_experiment,
     summarize,
 )
-from llenvs.experiments.run_experiment import EXPERIMENT_METADATA
 from llenvs.inference import get_backend
 from llenvs.traces import read_branches
 from tests.experiments.scripted_parents import parents_file

@@ -1,7 +1,7 @@
 import dataclasses
 from pathlib import Path
 
-from llenvs.experiments.sidecar_doc import EXAMPLES, RECORDS, sidecar_markdown
+from llenvs.experiments import EXAMPLES, RECORDS, sidecar_markdown
 from llenvs.traces import attribute_docs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sidecars.md"
@@ -9,7 +9,8 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "sidecars.md"
 
 def test_the_committed_doc_is_up_to_date():
     assert DOC.read_text(encoding="utf-8") == sidecar_markdown(), (
-        "docs/sidecars.md is stale: run python -m llenvs.experiments.sidecar_doc > docs/sidecars.md"
+        "docs/sidecars.md is stale: run "
+        "python -m llenvs.experiments._sidecar_doc > docs/sidecars.md"
     )
 
 

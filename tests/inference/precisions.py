@@ -4,7 +4,7 @@ float32 (the default on every CPU) gives the same tokens: a row's token ids do n
 batch it ran in, nor on whether its prefix was prefilled or decoded; its log-probabilities agree
 within ``tests.floats.FLOAT_TOLERANCE`` (float32 sums are not bitwise stable across batch rows,
 shapes and CPUs). bfloat16 is exact only up to rounding, as
-``DType`` in ``llenvs.inference.backends.transformers_loading`` states: two rows may part where
+``DType`` in ``llenvs.inference._backends.transformers_loading`` states: two rows may part where
 the model's two best tokens are within rounding of each other, never where it is sure. The
 tests run on CPUs with and without native bfloat16, so they force each precision.
 """
@@ -19,8 +19,8 @@ from typing import Any
 import torch
 
 from llenvs.core import Generation
-from llenvs.inference.backends.transformers_backend import TransformersBackend
-from llenvs.inference.backends.transformers_loading import make_backend
+from llenvs.inference._backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.transformers_loading import make_backend
 
 PRECISIONS = ("float32", "bfloat16")
 NEAR_TIE = math.log(0.65)

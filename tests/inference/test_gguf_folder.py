@@ -16,7 +16,7 @@ import pytest
 
 from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.errors import BackendError
-from llenvs.inference.backends.gguf_folder import llama_config, read_gguf
+from llenvs.inference._backends.gguf_folder import llama_config, read_gguf
 from tests.floats import assert_same_generations, close
 
 Q = gguf.GGMLQuantizationType
@@ -104,8 +104,8 @@ def _transformers_folder(source: Path, folder: Path) -> None:
 
 @pytest.mark.slow
 def test_the_embedded_folder_is_the_one_transformers_gives(tmp_path, monkeypatch):
-    from llenvs.inference.backends.embedded_model import embedded_model_path, find_embedded_gguf
-    from llenvs.inference.backends.transformers_loading import load_backend
+    from llenvs.inference._backends.embedded_model import embedded_model_path, find_embedded_gguf
+    from llenvs.inference._backends.transformers_loading import load_backend
 
     source = find_embedded_gguf()
     monkeypatch.setenv("LLENVS_CACHE_DIR", str(tmp_path / "cache"))

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
-from llenvs.inference.backends.transformers_backend import TransformersBackend
-from llenvs.inference.backends.turn_lock import TurnLock
+from llenvs.inference._backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.turn_lock import TurnLock
 from tests.floats import assert_same_generations
 
 QUESTION = Prompt((Message("user", "A farmer has 3 cows and 4 hens. How many legs in all?"),))

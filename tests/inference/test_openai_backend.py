@@ -37,7 +37,7 @@ from llenvs.evaluation import (
 from llenvs.evaluation.branching import on_policy
 from llenvs.evaluation.episodes import TokenContinuationStrategy, result_trace
 from llenvs.inference import backend_options, backend_spec, get_backend
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 from llenvs.traces import read_traces
 from tests.analysis.conftest import SAMPLE
 from tests.floats import CROSS_IMPLEMENTATION_TOLERANCE
@@ -331,7 +331,7 @@ def test_max_tokens_is_capped_to_the_servers_context_window(completions):
 
 def test_chat_mode_without_the_models_tokenizer(vllm_server, chat):
     """A hosted model's tokenizer is not at hand: chat mode counts tokens with tiktoken."""
-    from llenvs.inference.backends.chat_tokenizer import CountingTokens
+    from llenvs.inference._backends.chat_tokenizer import CountingTokens
 
     hosted = get_backend("openai/smollm2", base_url=vllm_server.base_url, mode="chat")
     assert isinstance(hosted.counter, CountingTokens)  # "smollm2" names no tokenizer here

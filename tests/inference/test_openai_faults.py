@@ -9,7 +9,7 @@ from llenvs.core.errors import PermanentBackendError
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import RetryPolicy, SegmentedTrajectoryRunner
 from llenvs.inference import get_backend
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 from tests.inference.failing_proxy import FailingProxy
 from tests.inference.test_openai_backend import QUESTIONS, _request
 

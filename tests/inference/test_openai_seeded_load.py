@@ -15,7 +15,7 @@ import pytest
 
 from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.inference import get_backend
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 
 pytestmark = pytest.mark.vllm
 

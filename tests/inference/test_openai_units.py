@@ -10,8 +10,8 @@ from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
 from llenvs.core.run_spec import RunSpec
 from llenvs.evaluation import RetryPolicy
 from llenvs.inference import backend_options, backend_providers, backend_spec, get_backend
-from llenvs.inference.backends.generation_reader import GenerationReader
-from llenvs.inference.backends.openai_errors import backend_error
+from llenvs.inference._backends.generation_reader import GenerationReader
+from llenvs.inference._backends.openai_errors import backend_error
 from llenvs.traces import RunRecord
 
 URL = "http://127.0.0.1:9/v1"
@@ -120,7 +120,7 @@ def test_the_reader_applies_stop_then_boundary_then_length():
 
 
 def test_a_key_given_directly_is_used_and_never_shown(monkeypatch):
-    from llenvs.inference.backends.openai_backend import OpenAIBackend
+    from llenvs.inference._backends.openai_backend import OpenAIBackend
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", api_key="sk-typed-in-the-app")
@@ -222,7 +222,7 @@ class _Script:
 def _scripted_completions(monkeypatch, text, token_ids=True):
     from types import SimpleNamespace
 
-    from llenvs.inference.backends.openai_backend import OpenAIBackend
+    from llenvs.inference._backends.openai_backend import OpenAIBackend
 
     backend = OpenAIBackend("m", base_url=URL, tokenizer="unused", token_ids=token_ids)
     backend._chat = SimpleNamespace(
@@ -270,7 +270,7 @@ def test_completions_read_one_stream_across_segments(monkeypatch):
 
 
 def test_chat_mode_counts_with_tiktoken_when_the_models_tokenizer_is_not_at_hand():
-    from llenvs.inference.backends.chat_tokenizer import CountingTokens
+    from llenvs.inference._backends.chat_tokenizer import CountingTokens
 
     hosted = get_backend("openai/gpt-4o-mini", base_url=URL, mode="chat")
     assert isinstance(hosted.counter, CountingTokens) and hosted.capabilities.tokenizer() is None

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from llenvs.core import Generation, GenerationRequest, Message, Prompt, SamplingParams
-from llenvs.inference.backends.transformers_backend import TransformersBackend
+from llenvs.inference._backends.transformers_backend import TransformersBackend
 from tests.floats import FLOAT_TOLERANCE, assert_same_generations, close
 from tests.inference.precisions import PRECISIONS, ROUNDING, assert_rows_agree, backend_in
 

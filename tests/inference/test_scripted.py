@@ -9,7 +9,7 @@ from llenvs.core import (
     SamplingParams,
     SentenceSegmenter,
 )
-from llenvs.inference.backends.scripted import TOKEN_PATTERN, ScriptedBackend
+from llenvs.inference._backends.scripted import TOKEN_PATTERN, ScriptedBackend
 
 USER = (Message("user", "How many legs?"),)
 SCRIPT = "First, count. There are 2 dogs. So 8 legs. <answer>8</answer> Done."

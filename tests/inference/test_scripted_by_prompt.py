@@ -6,7 +6,7 @@ import pytest
 
 from llenvs.core import GenerationRequest, Message, Prompt, SamplingParams
 from llenvs.core.errors import BackendError, PermanentBackendError
-from llenvs.inference.backends.scripted import ScriptedBackend
+from llenvs.inference._backends.scripted import ScriptedBackend
 
 
 def _ask(backend, *messages, continuation=""):

@@ -16,7 +16,7 @@ from llenvs.core import (
 from llenvs.core.errors import BackendError
 from llenvs.evaluation.episodes import same_tokenizer
 from llenvs.inference import get_backend
-from llenvs.inference.backends.embedded_model import embedded_model_path
+from llenvs.inference._backends.embedded_model import embedded_model_path
 from tests.floats import assert_same_generations
 from tests.inference.precisions import backend_in
 
@@ -127,7 +127,7 @@ def test_llm_segmenter_on_the_real_model_stays_lossless(embedded_backend):
 
 
 def test_the_name_a_trace_records_loads_the_embedded_model(monkeypatch):
-    import llenvs.inference.backends.transformers_loading as module
+    import llenvs.inference._backends.transformers_loading as module
 
     seen = {}
     monkeypatch.setattr(
@@ -144,7 +144,7 @@ def test_the_default_precision_is_float32_on_every_cpu(embedded_backend):
     """Exact branches and forks hold in float32; a CPU with native bfloat16 gets it too."""
     import torch
 
-    from llenvs.inference.backends import transformers_loading
+    from llenvs.inference._backends import transformers_loading
 
     assert embedded_backend.model.dtype == torch.float32
     assert transformers_loading.default_dtype(torch.device("cpu")) == torch.float32

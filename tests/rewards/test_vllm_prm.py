@@ -59,7 +59,7 @@ def build_tiny_prm(folder: Path, *, seed: int = 0) -> int:
     import torch
     from transformers import AutoTokenizer, Qwen2Config
 
-    from llenvs.inference.backends.embedded_model import embedded_model_path
+    from llenvs.inference._backends.embedded_model import embedded_model_path
 
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = AutoTokenizer.from_pretrained(

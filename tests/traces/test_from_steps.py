@@ -114,7 +114,7 @@ def test_runner_flags_token_ids_and_logprobs_are_recorded(env):
 
 def test_a_runner_trajectory_becomes_a_trace(env):
     from llenvs.evaluation import SegmentedTrajectoryRunner
-    from llenvs.inference.backends.scripted import ScriptedBackend
+    from llenvs.inference._backends.scripted import ScriptedBackend
 
     params = SamplingParams(max_tokens=256, seed=1, logprobs=True)
     runner = SegmentedTrajectoryRunner(env, ScriptedBackend([RESPONSE]), params)

@@ -170,7 +170,7 @@ def test_imported_traces_write_and_read_back(tmp_path):
 def test_import_command_writes_traces_and_lists_skipped_rows(tmp_path, capsys):
     import argparse
 
-    from llenvs.cli import import_command
+    from llenvs.cli import _import_command as import_command
 
     parser = argparse.ArgumentParser(prog="llenvs")
     import_command.add_parser(parser.add_subparsers())

@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from llenvs.core import SAMPLES
 from llenvs.ui.common import box_label
+from llenvs.workbench import OutOfRange
 from llenvs.workbench.files import TRACES_DIR_ENV
-from llenvs.workbench.number_entry import OutOfRange
 
 HUGE = "99999999999999999999"
 

@@ -16,7 +16,7 @@ import pytest
 
 from llenvs.analysis import analysis_path, read_published
 from llenvs.traces import read_traces
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import BrowseLocation
 from llenvs.workbench.files import DEFAULT_VIEW_FILE, BrowseDefault, browse_default, trace_files
 from tests.conftest import REPO
 

@@ -11,9 +11,8 @@ from llenvs.traces import (
     read_labels,
     read_traces,
 )
+from llenvs.workbench import segment_table, shown_labels
 from llenvs.workbench.files import import_into
-from llenvs.workbench.label_column import shown_labels
-from llenvs.workbench.segment_table import segment_table
 from tests.conftest import EXTERNAL, read_jsonl
 
 

@@ -10,12 +10,16 @@ import pytest
 
 from llenvs.analysis import StepAnalysis
 from llenvs.traces import StepLabel, append_labels, read_labels
+from llenvs.workbench import (
+    LabelKey,
+    describe_history,
+    label_colour,
+    label_values,
+    styled_segments,
+    value_rows,
+)
 from llenvs.workbench.charts import LABEL_MARKS, layer_names, segment_figure, step_values_figure
-from llenvs.workbench.label_history import describe_history
-from llenvs.workbench.label_keys import LabelKey
 from llenvs.workbench.models import Settings, load_settings, save_settings
-from llenvs.workbench.segment_table import label_colour, label_values, styled_segments
-from llenvs.workbench.step_value_rows import value_rows
 from tests.chart_specs import colour_of, layer
 
 

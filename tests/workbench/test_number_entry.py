@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from llenvs.core import MAX_TOKENS, SAMPLES, SEED, Bound
-from llenvs.workbench.number_entry import (
+from llenvs.workbench import (
     TEMPERATURE,
     FloatBound,
     NumberEntry,

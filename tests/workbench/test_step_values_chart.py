@@ -7,6 +7,7 @@ import math
 import pytest
 
 from llenvs.analysis import AnalysisParams, analyze_trace
+from llenvs.workbench import score_colour, value_rows
 from llenvs.workbench.charts import (
     SCORE_COLOURS,
     SELECTED,
@@ -15,8 +16,6 @@ from llenvs.workbench.charts import (
     selected_segment,
     step_values_figure,
 )
-from llenvs.workbench.segment_table import score_colour
-from llenvs.workbench.step_value_rows import value_rows
 from tests.analysis.coin_backend import CoinBackend
 from tests.analysis.conftest import TRUE_VALUES, open_trace
 from tests.chart_specs import layer

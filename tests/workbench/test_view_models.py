@@ -7,6 +7,15 @@ import math
 
 from llenvs.core.segmenters import BoundaryAgreement, boundary_agreement, segmenter_from_spec
 from llenvs.traces import TraceImport, append_labels, write_traces
+from llenvs.workbench import (
+    Success,
+    TraceFilter,
+    agreement_matrix,
+    aligned_table,
+    compare_segmenters,
+    segment_table,
+    shown_labels,
+)
 from llenvs.workbench.charts import layer_names, segment_figure, selected_segment
 from llenvs.workbench.files import (
     TRACE_LINE,
@@ -15,14 +24,6 @@ from llenvs.workbench.files import (
     save_upload,
     trace_files,
 )
-from llenvs.workbench.label_column import shown_labels
-from llenvs.workbench.segment_table import segment_table
-from llenvs.workbench.segmenter_comparison import (
-    agreement_matrix,
-    aligned_table,
-    compare_segmenters,
-)
-from llenvs.workbench.trace_filter import Success, TraceFilter
 from tests.conftest import EXTERNAL, read_jsonl
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.adapters.answers import ANSWER_OPEN
+from llenvs.adapters import ANSWER_OPEN
 from llenvs.analysis.sampling._final_answer import final_answer
 from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boundaries

@@ -49,7 +49,7 @@ from llenvs.evaluation.episodes import (
     result_trace,
     trace_prefix,
 )
-from llenvs.inference.backend_registry import backend_spec
+from llenvs.inference import backend_spec
 from llenvs.traces.records import Trace
 
 __all__ = ["branch", "rerun_branch", "step_decision"]

@@ -54,7 +54,7 @@ from llenvs.evaluation.episodes import (
     trace_prefix,
     trajectory_event,
 )
-from llenvs.inference.backend_registry import backend_spec
+from llenvs.inference import backend_spec
 from llenvs.traces.records import Trace
 
 __all__ = ["BranchJob", "run_branches"]

@@ -9,7 +9,7 @@ percentile of mean log-probability per token. The segment the Force replaces is 
 
 Example:
     >>> from llenvs.traces import read_traces
-    >>> from llenvs.inference.backends.transformers_loading import get_embedded_backend
+    >>> from llenvs.inference._backends.transformers_loading import get_embedded_backend
     >>> trace = next(iter(read_traces("sample_traces/leg_counting-smollm2.jsonl")))
     >>> found = on_policy(trace, 1, "2. The answer is 12.", get_embedded_backend(), samples=4)
     >>> found.samples, found.tokens, 0 <= found.percentile <= 100

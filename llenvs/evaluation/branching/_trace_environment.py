@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llenvs.adapters.task_record_environment import TaskRecordEnvironment
+from llenvs.adapters import TaskRecordEnvironment
 from llenvs.core import Environment, ModelBackend, SamplingParams, SegmentedEnvironment
 from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry

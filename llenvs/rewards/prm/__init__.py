@@ -4,7 +4,11 @@ The PRM contract (a question's steps in, a judgement per step out) and how step 
 number; the built-in PRMs (arithmetic, judge, transformers, vLLM, any text scorer), the two
 published ways a model PRM reads a trace, PRMs by name, any PRM as a process reward, which PRM
 scored a trace, and one PRM's step scores of a file's traces (stored, or scored now).
+``TransformersPRM`` is imported on first use: its module imports torch, the rest of the face
+does not.
 """
+
+from typing import TYPE_CHECKING
 
 from llenvs.rewards.prm._aggregation import Aggregation, aggregate
 from llenvs.rewards.prm._arithmetic import ArithmeticPRM
@@ -50,7 +54,6 @@ from llenvs.rewards.prm._scores import (
 )
 from llenvs.rewards.prm._step_judgement import StepJudgement
 from llenvs.rewards.prm._text_scorer import TextScorer, TextScorerPRM
-from llenvs.rewards.prm._transformers import TransformersPRM
 from llenvs.rewards.prm._vllm import DEFAULT_BASE_URL, PRM_BASE_URL_ENV, VllmPRM
 
 __all__ = [
@@ -98,3 +101,16 @@ __all__ = [
     "with_prm_scores",
     "with_step_scores",
 ]
+
+
+if TYPE_CHECKING:
+    from llenvs.rewards.prm._transformers import TransformersPRM
+
+
+def __getattr__(name: str) -> object:
+    """``TransformersPRM``, imported when first asked for (its module imports torch)."""
+    if name == "TransformersPRM":
+        from llenvs.rewards.prm._transformers import TransformersPRM
+
+        return TransformersPRM
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,9 +29,8 @@ import streamlit as st
 
 from llenvs.ui.browse._shown_step_values import ShownValues
 from llenvs.ui.common import go_to
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import BrowseLocation, measure_label
 from llenvs.workbench.charts import OUR_IMPORTANCE, selected_segment, step_values_figure
-from llenvs.workbench.published_step_values import measure_label
 
 __all__ = ["MEASURE", "WHOLE", "ZOOM", "importance_chart", "measure_rows", "zoom_span"]
 

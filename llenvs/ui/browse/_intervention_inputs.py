@@ -27,7 +27,7 @@ from llenvs.core import (
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceFormatError
 from llenvs.ui.common import number_box
-from llenvs.workbench.number_entry import TEMPERATURE
+from llenvs.workbench import TEMPERATURE
 
 __all__ = ["ActionInputs", "action_inputs"]
 

@@ -41,21 +41,22 @@ from llenvs.ui.common import (
     session_key,
     shows_errors,
 )
-from llenvs.workbench.branch_comparison import (
+from llenvs.workbench import (
+    MISSING,
+    BrowseLocation,
     aligned_segments,
     branch_label,
     branch_point,
+    branch_tree,
+    count,
     describe_action,
+    one_line,
     outcome,
     outcome_table,
     sample_summary,
 )
-from llenvs.workbench.branch_tree import branch_tree
-from llenvs.workbench.browse_location import BrowseLocation
 from llenvs.workbench.jobs import InterventionJob
 from llenvs.workbench.models import ModelChoice, PRMChoice
-from llenvs.workbench.whitespace import one_line
-from llenvs.workbench.wording import MISSING, count
 
 __all__ = ["ACTIONS", "action_problem", "branches_of", "intervention_panel"]
 

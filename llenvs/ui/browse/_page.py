@@ -51,15 +51,21 @@ from llenvs.ui.common import (
     read_number,
     text_block,
 )
-from llenvs.workbench.branch_comparison import describe_branch
-from llenvs.workbench.browse_location import BrowseLocation, neighbour
+from llenvs.workbench import (
+    SIDEBAR_NAME,
+    BrowseLocation,
+    count,
+    describe_branch,
+    label_values,
+    neighbour,
+    prm_summary,
+    run_summary,
+    scorer_name,
+    short_name,
+    tagged_segments,
+    visible_whitespace,
+)
 from llenvs.workbench.files import TraceIndex, browse_default, trace_files, traces_dir
-from llenvs.workbench.function_tags import tagged_segments
-from llenvs.workbench.run_summary import prm_summary, run_summary, scorer_name
-from llenvs.workbench.segment_table import label_values
-from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
-from llenvs.workbench.whitespace import visible_whitespace
-from llenvs.workbench.wording import count
 
 __all__ = [
     "TEXT_LIMIT",

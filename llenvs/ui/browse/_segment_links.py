@@ -26,8 +26,7 @@ import streamlit as st
 from llenvs.analysis.sidecar import DEPENDS_ON, SUMMARY
 from llenvs.traces import Trace
 from llenvs.ui.common import go_to
-from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.whitespace import one_line
+from llenvs.workbench import BrowseLocation, one_line
 
 __all__ = ["depended_on_by", "depends_on", "has_links", "segment_links"]
 

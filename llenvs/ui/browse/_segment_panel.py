@@ -20,11 +20,9 @@ import streamlit as st
 from llenvs.traces import Trace
 from llenvs.ui.browse._segment_rows import segment_rows
 from llenvs.ui.common import go_to, stamp
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import BrowseLocation, label_cell, labels_shown, segment_table
 from llenvs.workbench.charts import segment_figure, selected_segment
 from llenvs.workbench.files import cached_labels
-from llenvs.workbench.label_column import labels_shown
-from llenvs.workbench.segment_table import label_cell, segment_table
 
 __all__ = ["segment_chart", "segment_rows_panel", "segment_rows_table"]
 

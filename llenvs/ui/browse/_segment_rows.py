@@ -22,16 +22,17 @@ import streamlit as st
 
 from llenvs.traces import Trace
 from llenvs.ui.common import go_to
-from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.function_tags import tag_counts, tagged_segments
-from llenvs.workbench.segment_table import (
+from llenvs.workbench import (
+    MISSING,
     SELECTION_MODES,
     WINDOW,
+    BrowseLocation,
     picked_row,
     segment_window,
     styled_segments,
+    tag_counts,
+    tagged_segments,
 )
-from llenvs.workbench.wording import MISSING
 
 __all__ = ["TAG_FILTER", "chosen_tags", "segment_rows", "shown_segments", "step_among"]
 

@@ -37,9 +37,7 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
-from llenvs.workbench.published_step_values import published_source
-from llenvs.workbench.step_value_rows import value_rows
-from llenvs.workbench.wording import count, describe_key
+from llenvs.workbench import count, describe_key, published_source, value_rows
 
 __all__ = ["ShownValues", "result_keys", "shown_values"]
 

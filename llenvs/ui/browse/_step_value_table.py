@@ -11,8 +11,7 @@ import functools
 import pandas as pd
 import streamlit as st
 
-from llenvs.workbench.step_value_rows import RETURNED, window_caption, window_rows
-from llenvs.workbench.wording import MISSING
+from llenvs.workbench import MISSING, RETURNED, window_caption, window_rows
 
 __all__ = ["value_table"]
 

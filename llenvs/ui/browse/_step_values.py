@@ -74,10 +74,9 @@ from llenvs.ui.common import (
     shows_errors,
     stamp,
 )
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench import BrowseLocation, count, describe_key, duration
 from llenvs.workbench.jobs import StepValuesJob
 from llenvs.workbench.models import ModelChoice
-from llenvs.workbench.wording import count, describe_key, duration
 
 __all__ = ["MAX_TOKENS_KEY", "POLL_SECONDS", "SHORT_OK", "step_values_panel"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llenvs.workbench.browse_location import KEPT_PARAMS, BrowseLocation
+from llenvs.workbench import KEPT_PARAMS, BrowseLocation
 from llenvs.workbench.files import resolve_trace_path
 
 __all__ = ["go_to", "read_location"]

@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from llenvs.core import Bound
-from llenvs.workbench.number_entry import (
+from llenvs.workbench import (
     FloatBound,
     NumberEntry,
     OutOfRange,

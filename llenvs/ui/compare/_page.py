@@ -15,14 +15,15 @@ import streamlit as st
 from llenvs.analysis import MAX_SEGMENTERS
 from llenvs.traces import Trace
 from llenvs.ui.common import cached_index, cached_trace, read_location
-from llenvs.workbench.files import trace_files, traces_dir
-from llenvs.workbench.segmenter_comparison import (
+from llenvs.workbench import (
+    MISSING,
     agreement_figure,
     agreement_matrix,
     aligned_table,
     compare_segmenters,
+    count,
 )
-from llenvs.workbench.wording import MISSING, count
+from llenvs.workbench.files import trace_files, traces_dir
 
 __all__ = [
     "DEFAULT_SPECS",

@@ -45,9 +45,9 @@ from llenvs.ui.common import (
 )
 from llenvs.ui.compare import _page as compare_view
 from llenvs.ui.compare._page import DEFAULT_SPECS
+from llenvs.workbench import MISSING, count, describe_key
 from llenvs.workbench.charts import pair_rows, segmenter_values_figure
 from llenvs.workbench.jobs import SegmenterValuesJob
-from llenvs.workbench.wording import MISSING, count, describe_key
 
 __all__ = ["POLL_SECONDS", "choose_specs", "segmenter_values_panel"]
 

@@ -33,8 +33,8 @@ from llenvs.rewards.prm import PRMScores
 from llenvs.ui.common import stamp
 from llenvs.ui.labels._disagreement_links import disagreement_links
 from llenvs.ui.labels._page import LabelledFile, cached_labelled_file
+from llenvs.workbench import MISSING, count
 from llenvs.workbench.charts import calibration_figure
-from llenvs.workbench.wording import MISSING, count
 
 __all__ = [
     "ESTIMATE_COLUMNS",

@@ -24,8 +24,7 @@ import streamlit as st
 from llenvs.core import Bound
 from llenvs.rewards.agreement import StepDisagreement
 from llenvs.ui.common import OutOfRange, number_box
-from llenvs.workbench.browse_location import BrowseLocation
-from llenvs.workbench.wording import count
+from llenvs.workbench import BrowseLocation, count
 
 __all__ = ["PAGE", "browse_params", "disagreement_links", "link_label"]
 

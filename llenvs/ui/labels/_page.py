@@ -53,9 +53,8 @@ from llenvs.traces import Trace, TraceReader, labels_path, read_labels
 from llenvs.traces.files import SkippedLine
 from llenvs.traces.labels import Labels
 from llenvs.ui.common import stamp
+from llenvs.workbench import SIDEBAR_NAME, count, short_name
 from llenvs.workbench.files import resolve_trace_path, trace_files, traces_dir
-from llenvs.workbench.short_name import SIDEBAR_NAME, short_name
-from llenvs.workbench.wording import count
 
 __all__ = [
     "SHOWN_SKIPS",

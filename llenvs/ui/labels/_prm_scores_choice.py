@@ -24,9 +24,9 @@ from llenvs.evaluation import needs_model, score_now
 from llenvs.rewards.prm import PRMScores, stored_names, stored_scores
 from llenvs.ui.common import load_backend, session_key, stamp
 from llenvs.ui.labels._page import LabelledFile
+from llenvs.workbench import count
 from llenvs.workbench.files import traces_dir
 from llenvs.workbench.models import DEFAULT_BASE_URL, SERVED_PRM, PRMChoice, load_settings
-from llenvs.workbench.wording import count
 
 __all__ = ["NOW_CHOICES", "SCORED_NOW", "chosen_scores", "describe_prm"]
 

@@ -34,8 +34,8 @@ import streamlit as st
 
 from llenvs.analysis import RunPairing, RunTask, compare_paired, pair_runs
 from llenvs.traces.records import TaskIdentity
-from llenvs.workbench.short_name import short_name
-from llenvs.workbench.wording import MISSING, count, success_rate
+from llenvs.workbench import short_name
+from llenvs.workbench import MISSING, count, success_rate
 
 __all__ = [
     "Run",

@@ -2,7 +2,7 @@
 
 A trace file is a run as it stands. An experiment found in the folder (``*.experiment.jsonl``)
 gives one run per position, and per sample where it takes several
-(``llenvs.experiments.position_run``): its branch traces, each paired with its parent's task,
+(``llenvs.experiments``): its branch traces, each paired with its parent's task,
 with the verdict the experiment file records, so that compared with the parents' file the
 numbers are the experiment summary's for those branches. An experiment that cannot be opened
 (a torn header, its parents' file missing) is a problem naming the file; the other runs stay
@@ -29,15 +29,15 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import most_shared
-from llenvs.experiments.experiment_as_runs import ExperimentRuns, open_experiment_runs
-from llenvs.experiments.experiment_error import ExperimentError
-from llenvs.experiments.position_run import ParentTask, PositionRun, RunRow, RunRows
+from llenvs.experiments import ExperimentRuns, open_experiment_runs
+from llenvs.experiments import ExperimentError
+from llenvs.experiments import ParentTask, PositionRun, RunRow, RunRows
 from llenvs.traces.files import Sidecar
 from llenvs.traces.records import TaskIdentity
 from llenvs.ui.common import cached_index, stamp
 from llenvs.ui.runs._page import TASK, Run
 from llenvs.workbench.files import file_tasks, trace_files
-from llenvs.workbench.wording import count
+from llenvs.workbench import count
 
 __all__ = [
     "PARAM",
@@ -200,7 +200,7 @@ def compare_params(experiment: str | os.PathLike[str]) -> dict[str, list[str]]:
         >>> compare_params("/no/such.experiment.jsonl")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.experiments.experiment_error.ExperimentError: /no/such.experiment.jsonl: no such ...
+        llenvs.experiments._experiment_error.ExperimentError: /no/such.experiment.jsonl: no such ...
 
     """
     opened = _experiment(str(experiment), stamp(str(experiment)))

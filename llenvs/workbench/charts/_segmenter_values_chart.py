@@ -32,7 +32,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from llenvs.analysis import BoundaryValue, MoveCertainty, SegmenterComparison, SegmenterPair
-from llenvs.workbench.whitespace import one_line
+from llenvs.workbench._whitespace import one_line
 
 __all__ = ["COLOURS", "MAX_TICKS", "SNIPPET", "pair_rows", "segmenter_values_figure"]
 

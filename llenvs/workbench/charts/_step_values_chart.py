@@ -18,7 +18,7 @@ Example:
     >>> values = boundary_values(rollouts, range(3))
     >>> analysis = StepAnalysis("t", {}, tuple(values), tuple(step_importances(values)), None,
     ...                         tuple(rollouts))
-    >>> from llenvs.workbench.step_value_rows import value_rows
+    >>> from llenvs.workbench._step_value_rows import value_rows
     >>> rows = value_rows(2, analysis)
     >>> rows["value"].tolist(), rows["importance"].tolist()[:2]
     ([0.0, 0.5, 1.0], [0.5, 0.5])
@@ -35,6 +35,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from llenvs.workbench._segment_table import score_colour
+from llenvs.workbench._whitespace import one_line
 from llenvs.workbench.charts._segment_chart import (
     SCORE_COLOURS,
     SELECTED,
@@ -46,8 +48,6 @@ from llenvs.workbench.charts._segment_chart import (
     selected_rule,
     x_axis,
 )
-from llenvs.workbench.segment_table import score_colour
-from llenvs.workbench.whitespace import one_line
 
 __all__ = ["CROWDED", "OUR_IMPORTANCE", "importance_colour", "step_values_figure"]
 
@@ -93,7 +93,7 @@ def step_values_figure(
     Example:
         >>> from llenvs.analysis._step_analysis import StepAnalysis
         >>> from llenvs.workbench.charts._segment_chart import layer_names
-        >>> from llenvs.workbench.step_value_rows import value_rows
+        >>> from llenvs.workbench._step_value_rows import value_rows
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
         >>> values, importances = step_values_figure(value_rows(2, empty), selected=0)
         >>> layer_names(values), [r["segment"] for r in values["data"]["values"]]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llenvs.workbench.browse_location import BrowseLocation
+from llenvs.workbench._browse_location import BrowseLocation
 from llenvs.workbench.files._trace_roots import inside_roots
 
 __all__ = ["DEFAULT_VIEW_FILE", "BrowseDefault", "browse_default"]

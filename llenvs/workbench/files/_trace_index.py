@@ -42,7 +42,7 @@ import pandas as pd
 from llenvs.traces import SkippedLine, Trace, TraceFormatError, TraceReader, warn_skipped
 from llenvs.traces.files import limited_lines, max_line_bytes
 from llenvs.traces.records import check_integer, check_number, model_name_in, prompt_hash_of
-from llenvs.workbench.whitespace import one_line
+from llenvs.workbench._whitespace import one_line
 
 __all__ = ["COLUMNS", "SUMMARY_COLUMNS", "TraceIndex", "lines_containing", "load_line"]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from llenvs.core import ModelBackend, RunControl, RunEvent
 from llenvs.experiments import BranchRecorded, ExperimentRun, Recipe, run_experiment
+from llenvs.workbench._wording import count
 from llenvs.workbench.jobs._background_job import BackgroundJob
-from llenvs.workbench.wording import count
 
 __all__ = ["ExperimentJob", "ExperimentProgress"]
 

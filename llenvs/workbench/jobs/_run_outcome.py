@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from llenvs.workbench._wording import count
 from llenvs.workbench.jobs._evaluation_job import TaskState, TaskStatus
-from llenvs.workbench.wording import count
 
 __all__ = ["OutcomeKind", "RunOutcome", "run_outcome"]
 

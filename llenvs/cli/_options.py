@@ -1,0 +1,406 @@
+r"""Options the CLI commands share, and the objects they build: environment, backend, sampling.
+
+Example:
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_environment_options(parser)
+    >>> args = parser.parse_args(["--env", "leg_counting", "--size", "5", "--option", "seed=3"])
+    >>> environment_kwargs(args)
+    {'size': 5, 'seed': 3}
+
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from llenvs.core import (
+    DATASET_SIZE,
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS,
+    SEED,
+    Bound,
+    Environment,
+    ModelBackend,
+    SamplingParams,
+    SegmentedEnvironment,
+)
+from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
+from llenvs.core.registry import environment_registry
+from llenvs.core.run_spec import ModelSpec, PRMKind, PRMSpec, Provider
+from llenvs.core.segmenters import segmenter_from_spec
+from llenvs.evaluation.branching import scored_environment
+from llenvs.inference import NO_RESPONSE, read_responses
+
+__all__ = [
+    "ENVIRONMENT_HINT",
+    "NO_RESPONSE",
+    "add_backend_options",
+    "add_environment_options",
+    "add_sampling_options",
+    "bounded",
+    "build_backend",
+    "build_base_environment",
+    "build_environment",
+    "check_backend_options",
+    "environment_kwargs",
+    "positive_int",
+    "prm_options",
+    "read_responses",
+    "sampling_params",
+]
+
+DEFAULT_BACKEND = "transformers"
+"""The embedded SmolLM2-135M-Instruct: runs anywhere, no account, no GPU."""
+
+ENVIRONMENT_HINT = "--list-envs lists them all"
+"""How an unknown environment's error says to see every name."""
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer > 0, refused while the arguments are parsed.
+
+    Example:
+        >>> positive_int("3")
+        3
+        >>> positive_int("0")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be > 0, got 0
+
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
+    return value
+
+
+def bounded(bound: Bound) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``bound``, refused while the arguments are parsed.
+
+    The message is the bound's own (``llenvs.core``): the workbench says the same.
+
+    Example:
+        >>> bounded(MAX_TOKENS)("64")
+        64
+        >>> bounded(MAX_TOKENS)("99999999")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 1..131072 (the longest context of the models llenvs runs), got 99999999
+
+    """  # noqa: E501
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        try:
+            return bound.check(value)
+        except OutOfBoundsError as error:
+            raise argparse.ArgumentTypeError(f"{error.bound}, got {value}") from None
+
+    parse.__name__ = bound.name  # argparse names the type in some messages
+    return parse
+
+
+def add_environment_options(parser: argparse.ArgumentParser) -> None:
+    """``--env``, ``--adapter``, ``--size``, ``--seed``, ``--option``, ``--segmenter``, ``--prm``.
+
+    ``--list-envs`` prints the environment names of the adapter (given before it, else
+    reasoning_gym), one per line, and exits.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_environment_options(parser)
+        >>> args = parser.parse_args(["--env", "leg_counting"])
+        >>> args.adapter, args.segmenter, args.prm
+        ('reasoning_gym', 'steps', None)
+
+    """
+    group = parser.add_argument_group("environment")
+    group.add_argument("--env", required=True, help="environment name, e.g. leg_counting")
+    group.add_argument("--adapter", default="reasoning_gym", help="adapter (reasoning_gym, …)")
+    group.add_argument(
+        "--list-envs",
+        nargs=0,
+        action=_ListEnvironments,
+        help="print the environment names of --adapter (given before it) and exit",
+    )
+    group.add_argument(
+        "--size",
+        type=bounded(DATASET_SIZE),
+        help=f"number of tasks to make, 1..{DATASET_SIZE.high} (reasoning_gym default: 500)",
+    )
+    group.add_argument("--seed", type=bounded(SEED), help="seed of the tasks (reasoning_gym)")
+    group.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="more adapter options; VALUE is read as JSON when it parses, else as text",
+    )
+    group.add_argument(
+        "--segmenter", default="steps", help="segmenter spec: steps, sentence, line:\\n\\n, …"
+    )
+    group.add_argument(
+        "--prm",
+        help="a PRM scoring every step: arithmetic, transformers/<path>, mc (evaluate: "
+        "Monte-Carlo step values, rollouts of --backend), judge (--backend judges each step), "
+        "judge:<backend> (e.g. judge:transformers, the embedded model), vllm/<model> (a PRM "
+        "a vLLM server serves: see --prm-base-url)",
+    )
+    group.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
+
+
+class _ListEnvironments(argparse.Action):
+    """``--list-envs``: print the adapter's environment names and exit (like ``--help``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        try:
+            names = environment_registry.environment_names(namespace.adapter)
+        except (LlenvsError, ValueError) as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")
+        print("\n".join(names))
+        parser.exit(0)
+
+
+def environment_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The adapter's keyword arguments from ``--size``, ``--seed`` and ``--option``.
+
+    Example:
+        >>> environment_kwargs(argparse.Namespace(size=None, seed=None, option=["x"]))
+        Traceback (most recent call last):
+        ...
+        ValueError: --option 'x' must be KEY=VALUE
+
+    """
+    kwargs: dict[str, Any] = {}
+    if args.size is not None:
+        kwargs["size"] = args.size
+    if args.seed is not None:
+        kwargs["seed"] = args.seed
+    for item in args.option:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option {item!r} must be KEY=VALUE")
+        try:
+            kwargs[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            kwargs[key] = raw
+    return kwargs
+
+
+PRM_BASE_URL_HELP = (
+    "the vLLM server of --prm vllm/<model>, e.g. http://127.0.0.1:8000/v1 (default: "
+    "$LLENVS_PRM_BASE_URL if you set it, else that URL)"
+)
+"""``--prm-base-url``'s help (evaluate, replay and intervene)."""
+
+
+def prm_options(prm: str | None, url: str | None) -> dict[str, Any]:
+    """``get_prm``'s options from ``--prm-base-url``: the server ``--prm vllm/<model>`` reaches.
+
+    They travel with the PRM's name (``scored_environment``, ``intervene``); nothing is put in
+    the process's environment.
+
+    Example:
+        >>> prm_options("vllm/m", "http://h:8000/v1"), prm_options("arithmetic", None)
+        ({'base_url': 'http://h:8000/v1'}, {})
+        >>> prm_options("arithmetic", "http://h:8000/v1")
+        Traceback (most recent call last):
+        ...
+        ValueError: --prm-base-url is for --prm vllm/<model>, not 'arithmetic'
+
+    """
+    if url is None:
+        return {}
+    if PRMSpec.parse(prm).kind is not PRMKind.VLLM:
+        raise ValueError(f"--prm-base-url is for --prm vllm/<model>, not {prm!r}")
+    return {"base_url": url}
+
+
+def build_environment(
+    args: argparse.Namespace, backend: ModelBackend | None = None
+) -> SegmentedEnvironment:
+    """The segmented environment the options describe (with the PRM's reward when asked).
+
+    ``backend`` is the model an ``llm`` segmenter asks (and that ``--prm judge`` and ``mc``
+    use); ``--prm-base-url`` goes to the PRM (``prm_options``).
+
+    Example:
+        >>> args = argparse.Namespace(env="leg_counting", adapter="reasoning_gym", size=5,
+        ...                           seed=None, option=[], segmenter="line", prm="arithmetic")
+        >>> env = build_environment(args)
+        >>> len(env), env.segmenter.spec, [f.name for f in env.reward_functions]
+        (5, 'line', ['prm', 'correctness', 'format'])
+
+    """
+    options = prm_options(args.prm, getattr(args, "prm_base_url", None))
+    base = build_base_environment(args)
+    segmenter = segmenter_from_spec(args.segmenter, backend=backend)
+    return scored_environment(base, segmenter, args.prm, backend, options)
+
+
+def build_base_environment(args: argparse.Namespace) -> Environment:
+    """The base environment of ``--env``, ``--adapter`` and the adapter options.
+
+    An unknown environment's error offers close names and says how to list them all.
+
+    Example:
+        >>> args = argparse.Namespace(env="leg_countin", adapter="reasoning_gym", size=None,
+        ...                           seed=None, option=[])
+        >>> build_base_environment(args)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.UnknownName: unknown ... 'leg_countin': did you mean leg_counting, ...
+
+    """
+    try:
+        return environment_registry.get(
+            name=args.env, adapter=args.adapter, **environment_kwargs(args)
+        )
+    except UnknownName as error:
+        if error.name != args.env:
+            raise
+        raise UnknownName(error.kind, error.name, error.choices, hint=ENVIRONMENT_HINT) from None
+
+
+def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """``--backend`` (``default`` when not given) and ``--responses`` for the scripted one.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_backend_options(parser, DEFAULT_BACKEND)
+        >>> parser.parse_args([]).backend
+        'transformers'
+
+    """
+    group = parser.add_argument_group("model")
+    group.add_argument(
+        "--backend",
+        default=default,
+        help=f"backend name: transformers (the embedded model), transformers/<path>, "
+        f"openai/<model> (an OpenAI-compatible server: see --base-url), scripted "
+        f"(default: {default or 'the one that made the trace'})",
+    )
+    group.add_argument(
+        "--responses",
+        type=Path,
+        help="for --backend scripted: a JSONL file of responses (strings, or objects with "
+        "'response' and optionally 'task_index'). evaluate: line i answers task i, unless it "
+        "names its task_index; intervene: one per conversation, in order",
+    )
+
+
+def check_backend_options(name: str, responses: Path | None) -> ModelSpec:
+    """The spec of ``--backend``; one that cannot work with ``--responses`` is refused.
+
+    Nothing is built: a wrong name or option fails before a model loads.
+
+    Example:
+        >>> check_backend_options("scripted", None)
+        Traceback (most recent call last):
+        ...
+        ValueError: --backend scripted needs --responses FILE (one response per line)
+        >>> check_backend_options("nope/x", None)
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: openai, scripted, transformers
+
+    """  # noqa: E501
+    spec = ModelSpec.parse(name)
+    if spec.provider is Provider.SCRIPTED and responses is None:
+        raise ValueError("--backend scripted needs --responses FILE (one response per line)")
+    if spec.provider is not Provider.SCRIPTED and responses is not None:
+        raise ValueError(f"--responses is for --backend scripted, not {name!r}")
+    return spec
+
+
+def build_backend(
+    name: str,
+    responses: Path | None,
+    *,
+    progress: bool = True,
+    options: Mapping[str, Any] | None = None,
+) -> ModelBackend:
+    """The backend called ``name``; the scripted one plays the ``responses`` file in order.
+
+    ``progress=False`` silences a local model's loading bars; ``options`` go to an openai
+    backend (``server_options``: its URL, mode, tokenizer).
+
+    Example:
+        >>> build_backend("scripted", None)
+        Traceback (most recent call last):
+        ...
+        ValueError: --backend scripted needs --responses FILE (one response per line)
+
+    """
+    from llenvs.inference import build_backend as build
+
+    spec = check_backend_options(name, responses)
+    if responses is not None:
+        spec = ModelSpec.parse(name, responses=str(responses))
+    elif spec.provider is Provider.OPENAI:
+        spec = ModelSpec.parse(name, **dict(options or {}))
+    return build(spec, progress=progress)
+
+
+def add_sampling_options(parser: argparse.ArgumentParser) -> None:
+    """``--max-tokens``, ``--temperature``, ``--top-p``, ``--sampling-seed``.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_sampling_options(parser)
+        >>> sampling_params(parser.parse_args(["--max-tokens", "64"])).max_tokens
+        64
+
+    """
+    group = parser.add_argument_group("sampling")
+    group.add_argument(
+        "--max-tokens",
+        type=bounded(MAX_TOKENS),
+        help=f"token budget per trajectory, 1..{MAX_TOKENS.high} (default: {DEFAULT_MAX_TOKENS}; "
+        "intervene: the trace's own)",
+    )
+    group.add_argument("--temperature", type=float, help="0 for greedy (the default)")
+    group.add_argument("--top-p", type=float, help="nucleus sampling mass")
+    group.add_argument("--sampling-seed", type=bounded(SEED), help="seed of the sampler")
+
+
+def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None) -> SamplingParams:
+    """``base`` (default: ``SamplingParams()``) with the options given on the command line.
+
+    Example:
+        >>> ns = argparse.Namespace(max_tokens=None, temperature=0.7, top_p=None,
+        ...                         sampling_seed=1)
+        >>> p = sampling_params(ns)
+        >>> p.max_tokens, p.temperature, p.seed
+        (256, 0.7, 1)
+
+    """
+    changes: dict[str, Any] = {}
+    for option, field in (
+        ("max_tokens", "max_tokens"),
+        ("temperature", "temperature"),
+        ("top_p", "top_p"),
+        ("sampling_seed", "seed"),
+    ):
+        value = getattr(args, option)
+        if value is not None:
+            changes[field] = value
+    return dataclasses.replace(base or SamplingParams(), **changes)
