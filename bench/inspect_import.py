@@ -43,7 +43,7 @@ elif kind == "stream":
     count = sum(1 for _ in read_eval_log_samples(log, all_samples_required=False))
 else:
     from llenvs.traces import write_traces
-    from llenvs.traces.importers.inspect_log import InspectImport
+    from llenvs.traces.importers import InspectImport
     count = write_traces(sys.argv[3], InspectImport(log))
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"seconds": time.perf_counter() - started, "peak_mb": peak, "count": count}))

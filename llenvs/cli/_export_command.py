@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.cli._inspect_export_command import export_inspect
-from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
-from llenvs.traces.importers.label_export import ExportFormat, LabelExport, export_labels
+from llenvs.traces.importers import INSPECT_FORMAT, ExportFormat, LabelExport, export_labels
 
 __all__ = ["EXPORT_FORMATS", "add_parser", "run"]
 

@@ -33,7 +33,7 @@ from llenvs.cli._thought_anchors_import import import_thought_anchors
 from llenvs.core import JsonLineError, parse_json_line
 from llenvs.traces import IMPORT_FORMATS, Trace, TraceImport, write_traces
 from llenvs.traces.files import append_traces
-from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
+from llenvs.traces.importers import INSPECT_FORMAT, InspectImport
 from llenvs.traces.labels import append_new_labels, labels_path
 
 __all__ = ["add_parser", "run"]

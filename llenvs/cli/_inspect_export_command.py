@@ -28,7 +28,7 @@ from typing import Any
 from llenvs.cli._stored_values import stored_value_rows
 from llenvs.traces import read_traces
 from llenvs.traces.files import analysis_path
-from llenvs.traces.importers.inspect_export import write_inspect_log
+from llenvs.traces.importers import write_inspect_log
 from llenvs.traces.labels import read_labels, settled_first_error
 
 __all__ = ["export_inspect"]

@@ -16,7 +16,7 @@ import argparse
 import os
 from typing import Any
 
-from llenvs.traces.importers.label_migration import migrate_labels
+from llenvs.traces.importers import migrate_labels
 from llenvs.traces.labels import labels_path
 
 __all__ = ["add_parser", "run"]

@@ -18,7 +18,7 @@ import streamlit as st
 from llenvs.analysis.sidecar import STUDY
 from llenvs.traces import IMPORT_FORMATS, skipped_summary
 from llenvs.traces.files import MAX_LINE_ENV, max_line_bytes
-from llenvs.traces.importers.inspect_log import INSPECT_FORMAT
+from llenvs.traces.importers import INSPECT_FORMAT
 from llenvs.ui.common import cached_index, shows_errors
 from llenvs.workbench import MISSING, PAGES, BrowseLocation, short_name
 from llenvs.workbench.files import (

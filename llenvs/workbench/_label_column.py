@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 
 from llenvs.traces import Labels, Trace, read_labels
-from llenvs.traces.importers.label_migration import legacy_labels
+from llenvs.traces.importers import legacy_labels
 
 __all__ = ["labels_shown", "shown_labels"]
 

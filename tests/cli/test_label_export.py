@@ -21,7 +21,7 @@ from llenvs.traces import (
     read_traces,
     write_traces,
 )
-from llenvs.traces.importers.hf_dataset import read_hf_rows
+from llenvs.traces.importers import read_hf_rows
 from tests.conftest import EXTERNAL, read_jsonl
 
 STEP_FILE = EXTERNAL / "step_traces.jsonl"

@@ -30,7 +30,7 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
-from llenvs.traces.importers.inspect_log import InspectImport
+from llenvs.traces.importers import InspectImport
 from llenvs.traces.records import TaskIdentity
 
 COWS = Sample(input="How many legs do 2 cows have?", target="8", id="cows")

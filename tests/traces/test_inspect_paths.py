@@ -30,7 +30,7 @@ from inspect_ai.solver import generate
 from llenvs.cli.main import main
 from llenvs.traces import StepLabel, append_labels, read_traces
 from llenvs.traces.files import analysis_path
-from llenvs.traces.importers.inspect_log import InspectImport
+from llenvs.traces.importers import InspectImport
 from tests.analysis.conftest import REPO
 
 COWS = Sample(input="How many legs do 2 cows have?", target="8", id="cows")

@@ -26,7 +26,7 @@ from llenvs.traces import (
     settled_first_error,
     write_traces,
 )
-from llenvs.traces.importers.label_migration import migrate_labels
+from llenvs.traces.importers import migrate_labels
 from llenvs.traces.labels import append_new_labels
 
 

@@ -55,8 +55,7 @@ from llenvs.core.errors import LlenvsError
 from llenvs.core.run_spec import RunSpec, StatedSampling
 from llenvs.core.segmenters import SegmenterSpec
 from llenvs.traces.files import TraceReader, analysis_path, append_traces, write_traces
-from llenvs.traces.importers.chunk_spans import ChunkAlignmentError, chunk_spans
-from llenvs.traces.importers.pieces import segments_of
+from llenvs.traces.importers import ChunkAlignmentError, chunk_spans, segments_of
 from llenvs.traces.records import RunRecord, TaskRecord, Trace
 
 __all__ = [

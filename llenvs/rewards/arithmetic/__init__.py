@@ -9,8 +9,18 @@ Example:
 
 """
 
-from llenvs.rewards.arithmetic.equation_check import EquationCheck, format_value
-from llenvs.rewards.arithmetic.equations import check_equations
-from llenvs.rewards.arithmetic.verdict import ArithmeticVerdict
+from llenvs.rewards.arithmetic._equation_check import EquationCheck, format_value
+from llenvs.rewards.arithmetic._equations import check_equations
+from llenvs.rewards.arithmetic._expression import parse_expression
+from llenvs.rewards.arithmetic._tokens import TokenKind, tokenize
+from llenvs.rewards.arithmetic._verdict import ArithmeticVerdict
 
-__all__ = ["ArithmeticVerdict", "EquationCheck", "check_equations", "format_value"]
+__all__ = [
+    "ArithmeticVerdict",
+    "EquationCheck",
+    "TokenKind",
+    "check_equations",
+    "format_value",
+    "parse_expression",
+    "tokenize",
+]

@@ -7,7 +7,7 @@ both sides with ``fractions.Fraction``, and scores the step 0.0 if any checked e
 saying so in the notes (``"verdict": "no arithmetic"``). Each step is judged on its own text:
 the question and the other steps are not needed. Pure regular expressions and exact fractions,
 so it scores thousands of steps a second (``bench/prm.py``). See
-``llenvs.rewards.arithmetic.equations`` for what it will not check, and why: a hypothesis the
+``llenvs.rewards.arithmetic`` for what it will not check, and why: a hypothesis the
 step tests (``check if 12 * 4 = 46``) claims nothing, a count of whole things is a floor
 (``36/5 = 7 full pens``) and ``pages 3-5`` is a range, not a subtraction.
 
@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llenvs.rewards.arithmetic.equations import check_equations
-from llenvs.rewards.arithmetic.verdict import ArithmeticVerdict
+from llenvs.rewards.arithmetic import ArithmeticVerdict, check_equations
 from llenvs.rewards.prm._contract import NEUTRAL_SCORE
 from llenvs.rewards.prm._step_judgement import StepJudgement
 

@@ -14,20 +14,27 @@ Example:
 
 """
 
-from llenvs.traces.importers.exported_trace import dropped_fields
-from llenvs.traces.importers.openai_chat import openai_chat_traces
-from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
-from llenvs.traces.importers.row_labels import RowLabels
-from llenvs.traces.importers.step_file import (
+from llenvs.traces.importers._chunk_spans import ChunkAlignmentError, chunk_spans
+from llenvs.traces.importers._exported_trace import dropped_fields
+from llenvs.traces.importers._hf_dataset import read_hf_rows
+from llenvs.traces.importers._inspect_export import write_inspect_log
+from llenvs.traces.importers._inspect_log import INSPECT_FORMAT, InspectImport
+from llenvs.traces.importers._label_export import ExportFormat, LabelExport, export_labels
+from llenvs.traces.importers._label_migration import legacy_labels, migrate_labels
+from llenvs.traces.importers._openai_chat import openai_chat_traces
+from llenvs.traces.importers._pieces import segments_of
+from llenvs.traces.importers._reasoning_gym_log import reasoning_gym_traces
+from llenvs.traces.importers._row_labels import RowLabels
+from llenvs.traces.importers._step_file import (
     HUMAN_LABEL,
     StepFormat,
     prm800k_traces,
     processbench_traces,
     step_file_traces,
 )
-from llenvs.traces.importers.step_file_export import step_file_row, write_step_file
-from llenvs.traces.importers.step_file_labels import step_file_labels
-from llenvs.traces.importers.trace_import import (
+from llenvs.traces.importers._step_file_export import step_file_row, write_step_file
+from llenvs.traces.importers._step_file_labels import step_file_labels
+from llenvs.traces.importers._trace_import import (
     IMPORT_FORMATS,
     LABELLED_FORMATS,
     TraceImport,
@@ -37,18 +44,30 @@ from llenvs.traces.importers.trace_import import (
 __all__ = [
     "HUMAN_LABEL",
     "IMPORT_FORMATS",
+    "INSPECT_FORMAT",
     "LABELLED_FORMATS",
+    "ChunkAlignmentError",
+    "ExportFormat",
+    "InspectImport",
+    "LabelExport",
     "RowLabels",
     "StepFormat",
     "TraceImport",
+    "chunk_spans",
     "dropped_fields",
+    "export_labels",
+    "legacy_labels",
+    "migrate_labels",
     "openai_chat_traces",
     "prm800k_traces",
     "processbench_traces",
+    "read_hf_rows",
     "reasoning_gym_traces",
+    "segments_of",
     "stable_trace_id",
     "step_file_labels",
     "step_file_row",
     "step_file_traces",
+    "write_inspect_log",
     "write_step_file",
 ]

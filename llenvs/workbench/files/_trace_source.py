@@ -45,7 +45,7 @@ from llenvs.traces import (
     write_traces,
 )
 from llenvs.traces.files import is_sidecar, trace_line
-from llenvs.traces.importers.inspect_log import INSPECT_FORMAT, InspectImport
+from llenvs.traces.importers import INSPECT_FORMAT, InspectImport
 from llenvs.traces.labels import append_new_labels
 from llenvs.workbench.files._trace_roots import (
     DEFAULT_DIR,

@@ -2,8 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from llenvs.rewards.arithmetic.expression import parse_expression
-from llenvs.rewards.arithmetic.tokens import tokenize
+from llenvs.rewards.arithmetic import parse_expression, tokenize
 
 
 def parsed(text):

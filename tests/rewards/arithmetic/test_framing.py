@@ -6,8 +6,7 @@ Rows are cited by their line in ``shared/external/step_traces.jsonl`` (1-based) 
 """
 
 from llenvs.rewards import NEUTRAL_SCORE, ArithmeticPRM
-from llenvs.rewards.arithmetic import check_equations
-from llenvs.rewards.arithmetic.tokens import TokenKind, tokenize
+from llenvs.rewards.arithmetic import TokenKind, check_equations, tokenize
 from tests.conftest import read_jsonl
 
 STEP_TRACES = read_jsonl("step_traces.jsonl")

@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from llenvs.rewards.arithmetic.tokens import TokenKind, tokenize
+from llenvs.rewards.arithmetic import TokenKind, tokenize
 
 
 def kinds(text):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.traces.files import file_lock
-from llenvs.traces.importers.rows import Row
+from llenvs.traces.importers._rows import Row
 from llenvs.traces.records import TraceFormatError
 
 __all__ = ["HF_COLUMNS", "hf_features", "read_hf_rows", "write_hf_dataset"]

@@ -22,8 +22,8 @@ from typing import Any
 
 from llenvs.core import Message
 from llenvs.core.run_spec import RunSpec
-from llenvs.traces.importers.pieces import pieces_of, segments_of
-from llenvs.traces.importers.rows import list_at, object_at
+from llenvs.traces.importers._pieces import pieces_of, segments_of
+from llenvs.traces.importers._rows import list_at, object_at
 from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError
 
 __all__ = ["openai_chat_traces"]

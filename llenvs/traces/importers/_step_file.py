@@ -11,7 +11,7 @@ ProcessBench steps are paragraphs (joined by a blank line), PRM800K steps are li
 joiner stays with the step before it.
 
 The human labels (1 right, 0 neutral, -1 wrong) never go into the trace: ``step_file_labels``
-(``llenvs.traces.importers.step_file_labels``) gives them apart, under their labeller, and
+(``llenvs.traces.importers``) gives them apart, under their labeller, and
 ``llenvs import`` puts them in the output's label store (``llenvs.traces.labels``). A row
 may also carry ``prm_scores``, one ``{name: score}`` object (or null) per step: a model's
 scores, as ``llenvs export`` writes them; they come back as that step's ``rewards[name]`` and
@@ -42,9 +42,9 @@ from typing import Any
 
 from llenvs.core import Message
 from llenvs.core.run_spec import RunSpec
-from llenvs.traces.importers.exported_trace import EXPORT_KEY, restored
-from llenvs.traces.importers.pieces import segments_of
-from llenvs.traces.importers.rows import list_at, object_at
+from llenvs.traces.importers._exported_trace import EXPORT_KEY, restored
+from llenvs.traces.importers._pieces import segments_of
+from llenvs.traces.importers._rows import list_at, object_at
 from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError, WrongFormatError
 
 __all__ = [

@@ -15,7 +15,7 @@ from being fooled (each has a test):
   is ``/100`` or a count of percent (``50% × 20 = 10``, ``0.6 × 100 = 60%``); otherwise exact;
   ``%`` added to a plain number (``20 + 10% = 22``) is ambiguous and not checked;
 - a whole count is the floor (``36/5 = 7 full pens``), and a hypothesis the step tests
-  (``check if 12 * 4 = 46``) is not a claim: see ``llenvs.rewards.arithmetic.framing``.
+  (``check if 12 * 4 = 46``) is not a claim: see ``llenvs.rewards.arithmetic``.
 
 Example:
     >>> [(c.text, c.correct) for c in check_equations("So 2 × 4 = 8, and 8 + 5 = 12.")]
@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from llenvs.rewards.arithmetic.equation_check import EquationCheck
-from llenvs.rewards.arithmetic.expression import Expression, parse_expression
-from llenvs.rewards.arithmetic.framing import hypothesis_cue, tested_and_corrected, whole_count
-from llenvs.rewards.arithmetic.tokens import Token, TokenKind, tokenize
+from llenvs.rewards.arithmetic._equation_check import EquationCheck
+from llenvs.rewards.arithmetic._expression import Expression, parse_expression
+from llenvs.rewards.arithmetic._framing import hypothesis_cue, tested_and_corrected, whole_count
+from llenvs.rewards.arithmetic._tokens import Token, TokenKind, tokenize
 
 __all__ = ["check_equations"]
 

@@ -21,7 +21,7 @@ prm800k`` reads back. Human labels and model scores stay apart:
   trace back, its response byte for byte. ``dropped_fields`` names what it cannot hold.
 
 Example:
-    >>> from llenvs.traces.importers.step_file import step_file_traces
+    >>> from llenvs.traces.importers._step_file import step_file_traces
     >>> row = {"dataset": "prm800k", "id": "p-1", "problem": "q", "steps": ["a", "b"],
     ...        "labels": [1, -1], "final_answer_correct": False}
     >>> back = step_file_row(step_file_traces(row)[0], {0: 1, 1: -1}, "prm800k")
@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llenvs.traces.files import write_lines_atomically
-from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
+from llenvs.traces.importers._exported_trace import EXPORT_KEY, exported_fields, step_and_joiner
 from llenvs.traces.labels import first_error
 from llenvs.traces.records import Trace
 

@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterator
 
 from llenvs.core.errors import LlenvsError, UnknownName
 from llenvs.traces.files import SkippedLine
-from llenvs.traces.importers.exported_trace import EXPORT_KEY, exported_trace_id
-from llenvs.traces.importers.hf_dataset import read_hf_rows
-from llenvs.traces.importers.openai_chat import openai_chat_traces
-from llenvs.traces.importers.reasoning_gym_log import reasoning_gym_traces
-from llenvs.traces.importers.row_labels import RowLabels
-from llenvs.traces.importers.rows import Row, read_rows
-from llenvs.traces.importers.step_file import hf_traces, prm800k_traces, processbench_traces
-from llenvs.traces.importers.step_file_labels import hf_labels, prm800k_labels, processbench_labels
+from llenvs.traces.importers._exported_trace import EXPORT_KEY, exported_trace_id
+from llenvs.traces.importers._hf_dataset import read_hf_rows
+from llenvs.traces.importers._openai_chat import openai_chat_traces
+from llenvs.traces.importers._reasoning_gym_log import reasoning_gym_traces
+from llenvs.traces.importers._row_labels import RowLabels
+from llenvs.traces.importers._rows import Row, read_rows
+from llenvs.traces.importers._step_file import hf_traces, prm800k_traces, processbench_traces
+from llenvs.traces.importers._step_file_labels import hf_labels, prm800k_labels, processbench_labels
 from llenvs.traces.labels import StepLabel
 from llenvs.traces.records import Trace, WrongFormatError
 

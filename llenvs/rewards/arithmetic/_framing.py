@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from llenvs.rewards.arithmetic.equation_check import EquationCheck
+from llenvs.rewards.arithmetic._equation_check import EquationCheck
 
 __all__ = ["HYPOTHESIS_CUES", "hypothesis_cue", "tested_and_corrected", "whole_count"]
 

@@ -25,7 +25,7 @@ Example:
     >>> path = os.path.join(tempfile.mkdtemp(), "out.eval")
     >>> write_inspect_log([t], path)
     1
-    >>> from llenvs.traces.importers.inspect_log import InspectImport
+    >>> from llenvs.traces.importers._inspect_log import InspectImport
     >>> [back] = InspectImport(path)
     >>> back == t
     True

@@ -1,7 +1,7 @@
 """Reading the human step labels of a step file's rows: ProcessBench, PRM800K and ``hf`` rows.
 
 The human labels (1 right, 0 neutral, -1 wrong) never go into the trace that
-``llenvs.traces.importers.step_file`` reads from a row: ``step_file_labels`` gives them apart,
+``llenvs.traces.importers`` reads from a row: ``step_file_labels`` gives them apart,
 under their labeller (the row's ``labeller``, else its dataset's name up to a ``/``:
 ``processbench``, ``prm800k``), and ``llenvs import`` puts them in the output's label store
 (``llenvs.traces.labels``). A row is checked as ``step_file_traces`` checks it: a row of
@@ -18,8 +18,8 @@ Example:
 
 from __future__ import annotations
 
-from llenvs.traces.importers.row_labels import RowLabels, labeller_of
-from llenvs.traces.importers.step_file import StepFormat, _dataset, _labels, _step_row
+from llenvs.traces.importers._row_labels import RowLabels, labeller_of
+from llenvs.traces.importers._step_file import StepFormat, _dataset, _labels, _step_row
 
 __all__ = ["hf_labels", "prm800k_labels", "processbench_labels", "step_file_labels"]
 

@@ -9,7 +9,7 @@ exactly (division by zero, a fractional or huge power, a percentage added to a p
 ``None`` with the reason; the expression still has its extent.
 
 Example:
-    >>> from llenvs.rewards.arithmetic.tokens import tokenize
+    >>> from llenvs.rewards.arithmetic._tokens import tokenize
     >>> tokens = tokenize("2 + 3 × 4^2")
     >>> parse_expression(tokens, 0, len(tokens)).value
     Fraction(50, 1)
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from llenvs.rewards.arithmetic.tokens import Token, TokenKind
+from llenvs.rewards.arithmetic._tokens import Token, TokenKind
 
 __all__ = ["Expression", "parse_expression"]
 
@@ -37,7 +37,7 @@ class Expression:
     """An expression found among tokens, with its exact value.
 
     Example:
-        >>> from llenvs.rewards.arithmetic.tokens import tokenize
+        >>> from llenvs.rewards.arithmetic._tokens import tokenize
         >>> e = parse_expression(tokenize("30 legs"), 0, 2)
         >>> e.value, e.bare, e.units
         (Fraction(30, 1), True, ('legs',))
@@ -73,7 +73,7 @@ def parse_expression(tokens: Sequence[Token], lo: int, hi: int) -> Expression | 
     r"""The longest expression starting at ``tokens[lo]`` and ending by ``hi``, or None.
 
     Example:
-        >>> from llenvs.rewards.arithmetic.tokens import tokenize
+        >>> from llenvs.rewards.arithmetic._tokens import tokenize
         >>> tokens = tokenize(r"\frac{2 \times 2}{256} = 9")
         >>> e = parse_expression(tokens, 0, len(tokens))
         >>> e.value, tokens[e.end].text

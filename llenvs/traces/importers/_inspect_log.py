@@ -38,9 +38,9 @@ from typing import Any
 from llenvs.core import Message
 from llenvs.core.run_spec import RunSpec, StatedSampling
 from llenvs.traces.files import SkippedLine
-from llenvs.traces.importers.inspect_export import EXPORT_METADATA
-from llenvs.traces.importers.pieces import pieces_of, segments_of
-from llenvs.traces.importers.trace_import import stable_trace_id
+from llenvs.traces.importers._inspect_export import EXPORT_METADATA
+from llenvs.traces.importers._pieces import pieces_of, segments_of
+from llenvs.traces.importers._trace_import import stable_trace_id
 from llenvs.traces.labels import StepLabel
 from llenvs.traces.records import RunRecord, TaskRecord, Trace, TraceFormatError
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from llenvs.rewards.arithmetic.equation_check import EquationCheck
+from llenvs.rewards.arithmetic._equation_check import EquationCheck
 
 __all__ = ["ArithmeticVerdict"]
 

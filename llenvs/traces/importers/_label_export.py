@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from llenvs.traces.files import TraceReader
-from llenvs.traces.importers.exported_trace import dropped_fields
-from llenvs.traces.importers.hf_dataset import write_hf_dataset
-from llenvs.traces.importers.step_file_export import step_file_row, step_texts, write_rows
+from llenvs.traces.importers._exported_trace import dropped_fields
+from llenvs.traces.importers._hf_dataset import write_hf_dataset
+from llenvs.traces.importers._step_file_export import step_file_row, step_texts, write_rows
 from llenvs.traces.labels import first_error, read_labels, settled_first_error
 from llenvs.traces.records import Trace
 

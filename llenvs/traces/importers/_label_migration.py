@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from llenvs.core import JsonLineError, parse_json_line
 from llenvs.traces.files import file_lock, trace_line, write_lines_atomically
-from llenvs.traces.importers.row_labels import labeller_of
-from llenvs.traces.importers.step_file import HUMAN_LABEL
+from llenvs.traces.importers._row_labels import labeller_of
+from llenvs.traces.importers._step_file import HUMAN_LABEL
 from llenvs.traces.labels import LABEL_VALUES, StepLabel, append_new_labels
 from llenvs.traces.records import Trace, TraceFormatError
 

@@ -142,7 +142,7 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
     ``problem`` is the row's problem: it must be the recorded task's prompt.
 
     Example:
-        >>> from llenvs.traces.importers.pieces import segments_of
+        >>> from llenvs.traces.importers._pieces import segments_of
         >>> original = Trace(task=TaskRecord("e", "a", {}, 7, "q"), response="Hi.",
         ...                  messages=(Message("user", "q"), Message("assistant", "Hi.")),
         ...                  segments=segments_of(["Hi."]), final_rewards={"format": 1.0})
