@@ -34,8 +34,7 @@ import streamlit as st
 
 from llenvs.analysis import RunPairing, RunTask, compare_paired, pair_runs
 from llenvs.traces.records import TaskIdentity
-from llenvs.workbench import short_name
-from llenvs.workbench import MISSING, count, success_rate
+from llenvs.workbench import MISSING, count, short_name, success_rate
 
 __all__ = [
     "Run",

@@ -29,15 +29,21 @@ import pandas as pd
 import streamlit as st
 
 from llenvs.analysis import most_shared
-from llenvs.experiments import ExperimentRuns, open_experiment_runs
-from llenvs.experiments import ExperimentError
-from llenvs.experiments import ParentTask, PositionRun, RunRow, RunRows
+from llenvs.experiments import (
+    ExperimentError,
+    ExperimentRuns,
+    ParentTask,
+    PositionRun,
+    RunRow,
+    RunRows,
+    open_experiment_runs,
+)
 from llenvs.traces.files import Sidecar
 from llenvs.traces.records import TaskIdentity
 from llenvs.ui.common import cached_index, stamp
 from llenvs.ui.runs._page import TASK, Run
-from llenvs.workbench.files import file_tasks, trace_files
 from llenvs.workbench import count
+from llenvs.workbench.files import file_tasks, trace_files
 
 __all__ = [
     "PARAM",
