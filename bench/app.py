@@ -248,7 +248,7 @@ def child_trace(path: str, everything: bool) -> dict[str, float | str]:
     from streamlit.testing.v1.element_tree import Element
 
     if everything:
-        from llenvs.ui.browse import _page as browse_view
+        from llenvs.ui.browse import _segment_detail as segment_detail_view
         from llenvs.ui.browse import _segment_rows as segment_rows_view
         from llenvs.workbench.charts import _segment_chart as segment_chart
 
@@ -259,7 +259,7 @@ def child_trace(path: str, everything: bool) -> dict[str, float | str]:
             return range(length)
 
         segment_rows_view.segment_window = all_rows  # type: ignore[attr-defined]
-        browse_view.text_window = all_text
+        segment_detail_view.text_window = all_text
         segment_chart.SVG_POINTS = 10**9
 
     def browse(file: str) -> AppTest:

@@ -7,7 +7,8 @@ inside a function, ``importlib.import_module("llenvs...")``, ``__import__`` or a
 test reads every module's source instead and checks each of those against the floors of
 ``docs/architecture.md``: a package imports only from floors below its own, never from a
 package above it or beside it on its floor. Streamlit is drawn by ``llenvs/ui`` and the pages
-only, and the backends are reached through ``llenvs.inference``.
+only, and the backends are reached through ``llenvs.inference``. The same reading keeps every
+library file under ``MAX_LINES`` lines and every function under ``MAX_PARAMETERS`` parameters.
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ PRIVATE = {"llenvs.inference._backends": "llenvs.inference"}
 STREAMLIT_PLACES = ("llenvs.ui", "app", "pages")
 """Where ``streamlit`` may be imported: the views and the pages (``llenvs.workbench`` and
 every library below it run without it)."""
+
+MAX_LINES = 400
+"""The longest a library file may be: one concept per module (``STYLE.md``, rule 9)."""
+
+MAX_PARAMETERS = 10
+"""The most parameters a library function takes, ``self`` and ``cls`` not counted (``*args``
+and ``**kwargs`` count one each): past that, related options become one small frozen value."""
 
 MODULE_PATH = re.compile(r"llenvs(?:\.\w+)+(?::\w+)?")
 IMPORTERS = {"import_module", "__import__"}
@@ -274,3 +282,62 @@ def test_the_face_check_catches_a_reach_into_a_private_module():
         "llenvs.workbench.jobs._background_job:5 (module path string) -> "
         "llenvs.workbench.models._model_pool",
     ]
+
+
+def _too_many_parameters(text: str, source: str) -> list[str]:
+    """The functions (at any depth) in the source ``text`` of module ``source`` that take more
+    than ``MAX_PARAMETERS`` parameters, in line order."""
+    wrong = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        arguments = node.args
+        named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        count = sum(a.arg not in ("self", "cls") for a in named)
+        count += (arguments.vararg is not None) + (arguments.kwarg is not None)
+        if count > MAX_PARAMETERS:
+            wrong.append((node.lineno, f"{source}:{node.lineno} {node.name} ({count} parameters)"))
+    return [line for _, line in sorted(wrong)]
+
+
+GUIDE_SIGNATURES = {"llenvs.evaluation._evaluation": {"run_segmented_evaluation"}}
+"""Functions whose keyword arguments the user's guide (``segmentation-guide.md``) calls by name:
+``run_segmented_evaluation`` is the guide's entry point to an evaluation, its keywords the
+guide's and the run spec's (tasks, sampling, batch, steps, results file, control, answer
+opening, PRM), so it keeps them."""
+
+
+def test_no_library_function_takes_more_than_ten_parameters():
+    paths = sorted(PACKAGE.rglob("*.py"))
+    found = [
+        line
+        for path in paths
+        for line in _too_many_parameters(path.read_text(encoding="utf-8"), _module_name(path))
+        if line.split(" ")[1] not in GUIDE_SIGNATURES.get(_module_name(path), set())
+    ]
+    assert len(paths) > 100 and found == []
+
+
+def test_the_parameter_count_catches_an_eleven_parameter_function():
+    text = (
+        "def ten(a, b, /, c, *args, d, e, f, g, h, **kwargs): ...\n"
+        "class C:\n"
+        "    def eleven(self, a, b, c, d, e, f, g, h, i, j, k=0): ...\n"
+        "    @classmethod\n"
+        "    def made(cls, a, b, c, d, e, f, g, h, i, j): ...\n"
+        "async def later(*, a, b, c, d, e, f, g, h, i, j, k):\n"
+        "    def inner(*args, a, b, c, d, e, f, g, h, i, j, **kwargs): ...\n"
+    )
+    assert _too_many_parameters(text, "llenvs.example") == [
+        "llenvs.example:3 eleven (11 parameters)",
+        "llenvs.example:6 later (11 parameters)",
+        "llenvs.example:7 inner (12 parameters)",
+    ]
+
+
+def test_no_library_file_is_over_400_lines():
+    lengths = {
+        path.relative_to(REPO).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+    assert [f"{path}: {n} lines" for path, n in lengths.items() if n > MAX_LINES] == []

@@ -11,7 +11,7 @@ Example:
 """
 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
-from llenvs.cli._options import build_backend
+from llenvs.cli._model_options import build_backend
 from llenvs.cli._server_options import add_server_options, server_options
 
 __all__ = [

@@ -33,20 +33,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli._options import (
+from llenvs.cli._model_options import (
     DEFAULT_BACKEND,
-    NO_RESPONSE,
     add_backend_options,
-    add_environment_options,
     add_sampling_options,
-    bounded,
     build_backend,
-    build_base_environment,
     check_backend_options,
+    sampling_params,
+)
+from llenvs.cli._options import (
+    NO_RESPONSE,
+    add_environment_options,
+    bounded,
+    build_base_environment,
     positive_int,
     prm_options,
     read_responses,
-    sampling_params,
 )
 from llenvs.cli._server_options import add_server_options, server_options
 from llenvs.core import BATCH_SIZE, MAX_TOKENS, Environment, ModelBackend

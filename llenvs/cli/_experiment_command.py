@@ -39,7 +39,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli._options import add_backend_options, bounded, positive_int
+from llenvs.cli._model_options import add_backend_options
+from llenvs.cli._options import bounded, positive_int
 from llenvs.cli._server_options import add_server_options, recorded_backend
 from llenvs.core import (
     COMPLETE,

@@ -41,14 +41,9 @@ from typing import Any
 
 from rich.console import Console
 
-from llenvs.cli._options import (
-    PRM_BASE_URL_HELP,
-    add_backend_options,
-    add_sampling_options,
-    bounded,
-    prm_options,
-)
-from llenvs.cli._options import sampling_params as sampling_from_args
+from llenvs.cli._model_options import add_backend_options, add_sampling_options
+from llenvs.cli._model_options import sampling_params as sampling_from_args
+from llenvs.cli._options import PRM_BASE_URL_HELP, bounded, prm_options
 from llenvs.cli._server_options import add_server_options, recorded_backend
 from llenvs.cli._trace_argument import add_trace_arguments
 from llenvs.core import (

@@ -1,4 +1,6 @@
-r"""Options the CLI commands share, and the objects they build: environment, backend, sampling.
+r"""Options the CLI commands share, and the environment they build (its segmenter and PRM).
+
+The options of the model and its sampling, and the backend they build, are ``_model_options``'s.
 
 Example:
     >>> import argparse
@@ -13,26 +15,21 @@ Example:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from llenvs.core import (
     DATASET_SIZE,
-    DEFAULT_MAX_TOKENS,
-    MAX_TOKENS,
     SEED,
     Bound,
     Environment,
     ModelBackend,
-    SamplingParams,
     SegmentedEnvironment,
 )
 from llenvs.core.errors import LlenvsError, OutOfBoundsError, UnknownName
 from llenvs.core.registry import environment_registry
-from llenvs.core.run_spec import ModelSpec, PRMKind, PRMSpec, Provider
+from llenvs.core.run_spec import PRMKind, PRMSpec
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.evaluation.branching import scored_environment
 from llenvs.inference import NO_RESPONSE, read_responses
@@ -40,23 +37,15 @@ from llenvs.inference import NO_RESPONSE, read_responses
 __all__ = [
     "ENVIRONMENT_HINT",
     "NO_RESPONSE",
-    "add_backend_options",
     "add_environment_options",
-    "add_sampling_options",
     "bounded",
-    "build_backend",
     "build_base_environment",
     "build_environment",
-    "check_backend_options",
     "environment_kwargs",
     "positive_int",
     "prm_options",
     "read_responses",
-    "sampling_params",
 ]
-
-DEFAULT_BACKEND = "transformers"
-"""The embedded SmolLM2-135M-Instruct: runs anywhere, no account, no GPU."""
 
 ENVIRONMENT_HINT = "--list-envs lists them all"
 """How an unknown environment's error says to see every name."""
@@ -89,6 +78,7 @@ def bounded(bound: Bound) -> Callable[[str], int]:
     The message is the bound's own (``llenvs.core``): the workbench says the same.
 
     Example:
+        >>> from llenvs.core import MAX_TOKENS
         >>> bounded(MAX_TOKENS)("64")
         64
         >>> bounded(MAX_TOKENS)("99999999")
@@ -278,129 +268,3 @@ def build_base_environment(args: argparse.Namespace) -> Environment:
         if error.name != args.env:
             raise
         raise UnknownName(error.kind, error.name, error.choices, hint=ENVIRONMENT_HINT) from None
-
-
-def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:
-    """``--backend`` (``default`` when not given) and ``--responses`` for the scripted one.
-
-    Example:
-        >>> parser = argparse.ArgumentParser()
-        >>> add_backend_options(parser, DEFAULT_BACKEND)
-        >>> parser.parse_args([]).backend
-        'transformers'
-
-    """
-    group = parser.add_argument_group("model")
-    group.add_argument(
-        "--backend",
-        default=default,
-        help=f"backend name: transformers (the embedded model), transformers/<path>, "
-        f"openai/<model> (an OpenAI-compatible server: see --base-url), scripted "
-        f"(default: {default or 'the one that made the trace'})",
-    )
-    group.add_argument(
-        "--responses",
-        type=Path,
-        help="for --backend scripted: a JSONL file of responses (strings, or objects with "
-        "'response' and optionally 'task_index'). evaluate: line i answers task i, unless it "
-        "names its task_index; intervene: one per conversation, in order",
-    )
-
-
-def check_backend_options(name: str, responses: Path | None) -> ModelSpec:
-    """The spec of ``--backend``; one that cannot work with ``--responses`` is refused.
-
-    Nothing is built: a wrong name or option fails before a model loads.
-
-    Example:
-        >>> check_backend_options("scripted", None)
-        Traceback (most recent call last):
-        ...
-        ValueError: --backend scripted needs --responses FILE (one response per line)
-        >>> check_backend_options("nope/x", None)
-        Traceback (most recent call last):
-        ...
-        llenvs.core.errors.UnknownName: unknown backend 'nope': choose one of: openai, scripted, transformers
-
-    """  # noqa: E501
-    spec = ModelSpec.parse(name)
-    if spec.provider is Provider.SCRIPTED and responses is None:
-        raise ValueError("--backend scripted needs --responses FILE (one response per line)")
-    if spec.provider is not Provider.SCRIPTED and responses is not None:
-        raise ValueError(f"--responses is for --backend scripted, not {name!r}")
-    return spec
-
-
-def build_backend(
-    name: str,
-    responses: Path | None,
-    *,
-    progress: bool = True,
-    options: Mapping[str, Any] | None = None,
-) -> ModelBackend:
-    """The backend called ``name``; the scripted one plays the ``responses`` file in order.
-
-    ``progress=False`` silences a local model's loading bars; ``options`` go to an openai
-    backend (``server_options``: its URL, mode, tokenizer).
-
-    Example:
-        >>> build_backend("scripted", None)
-        Traceback (most recent call last):
-        ...
-        ValueError: --backend scripted needs --responses FILE (one response per line)
-
-    """
-    from llenvs.inference import build_backend as build
-
-    spec = check_backend_options(name, responses)
-    if responses is not None:
-        spec = ModelSpec.parse(name, responses=str(responses))
-    elif spec.provider is Provider.OPENAI:
-        spec = ModelSpec.parse(name, **dict(options or {}))
-    return build(spec, progress=progress)
-
-
-def add_sampling_options(parser: argparse.ArgumentParser) -> None:
-    """``--max-tokens``, ``--temperature``, ``--top-p``, ``--sampling-seed``.
-
-    Example:
-        >>> parser = argparse.ArgumentParser()
-        >>> add_sampling_options(parser)
-        >>> sampling_params(parser.parse_args(["--max-tokens", "64"])).max_tokens
-        64
-
-    """
-    group = parser.add_argument_group("sampling")
-    group.add_argument(
-        "--max-tokens",
-        type=bounded(MAX_TOKENS),
-        help=f"token budget per trajectory, 1..{MAX_TOKENS.high} (default: {DEFAULT_MAX_TOKENS}; "
-        "intervene: the trace's own)",
-    )
-    group.add_argument("--temperature", type=float, help="0 for greedy (the default)")
-    group.add_argument("--top-p", type=float, help="nucleus sampling mass")
-    group.add_argument("--sampling-seed", type=bounded(SEED), help="seed of the sampler")
-
-
-def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None) -> SamplingParams:
-    """``base`` (default: ``SamplingParams()``) with the options given on the command line.
-
-    Example:
-        >>> ns = argparse.Namespace(max_tokens=None, temperature=0.7, top_p=None,
-        ...                         sampling_seed=1)
-        >>> p = sampling_params(ns)
-        >>> p.max_tokens, p.temperature, p.seed
-        (256, 0.7, 1)
-
-    """
-    changes: dict[str, Any] = {}
-    for option, field in (
-        ("max_tokens", "max_tokens"),
-        ("temperature", "temperature"),
-        ("top_p", "top_p"),
-        ("sampling_seed", "seed"),
-    ):
-        value = getattr(args, option)
-        if value is not None:
-            changes[field] = value
-    return dataclasses.replace(base or SamplingParams(), **changes)

@@ -40,7 +40,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from llenvs import evaluation
-from llenvs.cli._options import PRM_BASE_URL_HELP, build_backend, prm_options
+from llenvs.cli._model_options import build_backend
+from llenvs.cli._options import PRM_BASE_URL_HELP, prm_options
 from llenvs.cli._server_options import add_server_options, server_options
 from llenvs.core import ModelBackend
 from llenvs.core.run_spec import PRMKind

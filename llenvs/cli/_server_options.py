@@ -114,7 +114,7 @@ def recorded_backend(
         ValueError: the trace records no model: give --backend
 
     """
-    from llenvs.cli._options import build_backend
+    from llenvs.cli._model_options import build_backend
     from llenvs.inference import build_backend as build
 
     name = args.backend or (None if recorded is None else recorded.name)

@@ -51,6 +51,17 @@ from llenvs.core._intervention import (
 )
 from llenvs.core._intervention_kind import InterventionKind
 from llenvs.core._json_line import BOM, JsonLineError, parse_json_line, parse_json_text
+from llenvs.core._records import (
+    RECORD,
+    Count,
+    Flag,
+    Int64,
+    Number,
+    Text,
+    read_record,
+    record_dict,
+    record_schema,
+)
 from llenvs.core._retry_policy import NO_RETRY, RetryPolicy
 from llenvs.core._reward_function import BatchRewardFunction, RewardFunction, StepTriple
 from llenvs.core._run_control import RunControl
@@ -72,6 +83,7 @@ from llenvs.core.errors import (
     BackendError,
     EnvironmentCheckError,
     LlenvsError,
+    RecordFormatError,
     SegmenterSpecError,
     TaskIndexError,
     TerminalStateError,
@@ -102,6 +114,7 @@ __all__ = [
     "MAX_TOKENS",
     "NO_RETRY",
     "ON_POLICY_SAMPLES",
+    "RECORD",
     "ROLLOUT_BUDGET",
     "SAMPLES",
     "SEED",
@@ -114,14 +127,17 @@ __all__ = [
     "BoundaryFn",
     "Complete",
     "CompositeSegmenter",
+    "Count",
     "EnvSpec",
     "Environment",
     "EnvironmentCheckError",
     "Feedback",
     "FinishReason",
+    "Flag",
     "Force",
     "Generation",
     "GenerationRequest",
+    "Int64",
     "Intervention",
     "InterventionKind",
     "JsonLineError",
@@ -131,10 +147,12 @@ __all__ = [
     "Message",
     "ModelBackend",
     "ModelSpec",
+    "Number",
     "Observation",
     "PRMSpec",
     "PatternSegmenter",
     "Prompt",
+    "RecordFormatError",
     "Resample",
     "ResetOptions",
     "RetryPolicy",
@@ -163,6 +181,7 @@ __all__ = [
     "Stopped",
     "TaskIndexError",
     "TerminalStateError",
+    "Text",
     "TextScore",
     "TokenGenerated",
     "TokenSegmenter",
@@ -175,6 +194,9 @@ __all__ = [
     "intervention_from_record",
     "parse_json_line",
     "parse_json_text",
+    "read_record",
+    "record_dict",
+    "record_schema",
     "segmented_hidden",
     "segmenter_from_spec",
 ]

@@ -24,6 +24,7 @@ __all__ = [
     "LlenvsError",
     "OutOfBoundsError",
     "PermanentBackendError",
+    "RecordFormatError",
     "SegmenterSpecError",
     "TaskIndexError",
     "TerminalStateError",
@@ -123,6 +124,16 @@ class OutOfBoundsError(LlenvsError, ValueError):
         if self.bound.startswith("must "):
             return f"{self.name} {self.bound}, got {self.value!r}"
         return f"{self.name}: {self.bound}"
+
+
+class RecordFormatError(LlenvsError, ValueError):
+    """A JSON value that is not the record it should be; the message names the field's path.
+
+    Example:
+        >>> str(RecordFormatError("rollout.boundary: expected an integer, got 'x'"))
+        "rollout.boundary: expected an integer, got 'x'"
+
+    """
 
 
 class TerminalStateError(LlenvsError, ValueError):

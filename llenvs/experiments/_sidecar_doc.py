@@ -35,7 +35,7 @@ from llenvs.analysis.sidecar import (
     append_segmenter_values,
     returns_key,
 )
-from llenvs.core import Force, SamplingParams
+from llenvs.core import Force, SamplingParams, record_dict
 from llenvs.experiments._branch_outcome import BranchOutcome
 from llenvs.experiments._experiment_file import EXPERIMENT_VERSION, ExperimentHeader
 from llenvs.experiments._how import How
@@ -93,12 +93,12 @@ RECORDS: tuple[tuple[str, type], ...] = (
 """The records documented, in order, with their headings."""
 
 EXAMPLES: dict[type, dict[str, Any]] = {
-    Rollout: ROLLOUT.to_dict(),
-    ForcedAnswer: FORCED.to_dict(),
-    PublishedValues: PUBLISHED.to_dict(),
-    PublishedTally: PUBLISHED.tallies[0].to_dict(),
-    ContentReturn: RETURN.to_dict(),
-    SegmenterValues: CUTS[0].to_dict(),
+    Rollout: record_dict(ROLLOUT),
+    ForcedAnswer: record_dict(FORCED),
+    PublishedValues: record_dict(PUBLISHED),
+    PublishedTally: record_dict(PUBLISHED.tallies[0]),
+    ContentReturn: record_dict(RETURN),
+    SegmenterValues: record_dict(CUTS[0]),
     ExperimentHeader: HEADER.to_record(),
     Recipe: RECIPE.to_record(),
     ParentFilter: ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5).to_record(),

@@ -15,11 +15,13 @@ from llenvs.inference._backend_registry import (
     default_precision,
     get_backend,
 )
+from llenvs.inference._backends.http_options import HTTPOptions
 from llenvs.inference._quiet import quiet_transformers
 from llenvs.inference._responses_file import read_responses
 
 __all__ = [
     "NO_RESPONSE",
+    "HTTPOptions",
     "backend_options",
     "backend_providers",
     "backend_spec",

@@ -17,8 +17,16 @@ import inspect
 import textwrap
 from collections.abc import Mapping
 from enum import Enum
+from typing import Any
 
-from llenvs.core import InterventionKind, Message, Resample, SamplingParams
+from llenvs.core import (
+    RECORD,
+    InterventionKind,
+    Message,
+    Resample,
+    SamplingParams,
+    record_schema,
+)
 from llenvs.core.run_spec import (
     AnswerOpening,
     ModelSpec,
@@ -272,6 +280,31 @@ def json_type(annotation: str, scalars: Mapping[str, str] = SCALARS) -> str:
     return " | ".join(parts)
 
 
+def schema_type(field: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
+    """The JSON type of one property of a record's JSON schema, for the documentation.
+
+    Example:
+        >>> schema_type({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}, {})
+        'integer ≥ 0 | null'
+        >>> schema_type({"type": "array", "items": {"$ref": "#/$defs/Tally"}}, {})
+        'list of object (Tally)'
+
+    """
+    if "anyOf" in field:
+        return " | ".join(schema_type(part, defs) for part in field["anyOf"])
+    if "$ref" in field:
+        return f"object ({field['$ref'].rsplit('/', 1)[-1]})"
+    kind = field.get("type", "any")
+    if kind == "array":
+        item = schema_type(field.get("items", {}), defs)
+        return f"list of ({item})" if " | " in item else f"list of {item}"
+    if kind == "object" and isinstance(field.get("additionalProperties"), dict):
+        return "object: name → " + schema_type(field["additionalProperties"], defs)
+    if kind == "integer" and field.get("minimum") == 0:
+        return "integer ≥ 0"
+    return str(kind)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -286,9 +319,16 @@ def record_table(
         '| `role` | string (system / user / assistant) | Who speaks. |'
 
     """
-    docs = attribute_docs(cls)
     names = JSON_NAMES.get(cls, {}) if names is None else names
     lines = ["| field | JSON type | description |", "|---|---|---|"]
+    if vars(cls).get("__pydantic_config__") is RECORD:  # declared once: its schema says it all
+        schema = record_schema(cls)
+        for name, field in schema["properties"].items():
+            kind = schema_type(field, schema.get("$defs", {}))
+            description = " ".join(field.get("description", "").split())
+            lines.append(f"| `{names.get(name, name)}` | {_cell(kind)} | {_cell(description)} |")
+        return lines
+    docs = attribute_docs(cls)
     for item in dataclasses.fields(cls):
         annotation = item.type if isinstance(item.type, str) else item.type.__name__
         kind = json_type(annotation, scalars)

@@ -31,6 +31,7 @@ from llenvs.traces import TaskRecord, Trace, read_traces, write_traces
 from llenvs.ui.browse import WHOLE
 from llenvs.ui.browse import _content_returns as content_returns_view
 from llenvs.ui.browse import _step_values as step_values_view
+from llenvs.ui.browse import _step_values_run as step_values_run
 from llenvs.workbench.charts import layer_names
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.models import ModelKind
@@ -64,7 +65,7 @@ def trace(folder):
 def coin(trace, monkeypatch):
     """The coin backend, loaded by the panel in place of the trace's model."""
     backend = CoinBackend(trace, TRUE_VALUES, str(trace.task.expected_answer))
-    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: backend)
+    monkeypatch.setattr(step_values_run, "load_backend", lambda choice, key=None: backend)
     return backend
 
 
@@ -239,7 +240,7 @@ class Gated:
 
 def test_stop_keeps_the_finished_rounds_and_a_rerun_resumes(folder, trace, coin, monkeypatch):
     gated = Gated(coin)
-    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: gated)
+    monkeypatch.setattr(step_values_run, "load_backend", lambda choice, key=None: gated)
     at = _settings(_open(folder), 60)
     at.button(key="sv-run").click().run()
     job = at.session_state["sv-job"]
@@ -277,7 +278,7 @@ def test_an_engine_error_is_shown_and_nothing_stored_is_lost(folder, trace, coin
         def generate(self, requests):
             raise RuntimeError("the model fell over")
 
-    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: Broken())
+    monkeypatch.setattr(step_values_run, "load_backend", lambda choice, key=None: Broken())
     at = _run(_settings(at, 60))
     assert any("The run stopped" in e.value and "the model fell over" in e.value for e in at.error)
     assert "Every round finished before the error is kept" in texts(at)
@@ -311,7 +312,7 @@ def test_a_run_where_nothing_moved_says_so_in_the_caption(folder, monkeypatch):
     shutil.copy(REPO / "sample_traces" / "products-smollm2.jsonl", folder / "p.jsonl")
     trace = list(read_traces(folder / "p.jsonl"))[4]
     backend = CoinBackend(trace, (0.0,) * 4, str(trace.task.expected_answer))
-    monkeypatch.setattr(step_values_view, "load_backend", lambda choice, key=None: backend)
+    monkeypatch.setattr(step_values_run, "load_backend", lambda choice, key=None: backend)
     at = open_page("browse", file=str(folder / "p.jsonl"), trace="5", segment="0")
     at.toggle(key="sv-plan").set_value(True).run()
     at = _run(_settings(at, 8))

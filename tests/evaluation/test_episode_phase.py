@@ -14,6 +14,7 @@ from llenvs.evaluation.episodes import (
     BoundaryContinuationStrategy,
     Episode,
     EpisodePhase,
+    EpisodeStart,
     run_episodes,
 )
 from llenvs.inference import get_backend
@@ -37,11 +38,12 @@ def moves(monkeypatch):
     return made
 
 
-def _episode(outputs, **kwargs):
+def _episode(outputs, prefix=None, then=None, **kwargs):
     base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
     env = SegmentedEnvironment(base, "sentence")
     params = SamplingParams(max_tokens=kwargs.pop("max_tokens", 64))
-    episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), params, 0, **kwargs)
+    strategy = BoundaryContinuationStrategy(env.segmenter)
+    episode = Episode(env, strategy, params, 0, start=EpisodeStart(prefix, then), **kwargs)
     run_episodes(get_backend("scripted", outputs=outputs), [episode], NO_WAIT)
     return episode
 

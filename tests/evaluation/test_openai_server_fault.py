@@ -13,7 +13,7 @@ import pytest
 from llenvs.core import RunControl, SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import LogConfig, RetryPolicy, run_segmented_evaluation
-from llenvs.inference import get_backend
+from llenvs.inference import HTTPOptions, get_backend
 from llenvs.inference._backends.embedded_model import embedded_model_path
 from llenvs.traces import read_traces
 
@@ -29,7 +29,10 @@ def test_a_server_stopped_mid_run_errors_the_rest_and_a_rerun_completes_them(vll
     env = SegmentedEnvironment(base, SentenceSegmenter())
     folder = str(embedded_model_path(progress=False))
     backend = get_backend(
-        "openai/smollm2", base_url=vllm_server.base_url, tokenizer=folder, max_retries=0
+        "openai/smollm2",
+        base_url=vllm_server.base_url,
+        tokenizer=folder,
+        http=HTTPOptions(max_retries=0),
     )
     out = tmp_path / "runs.jsonl"
     steps = 0

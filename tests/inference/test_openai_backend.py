@@ -36,7 +36,7 @@ from llenvs.evaluation import (
 )
 from llenvs.evaluation.branching import on_policy
 from llenvs.evaluation.episodes import TokenContinuationStrategy, result_trace
-from llenvs.inference import backend_options, backend_spec, get_backend
+from llenvs.inference import HTTPOptions, backend_options, backend_spec, get_backend
 from llenvs.inference._backends.embedded_model import embedded_model_path
 from llenvs.traces import read_traces
 from tests.analysis.conftest import SAMPLE
@@ -261,7 +261,7 @@ def test_an_unreachable_server_is_named_and_transient(vllm_server, monkeypatch):
         base_url="http://127.0.0.1:9/v1",
         tokenizer=folder,
         api_key_env="LLENVS_TEST_KEY",
-        max_retries=0,
+        http=HTTPOptions(max_retries=0),
     )
     with pytest.raises(BackendError) as caught:
         backend.generate([_request(QUESTIONS[0], max_tokens=4)])

@@ -8,7 +8,7 @@ from llenvs.core import SamplingParams, SegmentedEnvironment, SentenceSegmenter
 from llenvs.core.errors import PermanentBackendError
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import RetryPolicy, SegmentedTrajectoryRunner
-from llenvs.inference import get_backend
+from llenvs.inference import HTTPOptions, get_backend
 from llenvs.inference._backends.embedded_model import embedded_model_path
 from tests.inference.failing_proxy import FailingProxy
 from tests.inference.test_openai_backend import QUESTIONS, _request
@@ -43,9 +43,12 @@ def test_429_and_5xx_are_retried_and_the_result_equals_a_clean_run(vllm_server, 
     with FailingProxy(vllm_server.base_url, failures) as proxy:
         # more tries than failures: one request may meet every failure, in any order
         options = (
-            {"retry": RetryPolicy(attempts=6, backoff_s=0.01, jitter=0.5), "max_retries": 0}
+            {
+                "retry": RetryPolicy(attempts=6, backoff_s=0.01, jitter=0.5),
+                "http": HTTPOptions(max_retries=0),
+            }
             if retrier == "policy"
-            else {"max_retries": 5}
+            else {"http": HTTPOptions(max_retries=5)}
         )
         backend = _backend(proxy.base_url, **options)
         assert _texts(backend) == expected

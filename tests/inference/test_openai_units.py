@@ -9,7 +9,13 @@ from llenvs.core import FinishReason, GenerationRequest, Message, Prompt, Sampli
 from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
 from llenvs.core.run_spec import RunSpec
 from llenvs.evaluation import RetryPolicy
-from llenvs.inference import backend_options, backend_providers, backend_spec, get_backend
+from llenvs.inference import (
+    HTTPOptions,
+    backend_options,
+    backend_providers,
+    backend_spec,
+    get_backend,
+)
 from llenvs.inference._backends.generation_reader import GenerationReader
 from llenvs.inference._backends.openai_errors import backend_error
 from llenvs.traces import RunRecord
@@ -81,7 +87,9 @@ def test_an_unreachable_server_is_a_connection_error_naming_the_url(
 ):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     folder = str(smollm2_tokenizer_folder)
-    backend = get_backend("openai/m", base_url=URL, tokenizer=folder, max_retries=0)
+    backend = get_backend(
+        "openai/m", base_url=URL, tokenizer=folder, http=HTTPOptions(max_retries=0)
+    )
     with pytest.raises(BackendError, match=r"openai/m at http://127\.0\.0\.1:9/v1: cannot connect"):
         backend.generate([_request(4)])
     assert isinstance(openai.APIConnectionError, type)

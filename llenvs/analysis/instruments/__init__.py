@@ -13,12 +13,10 @@ from llenvs.analysis.instruments._resilience import (
     find_returns,
     step_returns,
 )
+from llenvs.analysis.instruments._segmenter_pair import MoveCertainty, SegmenterPair, Spike
 from llenvs.analysis.instruments._segmenter_values import (
     MAX_SEGMENTERS,
-    MoveCertainty,
     SegmenterComparison,
-    SegmenterPair,
-    Spike,
     compare_segmenters,
     plan_cuts,
     resegmented,

@@ -19,15 +19,22 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from llenvs.adapters import ANSWER_OPEN
 from llenvs.analysis.sampling._final_answer import final_answer
 from llenvs.analysis.sampling._params import AnalysisParams
 from llenvs.analysis.sampling._rollout_engine import exact_outcome, sampled_boundaries
-from llenvs.core import ModelBackend, SamplingParams, SegmentedEnvironment
+from llenvs.core import (
+    RECORD,
+    Count,
+    Flag,
+    ModelBackend,
+    SamplingParams,
+    SegmentedEnvironment,
+    Text,
+)
 from llenvs.evaluation.episodes import ForceAction, SegmentedTrajectoryRunner, trace_prefix
-from llenvs.traces.records import RecordReader, Trace
+from llenvs.traces.records import Trace
 
 __all__ = ["ForcedAnswer", "forced_answers"]
 
@@ -38,59 +45,24 @@ class ForcedAnswer:
 
     Example:
         >>> a = ForcedAnswer(2, "4", True, "4</answer>")
-        >>> ForcedAnswer.from_dict(a.to_dict()) == a
+        >>> from llenvs.core import read_record, record_dict
+        >>> read_record(ForcedAnswer, record_dict(a)) == a
         True
 
     """
 
-    boundary: int
+    __pydantic_config__ = RECORD
+
+    boundary: Count
     """Segments kept before the answer was forced."""
-    answer: str | None
+    answer: Text | None
     """The answer the environment read (None: none)."""
-    correct: bool
+    correct: Flag
     """The environment's verdict on the response with the forced answer."""
-    text: str
+    text: Text
     """What the model generated after the opening."""
-    replayed: bool = False
+    replayed: Flag = False
     """True at the end of an ended trace: its own answer, not a forced one."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this answer.
-
-        Example:
-            >>> ForcedAnswer(0, None, False, "").to_dict()["answer"] is None
-            True
-
-        """
-        return {
-            "boundary": self.boundary,
-            "answer": self.answer,
-            "correct": self.correct,
-            "text": self.text,
-            "replayed": self.replayed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "forced_answer") -> ForcedAnswer:
-        """The forced answer of a JSON object; a ``TraceFormatError`` naming the field otherwise.
-
-        Example:
-            >>> ForcedAnswer.from_dict({})  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            ...
-            llenvs.traces.TraceFormatError: forced_answer.boundary: missing
-
-        """
-        reader = RecordReader(data, where)
-        answer = cls(
-            boundary=reader.integer("boundary"),
-            answer=reader.opt_text("answer"),
-            correct=reader.boolean("correct"),
-            text=reader.text("text"),
-            replayed=reader.boolean("replayed"),
-        )
-        reader.done()
-        return answer
 
 
 def forced_answers(

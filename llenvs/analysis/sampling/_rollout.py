@@ -3,7 +3,8 @@
 Example:
     >>> r = Rollout(boundary=2, number=0, seed=rollout_seed(0, 2, 0), success=True, answer="4",
     ...             tokens=12)
-    >>> Rollout.from_dict(r.to_dict()) == r
+    >>> from llenvs.core import read_record, record_dict
+    >>> read_record(Rollout, record_dict(r)) == r
     True
 
 """
@@ -12,9 +13,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
 
-from llenvs.traces.records import RecordReader, TraceFormatError
+from llenvs.core import RECORD, Count, Flag, Int64, Text
 
 __all__ = ["Rollout", "rollout_seed"]
 
@@ -46,66 +46,22 @@ class Rollout:
 
     """
 
-    boundary: int
+    __pydantic_config__ = RECORD
+
+    boundary: Count
     """Segments kept before the continuation (0: from the start of the response)."""
-    number: int
+    number: Count
     """Which rollout of its boundary (0, 1, ...); with the run seed it gives ``seed``."""
-    seed: int
+    seed: Int64
     """The sampling seed it was generated with (``rollout_seed``)."""
-    success: bool
+    success: Flag
     """The environment's verdict on the whole response (every OUTCOME reward >= 1)."""
-    answer: str | None
+    answer: Text | None
     """The answer the environment read from the response (None: no answer)."""
-    tokens: int
+    tokens: Count
     """Tokens generated (the kept prefix not counted)."""
-    text: str = ""
+    text: Text = ""
     """The text generated after the kept prefix."""
-    error: str | None = None
+    error: Text | None = None
     """Why the rollout failed (a backend error after retries), or None; failed rollouts are
     kept in the file but not counted."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this rollout.
-
-        Example:
-            >>> Rollout(0, 1, 7, True, "4", 3).to_dict()["answer"]
-            '4'
-
-        """
-        return {
-            "boundary": self.boundary,
-            "number": self.number,
-            "seed": self.seed,
-            "success": self.success,
-            "answer": self.answer,
-            "tokens": self.tokens,
-            "text": self.text,
-            "error": self.error,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "rollout") -> Rollout:
-        """The rollout of a JSON object; a ``TraceFormatError`` naming the field otherwise.
-
-        Example:
-            >>> Rollout.from_dict({"boundary": "x"})  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            ...
-            llenvs.traces.TraceFormatError: rollout.boundary: expected ...
-
-        """
-        reader = RecordReader(data, where)
-        rollout = cls(
-            boundary=reader.integer("boundary"),
-            number=reader.integer("number"),
-            seed=reader.integer("seed"),
-            success=reader.boolean("success"),
-            answer=reader.opt_text("answer"),
-            tokens=reader.integer("tokens"),
-            text=reader.text("text"),
-            error=reader.opt_text("error"),
-        )
-        reader.done()
-        if rollout.boundary < 0 or rollout.number < 0 or rollout.tokens < 0:
-            raise TraceFormatError(f"{where}: boundary, number and tokens must be >= 0")
-        return rollout

@@ -5,9 +5,6 @@ records stored with them (content returns, one segmenter's values).
 """
 
 from llenvs.analysis.sidecar._analysis_sidecar import (
-    ANALYSIS_SCHEMA_VERSION,
-    AnalysisFileError,
-    AnalysisKind,
     StoredAnalysis,
     analysis_path,
     append_forced_answers,
@@ -25,6 +22,11 @@ from llenvs.analysis.sidecar._analysis_sidecar import (
 from llenvs.analysis.sidecar._content_return import ContentReturn, returns_key
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PUBLISHED_KEY, PublishedTally, PublishedValues
+from llenvs.analysis.sidecar._sidecar_line import (
+    ANALYSIS_SCHEMA_VERSION,
+    AnalysisFileError,
+    AnalysisKind,
+)
 from llenvs.analysis.sidecar._thought_anchors import (
     DEPENDS_ON,
     FUNCTION_TAGS,

@@ -9,7 +9,8 @@ trace's id, the key it was made under (the model and the sampling fields,
 ``AnalysisParams.key``) and its records. Each line is appended atomically under the file's lock
 (``append_lines_atomically``), so an interrupted run keeps every round it finished and a rerun
 with the same key resumes from them. The file is named by ``llenvs.traces.files`` and read
-here only: a malformed line is an ``AnalysisFileError`` naming the file and the line.
+here only: a malformed line is an ``AnalysisFileError`` naming the file and the line. One line's
+format, written and read, is ``_sidecar_line``'s.
 
 Example:
     >>> import tempfile, os
@@ -29,24 +30,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from llenvs.analysis.sampling import ForcedAnswer, Rollout
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
-from llenvs.core import JsonLineError, parse_json_line
-from llenvs.core.errors import LlenvsError
+from llenvs.analysis.sidecar._sidecar_line import AnalysisKind, encode_line, read_lines
+from llenvs.core import record_dict
 from llenvs.traces.files import analysis_path, append_lines_atomically
-from llenvs.traces.records import RecordReader
 
 __all__ = [
-    "ANALYSIS_SCHEMA_VERSION",
-    "AnalysisFileError",
-    "AnalysisKind",
     "StoredAnalysis",
     "analysis_path",
     "append_forced_answers",
@@ -61,46 +57,6 @@ __all__ = [
     "read_segmenter_values",
     "stored_keys",
 ]
-
-ANALYSIS_SCHEMA_VERSION = 1
-"""The version of the sidecar's lines."""
-
-Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn | SegmenterValues
-"""What one line holds."""
-
-
-class AnalysisFileError(LlenvsError, ValueError):
-    """A line of an analysis sidecar that cannot be read (the message names file and line).
-
-    Example:
-        >>> issubclass(AnalysisFileError, ValueError)
-        True
-
-    """
-
-
-class AnalysisKind(Enum):
-    """What a line of the sidecar holds (its ``kind`` field).
-
-    Example:
-        >>> AnalysisKind("forced_answers")
-        <AnalysisKind.FORCED_ANSWERS: 'forced_answers'>
-
-    """
-
-    ROLLOUTS = "rollouts"
-    """One round of rollouts."""
-    FORCED_ANSWERS = "forced_answers"
-    """A forced-answer curve."""
-    PUBLISHED = "published"
-    """A study's published step values (``PublishedValues``), under their own key."""
-    RETURNS = "returns"
-    """Whether resampled steps' content came back in their rollouts (``ContentReturn``),
-    under the rollouts' key with the similarity and threshold (``returns_key``)."""
-    SEGMENTERS = "segmenters"
-    """The step values of the trace under several segmenters, on its characters
-    (``SegmenterValues`` each), under the rollouts' key with the segmenters
-    (``segmenters_key``)."""
 
 
 @dataclass(frozen=True)
@@ -121,17 +77,6 @@ class StoredAnalysis:
     """The stored forced-answer curve (the last one stored), or None."""
 
 
-def _line(kind: AnalysisKind, trace_id: str, key: Mapping[str, Any], body: dict[str, Any]) -> bytes:
-    record = {
-        "schema_version": ANALYSIS_SCHEMA_VERSION,
-        "kind": kind.value,
-        "trace_id": trace_id,
-        "key": dict(key),
-        **body,
-    }
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-
-
 def append_rollouts(
     path: str | os.PathLike[str],
     trace_id: str,
@@ -149,9 +94,9 @@ def append_rollouts(
         1
 
     """
-    body = {"round": round_number, "rollouts": [r.to_dict() for r in rollouts]}
+    body = {"round": round_number, "rollouts": [record_dict(r) for r in rollouts]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line(AnalysisKind.ROLLOUTS, trace_id, key, body)])
+    append_lines_atomically(path, [encode_line(AnalysisKind.ROLLOUTS, trace_id, key, body)])
 
 
 def append_forced_answers(
@@ -170,9 +115,9 @@ def append_forced_answers(
         '4'
 
     """
-    body = {"answers": [a.to_dict() for a in answers]}
+    body = {"answers": [record_dict(a) for a in answers]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
+    append_lines_atomically(path, [encode_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
 
 
 def append_published(
@@ -188,9 +133,9 @@ def append_published(
         (['s'], 0)
 
     """
-    body = {"published": published.to_dict()}
+    body = {"published": record_dict(published)}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    line = _line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
+    line = encode_line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
     append_lines_atomically(path, [line])
 
 
@@ -210,9 +155,9 @@ def append_returns(
         {(0, 0): ContentReturn(boundary=0, number=0, similarity=0.9, at=2)}
 
     """
-    body = {"returns": [r.to_dict() for r in returns]}
+    body = {"returns": [record_dict(r) for r in returns]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line(AnalysisKind.RETURNS, trace_id, key, body)])
+    append_lines_atomically(path, [encode_line(AnalysisKind.RETURNS, trace_id, key, body)])
 
 
 def read_returns(
@@ -224,7 +169,7 @@ def read_returns(
     """
     wanted = dict(key)
     found: dict[tuple[int, int], ContentReturn] = {}
-    for kind, record_id, record_key, records in _read_lines(path):
+    for kind, record_id, record_key, records in read_lines(path):
         if kind is AnalysisKind.RETURNS and record_id == trace_id and record_key == wanted:
             found.update(
                 ((r.boundary, r.number), r) for r in records if isinstance(r, ContentReturn)
@@ -248,9 +193,9 @@ def append_segmenter_values(
         [({}, ['line'])]
 
     """
-    body = {"segmenters": [v.to_dict() for v in values]}
+    body = {"segmenters": [record_dict(v) for v in values]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [_line(AnalysisKind.SEGMENTERS, trace_id, key, body)])
+    append_lines_atomically(path, [encode_line(AnalysisKind.SEGMENTERS, trace_id, key, body)])
 
 
 def read_segmenter_values(
@@ -262,7 +207,7 @@ def read_segmenter_values(
     """
     return [
         (record_key, [r for r in records if isinstance(r, SegmenterValues)])
-        for kind, record_id, record_key, records in _read_lines(path)
+        for kind, record_id, record_key, records in read_lines(path)
         if kind is AnalysisKind.SEGMENTERS and record_id == trace_id
     ]
 
@@ -288,7 +233,7 @@ def published_by_trace(path: str | os.PathLike[str]) -> dict[str, list[Published
 
     """
     found: dict[str, dict[str, PublishedValues]] = {}
-    for kind, record_id, record_key, records in _read_lines(path):
+    for kind, record_id, record_key, records in read_lines(path):
         if kind is AnalysisKind.PUBLISHED:
             found.setdefault(record_id, {})[json.dumps(record_key, sort_keys=True)] = next(
                 r for r in records if isinstance(r, PublishedValues)
@@ -308,6 +253,7 @@ def read_analysis(
         >>> import tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
         >>> _ = open(path, "w").write('{"kind": "rollouts"\\n')
+        >>> from llenvs.analysis.sidecar import AnalysisFileError
         >>> try:
         ...     read_analysis(path, "t", {})
         ... except AnalysisFileError as error:
@@ -319,7 +265,7 @@ def read_analysis(
     rollouts: list[Rollout] = []
     rounds = 0
     forced: tuple[ForcedAnswer, ...] | None = None
-    for kind, record_id, record_key, records in _read_lines(path):
+    for kind, record_id, record_key, records in read_lines(path):
         if record_id != trace_id or record_key != wanted:
             continue
         if kind is AnalysisKind.ROLLOUTS:
@@ -347,75 +293,7 @@ def stored_keys(
 
     """
     found: list[dict[str, Any]] = []
-    for record_kind, record_id, record_key, _ in _read_lines(path):
+    for record_kind, record_id, record_key, _ in read_lines(path):
         if record_kind is kind and record_id == trace_id and record_key not in found:
             found.append(record_key)
-    return found
-
-
-def _read_lines(
-    path: str | os.PathLike[str],
-) -> Iterator[tuple[AnalysisKind, str, dict[str, Any], list[Stored]]]:
-    """``(kind, trace id, key, records)`` of every line, each checked whole (see the module)."""
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        return
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                if not raw.strip():
-                    continue
-                data = parse_json_line(raw, first=number == 1)
-                kind, record_id, record_key, body = _header(data)
-                records = _records(kind, body)
-            except (JsonLineError, ValueError) as error:
-                raise AnalysisFileError(f"{path}, line {number}: {error}") from None
-            yield kind, record_id, record_key, records
-
-
-def _header(data: object) -> tuple[AnalysisKind, str, dict[str, Any], RecordReader]:
-    reader = RecordReader(data, "analysis")
-    version = reader.integer("schema_version")
-    if version != ANALYSIS_SCHEMA_VERSION:
-        raise ValueError(
-            f"unknown analysis schema_version {version}: this llenvs reads "
-            f"{ANALYSIS_SCHEMA_VERSION}"
-        )
-    text = reader.text("kind")
-    try:
-        kind = AnalysisKind(text)
-    except ValueError:
-        choices = " or ".join(repr(k.value) for k in AnalysisKind)
-        raise ValueError(f"analysis.kind must be {choices}, got {text!r}") from None
-    return kind, reader.text("trace_id"), reader.obj("key"), reader
-
-
-def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
-    found: list[Stored]
-    if kind is AnalysisKind.ROLLOUTS:
-        if reader.integer("round") < 0:
-            raise ValueError("analysis.round must be >= 0")
-        found = [
-            Rollout.from_dict(item, f"analysis.rollouts[{n}]")
-            for n, item in enumerate(reader.array("rollouts"))
-        ]
-    elif kind is AnalysisKind.PUBLISHED:
-        found = [PublishedValues.from_dict(reader.raw("published"), "analysis.published")]
-    elif kind is AnalysisKind.SEGMENTERS:
-        found = [
-            SegmenterValues.from_dict(item, f"analysis.segmenters[{n}]")
-            for n, item in enumerate(reader.array("segmenters"))
-        ]
-    elif kind is AnalysisKind.RETURNS:
-        found = [
-            ContentReturn.from_dict(item, f"analysis.returns[{n}]")
-            for n, item in enumerate(reader.array("returns"))
-        ]
-    else:
-        found = [
-            ForcedAnswer.from_dict(item, f"analysis.answers[{n}]")
-            for n, item in enumerate(reader.array("answers"))
-        ]
-    reader.done()
     return found

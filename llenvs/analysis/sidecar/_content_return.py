@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.traces.records import RecordReader
+from llenvs.core import RECORD, Count, Number
 
 __all__ = ["ContentReturn", "returns_key"]
 
@@ -27,18 +27,21 @@ class ContentReturn:
 
     Example:
         >>> r = ContentReturn(2, 0, 0.91, 3)
-        >>> ContentReturn.from_dict(r.to_dict()) == r, r.returned
+        >>> from llenvs.core import read_record, record_dict
+        >>> read_record(ContentReturn, record_dict(r)) == r, r.returned
         (True, True)
 
     """
 
-    boundary: int
+    __pydantic_config__ = RECORD
+
+    boundary: Count
     """The step (the rollout was sampled from before it)."""
-    number: int
+    number: Count
     """Which rollout of that boundary."""
-    similarity: float
+    similarity: Number
     """The highest similarity of the step's text to a run of the rollout's sentences."""
-    at: int | None
+    at: Count | None
     """The rollout's sentence (0: its first) where a run at or above the threshold starts
     first, or None: the content did not return."""
 
@@ -46,36 +49,6 @@ class ContentReturn:
     def returned(self) -> bool:
         """Whether the step's content came back in this rollout."""
         return self.at is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this finding."""
-        return {
-            "boundary": self.boundary,
-            "number": self.number,
-            "similarity": round(self.similarity, 6),
-            "at": self.at,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "return") -> ContentReturn:
-        """The finding of a JSON object; a ``TraceFormatError`` naming the field otherwise.
-
-        Example:
-            >>> ContentReturn.from_dict({"boundary": 0})  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            ...
-            llenvs.traces.TraceFormatError: return.number: ...
-
-        """
-        reader = RecordReader(data, where)
-        found = cls(
-            boundary=reader.integer("boundary"),
-            number=reader.integer("number"),
-            similarity=reader.number("similarity"),
-            at=reader.opt_integer("at"),
-        )
-        reader.done()
-        return found
 
 
 def returns_key(key: Mapping[str, Any], similarity: str, threshold: float) -> dict[str, Any]:

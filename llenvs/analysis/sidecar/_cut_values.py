@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-from llenvs.traces.records import RecordReader
+from llenvs.core import RECORD, Count, Number, Text
 
 __all__ = ["SegmenterValues"]
 
@@ -28,21 +27,28 @@ class SegmenterValues:
 
     Example:
         >>> v = SegmenterValues("line", (0, 4, 9), (0.5, None, 1.0))
-        >>> v.importances(), SegmenterValues.from_dict(v.to_dict()) == v
+        >>> from llenvs.core import read_record, record_dict
+        >>> v.importances(), read_record(SegmenterValues, record_dict(v)) == v
         ([None, None], True)
 
     """
 
-    spec: str
+    __pydantic_config__ = RECORD
+
+    spec: Text
     """The segmenter."""
-    cuts: tuple[int, ...]
+    cuts: tuple[Count, ...]
     """Each boundary's character offset: 0, then the end of every segment."""
-    values: tuple[float | None, ...]
+    values: tuple[Number | None, ...]
     """The value before each boundary (``v_i``; None: not sampled), one per cut."""
-    rollouts: int = 0
+    rollouts: Count = 0
     """Rollouts counted."""
-    tokens: int = 0
+    tokens: Count = 0
     """Tokens they generated."""
+
+    def __post_init__(self) -> None:
+        if len(self.cuts) != len(self.values) or list(self.cuts) != sorted(self.cuts):
+            raise ValueError("one value per cut, cuts in order")
 
     def importances(self) -> list[float | None]:
         """``v_{i+1} - v_i`` of each step (None where either is unknown)."""
@@ -70,36 +76,3 @@ class SegmenterValues:
                 for char in range(self.cuts[step], min(self.cuts[step + 1], length)):
                     out[char] = move
         return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """Its JSON object."""
-        return {
-            "spec": self.spec,
-            "cuts": list(self.cuts),
-            "values": list(self.values),
-            "rollouts": self.rollouts,
-            "tokens": self.tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "segmenter") -> SegmenterValues:
-        """The values of a JSON object; a ``TraceFormatError`` naming the field otherwise."""
-        reader = RecordReader(data, where)
-        cuts = reader.opt_ints("cuts") or ()
-        values = tuple(None if v is None else float(v) for v in _numbers_or_null(reader, "values"))
-        found = cls(
-            reader.text("spec"), cuts, values, reader.integer("rollouts"), reader.integer("tokens")
-        )
-        reader.done()
-        if len(found.cuts) != len(found.values) or list(found.cuts) != sorted(found.cuts):
-            raise ValueError(f"{where}: one value per cut, cuts in order")
-        return found
-
-
-def _numbers_or_null(reader: RecordReader, key: str) -> list[float | None]:
-    values = reader.array(key)
-    if any(
-        v is not None and (isinstance(v, bool) or not isinstance(v, int | float)) for v in values
-    ):
-        raise ValueError(f"{reader.path(key)}: expected numbers or nulls")
-    return values

@@ -16,7 +16,8 @@ Example:
     ...     {"temperature": 0.6, "top_p": 0.95})
     >>> [(v.boundary, v.value, v.trials) for v in published.values()]
     [(0, 0.76, 100)]
-    >>> PublishedValues.from_dict(published.to_dict()) == published
+    >>> from llenvs.core import read_record, record_dict
+    >>> read_record(PublishedValues, record_dict(published)) == published
     True
 
 """
@@ -29,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from llenvs.analysis.statistics import BoundaryValue, wilson_interval
-from llenvs.traces.records import RecordReader
+from llenvs.core import RECORD, Count, Flag, Number, Text
 
 __all__ = ["PUBLISHED_KEY", "PublishedTally", "PublishedValues", "inferred_tally"]
 
@@ -67,18 +68,21 @@ class PublishedTally:
     """The published continuations from one boundary (before segment ``boundary``).
 
     Example:
-        >>> PublishedTally(3, 40, 80, inferred=False).to_dict()
+        >>> from llenvs.core import record_dict
+        >>> record_dict(PublishedTally(3, 40, 80, inferred=False))
         {'boundary': 3, 'successes': 40, 'trials': 80, 'inferred': False}
 
     """
 
-    boundary: int
+    __pydantic_config__ = RECORD
+
+    boundary: Count
     """Segments kept before the continuations."""
-    successes: int
+    successes: Count
     """Continuations that reached the right answer."""
-    trials: int
+    trials: Count
     """Continuations counted."""
-    inferred: bool
+    inferred: Flag
     """True when ``trials`` was inferred from the published fraction (no raw rollouts)."""
 
     def __post_init__(self) -> None:
@@ -88,45 +92,25 @@ class PublishedTally:
                 f"{self.trials} trials"
             )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this tally."""
-        return {
-            "boundary": self.boundary,
-            "successes": self.successes,
-            "trials": self.trials,
-            "inferred": self.inferred,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str) -> PublishedTally:
-        """The tally of ``to_dict``'s object (``where`` names it in errors)."""
-        reader = RecordReader(data, where)
-        tally = cls(
-            reader.integer("boundary"),
-            reader.integer("successes"),
-            reader.integer("trials"),
-            reader.boolean("inferred"),
-        )
-        reader.done()
-        return tally
-
 
 @dataclass(frozen=True)
 class PublishedValues:
     """A trace's published step values (see the module)."""
 
-    study: str
+    __pydantic_config__ = RECORD
+
+    study: Text
     """Which study (``thought-anchors``): the value of the key's ``published`` field."""
-    provenance: str
+    provenance: Text
     """Where they come from, in words ("Thought Anchors, imported")."""
-    model: str
+    model: Text
     """The model the study resampled with."""
     tallies: tuple[PublishedTally, ...]
     """The continuations counted at each boundary, in order."""
-    measures: Mapping[str, tuple[float | None, ...]]
+    measures: Mapping[Text, tuple[Number | None, ...]]
     """Every other published number, one column per name, one entry per segment (None: not
     given for that segment)."""
-    sampling: Mapping[str, float]
+    sampling: Mapping[Text, Number]
     """The sampling the study states (``temperature``, ``top_p``)."""
 
     @property
@@ -157,46 +141,3 @@ class PublishedValues:
             )
             for t in self.tallies
         ]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the body of a sidecar line (the key is the line's own)."""
-        return {
-            "study": self.study,
-            "provenance": self.provenance,
-            "model": self.model,
-            "tallies": [tally.to_dict() for tally in self.tallies],
-            "measures": {name: list(column) for name, column in self.measures.items()},
-            "sampling": dict(self.sampling),
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "published") -> PublishedValues:
-        """The values of ``to_dict``'s object; a ``TraceFormatError`` naming the field."""
-        reader = RecordReader(data, where)
-        tallies = tuple(
-            PublishedTally.from_dict(item, f"{where}.tallies[{n}]")
-            for n, item in enumerate(reader.array("tallies"))
-        )
-        measures = {
-            name: _column(column, f"{where}.measures.{name}")
-            for name, column in reader.obj("measures").items()
-        }
-        values = cls(
-            reader.text("study"),
-            reader.text("provenance"),
-            reader.text("model"),
-            tallies,
-            measures,
-            reader.scores("sampling"),
-        )
-        reader.done()
-        return values
-
-
-def _column(value: object, where: str) -> tuple[float | None, ...]:
-    """A measure's column: numbers or nulls."""
-    if not isinstance(value, list) or any(
-        v is not None and (isinstance(v, bool) or not isinstance(v, int | float)) for v in value
-    ):
-        raise ValueError(f"{where}: expected a list of numbers or nulls")
-    return tuple(None if v is None else float(v) for v in value)

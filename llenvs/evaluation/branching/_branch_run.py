@@ -47,6 +47,7 @@ from llenvs.evaluation.branching._trace_environment import trace_environment, tr
 from llenvs.evaluation.episodes import (
     Episode,
     EpisodePhase,
+    EpisodeStart,
     SegmentedTrajectoryRunner,
     TrajectoryResult,
     drive_episodes,
@@ -167,8 +168,7 @@ def _episode(
         runner._new_strategy(),
         replace(runner.sampling_params, seed=seed),
         request.parent.task.task_index,
-        prefix=prefix,
-        then=step_decision(request.intervention),
+        start=EpisodeStart(prefix, step_decision(request.intervention)),
         control=control,
         answer_opening=runner.answer_opening,
         slot=slot,

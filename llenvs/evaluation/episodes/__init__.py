@@ -2,7 +2,8 @@
 
 The runner (run_trajectory, run_batch) and the episode it drives, its phases and step decisions,
 the continuation strategies (boundary, token), prefixes replayed before generation (a parent's
-first k segments among them), the events they emit and the trajectory's result.
+first k segments among them) and the episode's start (its prefix, then one decision), the events
+they emit and the trajectory's result.
 """
 
 from llenvs.evaluation.episodes._boundary_strategy import BoundaryContinuationStrategy
@@ -10,6 +11,7 @@ from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrate
 from llenvs.evaluation.episodes._episode import Episode
 from llenvs.evaluation.episodes._episode_driver import drive_episodes, run_episodes
 from llenvs.evaluation.episodes._episode_phase import TRANSITIONS, EpisodePhase
+from llenvs.evaluation.episodes._episode_start import EpisodeStart
 from llenvs.evaluation.episodes._events import (
     RunEnded,
     RunStarted,
@@ -55,6 +57,7 @@ __all__ = [
     "ContinuationStrategy",
     "Episode",
     "EpisodePhase",
+    "EpisodeStart",
     "FeedbackTurn",
     "ForceAction",
     "Prefix",

@@ -43,19 +43,14 @@ from llenvs.core import (
     Trajectory,
     Transition,
 )
-from llenvs.core.errors import TerminalStateError
 from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrategy
+from llenvs.evaluation.episodes._decision_effects import apply_decision
 from llenvs.evaluation.episodes._episode_phase import EpisodePhase
+from llenvs.evaluation.episodes._episode_start import EpisodeStart
 from llenvs.evaluation.episodes._events import StepTaken
 from llenvs.evaluation.episodes._prefix import FeedbackTurn, Prefix, prefix_parts, replay_prefix
 from llenvs.evaluation.episodes._recorded_answer_opening import AnswerOpening
-from llenvs.evaluation.episodes._step_decision import (
-    Complete,
-    ForceAction,
-    StepCallback,
-    StepDecision,
-)
-from llenvs.evaluation.episodes._step_rewrites import reopened, with_feedback_after
+from llenvs.evaluation.episodes._step_decision import ForceAction, StepCallback
 from llenvs.evaluation.episodes._step_rewrites import truncated as truncated_result
 from llenvs.evaluation.episodes._trajectory_result import TrajectoryResult, is_success
 from llenvs.traces.records import SegmentFlag, segment_from_transition
@@ -72,7 +67,7 @@ class Episode:
         >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=5)
         >>> env = SegmentedEnvironment(base, "sentence")
         >>> episode = Episode(env, BoundaryContinuationStrategy(env.segmenter), SamplingParams(),
-        ...                   task_index=0, prefix="Two dogs. <answer>8</answer>")
+        ...                   task_index=0, start=EpisodeStart("Two dogs. <answer>8</answer>"))
         >>> episode.next_request() is None, episode.result().metadata["prefix_steps"]
         (True, 1)
 
@@ -86,9 +81,8 @@ class Episode:
         task_index: int,
         *,
         step_callback: StepCallback | None = None,
-        prefix: Prefix = None,
+        start: EpisodeStart | None = None,
         max_steps: int | None = None,
-        then: StepDecision = None,
         control: RunControl | None = None,
         answer_opening: AnswerOpening | None = None,
         slot: int = 0,
@@ -144,10 +138,11 @@ class Episode:
         """Why the episode stopped early (a backend failure after retries), or None."""
         self.feedback: list[tuple[int, str]] = []
         """Each feedback injected: the number of segments before it, and its text."""
-        self._replay(prefix)
+        start = EpisodeStart() if start is None else start
+        self._replay(start.prefix)
         self.prefix_steps = len(self.transitions)
-        if then is not None:
-            self._apply(then)
+        if start.then is not None:
+            apply_decision(self, start.then)
 
     @property
     def done(self) -> bool:
@@ -247,7 +242,7 @@ class Episode:
         """
         for part in prefix_parts(prefix):
             if isinstance(part, FeedbackTurn):
-                self._apply(part.text)
+                apply_decision(self, part.text)
                 continue
             for transition in replay_prefix(self.env, self.state, part):
                 self.transitions.append(transition)
@@ -275,7 +270,7 @@ class Episode:
         opening = self.answer_opening
         assert opening is not None
         self.answer_tokens = opening.max_tokens
-        self._apply(ForceAction(opening.text))
+        apply_decision(self, ForceAction(opening.text))
         self.budget = max(self.budget, 0) + opening.max_tokens
         stop = tuple(dict.fromkeys((*self.params.stop, *opening.stop)))
         self.params = replace(self.params, stop=stop)
@@ -325,7 +320,7 @@ class Episode:
         if self.control.observer is not None:
             self.control.emit(self._step_taken(transition))
         if self.callback is not None and not one_shot:
-            self._apply(self.callback(result))
+            apply_decision(self, self.callback(result))
 
     def _step_taken(self, transition: Transition) -> StepTaken:
         """The event of the live step ``transition``, the last one taken."""
@@ -358,79 +353,6 @@ class Episode:
         self.transitions[-1] = replace(last, action=replace(last.action, final=True), result=result)
         self.state = result.next_state
         self._move(EpisodePhase.FINISHED)
-
-    def _apply(self, intervention: StepDecision) -> None:
-        """Apply what a callback returned (or ``then=``) before the next step."""
-        if intervention is None:
-            return
-        if isinstance(intervention, ForceAction):
-            if self.phase.done:
-                raise TerminalStateError(
-                    f"ForceAction({intervention.text!r}) after the episode ended at segment "
-                    f"{self.state.hidden.segment_index}: a forced action after the terminal step "
-                    "is refused"
-                )
-            self.forced = intervention
-            self._drop_unstepped()
-            self.turn_ids = None
-        elif isinstance(intervention, Complete):
-            if self.phase.done:
-                return  # nothing is left to complete
-            if self.phase.generation_ended:
-                self._move(EpisodePhase.COMPLETED)  # what is left is stepped as one shot
-                return
-            self._move(EpisodePhase.COMPLETING)
-            # Segments cut but not stepped rejoin the rest: the one call continues after them.
-            self.carried, self.pending = "".join(self.pending), []
-            if self.budget <= 0:
-                self._move(EpisodePhase.COMPLETED)
-                self.pending = self.strategy.complete(self.carried, "")
-                self.carried = ""
-        elif isinstance(intervention, str):
-            if not intervention:
-                raise ValueError("feedback must be a non-empty string (return None for none)")
-            if self.phase.done:
-                if self.error is not None or not self.transitions or self.budget <= 0:
-                    return  # nothing to reopen, or no budget left to answer with
-                self._reopen()
-            self._mark_feedback(intervention)
-            closed = (Message("assistant", self.turn),) if self.turn else ()
-            self.messages = (*self.messages, *closed, Message("user", intervention))
-            self.turn = ""
-            self._drop_unstepped()
-            self.turn_ids, self.hint_ids = [], []
-            hidden = self.state.hidden
-            start = len(hidden.accumulated_text)
-            self.state = replace(self.state, hidden=replace(hidden, turn_start=start))
-        else:
-            raise TypeError(
-                "a step callback returns None, feedback text, COMPLETE or ForceAction(text); "
-                f"got {intervention!r}"
-            )
-
-    def _reopen(self) -> None:
-        """Feedback after the terminal step: the episode goes on, the model answers it.
-
-        The last step stops being terminal: it loses the rewards judged once on a whole
-        response (outcome, format), which the step that ends the reopened episode will carry.
-        """
-        self.transitions[-1] = reopened(self.transitions[-1])
-        self.state = self.transitions[-1].result.next_state
-        self._move(EpisodePhase.GENERATING)
-
-    def _mark_feedback(self, text: str) -> None:
-        """Record feedback: in the metadata, and as ``feedback_after`` on the step before it."""
-        self.feedback.append((len(self.transitions), text))
-        if self.transitions:
-            self.transitions[-1] = with_feedback_after(self.transitions[-1], text)
-
-    def _drop_unstepped(self) -> None:
-        """Forget the generated text not yet stepped (it continued a context that changed)."""
-        self.pending, self.carried = [], ""
-        self.strategy.drop()
-        if self.phase.generation_ended:  # the model goes on, after the new context
-            self._move(EpisodePhase.COMPLETING if self.phase.one_shot else EpisodePhase.GENERATING)
-        self.unassigned_ids, self.unassigned_logprobs = [], []
 
     def _end_generation(self) -> None:
         """The model has said all it will say in this turn: step what it left."""

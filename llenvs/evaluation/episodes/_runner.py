@@ -25,6 +25,7 @@ from llenvs.evaluation.episodes._continuation_strategy import ContinuationStrate
 from llenvs.evaluation.episodes._episode import Episode
 from llenvs.evaluation.episodes._episode_driver import drive_episodes
 from llenvs.evaluation.episodes._episode_phase import EpisodePhase
+from llenvs.evaluation.episodes._episode_start import EpisodeStart
 from llenvs.evaluation.episodes._events import trajectory_event
 from llenvs.evaluation.episodes._prefix import Prefix
 from llenvs.evaluation.episodes._recorded_answer_opening import (
@@ -292,9 +293,8 @@ class SegmentedTrajectoryRunner:
             replace(self.sampling_params, seed=seed),
             task_index,
             step_callback=step_callback,
-            prefix=prefix,
+            start=EpisodeStart(prefix, then),
             max_steps=max_steps,
-            then=then,
             control=control,
             answer_opening=self.answer_opening,
             slot=slot,

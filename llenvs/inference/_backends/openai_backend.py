@@ -27,7 +27,7 @@ with vLLM's ``continue_final_message`` (servers without it refuse the request).
 
 ``generate`` serves its requests concurrently, up to ``max_in_flight`` at once, so the server
 batches them. Failures: the SDK retries connection errors, timeouts, 408/409/429 and 5xx with
-exponential backoff and jitter (``max_retries``), or ``retry`` (a ``RetryPolicy``) does, one
+exponential backoff and jitter (``http.max_retries``), or ``retry`` (a ``RetryPolicy``) does, one
 request at a time; what still fails is a ``BackendError`` the runner's policy may retry, and
 other statuses (400, 401, 404) a ``PermanentBackendError`` naming the model and URL. The API key
 is read from the environment variable ``api_key_env`` (``"EMPTY"`` when unset: vLLM needs none)
@@ -68,6 +68,7 @@ from llenvs.inference._backends.completion_stream import (
     sampling_key,
 )
 from llenvs.inference._backends.generation_reader import GenerationReader
+from llenvs.inference._backends.http_options import HTTPOptions
 from llenvs.inference._backends.open_streams import OpenStreams
 from llenvs.inference._backends.openai_errors import backend_error, is_transport_error
 from llenvs.inference._backends.server_extras import served_context_length, server_score
@@ -104,9 +105,8 @@ class OpenAIBackend(GenerateUntil):
             count tokens: without one given, and none loadable by the model's name (a hosted
             model), it counts with tiktoken's cl100k (``CountingTokens``).
         max_in_flight: most requests in flight at once.
-        max_retries: the SDK's own retries of a failed request (backoff with jitter).
-        retry: retries each request with this policy instead (then ``max_retries`` is 0).
-        timeout_s: seconds to wait for the server (to connect, and between streamed chunks).
+        http: the client's timeout and its own retries of a failed request (``HTTPOptions``).
+        retry: retries each request with this policy instead (then ``http.max_retries`` is 0).
         token_ids: whether the server takes token-id prompts; None to probe on first use.
 
     Example:
@@ -128,9 +128,8 @@ class OpenAIBackend(GenerateUntil):
         mode: Mode = "completions",
         tokenizer: str | None = None,
         max_in_flight: int = 32,
-        max_retries: int = 2,
+        http: HTTPOptions | None = None,
         retry: Retry | None = None,
-        timeout_s: float = 600.0,
         token_ids: bool | None = None,
     ) -> None:
         import openai
@@ -149,11 +148,12 @@ class OpenAIBackend(GenerateUntil):
         self.max_in_flight = max_in_flight
         self.retry = retry
         self._key = api_key or os.environ.get(api_key_env) or "EMPTY"
+        http = HTTPOptions() if http is None else http
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=self._key,
-            max_retries=0 if retry is not None else max_retries,
-            timeout=timeout_s,
+            max_retries=0 if retry is not None else http.max_retries,
+            timeout=http.timeout_s,
         )
         self.base_url = str(self._client.base_url).rstrip("/")
         """The server's URL (recorded in traces; the key never is)."""

@@ -33,8 +33,9 @@ from llenvs.core import (
 )
 from llenvs.inference._backends.batched_cache import crop_cache
 from llenvs.inference._backends.chat_tokenizer import ChatTokenizer
-from llenvs.inference._backends.kv_sessions import KVSession, KVSessionStore
+from llenvs.inference._backends.kv_sessions import KVSession, KVSessionStore, common_prefix_length
 from llenvs.inference._backends.padded_batch import PaddedBatch, Row
+from llenvs.inference._backends.prompt_plan import plan_prompt
 from llenvs.inference._backends.sampling import choose_tokens, new_generator, token_logprobs
 from llenvs.inference._backends.text_decoding import TextDecoder, stop_end
 from llenvs.inference._backends.text_positions import text_positions
@@ -151,11 +152,9 @@ class TransformersBackend(GenerateUntil):
     def prompt_plan(self, prompt: Prompt, call: object = None) -> tuple[list[int], str, range]:
         """The token ids a request continues, the text its first tokens must spell, and where.
 
-        The third item is the positions of ``ids`` that hold tokens a model generated (reused
-        from a session or the hint). A new session feeds those one at a time, as the model
-        that generated them did, so its numbers (and a greedy choice between near ties) are
-        the same. ``call`` is the call planning it: only its own and unclaimed sessions lend
-        tokens.
+        ``plan_prompt`` with this backend's sessions: the third item is the positions of
+        ``ids`` that hold tokens a model generated (reused from a session or the hint), and
+        ``call`` the call planning it (only its own and unclaimed sessions lend tokens).
 
         Example:
             >>> from llenvs.core._backend import Message, Prompt
@@ -168,58 +167,7 @@ class TransformersBackend(GenerateUntil):
             ('One.', ' ', 2)
 
         """
-        head = self.render(prompt.messages)
-        if prompt.continuation_token_ids is not None:
-            ids = head + list(prompt.continuation_token_ids)
-            return ids, "", range(len(head), len(ids))
-        text = prompt.continuation
-        hint = prompt.continuation_hint_ids
-        with self._steps.turn():
-            reused, covered, straddles = self._reusable_tokens(head, text, hint, call)
-        generated = range(len(head), len(head) + len(reused))
-        if straddles:
-            return head + reused, text[covered:], generated
-        return head + reused + self.encode(text[covered:]), "", generated
-
-    def _reusable_tokens(
-        self, head: list[int], text: str, hint: Sequence[int] | None, call: object
-    ) -> tuple[list[int], int, bool]:
-        """The longest run of known tokens after ``head`` that spells a prefix of ``text``.
-
-        Known tokens are the stored sessions' and the request's hint ids. Returns the tokens,
-        the length of text they spell, and whether the known token after them runs across the
-        end of ``text`` (the rest is then healed, not re-encoded). A token that ends inside a
-        character never counts.
-        """
-        best: tuple[list[int], int, bool] = ([], 0, False)
-        if not text:
-            return best
-        candidates = [
-            session.tokens[len(head) :] for session in self.sessions.sessions_with_head(head, call)
-        ]
-        if hint:
-            candidates.insert(0, list(hint))
-        for generated in candidates:
-            decoder = TextDecoder(self._tokenizer, head)
-            low, high = 0, len(generated)  # largest count whose text is a prefix of ``text``
-            while low < high:
-                middle = (low + high + 1) // 2
-                if text.startswith(decoder.text(generated[:middle])):
-                    low = middle
-                else:
-                    high = middle - 1
-            for count in range(low, -1, -1):
-                spelled = decoder.text(generated[:count], final=True)
-                if text.startswith(spelled):
-                    straddles = count < len(generated) and (
-                        decoder.text(generated[: count + 1], final=True).startswith(text)
-                    )
-                    if len(spelled) > best[1] or (straddles and len(spelled) == best[1]):
-                        best = (generated[:count], len(spelled), straddles and spelled != text)
-                    break
-            if best[1] == len(text) or best[2]:
-                break
-        return best
+        return plan_prompt(self._chat, self.sessions, self._steps, prompt, call)
 
     def score(self, items: Sequence[tuple[Prompt, str]]) -> list[TextScore]:
         """The log-probability of each text after its prompt, token by token (one prefill each).
@@ -244,7 +192,8 @@ class TransformersBackend(GenerateUntil):
             for prompt, text in items:
                 head = self.render(prompt.messages)
                 ids, at = text_positions(self._tokenizer, head, prompt.continuation, text)
-                keep = min(_common(cached, ids), at - 1)  # feed from the one before the text
+                # feed from the one before the text
+                keep = min(common_prefix_length(cached, ids), at - 1)
                 with self._steps.turn():
                     crop_cache(cache, keep)
                     tensor = torch.tensor([ids[keep:]], device=self.device)
@@ -429,16 +378,6 @@ class TransformersBackend(GenerateUntil):
         logprobs = tuple(row.logprobs) if row.request.params.logprobs else None
         reason = row.reason or FinishReason.LENGTH
         return Generation(row.text, reason, tuple(row.tokens), logprobs)
-
-
-def _common(first: Sequence[int], second: Sequence[int]) -> int:
-    """The length of the common start of two id lists."""
-    count = 0
-    for a, b in zip(first, second, strict=False):
-        if a != b:
-            break
-        count += 1
-    return count
 
 
 def _new_cache(model: Any) -> Any:

@@ -29,7 +29,18 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 
-__all__ = ["PREFIX_POISON_WORDS", "UNIT_POISON_WORDS", "Token", "TokenKind", "tokenize"]
+from llenvs.rewards.arithmetic._lexicon import (
+    BREAK_COMMANDS,
+    COMMAND_OPERATORS,
+    FRACTIONS,
+    OPERATORS,
+    PREFIX_POISON_WORDS,
+    SCANNER,
+    SKIPPED_COMMANDS,
+    UNIT_POISON_WORDS,
+)
+
+__all__ = ["Token", "TokenKind", "tokenize"]
 
 
 class TokenKind(Enum):
@@ -100,67 +111,6 @@ class Token:
     """True for a WORD that changes the number after it (``of``, ``twice``, ``sqrt``)."""
 
 
-_SCANNER = re.compile(
-    r"""
-    (?P<nl>\n)
-  | (?P<ws>[ \t\r\f\v\u00a0\u2009\u202f]+)
-  | (?P<skip>\*\*|__|[$€£¥"'“”‘’`&\#•])
-  | (?P<tag></?[A-Za-z][A-Za-z0-9_-]*\s*/?>)
-  | (?P<text>\\(?:text|textbf|textit|textrm|textsf|textnormal|mathrm|mathit|mbox)\s*\{[^{}]*\})
-  | (?P<number>
-      (?P<num>(?:\d{1,3}(?:(?:,|\\,|\{,\})\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?|\.\d+)
-      (?P<pct>[ ]?\\?%)?
-    )
-  | (?P<sup>[²³])
-  | (?P<cmd>\\[A-Za-z]+|\\.)
-  | (?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*(?:[ ][^\W\d_]+(?:['’][^\W\d_]+)*)*)
-  | (?P<rel>=>|<=|>=|!=|->|<-|[≠≈≤≥<>⇒⟹⟸→←↔∼~≡∝∴∵…—])
-  | (?P<eq>==?)
-  | (?P<op>[-+*/×÷·⋅∗^−])
-  | (?P<open>\()
-  | (?P<close>\))
-  | (?P<lbrace>\{)
-  | (?P<rbrace>\})
-  | (?P<punct>[.,;:?!])
-  | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-_OPERATORS = {"+": "+", "-": "-", "−": "-", "*": "×", "×": "×", "·": "×", "⋅": "×", "∗": "×"}
-_OPERATORS |= {"/": "/", "÷": "÷", "^": "^"}
-_COMMAND_OPERATORS = {"\\times": "×", "\\cdot": "×", "\\ast": "×", "\\div": "÷"}
-_FRACTIONS = frozenset({"\\frac", "\\dfrac", "\\tfrac", "\\cfrac"})
-_SKIPPED_COMMANDS = frozenset(
-    {
-        *"\\left \\right \\big \\Big \\bigg \\Bigg \\bigl \\bigr \\Bigl \\Bigr \\biggl".split(),
-        *"\\biggr \\Biggl \\Biggr \\displaystyle \\textstyle \\boxed \\mathbf \\bm".split(),
-        *"\\boldsymbol \\, \\; \\: \\! \\$ \\& \\#".split(),
-        "\\ ",
-    }
-)
-_BREAK_COMMANDS = frozenset(
-    "\\\\ \\[ \\] \\( \\) \\quad \\qquad \\neq \\ne \\approx \\sim \\simeq \\cong \\le \\leq \\ge "
-    "\\geq \\lt \\gt \\leqslant \\geqslant \\ll \\gg \\to \\rightarrow \\Rightarrow \\implies "
-    "\\iff \\Leftrightarrow \\Longrightarrow \\longrightarrow \\impliedby \\Leftarrow "
-    "\\therefore \\because \\ldots \\cdots \\dots \\vdots \\ddots \\in \\notin \\equiv \\propto "
-    "\\mapsto \\gets \\hline \\newline \\begin \\end \\text \\label \\tag".split()
-)
-PREFIX_POISON_WORDS = frozenset(
-    "of half twice double triple thrice square cube sqrt root log ln lg exp sin cos tan cot sec "
-    "csc arcsin arccos arctan sinh cosh tanh negative inverse reciprocal gcd lcm max min floor "
-    "ceil abs det mod modulo base digit digits remainder".split()
-)
-"""Words that change the meaning of the number after them (``half of 10 = 5``)."""
-UNIT_POISON_WORDS = frozenset(
-    "times plus minus over divided multiplied mod modulo choose factorial squared cubed percent "
-    "dozen dozens hundred hundreds thousand thousands million millions billion billions "
-    "trillion trillions half halves third thirds quarter quarters fourth fourths fifth fifths "
-    "point power powers".split()
-)
-"""Words that change the meaning of the number before them (``3 squared``, ``2 dozen``)."""
-
-
 def tokenize(text: str) -> list[Token]:
     r"""Split ``text`` into tokens; positions refer to ``text``.
 
@@ -171,12 +121,12 @@ def tokenize(text: str) -> list[Token]:
     """
     tokens: list[Token] = []
     spaced = False
-    for match in _SCANNER.finditer(text):
+    for match in SCANNER.finditer(text):
         group = match.lastgroup
         if group == "ws":
             spaced = True
             continue
-        if group == "skip" or (group == "cmd" and match.group() in _SKIPPED_COMMANDS):
+        if group == "skip" or (group == "cmd" and match.group() in SKIPPED_COMMANDS):
             continue
         token = _token(text, match, group, spaced, tokens)
         spaced = False
@@ -210,7 +160,7 @@ def _token(
         return Token(TokenKind.EQ, raw, start, end, spaced=spaced)
     if group == "op":
         kind = TokenKind.SIGN if _is_sign(text, raw, end, tokens) else TokenKind.OP
-        return Token(kind, _OPERATORS[raw], start, end, spaced=spaced)
+        return Token(kind, OPERATORS[raw], start, end, spaced=spaced)
     if group in ("open", "close", "lbrace", "rbrace"):
         kinds = {
             "open": TokenKind.LPAREN,
@@ -269,11 +219,11 @@ def _number(text: str, match: re.Match[str], spaced: bool) -> Token:
 
 
 def _command(raw: str, start: int, end: int, spaced: bool) -> Token:
-    if raw in _COMMAND_OPERATORS:
-        return Token(TokenKind.OP, _COMMAND_OPERATORS[raw], start, end, spaced=spaced)
-    if raw in _FRACTIONS:
+    if raw in COMMAND_OPERATORS:
+        return Token(TokenKind.OP, COMMAND_OPERATORS[raw], start, end, spaced=spaced)
+    if raw in FRACTIONS:
         return Token(TokenKind.FRAC, raw, start, end, spaced=spaced)
-    if raw in _BREAK_COMMANDS:
+    if raw in BREAK_COMMANDS:
         return Token(TokenKind.BREAK, raw, start, end, spaced=spaced)
     return Token(TokenKind.POISON, raw, start, end, spaced=spaced)
 

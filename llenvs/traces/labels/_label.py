@@ -7,8 +7,14 @@ labeller on a step wins, and the lines before it stay as its history.
 
 Example:
     >>> label = StepLabel("t1", 2, -1, "ada", note="3 + 4 is not 8")
-    >>> StepLabel.from_dict(label.to_dict()) == label
+    >>> from llenvs.core import read_record, record_dict
+    >>> read_record(StepLabel, record_dict(label)) == label
     True
+    >>> line = {"trace_id": "t", "segment": 1, "label": 5, "labeller": "a"}
+    >>> read_record(StepLabel, line, "label")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llenvs.core.errors.RecordFormatError: label: a step label must be -1, 0, 1 or None ..., got 5
     >>> StepLabel("t1", 0, 2, "ada")
     Traceback (most recent call last):
     ...
@@ -19,9 +25,8 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from llenvs.traces.records import RecordReader, TraceFormatError
+from llenvs.core import RECORD, Int64, Text
 
 __all__ = ["LABEL_VALUES", "StepLabel"]
 
@@ -46,20 +51,22 @@ class StepLabel:
 
     """
 
-    trace_id: str
+    __pydantic_config__ = RECORD
+
+    trace_id: Text
     """The labelled trace's ``trace_id`` (in the trace file beside the labels file)."""
-    segment: int
+    segment: Int64
     """The segment's index in the trace (0-based, as ``segments[].index``)."""
-    label: int | None
+    label: Int64 | None
     """-1 wrong, 0 neutral, 1 correct; null: the labeller cleared their label of this step."""
-    labeller: str
+    labeller: Text
     """Who labelled: a person's name, or the dataset a label was imported from (``processbench``,
     ``prm800k``)."""
-    note: str = ""
+    note: Text = ""
     """The labeller's note on the step (empty when none)."""
-    time: str = ""
+    time: Text = ""
     """When the label was given: an ISO 8601 timestamp in UTC (filled in when appended)."""
-    previous: int | None = None
+    previous: Int64 | None = None
     """This labeller's label of this step before this line (null: none, or cleared); filled in
     when appended, from the labels file."""
 
@@ -91,49 +98,3 @@ class StepLabel:
 
         """
         return self.label is None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this label (one line of a labels file).
-
-        Example:
-            >>> sorted(StepLabel("t", 0, 1, "ada").to_dict())
-            ['label', 'labeller', 'note', 'previous', 'segment', 'time', 'trace_id']
-
-        """
-        return {
-            "trace_id": self.trace_id,
-            "segment": self.segment,
-            "label": self.label,
-            "labeller": self.labeller,
-            "note": self.note,
-            "time": self.time,
-            "previous": self.previous,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "label") -> StepLabel:
-        """The label of one line's JSON value; a ``TraceFormatError`` saying what is wrong.
-
-        ``note``, ``time`` and ``previous`` may be absent (their defaults); any other field
-        missing, or a field this schema does not have, is an error.
-
-        Example:
-            >>> StepLabel.from_dict({"trace_id": "t", "segment": 1, "label": 1, "labeller": "a"})
-            StepLabel(trace_id='t', segment=1, label=1, labeller='a', note='', time='', previous=None)
-            >>> StepLabel.from_dict({"trace_id": "t", "segment": 1, "label": 5, "labeller": "a"})
-            Traceback (most recent call last):
-            ...
-            llenvs.traces.TraceFormatError: label: a step label must be -1, 0, 1 or None (cleared), got 5
-
-        """  # noqa: E501
-        reader = RecordReader(data, where)
-        trace_id, segment = reader.text("trace_id"), reader.integer("segment")
-        label, labeller = reader.opt_integer("label"), reader.text("labeller")
-        note = reader.text("note") if "note" in reader.data else ""
-        time = reader.text("time") if "time" in reader.data else ""
-        previous = reader.opt_integer("previous") if "previous" in reader.data else None
-        reader.done()
-        try:
-            return cls(trace_id, segment, label, labeller, note, time, previous)
-        except ValueError as error:
-            raise TraceFormatError(f"{where}: {error}") from None

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from llenvs.core import BOM, JsonLineError, parse_json_line
+from llenvs.core import BOM, JsonLineError, parse_json_line, read_record, record_dict
 from llenvs.traces.files import Sidecar, SkippedLine, file_lock, limited_lines, sidecar_path
 from llenvs.traces.labels._label import LABEL_VALUES, StepLabel
 from llenvs.traces.records import TraceFormatError
@@ -100,7 +100,7 @@ def label_line(label: StepLabel) -> bytes:
         b'{"trace_id": "t", "segment": 0, "label": 1, "labeller": "ada", "note": "", "time": "2025-01-01T00:00:00+00:00", "previous": null}\n'
 
     """  # noqa: E501
-    return (json.dumps(label.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(record_dict(label), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def append_labels(trace_file: str | os.PathLike[str], labels: Iterable[StepLabel]) -> int:
@@ -280,7 +280,9 @@ def label_of_line(raw: bytes, number: int, path: str) -> StepLabel | SkippedLine
         return None
     torn = not raw.endswith(b"\n")
     try:
-        return StepLabel.from_dict(parse_json_line(raw, first=number == 1))
+        return read_record(
+            StepLabel, parse_json_line(raw, first=number == 1), "label", TraceFormatError
+        )
     except (JsonLineError, TraceFormatError) as error:
         reason = f"torn last line (an interrupted write): {error}" if torn else str(error)
         return SkippedLine(path, number, reason, torn=torn)

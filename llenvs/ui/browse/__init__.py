@@ -15,13 +15,13 @@ from llenvs.ui.browse._label_mode import (
     note_key,
 )
 from llenvs.ui.browse._page import (
-    TEXT_LIMIT,
     choose_file,
     load_index,
     navigation,
     trace_guard,
     trace_view,
 )
+from llenvs.ui.browse._segment_detail import TEXT_LIMIT
 from llenvs.ui.browse._segment_rows import TAG_FILTER
 from llenvs.ui.browse._shown_step_values import result_keys, shown_values
 from llenvs.ui.browse._trace_list import filters, show_skipped, trace_list

@@ -37,7 +37,6 @@ from llenvs.analysis import (
     CostPlan,
     FirstDropSchedule,
     Rollout,
-    Schedule,
     SpeedSource,
     analysis_key,
     analysis_path,
@@ -53,7 +52,6 @@ from llenvs.core import (
     ROLLOUT_BUDGET,
     TOKEN_BUDGET,
     Bound,
-    ModelBackend,
 )
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import Trace
@@ -61,33 +59,33 @@ from llenvs.ui.browse._content_returns import returns_toggle
 from llenvs.ui.browse._importance_chart import importance_chart
 from llenvs.ui.browse._shown_step_values import result_keys, shown_values
 from llenvs.ui.browse._step_value_table import value_table
+from llenvs.ui.browse._step_values_run import (
+    JOB_KEY,
+    SHOWN_KEY,
+    SPEEDS_KEY,
+    last_outcome,
+    load_model,
+    model_name,
+    run_progress,
+    start_run,
+)
 from llenvs.ui.common import (
     FloatBound,
     OutOfRange,
     current_choice,
-    current_session,
-    job_controls,
-    load_backend,
     number_box,
     read_number,
-    session_key,
     shows_errors,
     stamp,
 )
-from llenvs.workbench import BrowseLocation, count, describe_key, duration
+from llenvs.workbench import BrowseLocation, describe_key, duration
 from llenvs.workbench.jobs import StepValuesJob
-from llenvs.workbench.models import ModelChoice
 
 __all__ = ["MAX_TOKENS_KEY", "POLL_SECONDS", "SHORT_OK", "step_values_panel"]
 
 POLL_SECONDS = 0.5
 """How often the panel redraws its progress while a run goes on."""
 
-_JOB = "sv-job"
-_OUTCOME = "sv-outcome"
-_SHOWN = "sv-shown"
-_SPEEDS = "sv-speeds"
-_NAMES = "sv-names"
 _DELTA_KEY = "sv-delta"
 _DELTA = FloatBound("Move size δ", 0.01, 1.0, "a change in the chance of success")
 _TOKEN_BUDGET = Bound("token budget", 0, TOKEN_BUDGET.high, "0: no budget")
@@ -134,7 +132,7 @@ def _stored(
     if not keys:
         st.caption(f"Nothing is stored for this trace in {store.name} yet: plan a run below.")
         return
-    wanted = st.session_state.get(_SHOWN, {}).get(trace.trace_id)
+    wanted = st.session_state.get(SHOWN_KEY, {}).get(trace.trace_id)
     index = keys.index(wanted) if wanted in keys else len(keys) - 1
     if len(keys) > 1:
         index = int(
@@ -175,14 +173,14 @@ def _stored(
 @st.fragment
 def _controls(path: str, trace: Trace) -> None:
     """Plan a run (its cost shown first), start it, follow it, and say how it ended."""
-    job: StepValuesJob | None = st.session_state.get(_JOB)
+    job: StepValuesJob | None = st.session_state.get(JOB_KEY)
     if st.toggle("Plan a run", key="sv-plan", help="Budget, target width, cost, Run"):
         with shows_errors("The run cannot be planned"):
             _planner(path, trace, running=job is not None)
-        job = st.session_state.get(_JOB)
+        job = st.session_state.get(JOB_KEY)
     if job is not None:
-        st.fragment(_live, run_every=POLL_SECONDS)(job)
-    _last_outcome(trace)
+        st.fragment(run_progress, run_every=POLL_SECONDS)(job)
+    last_outcome(trace)
 
 
 def _planner(path: str, trace: Trace, *, running: bool) -> None:
@@ -244,7 +242,7 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
             "none is chosen. Choose one in the intervention panel below (or on Settings)."
         )
         return
-    name = _model_name(choice)
+    name = model_name(choice)
     st.caption(
         f"Model: {name} (the intervention panel's). Each rollout: at most {params.max_tokens} "
         "tokens, seed 0; the run stops once every 95% interval is narrower than the target "
@@ -255,12 +253,12 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     measure, run = st.columns(2)
     if measure.button("Measure speed", key="sv-speed", help="Load the model, time one call"):
         with shows_errors("The speed was not measured"), st.spinner("Timing one short call…"):
-            backend = _load(choice)
-            speeds = st.session_state.setdefault(_SPEEDS, {})
+            backend = load_model(choice)
+            speeds = st.session_state.setdefault(SPEEDS_KEY, {})
             speeds[backend.name] = (calibrate(backend, trace), SpeedSource.CALIBRATED)
             name = backend.name
     stored = read_analysis(analysis_path(path), trace.trace_id, analysis_key(name, params))
-    speed, source = st.session_state.get(_SPEEDS, {}).get(name, (None, None))
+    speed, source = st.session_state.get(SPEEDS_KEY, {}).get(name, (None, None))
     with cost_box:
         _show_cost(
             _plan(
@@ -281,7 +279,7 @@ def _planner(path: str, trace: Trace, *, running: bool) -> None:
     off = not confirmed or (search and delta is None)
     if not running and run.button("Run", type="primary", key="sv-run", disabled=off):
         schedule = FirstDropSchedule(delta) if search and delta is not None else None
-        _start(path, trace, choice, params, forced_answer, schedule)
+        start_run(path, trace, choice, params, forced_answer, schedule)
 
 
 def _moved_by() -> float | None:
@@ -316,23 +314,6 @@ def _caveats(path: str, trace: Trace, model: str, reached: Reach) -> bool:
         help="Most rollouts will stop before an answer: the values will measure the limit, "
         "not the steps",
     )
-
-
-def _model_name(choice: ModelChoice) -> str:
-    """The name the model goes by, as the sidecar keys it.
-
-    Once loaded, the backend's own; before, the one its spec records
-    (``ModelSpec.recorded_name``).
-    """
-    known: dict[ModelChoice, str] = st.session_state.get(_NAMES, {})
-    return known.get(choice) or choice.model_spec().recorded_name
-
-
-def _load(choice: ModelChoice) -> ModelBackend:
-    """The backend of ``choice`` (loaded once, shared), its name remembered."""
-    backend = load_backend(choice, session_key())
-    st.session_state.setdefault(_NAMES, {})[choice] = backend.name
-    return backend
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -387,76 +368,3 @@ def _show_cost(cost: CostPlan, speed: float | None, source: SpeedSource | None) 
             SpeedSource.GIVEN: "Speed measured on the last run of this model.",
         }[cost.speed_source]
     )
-
-
-def _start(
-    path: str,
-    trace: Trace,
-    choice: ModelChoice,
-    params: AnalysisParams,
-    forced_answer: bool,
-    schedule: Schedule | None,
-) -> None:
-    """Load the model (once, shared) and start the run in the background."""
-    with shows_errors("Nothing was run"):
-        backend = _load(choice)
-        st.session_state[_JOB] = StepValuesJob(
-            path,
-            trace,
-            backend,
-            params,
-            forced_answer=forced_answer,
-            schedule=schedule,
-            session=current_session(),
-        )
-        st.session_state.pop(_OUTCOME, None)
-
-
-def _live(job: StepValuesJob) -> None:
-    """The run's progress and Stop; once it ends, how it ended, and the whole page again."""
-    done, planned = job.progress()
-    st.progress(
-        min(done / planned, 1.0) if planned else 0.0,
-        text=f"Trace {job.trace.trace_id[:8]}: {done:,} of at most {planned:,} rollouts "
-        f"finished · {job.tokens():,} tokens generated · {count(job.rounds(), 'round')} stored"
-        f" · {job.clock()}",
-    )
-    stopping = "Stopping at the model's next token; the rollouts that finished are kept."
-    if job_controls(job, "sv", stopping):
-        return
-    del st.session_state[_JOB]
-    st.session_state.setdefault(_SHOWN, {})[job.trace.trace_id] = job.key
-    speed = job.tokens_per_second()
-    if speed is not None:
-        st.session_state.setdefault(_SPEEDS, {})[job.model] = (speed, SpeedSource.GIVEN)
-    st.session_state[_OUTCOME] = (job.trace.trace_id, job.error or _ended(job))
-    st.rerun()  # the whole page: the stored results show the new rounds
-
-
-def _ended(job: StepValuesJob) -> str:
-    """How a run that did not fail ended, in words."""
-    made, _ = job.generated()
-    if job.stopped or job.analysis is None:
-        return (
-            f"Stopped after {count(job.rounds(), 'round')} in all: {count(made, 'new rollout')} "
-            f"kept in {job.store.name}; Run again to resume from them."
-        )
-    analysis = job.analysis
-    return (
-        f"{count(len(analysis.rollouts) - analysis.resumed, 'new rollout')} "
-        f"({analysis.resumed} read back) in {count(analysis.rounds, 'round')} in all, stored "
-        f"in {job.store.name}."
-    )
-
-
-def _last_outcome(trace: Trace) -> None:
-    """How the last run on ``trace`` ended (until the next one): what it stored, or why not."""
-    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
-    if parent != trace.trace_id:
-        return
-    if isinstance(outcome, Exception):
-        st.caption("Every round finished before the error is kept; Run again resumes from them.")
-        with shows_errors("The run stopped"):
-            raise outcome
-    elif outcome is not None:
-        st.success(outcome)

@@ -12,7 +12,7 @@ the number used.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -51,8 +51,7 @@ def number_box(
     out_of_range: OutOfRange = ...,
     help: str | None = ...,
     disabled: bool = ...,
-    on_change: Callable[..., None] | None = ...,
-    args: tuple[Any, ...] = ...,
+    on_change: Callable[[], None] | None = ...,
     label_visibility: Literal["visible", "hidden", "collapsed"] = ...,
 ) -> NumberEntry[int]: ...
 
@@ -68,8 +67,7 @@ def number_box(
     out_of_range: OutOfRange = ...,
     help: str | None = ...,
     disabled: bool = ...,
-    on_change: Callable[..., None] | None = ...,
-    args: tuple[Any, ...] = ...,
+    on_change: Callable[[], None] | None = ...,
     label_visibility: Literal["visible", "hidden", "collapsed"] = ...,
 ) -> NumberEntry[float]: ...
 
@@ -84,8 +82,7 @@ def number_box(
     out_of_range: OutOfRange = OutOfRange.REFUSE,
     help: str | None = None,
     disabled: bool = False,
-    on_change: Callable[..., None] | None = None,
-    args: tuple[Any, ...] = (),
+    on_change: Callable[[], None] | None = None,
     label_visibility: Literal["visible", "hidden", "collapsed"] = "visible",
 ) -> NumberEntry[int] | NumberEntry[float]:
     """Draw a box for a number in ``bound`` (in ``where``, a column; else the page) and read it.
@@ -102,7 +99,6 @@ def number_box(
         help=f"{help} ({allowed(bound)})" if help else f"{label}: {allowed(bound)}",
         disabled=disabled,
         on_change=on_change,
-        args=args,
         label_visibility=label_visibility,
     )
     entry = read_number(text, bound, out_of_range, label)
