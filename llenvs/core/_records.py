@@ -39,11 +39,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
-
-from pydantic import Field, Strict, TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from llenvs.core.errors import RecordFormatError
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
 
 __all__ = [
     "INT64",
@@ -62,15 +64,33 @@ INT64 = range(-(2**63), 2**63)
 """The integers a record's integer fields may hold: 64 bits, as every reader of them stores them
 (pandas, Arrow, numpy, torch); a larger one cannot be a real index, count or token id."""
 
-Int64 = Annotated[int, Strict(), Field(ge=INT64.start, le=INT64.stop - 1)]
+
+class _Exactly:
+    """A field type's rule for pydantic: the type itself, never coerced, within these bounds.
+
+    Pydantic asks for it when a record's converter is first built, so declaring a record imports
+    nothing of pydantic (``import llenvs.core`` stays as quick as before records were declared).
+    """
+
+    def __init__(self, **bounds: object) -> None:
+        self.bounds = bounds
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        schema: dict[str, Any] = {**handler(source), "strict": True, **self.bounds}
+        return schema
+
+
+Int64 = Annotated[int, _Exactly(ge=INT64.start, le=INT64.stop - 1)]
 """An integer that fits in 64 bits (booleans refused)."""
-Count = Annotated[int, Strict(), Field(ge=0, le=INT64.stop - 1)]
+Count = Annotated[int, _Exactly(ge=0, le=INT64.stop - 1)]
 """An integer >= 0 that fits in 64 bits."""
-Text = Annotated[str, Strict()]
+Text = Annotated[str, _Exactly()]
 """A string."""
-Flag = Annotated[bool, Strict()]
+Flag = Annotated[bool, _Exactly()]
 """``true`` or ``false``, nothing else."""
-Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Number = Annotated[float, _Exactly(allow_inf_nan=False)]
 """A finite number, read as a float."""
 
 Record = TypeVar("Record")
@@ -101,6 +121,8 @@ def read_record(
         llenvs.core.errors.RecordFormatError: step.index: an integer out of range: it must fit ...
 
     """
+    from pydantic import ValidationError
+
     try:
         record: Record = _adapter(kind).validate_python(data)
         return record
@@ -154,11 +176,13 @@ def _adapter(kind: type) -> TypeAdapter[Any]:
             raise TypeError(
                 f"{kind.__name__} is not a record: it needs __pydantic_config__ = RECORD"
             )
+        from pydantic import TypeAdapter
+
         adapter = _ADAPTERS[kind] = TypeAdapter(kind)
     return adapter
 
 
-def _message(invalid: ValidationError, where: str) -> str:
+def _message(invalid: Any, where: str) -> str:
     """The first problem of a validation, in the words every reader of the project's files uses."""
     unknown = [
         str(problem["loc"][-1])

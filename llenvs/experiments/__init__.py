@@ -41,7 +41,6 @@ from llenvs.experiments._position_run import ParentTask, PositionRun, RunRow, Ru
 from llenvs.experiments._ready_recipes import READY_RECIPES, ready_recipe
 from llenvs.experiments._recipe import Recipe, load_recipe, recipe_from_toml
 from llenvs.experiments._run_experiment import EXPERIMENT_METADATA, plan_file, run_experiment
-from llenvs.experiments._sidecar_doc import EXAMPLES, RECORDS, sidecar_markdown
 from llenvs.experiments._skip_reason import SkipReason
 from llenvs.experiments._template_values import TemplateValues
 from llenvs.experiments._where import (
@@ -55,10 +54,8 @@ from llenvs.experiments._where import (
 )
 
 __all__ = [
-    "EXAMPLES",
     "EXPERIMENT_METADATA",
     "READY_RECIPES",
-    "RECORDS",
     "BranchOutcome",
     "BranchRecorded",
     "EveryBoundary",
@@ -103,7 +100,6 @@ __all__ = [
     "recipe_from_toml",
     "recorded_parents",
     "run_experiment",
-    "sidecar_markdown",
     "start_experiment",
     "steerability_map",
     "summarize",

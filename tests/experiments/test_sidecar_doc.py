@@ -1,7 +1,7 @@
 import dataclasses
 from pathlib import Path
 
-from llenvs.experiments import EXAMPLES, RECORDS, sidecar_markdown
+from llenvs.experiments._sidecar_doc import EXAMPLES, RECORDS, sidecar_markdown
 from llenvs.traces import attribute_docs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sidecars.md"
