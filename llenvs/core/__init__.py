@@ -52,6 +52,7 @@ from llenvs.core._intervention import (
 from llenvs.core._intervention_kind import InterventionKind
 from llenvs.core._json_line import BOM, JsonLineError, parse_json_line, parse_json_text
 from llenvs.core._records import (
+    INT64,
     RECORD,
     Count,
     Flag,
@@ -111,6 +112,7 @@ __all__ = [
     "COMPLETE",
     "DATASET_SIZE",
     "DEFAULT_MAX_TOKENS",
+    "INT64",
     "MAX_TOKENS",
     "NO_RETRY",
     "ON_POLICY_SAMPLES",

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from llenvs.core import INT64
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = [
@@ -24,10 +25,6 @@ __all__ = [
     "check_number",
     "check_scores",
 ]
-
-INT64 = range(-(2**63), 2**63)
-"""The integers a trace's integer fields may hold: 64 bits, as every reader of them stores them
-(pandas, Arrow, numpy, torch); a larger one cannot be a real index, count or token id."""
 
 
 def check_integer(value: object, where: str) -> int:
