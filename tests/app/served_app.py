@@ -54,6 +54,28 @@ def keys_ready(page, queue: str) -> None:
     )
 
 
+def choose(page, box, option, attempts: int = 3) -> None:
+    """Open the select box ``box`` (a locator holding its combobox) and click ``option`` (a name
+    or a pattern) in its list, once the app is idle.
+
+    A rerun that lands while the list is open redraws it, and the option clicked is detached from
+    the page; then the list is closed and opened again, up to ``attempts`` times, and the last
+    failure is raised.
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    for attempt in range(attempts):
+        page.wait_for_selector(IDLE, timeout=30_000)
+        try:
+            box.get_by_role("combobox").first.click(timeout=10_000)
+            page.get_by_role("option", name=option).first.click(timeout=10_000)
+            return
+        except PlaywrightError:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def grid_records(grid) -> list[dict[str, str]]:
     """A dataframe's rows by its header, from the copy its grid keeps for screen readers."""
     rows = grid.evaluate(

@@ -15,7 +15,7 @@ import pytest
 
 from llenvs.ui.common import TEXT_CLASS
 from tests.app.conftest import SCRIPT, make_folder
-from tests.app.served_app import IDLE, REPO, grid_records, screenshot, served_app
+from tests.app.served_app import IDLE, REPO, choose, grid_records, screenshot, served_app
 
 SHOWN_LINE = 20
 """A real response (aime24) whose ArithmeticPRM scores vary: a good picture of a trace."""
@@ -226,8 +226,7 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         page.get_by_text("Intervene on segment 2").wait_for(timeout=30_000)
         model = page.locator("[data-testid='stSelectbox']").filter(has_text="Model")
         model.scroll_into_view_if_needed()
-        model.get_by_role("combobox").click()
-        page.get_by_role("option", name=re.compile("scripted backend")).click(timeout=10_000)
+        choose(page, model, re.compile("scripted backend"))
         box = page.get_by_label("Responses file (JSONL)")
         box.fill(responses)
         box.press("Enter")

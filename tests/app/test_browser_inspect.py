@@ -8,7 +8,7 @@ import re
 import pytest
 from inspect_ai.model import ContentReasoning, ContentText
 
-from tests.app.served_app import screenshot, served_app
+from tests.app.served_app import choose, screenshot, served_app
 from tests.traces.test_inspect_import import COWS, SUM, _output, write_log
 
 
@@ -34,8 +34,7 @@ def test_an_inspect_log_uploaded_on_home_opens_in_browse(log, browser, tmp_path)
         page.goto(url)
         form = page.locator("[data-testid='stForm']")
         form.wait_for(timeout=60_000)
-        form.get_by_role("combobox").first.click()
-        page.get_by_role("option", name="inspect", exact=True).click(timeout=10_000)
+        choose(page, form, re.compile(r"^inspect$"))
         form.locator("input[type='file']").set_input_files(str(log))
         form.get_by_text(re.compile(r"\.eval$")).wait_for(timeout=30_000)  # uploaded
         form.get_by_role("button", name="Import").click()
