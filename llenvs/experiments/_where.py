@@ -31,12 +31,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from llenvs.traces.records import SegmentRecord, Trace
 
 __all__ = [
+    "WHERE_RULES",
     "EveryBoundary",
     "Importances",
     "MatchingRegex",
@@ -70,7 +71,29 @@ def segment_prm_score(segment: SegmentRecord) -> float | None:
 
 
 @dataclass(frozen=True)
-class SegmentAt:
+class _Rule:
+    """What every rule shares: its name, and the record a recipe keeps of it."""
+
+    rule: ClassVar[str]
+    """The rule's name in a recipe (``where.rule``)."""
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object a recipe records: ``rule``, then each field (a tuple as a list).
+
+        Example:
+            >>> RelativePositions((0.25, 0.5)).to_record()
+            {'rule': 'relative', 'fractions': [0.25, 0.5]}
+
+        """
+        record: dict[str, Any] = {"rule": self.rule}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            record[field.name] = list(value) if isinstance(value, tuple) else value
+        return record
+
+
+@dataclass(frozen=True)
+class SegmentAt(_Rule):
     """Segment ``index`` of every parent that has it.
 
     Example:
@@ -97,13 +120,9 @@ class SegmentAt:
         """Why no parent gave a segment."""
         return f"no parent has a segment {self.index}"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule, "index": self.index}
-
 
 @dataclass(frozen=True)
-class RelativePositions:
+class RelativePositions(_Rule):
     """The segments at these fractions of each parent's segments (``floor(f * n)``).
 
     Example:
@@ -147,13 +166,9 @@ class RelativePositions:
         """Why no parent gave a segment."""
         return "every parent is empty (no segments to place relative positions on)"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule, "fractions": list(self.fractions)}
-
 
 @dataclass(frozen=True)
-class EveryBoundary:
+class EveryBoundary(_Rule):
     """Every segment of every parent."""
 
     rule: ClassVar[str] = "every"
@@ -166,13 +181,9 @@ class EveryBoundary:
         """Why no parent gave a segment."""
         return "every parent is empty (no segments)"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule}
-
 
 @dataclass(frozen=True)
-class PRMBelow:
+class PRMBelow(_Rule):
     """The first segment whose PRM score is below ``threshold``."""
 
     rule: ClassVar[str] = "prm_below"
@@ -191,13 +202,9 @@ class PRMBelow:
         """Why no parent gave a segment."""
         return f"no PRM score is under {self.threshold:g} in any parent (or none has PRM scores)"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule, "threshold": self.threshold}
-
 
 @dataclass(frozen=True)
-class TopImportance:
+class TopImportance(_Rule):
     """The ``k`` segments of largest stored |importance| (the analysis sidecar's)."""
 
     rule: ClassVar[str] = "top_importance"
@@ -220,13 +227,9 @@ class TopImportance:
         """Why no parent gave a segment."""
         return "no parent has stored step importances (run `llenvs analyze` on the file first)"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule, "k": self.k}
-
 
 @dataclass(frozen=True)
-class MatchingRegex:
+class MatchingRegex(_Rule):
     """Every segment in which ``pattern`` finds a match (``re.search``).
 
     Example:
@@ -256,13 +259,12 @@ class MatchingRegex:
         """Why no parent gave a segment."""
         return f"the regex {self.pattern!r} never matched a segment of any parent"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records."""
-        return {"rule": self.rule, "pattern": self.pattern}
-
 
 Where = SegmentAt | RelativePositions | EveryBoundary | PRMBelow | TopImportance | MatchingRegex
 """Where an experiment intervenes."""
+
+WHERE_RULES = (SegmentAt, RelativePositions, EveryBoundary, PRMBelow, TopImportance, MatchingRegex)
+"""Every rule, in the order an unknown rule's error lists them."""
 
 
 def where_from_record(record: Mapping[str, Any]) -> Where:
@@ -277,19 +279,15 @@ def where_from_record(record: Mapping[str, Any]) -> Where:
         ValueError: where.rule: unknown rule 'middle': choose one of segment, relative, every, prm_below, top_importance, regex
 
     """  # noqa: E501
-    fields = dict(record)
-    rule = fields.pop("rule", None)
-    rules: dict[str, Any] = {
-        kind.rule: kind
-        for kind in (SegmentAt, RelativePositions, EveryBoundary, PRMBelow, TopImportance)
-    }
-    rules[MatchingRegex.rule] = MatchingRegex
+    given = dict(record)
+    rule = given.pop("rule", None)
+    rules: dict[str, Any] = {kind.rule: kind for kind in WHERE_RULES}
     if rule not in rules:
         raise ValueError(f"where.rule: unknown rule {rule!r}: choose one of {', '.join(rules)}")
-    if rule == RelativePositions.rule and "fractions" in fields:
-        fields["fractions"] = tuple(float(f) for f in fields["fractions"])
+    if rule == RelativePositions.rule and "fractions" in given:
+        given["fractions"] = tuple(float(f) for f in given["fractions"])
     try:
-        made: Where = rules[rule](**fields)
+        made: Where = rules[rule](**given)
     except TypeError as error:
         raise ValueError(f"where ({rule}): {error}") from None
     return made

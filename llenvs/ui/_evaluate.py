@@ -43,6 +43,7 @@ from llenvs.ui.common import (
     number_box,
     prm_picker,
     session_key,
+    show_outcome,
     shows_errors,
 )
 from llenvs.workbench import MISSING, TEMPERATURE, count, success_rate
@@ -276,13 +277,12 @@ def _live(job: EvaluationJob) -> None:
 
 def _last_outcome() -> None:
     outcome = st.session_state.get(_OUTCOME)
-    if isinstance(outcome, Exception):
-        with shows_errors("The run failed (finished tasks are kept; run again to resume)"):
-            raise outcome
-    elif isinstance(outcome, RunOutcome) and outcome.failed:
+    if isinstance(outcome, RunOutcome) and outcome.failed:
         st.error(outcome.message, icon=":material/error:")
     elif isinstance(outcome, RunOutcome):
         st.success(outcome.message)
+    else:
+        show_outcome(outcome, "The run failed (finished tasks are kept; run again to resume)")
 
 
 def _results(path: Path) -> None:

@@ -58,6 +58,7 @@ from llenvs.ui.common import (
     load_backend,
     number_box,
     session_key,
+    show_outcome,
     shows_errors,
 )
 from llenvs.ui.runs import open_in_compare_runs
@@ -258,11 +259,7 @@ def _live(job: ExperimentJob) -> None:
 
 def _last_outcome() -> None:
     outcome = st.session_state.get(_DONE)
-    if isinstance(outcome, Exception):
-        with shows_errors("The experiment failed (recorded branches are kept; run to resume)"):
-            raise outcome
-    elif isinstance(outcome, str):
-        st.success(outcome)
+    show_outcome(outcome, "The experiment failed (recorded branches are kept; run to resume)")
 
 
 def show_experiment(path: Path) -> None:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llenvs.core import FinishReason, Generation, GenerationRequest
-from llenvs.inference._backends.text_decoding import TextDecoder, stop_end
+from llenvs.inference._backends.text_decoding import TextDecoder, ending
 
 __all__ = ["GenerationReader"]
 
@@ -108,12 +108,5 @@ class GenerationReader:
         )
 
     def _check(self) -> bool:
-        request = self.request
-        end = stop_end(request.prompt.continuation, self.text, request.params.stop)
-        if end is not None:
-            self.text, self.reason = self.text[:end], FinishReason.STOP
-        elif request.stop_at is not None and request.stop_at(self.text) is not None:
-            self.reason = FinishReason.BOUNDARY
-        elif len(self.tokens) >= request.max_tokens:
-            self.reason = FinishReason.LENGTH
+        self.text, self.reason = ending(self.request, self.text, len(self.tokens))
         return self.reason is not None

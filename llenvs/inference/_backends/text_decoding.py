@@ -26,7 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["TextDecoder", "stop_end"]
+from llenvs.core import FinishReason, GenerationRequest
+
+__all__ = ["TextDecoder", "ending", "stop_end"]
 
 _CONTEXT_TOKENS = 4
 """Context tokens decoded before the new ones (a UTF-8 character spans at most 4 tokens)."""
@@ -97,3 +99,30 @@ def stop_end(before: str, text: str, stops: Sequence[str]) -> int | None:
         if start != -1:
             ends.append(start + len(stop) - len(tail))
     return min(ends) if ends else None
+
+
+def ending(
+    request: GenerationRequest, text: str, generated: int
+) -> tuple[str, FinishReason | None]:
+    """Whether a generation ends after its latest token, and its text then.
+
+    ``text`` is what it generated so far (``generated`` tokens). It ends at a stop sequence (the
+    text cut after it; STOP), at a segment boundary (BOUNDARY) or at the token budget (LENGTH);
+    otherwise the reason is None and the text is as given.
+
+    Example:
+        >>> from llenvs.core import Message, Prompt, SamplingParams
+        >>> request = GenerationRequest(
+        ...     Prompt((Message("user", "q"),)), SamplingParams(stop=("</answer>",)), 8)
+        >>> ending(request, "4</answer> and", 5), ending(request, "4", 1)
+        (('4</answer>', <FinishReason.STOP: 'stop'>), ('4', None))
+
+    """
+    end = stop_end(request.prompt.continuation, text, request.params.stop)
+    if end is not None:
+        return text[:end], FinishReason.STOP
+    if request.stop_at is not None and request.stop_at(text) is not None:
+        return text, FinishReason.BOUNDARY
+    if generated >= request.max_tokens:
+        return text, FinishReason.LENGTH
+    return text, None

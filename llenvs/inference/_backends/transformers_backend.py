@@ -37,7 +37,7 @@ from llenvs.inference._backends.kv_sessions import KVSession, KVSessionStore, co
 from llenvs.inference._backends.padded_batch import PaddedBatch, Row
 from llenvs.inference._backends.prompt_plan import plan_prompt
 from llenvs.inference._backends.sampling import choose_tokens, new_generator, token_logprobs
-from llenvs.inference._backends.text_decoding import TextDecoder, stop_end
+from llenvs.inference._backends.text_decoding import TextDecoder, ending
 from llenvs.inference._backends.text_positions import text_positions
 from llenvs.inference._backends.token_healing import TokenHealer
 from llenvs.inference._backends.turn_lock import TurnLock
@@ -365,13 +365,7 @@ class TransformersBackend(GenerateUntil):
         row.text = row.decoder.text(row.tokens)[row.healed :]
         if row.heal:
             return False  # still spelling text the continuation already has
-        end = stop_end(request.prompt.continuation, row.text, request.params.stop)
-        if end is not None:
-            row.text, row.reason = row.text[:end], FinishReason.STOP
-        elif request.stop_at is not None and request.stop_at(row.text) is not None:
-            row.reason = FinishReason.BOUNDARY
-        elif len(row.tokens) >= request.max_tokens:
-            row.reason = FinishReason.LENGTH
+        row.text, row.reason = ending(request, row.text, len(row.tokens))
         return row.reason is not None
 
     def _finish(self, row: Row) -> Generation:

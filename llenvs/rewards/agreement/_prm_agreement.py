@@ -24,24 +24,16 @@ from llenvs.rewards.agreement._bootstrap_estimate import LEVEL, RESAMPLES, Estim
 from llenvs.rewards.agreement._calibration_bin import BINS, CalibrationBin, calibration_table
 from llenvs.rewards.agreement._compared_trace import ComparedTrace, Scores, compared_traces
 from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
-from llenvs.rewards.agreement._prm_metrics import metrics_of
+from llenvs.rewards.agreement._prm_metrics import ComparedCounts, metrics_of
 from llenvs.rewards.agreement._step_disagreement import StepDisagreement, prm_disagreements
 
 __all__ = ["PRMAgreement", "prm_agreement"]
 
 
 @dataclass(frozen=True)
-class PRMAgreement:
+class PRMAgreement(ComparedCounts):
     """How a PRM's step scores agree with one labeller's step labels."""
 
-    traces: int
-    """Traces both labelled and scored."""
-    traces_with_error: int
-    """Those with a step labelled -1."""
-    steps: int
-    """Labelled steps the PRM rated."""
-    first_errors: int
-    """Of those, the ones labelled -1 (the AUROC's positives)."""
     auroc: Estimate
     """Step AUROC: positive = labelled -1, predictor ``1 - score``, ties one half."""
     f1: Estimate

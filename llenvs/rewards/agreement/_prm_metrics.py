@@ -22,12 +22,12 @@ from llenvs.rewards.agreement._compared_trace import ComparedTrace, Scores, comp
 from llenvs.rewards.agreement._first_error_prediction import THRESHOLD, Labelling
 from llenvs.rewards.agreement._step_auroc import auroc
 
-__all__ = ["PRMMetrics", "metrics_of", "prm_metrics"]
+__all__ = ["ComparedCounts", "PRMMetrics", "metrics_of", "prm_metrics"]
 
 
 @dataclass(frozen=True)
-class PRMMetrics:
-    """A PRM's agreement with one labeller's labels, as numbers (NaN: nothing to measure)."""
+class ComparedCounts:
+    """What a PRM and a labeller were compared on: the counts its measures come with."""
 
     traces: int
     """Traces both labelled and scored."""
@@ -37,6 +37,12 @@ class PRMMetrics:
     """Labelled steps the PRM rated (the AUROC's)."""
     first_errors: int
     """Of those, the ones labelled -1 (the AUROC's positives)."""
+
+
+@dataclass(frozen=True)
+class PRMMetrics(ComparedCounts):
+    """A PRM's agreement with one labeller's labels, as numbers (NaN: nothing to measure)."""
+
     accuracy: float
     """First-error localisation accuracy on all the traces."""
     accuracy_error: float

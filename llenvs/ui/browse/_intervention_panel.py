@@ -39,7 +39,9 @@ from llenvs.ui.common import (
     prm_picker,
     saved_settings,
     session_key,
+    show_outcome,
     shows_errors,
+    trace_outcome,
 )
 from llenvs.workbench import (
     MISSING,
@@ -274,14 +276,7 @@ def _written(job: InterventionJob) -> str:
 
 def _last_outcome(trace: Trace) -> None:
     """What the last job on ``trace`` did (until the next one): what it wrote, or why not."""
-    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
-    if parent != trace.trace_id:
-        return
-    if isinstance(outcome, Exception):
-        with shows_errors("Nothing was written"):
-            raise outcome
-    elif outcome is not None:
-        st.success(outcome)
+    show_outcome(trace_outcome(_OUTCOME, trace.trace_id), "Nothing was written")
 
 
 def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 import streamlit as st
 
@@ -46,9 +45,9 @@ from llenvs.ui.common import (
     number_box,
     read_location,
     read_number,
+    trace_file_box,
 )
 from llenvs.workbench import (
-    SIDEBAR_NAME,
     BrowseLocation,
     count,
     describe_branch,
@@ -56,7 +55,6 @@ from llenvs.workbench import (
     neighbour,
     prm_summary,
     run_summary,
-    short_name,
     tagged_segments,
 )
 from llenvs.workbench.files import TraceIndex, browse_default, trace_files, traces_dir
@@ -94,12 +92,7 @@ def choose_file(location: BrowseLocation) -> BrowseLocation | None:
     if not files:
         return None
     current = location.file or files[0]
-    picked = st.sidebar.selectbox(
-        "Trace file",
-        files,
-        index=files.index(current),
-        format_func=lambda p: short_name(Path(p).name, SIDEBAR_NAME),
-    )
+    picked = trace_file_box(files, current)
     if picked != current:
         go_to(BrowseLocation(picked))
         st.rerun()

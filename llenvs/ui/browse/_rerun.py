@@ -3,17 +3,7 @@
 The same check as ``llenvs rerun``: the model, sampling, segmenter and answer opening come from
 the trace's run record (a branch: from its parent and intervention), never from the model the
 panel below has picked. The outcome stays under the header until another trace is shown.
-
-Example:
-    >>> from llenvs.core.run_spec import ModelSpec, RunSpec
-    >>> from llenvs.traces import RunRecord, TaskRecord
-    >>> run = RunRecord(RunSpec(model=ModelSpec.parse("scripted")))
-    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
-    >>> rerun_problem(t)
-    'made by the scripted backend: its responses are not recorded'
-    >>> rerun_problem(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()))
-    'it records no model (a given or imported text)'
-
+A trace that cannot be made again here says why (``rerun_problem``) on its button.
 """
 
 from __future__ import annotations
@@ -23,7 +13,7 @@ import streamlit as st
 from llenvs.core.run_spec import Provider
 from llenvs.evaluation.branching import Rerun, recorded_model, rerun
 from llenvs.traces import Trace, find_trace
-from llenvs.ui.common import load_backend, session_key, shows_errors
+from llenvs.ui.common import load_backend, session_key, shows_errors, trace_outcome
 from llenvs.workbench.models import ModelChoice, own_model
 
 __all__ = ["rerun_button", "rerun_problem", "show_rerun"]
@@ -38,13 +28,17 @@ def rerun_problem(trace: Trace) -> str | None:
     Example:
         >>> from llenvs.core.run_spec import ModelSpec, RunSpec
         >>> from llenvs.traces import RunRecord, TaskRecord
-        >>> run = RunRecord(RunSpec(model=ModelSpec.parse("openai/m")))
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), run=run, response="", segments=())
-        >>> rerun_problem(t)
+        >>> def made_by(run: RunRecord) -> Trace:
+        ...     task = TaskRecord("e", "a", {}, 0, "q")
+        ...     return Trace(task=task, run=run, response="", segments=())
+        >>> rerun_problem(made_by(RunRecord(RunSpec(model=ModelSpec.parse("openai/m")))))
         'its server is not recorded (openai/m without a base URL)'
-        >>> rerun_problem(Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=(),
-        ...                     run=RunRecord(unknown={"model": "coin"})))
+        >>> rerun_problem(made_by(RunRecord(RunSpec(model=ModelSpec.parse("scripted")))))
+        'made by the scripted backend: its responses are not recorded'
+        >>> rerun_problem(made_by(RunRecord(unknown={"model": "coin"})))
         "its model 'coin' names no backend"
+        >>> rerun_problem(made_by(RunRecord()))  # a given or imported text
+        'it records no model (a given or imported text)'
 
     """
     spec = trace.run.spec.model
@@ -78,8 +72,8 @@ def rerun_button(path: str, trace: Trace) -> None:
     if clicked:
         with shows_errors("Running it again failed"), st.spinner("Generating it again…"):
             st.session_state[_OUTCOME] = (trace.trace_id, _run_again(path, trace))
-    shown, result = st.session_state.get(_OUTCOME, (None, None))
-    if shown == trace.trace_id and isinstance(result, Rerun):
+    result = trace_outcome(_OUTCOME, trace.trace_id)
+    if isinstance(result, Rerun):
         show_rerun(result)
 
 

@@ -20,7 +20,9 @@ from llenvs.ui.common import (
     job_controls,
     load_backend,
     session_key,
+    show_outcome,
     shows_errors,
+    trace_outcome,
 )
 from llenvs.workbench import count
 from llenvs.workbench.jobs import StepValuesJob
@@ -129,12 +131,8 @@ def _ended(job: StepValuesJob) -> str:
 
 def last_outcome(trace: Trace) -> None:
     """How the last run on ``trace`` ended (until the next one): what it stored, or why not."""
-    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
-    if parent != trace.trace_id:
-        return
-    if isinstance(outcome, Exception):
-        st.caption("Every round finished before the error is kept; Run again resumes from them.")
-        with shows_errors("The run stopped"):
-            raise outcome
-    elif outcome is not None:
-        st.success(outcome)
+    show_outcome(
+        trace_outcome(_OUTCOME, trace.trace_id),
+        "The run stopped",
+        kept="Every round finished before the error is kept; Run again resumes from them.",
+    )

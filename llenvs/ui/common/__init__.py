@@ -2,8 +2,8 @@
 
 The page's URL place, the browser session, cached loaders, keyboard shortcuts that drop no
 press, number boxes that say what they clamp, the guard that turns errors into messages, exact
-response text, a model for a page (loading, choosing, the PRM box), a job's Stop, and the
-Settings page with the settings every page reads.
+response text, a model for a page (loading, choosing, the PRM box), a job's Stop and how it
+ended, the sidebar's trace file box, and the Settings page with the settings every page reads.
 """
 
 from llenvs.ui.common._browse_url import go_to, read_location
@@ -15,7 +15,7 @@ from llenvs.ui.common._cached import (
     cached_trace,
     stamp,
 )
-from llenvs.ui.common._job_controls import job_controls
+from llenvs.ui.common._job_controls import job_controls, show_outcome, trace_outcome
 from llenvs.ui.common._key_queue import key_queue
 from llenvs.ui.common._model_loading import load_backend
 from llenvs.ui.common._model_picker import current_choice, model_picker, saved_settings
@@ -24,6 +24,7 @@ from llenvs.ui.common._page_guard import LOGGER, is_internal_error, shows_errors
 from llenvs.ui.common._prm_picker import prm_picker
 from llenvs.ui.common._settings import session_key, settings_form
 from llenvs.ui.common._text_block import TEXT_CLASS, text_block
+from llenvs.ui.common._trace_file_box import trace_file_box
 
 __all__ = [
     "LOGGER",
@@ -50,8 +51,11 @@ __all__ = [
     "saved_settings",
     "session_key",
     "settings_form",
+    "show_outcome",
     "shows_errors",
     "stamp",
     "text_block",
     "through_app",
+    "trace_file_box",
+    "trace_outcome",
 ]

@@ -16,6 +16,7 @@ import streamlit as st
 
 from llenvs.core.run_spec import Provider
 from llenvs.traces import Trace
+from llenvs.ui.common._server_fields import MODES, mode_box, server_option, server_options
 from llenvs.workbench.files import traces_dir
 from llenvs.workbench.models import ModelChoice, ModelKind, Settings, load_settings, own_model
 
@@ -70,35 +71,30 @@ def saved_settings() -> Settings:
 def _server_choice(model: str, recorded: Mapping[str, Any]) -> ModelChoice | None:
     """An OpenAI-compatible server: URL, model, mode; the key's variable, never the key."""
     left, right = st.columns(2)
-    url = left.text_input(
-        "Server URL", value=str(recorded.get("base_url", "")), key="iv-openai-url"
-    )
+    url = server_option("Server URL", recorded, "base_url", "iv-openai-url", where=left)
     served = right.text_input("Model name", value=model, key="iv-openai-model")
-    modes = ["completions", "chat"]
     left, right = st.columns(2)
-    mode = left.selectbox(
-        "Mode",
-        modes,
-        index=modes.index(recorded["mode"]) if recorded.get("mode") in modes else 0,
-        key="iv-openai-mode",
-        help="completions: token-id prompts, faithful continuation (vLLM); chat: chat "
-        "messages (hosted APIs)",
-    )
-    tokenizer = right.text_input(
+    known = recorded.get("mode") in MODES
+    mode = mode_box(left, MODES.index(recorded["mode"]) if known else 0, "iv-openai-mode")
+    tokenizer = server_option(
         "Tokenizer (completions mode)",
-        value=str(recorded.get("tokenizer", "")),
-        key="iv-openai-tokenizer",
+        recorded,
+        "tokenizer",
+        "iv-openai-tokenizer",
         help="A local folder or a cached hub id with the model's tokenizer and chat template "
         "(default: the model name)",
+        where=right,
     )
-    variable = st.text_input(
+    variable = server_option(
         "API key variable",
-        value=str(recorded.get("api_key_env", "OPENAI_API_KEY")),
-        key="iv-openai-key",
+        recorded,
+        "api_key_env",
+        "iv-openai-key",
+        default="OPENAI_API_KEY",
         help="The environment variable of the app's process holding the key (vLLM needs "
         "none); the key itself is never shown nor written.",
     )
-    return _openai_choice(url, served, str(mode), variable, tokenizer)
+    return _openai_choice(url, served, mode, variable, tokenizer)
 
 
 def current_choice(trace: Trace) -> ModelChoice | None:
@@ -150,7 +146,5 @@ def _openai_choice(
     """A server choice from the picker's fields (None without a URL or a model name)."""
     if not url.strip() or not served.strip():
         return None
-    options = {"base_url": url.strip(), "mode": mode, "api_key_env": variable.strip()}
-    if tokenizer.strip():
-        options["tokenizer"] = tokenizer.strip()
+    options = server_options(url, mode, variable, tokenizer)
     return ModelChoice(ModelKind.OPENAI, served.strip(), tuple(sorted(options.items())))

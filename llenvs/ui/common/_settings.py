@@ -16,6 +16,7 @@ from llenvs.core import Bound
 from llenvs.core.segmenters import segmenter_from_spec
 from llenvs.ui.common._number_box import number_box
 from llenvs.ui.common._prm_picker import prm_picker
+from llenvs.ui.common._server_fields import MODES, mode_box, server_option, server_options
 from llenvs.workbench.models import (
     MAX_MODELS_ENV,
     MAX_MODELS_LIMIT,
@@ -104,34 +105,30 @@ def settings_form(folder: Path) -> None:
 
 def _server(saved: Settings) -> tuple[str, dict[str, str]]:
     """An OpenAI-compatible server's settings, and the key for this session."""
+    server = saved.server
     left, right = st.columns(2)
-    url = left.text_input(
-        "Server URL", value=saved.server.get("base_url", ""), key="settings-url"
-    ).strip()
+    url = server_option("Server URL", server, "base_url", "settings-url", where=left)
     model = right.text_input("Model name", value=saved.location, key="settings-served")
-    modes = ["completions", "chat"]
     left, right = st.columns(2)
-    mode = left.selectbox(
-        "Mode",
-        modes,
-        index=modes.index(saved.server.get("mode", "completions")),
-        key="settings-mode",
-        help="completions: token-id prompts, faithful continuation (vLLM); chat: chat "
-        "messages (hosted APIs)",
-    )
-    tokenizer = right.text_input(
+    mode = mode_box(left, MODES.index(server.get("mode", "completions")), "settings-mode")
+    tokenizer = server_option(
         "Tokenizer (completions mode)",
-        value=saved.server.get("tokenizer", ""),
-        key="settings-tokenizer",
+        server,
+        "tokenizer",
+        "settings-tokenizer",
         help="A local folder or a cached hub id (default: the model name)",
-    ).strip()
+        where=right,
+    )
     left, right = st.columns(2)
-    variable = left.text_input(
+    variable = server_option(
         "API key variable",
-        value=saved.server.get("api_key_env", "OPENAI_API_KEY"),
-        key="settings-key-env",
+        server,
+        "api_key_env",
+        "settings-key-env",
+        default="OPENAI_API_KEY",
         help="The environment variable of the app's process that holds the key (vLLM needs none).",
-    ).strip()
+        where=left,
+    )
     typed = right.text_input(
         "or the key itself, for this browser session only",
         type="password",
@@ -142,10 +139,7 @@ def _server(saved: Settings) -> tuple[str, dict[str, str]]:
         st.session_state[SESSION_KEY] = typed
     if session_key():
         st.caption("A key is set for this session.")
-    server = {"base_url": url, "mode": str(mode), "api_key_env": variable}
-    if tokenizer:
-        server["tokenizer"] = tokenizer
-    return model, server
+    return model, server_options(url, mode, variable, tokenizer)
 
 
 def _models_kept(saved: Settings) -> int | None:

@@ -40,8 +40,10 @@ from llenvs.ui.common import (
     load_backend,
     number_box,
     session_key,
+    show_outcome,
     shows_errors,
     stamp,
+    trace_outcome,
 )
 from llenvs.ui.compare import _page as compare_view
 from llenvs.ui.compare._page import DEFAULT_SPECS
@@ -241,11 +243,4 @@ def _ended(job: SegmenterValuesJob) -> str:
 
 
 def _last_outcome(trace: Trace) -> None:
-    parent, outcome = st.session_state.get(_OUTCOME, (None, None))
-    if parent != trace.trace_id:
-        return
-    if isinstance(outcome, Exception):
-        with shows_errors("The run stopped"):
-            raise outcome
-    elif outcome is not None:
-        st.success(outcome)
+    show_outcome(trace_outcome(_OUTCOME, trace.trace_id), "The run stopped")

@@ -52,8 +52,8 @@ import streamlit as st
 from llenvs.traces import Trace, TraceReader, labels_path, read_labels
 from llenvs.traces.files import SkippedLine
 from llenvs.traces.labels import Labels
-from llenvs.ui.common import stamp
-from llenvs.workbench import SIDEBAR_NAME, count, short_name
+from llenvs.ui.common import stamp, trace_file_box
+from llenvs.workbench import count
 from llenvs.workbench.files import resolve_trace_path, trace_files, traces_dir
 
 __all__ = [
@@ -119,12 +119,7 @@ def choose_file() -> str | None:
     current = wanted or most_labelled(files)
     if current is None:
         return None
-    picked = st.sidebar.selectbox(
-        "Trace file",
-        files,
-        index=files.index(current),
-        format_func=lambda p: short_name(Path(p).name, SIDEBAR_NAME),
-    )
+    picked = trace_file_box(files, current)
     if picked != current:
         st.query_params.from_dict({"file": picked})
         st.rerun()
