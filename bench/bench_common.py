@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -118,3 +120,24 @@ def browser_page(traces: Path, size: tuple[int, int] = (1500, 1200)) -> Iterator
             yield browser.new_page(viewport={"width": width, "height": height}), url
         finally:
             browser.close()
+
+
+@contextmanager
+def commit_tree(commit: str) -> Iterator[Path]:
+    """``commit`` checked out in a temporary git worktree, removed after.
+
+    The "before" of a before-and-after table, timed beside this tree.
+    """
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / "before"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", "--quiet", str(tree), commit],
+            cwd=ROOT,
+            check=True,
+        )
+        try:
+            yield tree
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False
+            )

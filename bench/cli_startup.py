@@ -25,11 +25,10 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench_common import ROOT, publish
+from bench_common import ROOT, commit_tree, publish
 
 HEADING = "## Command-line start-up, before and after the faces (`bench/cli_startup.py`)"
 BEFORE = "4aa1ea2"
@@ -93,33 +92,22 @@ def measure(before: str, runs: int) -> str:
     """Time every case in both trees and the peer, interleaved; return the markdown section."""
     loads = os.getloadavg()
     started = time.time()
-    with tempfile.TemporaryDirectory() as scratch:
-        old = Path(scratch) / "before"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(old), before],
-            cwd=ROOT,
-            check=True,
-        )
-        try:
-            trees = {"before": old, "after": ROOT}
-            for tree in trees.values():
-                check_tree(tree)
-                for _, body in CASES.values():
-                    run_once(tree, body)  # compiles the tree's bytecode once, not timed
-            times: dict[tuple[str, str], list[float]] = {}
-            reports: dict[tuple[str, str], dict[str, object]] = {}
-            peer: list[float] = []
-            for _ in range(runs):
-                peer.append(run_once(None, "")[0])
-                for case, (_, body) in CASES.items():
-                    for name, tree in trees.items():
-                        seconds, report = run_once(tree, body)
-                        times.setdefault((case, name), []).append(seconds)
-                        reports[(case, name)] = report
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False
-            )
+    with commit_tree(before) as old:
+        trees = {"before": old, "after": ROOT}
+        for tree in trees.values():
+            check_tree(tree)
+            for _, body in CASES.values():
+                run_once(tree, body)  # compiles the tree's bytecode once, not timed
+        times: dict[tuple[str, str], list[float]] = {}
+        reports: dict[tuple[str, str], dict[str, object]] = {}
+        peer: list[float] = []
+        for _ in range(runs):
+            peer.append(run_once(None, "")[0])
+            for case, (_, body) in CASES.items():
+                for name, tree in trees.items():
+                    seconds, report = run_once(tree, body)
+                    times.setdefault((case, name), []).append(seconds)
+                    reports[(case, name)] = report
     elapsed = time.time() - started
     bare = statistics.median(peer)
 

@@ -51,18 +51,21 @@ from llenvs.core._intervention import (
 )
 from llenvs.core._intervention_kind import InterventionKind
 from llenvs.core._json_line import BOM, JsonLineError, parse_json_line, parse_json_text
-from llenvs.core._records import (
+from llenvs.core._record_types import (
+    HERE,
     INT64,
     RECORD,
+    Coded,
     Count,
     Flag,
     Int64,
     Number,
+    SortedValues,
     Text,
-    read_record,
-    record_dict,
-    record_schema,
+    computed,
+    omit_when_empty,
 )
+from llenvs.core._records import read_record, record_dict, record_schema
 from llenvs.core._retry_policy import NO_RETRY, RetryPolicy
 from llenvs.core._reward_function import BatchRewardFunction, RewardFunction, StepTriple
 from llenvs.core._run_control import RunControl
@@ -112,6 +115,7 @@ __all__ = [
     "COMPLETE",
     "DATASET_SIZE",
     "DEFAULT_MAX_TOKENS",
+    "HERE",
     "INT64",
     "MAX_TOKENS",
     "NO_RETRY",
@@ -127,6 +131,7 @@ __all__ = [
     "BatchRewardFunction",
     "Bound",
     "BoundaryFn",
+    "Coded",
     "Complete",
     "CompositeSegmenter",
     "Count",
@@ -175,6 +180,7 @@ __all__ = [
     "SegmenterSpecError",
     "SentenceSegmenter",
     "Signal",
+    "SortedValues",
     "State",
     "StateMetadata",
     "StepResult",
@@ -191,9 +197,11 @@ __all__ = [
     "Transition",
     "UnknownName",
     "check_env",
+    "computed",
     "default_segmenter",
     "fan_out",
     "intervention_from_record",
+    "omit_when_empty",
     "parse_json_line",
     "parse_json_text",
     "read_record",

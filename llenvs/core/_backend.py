@@ -26,6 +26,8 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from llenvs.core._record_types import RECORD, Text
+
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "BackendCapabilities",
@@ -63,9 +65,11 @@ class Message:
 
     """
 
+    __pydantic_config__ = RECORD
+
     role: Role
     """Who speaks."""
-    content: str
+    content: Text
     """What is said."""
 
     def __post_init__(self) -> None:

@@ -1,4 +1,4 @@
-"""Records declared once: the field types a record declares, and the one converter for them all.
+"""Records declared once: the one converter of every record (its field types: ``_record_types``).
 
 A record is a frozen dataclass that says it is one (``__pydantic_config__ = RECORD``: unknown
 fields refused, each field described by its docstring) and whose fields say what a file may
@@ -30,75 +30,31 @@ Example:
     ...
     llenvs.core.errors.RecordFormatError: tally.boundary: expected an integer, got '2'
     >>> read_record(Tally, {"boundary": 2, "success": True, "extra": 0}, "tally")
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llenvs.core.errors.RecordFormatError: tally: unknown field(s): extra
+    llenvs.core.errors.RecordFormatError: tally: unknown field(s): extra: choose from boundary, ...
 
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import types
+import typing
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from llenvs.core._record_types import HERE, INT64, RECORD, Count, Flag, Int64, Number  # noqa: F401 (the examples')
 from llenvs.core.errors import RecordFormatError
 
 if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler, TypeAdapter
-    from pydantic_core import CoreSchema
+    from pydantic import TypeAdapter
 
-__all__ = [
-    "INT64",
-    "RECORD",
-    "Count",
-    "Flag",
-    "Int64",
-    "Number",
-    "Text",
-    "read_record",
-    "record_dict",
-    "record_schema",
-]
-
-INT64 = range(-(2**63), 2**63)
-"""The integers a record's integer fields may hold: 64 bits, as every reader of them stores them
-(pandas, Arrow, numpy, torch); a larger one cannot be a real index, count or token id."""
-
-
-class _Exactly:
-    """A field type's rule for pydantic: the type itself, never coerced, within these bounds.
-
-    Pydantic asks for it when a record's converter is first built, so declaring a record imports
-    nothing of pydantic (``import llenvs.core`` stays as quick as before records were declared).
-    """
-
-    def __init__(self, **bounds: object) -> None:
-        self.bounds = bounds
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        schema: dict[str, Any] = {**handler(source), "strict": True, **self.bounds}
-        return schema
-
-
-Int64 = Annotated[int, _Exactly(ge=INT64.start, le=INT64.stop - 1)]
-"""An integer that fits in 64 bits (booleans refused)."""
-Count = Annotated[int, _Exactly(ge=0, le=INT64.stop - 1)]
-"""An integer >= 0 that fits in 64 bits."""
-Text = Annotated[str, _Exactly()]
-"""A string."""
-Flag = Annotated[bool, _Exactly()]
-"""``true`` or ``false``, nothing else."""
-Number = Annotated[float, _Exactly(allow_inf_nan=False)]
-"""A finite number, read as a float."""
+__all__ = ["read_record", "record_dict", "record_schema"]
 
 Record = TypeVar("Record")
-
-RECORD = {"extra": "forbid", "use_attribute_docstrings": True}
-"""A record's ``__pydantic_config__``: unknown fields refused, each field described by its
-docstring. A plain dict (pydantic's ``ConfigDict`` is one), so a record says it without
-importing pydantic."""
 
 
 def read_record(
@@ -127,7 +83,7 @@ def read_record(
         record: Record = _adapter(kind).validate_python(data)
         return record
     except ValidationError as invalid:
-        raise error(_message(invalid, where)) from None
+        raise error(_message(invalid, where, kind)) from None
 
 
 def record_dict(record: object) -> dict[str, Any]:
@@ -148,7 +104,7 @@ def record_dict(record: object) -> dict[str, Any]:
 
 
 def record_schema(kind: type) -> dict[str, Any]:
-    """The JSON schema of a record, each field described by its docstring (read from the source).
+    """The JSON schema of a record as written, each field described by its docstring.
 
     Example:
         >>> from dataclasses import dataclass
@@ -160,7 +116,7 @@ def record_schema(kind: type) -> dict[str, Any]:
         0
 
     """
-    schema: dict[str, Any] = _adapter(kind).json_schema()
+    schema: dict[str, Any] = _adapter(kind).json_schema(mode="serialization")
     return schema
 
 
@@ -182,19 +138,61 @@ def _adapter(kind: type) -> TypeAdapter[Any]:
     return adapter
 
 
-def _message(invalid: Any, where: str) -> str:
+def _message(invalid: Any, where: str, kind: type) -> str:
     """The first problem of a validation, in the words every reader of the project's files uses."""
-    unknown = [
-        str(problem["loc"][-1])
-        for problem in invalid.errors()
-        if problem["type"] in ("unexpected_keyword_argument", "extra_forbidden")
-    ]
     problem = invalid.errors()[0]
     path = ".".join([where, *_path(problem["loc"])]).replace(".[", "[")
-    if unknown and problem["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+    if problem["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
         parent = path.rsplit(".", 1)[0]
-        return f"{parent}: unknown field(s): {', '.join(sorted(unknown))}"
-    return f"{path}: {_words(problem)}"
+        unknown = sorted(
+            str(other["loc"][-1])
+            for other in invalid.errors()
+            if other["type"] == problem["type"] and other["loc"][:-1] == problem["loc"][:-1]
+        )
+        record = _record_at(kind, problem["loc"][:-1])
+        known = "" if record is None else f": choose from {', '.join(_init_fields(record))}"
+        return f"{parent}: unknown field(s): {', '.join(unknown)}{known}"
+    words = _words(problem)
+    if HERE in words:  # a coded field's reader named the path itself
+        return words.replace(HERE, path)
+    named = _FIELD.match(words) if problem["type"] == "value_error" else None
+    if named:  # a record's own check naming one of its fields: "prompt_hash: ..."
+        return f"{path}.{words}".replace(".[", "[")
+    return f"{path}: {words}"
+
+
+_FIELD = re.compile(r"[a-z_][a-z0-9_]*(\[\d+\])?(\.[a-z_][a-z0-9_]*(\[\d+\])?)*: ")
+"""A check's message that starts with the name of the field it is about."""
+
+
+def _record_at(kind: Any, location: tuple[int | str, ...]) -> type | None:
+    """The record type found at ``location`` inside a ``kind`` record.
+
+    None where there is none there (a mapping's value, a coded field).
+    """
+    for part in location:
+        kind = _unwrapped(kind)
+        if isinstance(part, int) and typing.get_origin(kind) is tuple:
+            kind = typing.get_args(kind)[0]
+        elif isinstance(part, str) and dataclasses.is_dataclass(kind):
+            kind = typing.get_type_hints(kind).get(part)
+        else:
+            return None
+    kind = _unwrapped(kind)
+    return kind if isinstance(kind, type) and dataclasses.is_dataclass(kind) else None
+
+
+def _unwrapped(kind: Any) -> Any:
+    """``kind`` without ``| None`` around it."""
+    arguments = [a for a in typing.get_args(kind) if a is not type(None)]
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and len(arguments) == 1:
+        return arguments[0]
+    return kind
+
+
+def _init_fields(record: type) -> list[str]:
+    """The fields a record's JSON may hold (those it computes included)."""
+    return [item.name for item in dataclasses.fields(record)]
 
 
 def _path(location: tuple[int | str, ...]) -> list[str]:
@@ -225,6 +223,8 @@ def _words(problem: Mapping[str, Any]) -> str:
         return f"expected true or false, got {shown}"
     if kind == "string_type":
         return f"expected a string, got {shown}"
+    if kind in ("float_type", "float_parsing") and type(value) is int:  # beyond a float's range
+        return f"a number out of range: it must be a finite float, got {shown}"
     if kind in ("float_type", "float_parsing"):
         return f"expected a number, got {shown}"
     if kind == "finite_number":
@@ -233,8 +233,13 @@ def _words(problem: Mapping[str, Any]) -> str:
         return f"expected a list, got {shown}"
     if kind in ("dict_type", "dataclass_type", "model_type", "dataclass_args_type"):
         return f"expected an object, got {shown}"
+    if kind in ("enum", "literal_error"):
+        return f"unknown value {shown}: choose from {context.get('expected')}"
     if kind == "value_error":
-        return str(problem["msg"]).removeprefix("Value error, ")
+        error = context.get("error")
+        return (
+            str(error) if error is not None else str(problem["msg"]).removeprefix("Value error, ")
+        )
     return str(problem["msg"])
 
 

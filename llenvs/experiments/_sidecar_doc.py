@@ -27,6 +27,7 @@ from llenvs.analysis.sidecar import (
     PublishedTally,
     PublishedValues,
     SegmenterValues,
+    SidecarLine,
     analysis_path,
     append_forced_answers,
     append_published,
@@ -41,14 +42,7 @@ from llenvs.experiments._experiment_file import EXPERIMENT_VERSION, ExperimentHe
 from llenvs.experiments._how import How
 from llenvs.experiments._parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments._recipe import Recipe
-from llenvs.experiments._where import (
-    EveryBoundary,
-    MatchingRegex,
-    PRMBelow,
-    RelativePositions,
-    SegmentAt,
-    TopImportance,
-)
+from llenvs.experiments._where import WHERE_RULES, RelativePositions
 from llenvs.traces import SCALARS, record_table
 
 __all__ = ["EXAMPLES", "RECORDS", "sidecar_markdown"]
@@ -78,7 +72,8 @@ HEADER = ExperimentHeader(RECIPE, "runs.jsonl", "5f0c2a9e41b7d386", "2026-12-06T
 OUTCOME = BranchOutcome("a1b2c3", 4, 2, 2, 8, 0, 0, "d4e5f6", True, "12", False, "10", 0.71)
 
 RECORDS: tuple[tuple[str, type], ...] = (
-    ('`rollouts[]` of a `"rollouts"` line: Rollout', Rollout),
+    ("Every line of the analysis sidecar begins with: SidecarLine", SidecarLine),
+    ('`rollouts[]` of a `"rollouts"` line (beside its `round`): Rollout', Rollout),
     ('`answers[]` of a `"forced_answers"` line: ForcedAnswer', ForcedAnswer),
     ('`published` of a `"published"` line: PublishedValues', PublishedValues),
     ("`published.tallies[]`: PublishedTally", PublishedTally),
@@ -95,6 +90,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
 EXAMPLES: dict[type, dict[str, Any]] = {
     Rollout: record_dict(ROLLOUT),
     ForcedAnswer: record_dict(FORCED),
+    SidecarLine: record_dict(SidecarLine(kind="rollouts", trace_id="a1b2c3", key={})),
     PublishedValues: record_dict(PUBLISHED),
     PublishedTally: record_dict(PUBLISHED.tallies[0]),
     ContentReturn: record_dict(RETURN),
@@ -106,9 +102,6 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     BranchOutcome: OUTCOME.to_record(),
 }
 """Each record as its writer stores it (a test checks that the tables name exactly these keys)."""
-
-WHERE_RULES = (SegmentAt, RelativePositions, EveryBoundary, PRMBelow, TopImportance, MatchingRegex)
-"""The rules of ``recipe.where``, each stored as its ``rule`` name and its fields."""
 
 TYPES = {
     **SCALARS,

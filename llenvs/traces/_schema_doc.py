@@ -300,6 +300,10 @@ def schema_type(field: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
         return f"list of ({item})" if " | " in item else f"list of {item}"
     if kind == "object" and isinstance(field.get("additionalProperties"), dict):
         return "object: name → " + schema_type(field["additionalProperties"], defs)
+    if "x-record" in field:  # a value that writes its own JSON (a run spec, an intervention)
+        return f"object ({field['x-record']})"
+    if "enum" in field:
+        return f"{kind} ({' / '.join(str(value) for value in field['enum'])})"
     if kind == "integer" and field.get("minimum") == 0:
         return "integer ≥ 0"
     return str(kind)
@@ -322,10 +326,10 @@ def record_table(
     names = JSON_NAMES.get(cls, {}) if names is None else names
     lines = ["| field | JSON type | description |", "|---|---|---|"]
     if vars(cls).get("__pydantic_config__") is RECORD:  # declared once: its schema says it all
-        schema = record_schema(cls)
+        schema, docs = record_schema(cls), attribute_docs(cls)
         for name, field in schema["properties"].items():
             kind = schema_type(field, schema.get("$defs", {}))
-            description = " ".join(field.get("description", "").split())
+            description = " ".join(field.get("description", docs.get(name, "")).split())
             lines.append(f"| `{names.get(name, name)}` | {_cell(kind)} | {_cell(description)} |")
         return lines
     docs = attribute_docs(cls)

@@ -17,11 +17,12 @@ from llenvs.core import (
     Resample,
     SamplingParams,
     intervention_from_record,
+    read_record,
 )
 from llenvs.core.errors import OutOfBoundsError
 from llenvs.evaluation import COMPLETE as GUIDE_COMPLETE
 from llenvs.evaluation import ForceAction, step_decision
-from llenvs.traces import BranchRecord
+from llenvs.traces import BranchRecord, TraceFormatError
 from tests.traces.factories import interventions, sampling_params
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
@@ -126,7 +127,7 @@ def test_a_bad_record_is_refused_naming_the_field(record, message):
 def test_a_bad_record_in_a_trace_names_the_trace_field():
     data = {"parent_id": "p", "segment_index": 0, "intervention": {"kind": "feedback", "text": ""}}
     with pytest.raises(ValueError, match=r"trace\.parent\.intervention: the feedback needs a text"):
-        BranchRecord.from_dict(data)
+        read_record(BranchRecord, data, "trace.parent", TraceFormatError)
 
 
 def test_complete_is_the_guides_complete():

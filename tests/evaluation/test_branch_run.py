@@ -11,6 +11,7 @@ from llenvs.core import (
     SamplingParams,
     Stopped,
     StopToken,
+    record_dict,
 )
 from llenvs.evaluation import BranchRequest, branch
 from llenvs.evaluation.branching import BranchJob, run_branches
@@ -36,7 +37,7 @@ def _comparable(trace):
         trace.response,
         [(s.text, sorted(f.value for f in s.flags)) for s in trace.segments],
         trace.success,
-        trace.parent.to_dict(),
+        record_dict(trace.parent),
         [(m.role, m.content) for m in trace.messages],
         trace.run.spec.sampling,
     )

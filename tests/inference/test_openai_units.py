@@ -5,7 +5,14 @@ from __future__ import annotations
 import openai
 import pytest
 
-from llenvs.core import FinishReason, GenerationRequest, Message, Prompt, SamplingParams
+from llenvs.core import (
+    FinishReason,
+    GenerationRequest,
+    Message,
+    Prompt,
+    SamplingParams,
+    record_dict,
+)
 from llenvs.core.errors import BackendError, PermanentBackendError, UnknownName
 from llenvs.core.run_spec import RunSpec
 from llenvs.evaluation import RetryPolicy
@@ -67,7 +74,7 @@ def test_the_provider_is_registered_and_builds_without_a_server(monkeypatch):
         "tokenizer": "t",
         "api_key_env": "OPENAI_API_KEY",
     }
-    assert SECRET not in str(RunRecord(RunSpec(model=backend_spec(backend))).to_dict())
+    assert SECRET not in str(record_dict(RunRecord(RunSpec(model=backend_spec(backend)))))
     with pytest.raises(ValueError, match="mode must be"):
         get_backend("openai/m", base_url=URL, mode="edit")
     with pytest.raises(ValueError, match="needs a model name"):

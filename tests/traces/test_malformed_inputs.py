@@ -91,7 +91,7 @@ WRONG_TYPES = {
         "trace.schema_version: expected an integer, got True",
         "trace.response: missing",
         "trace: unknown field(s): colour",
-        "segment 0: span [0, 999)",
+        "trace.segments[0]: span [0, 999)",
         "trace: expected an object, got [1, 2]",
     ],
 }

@@ -152,7 +152,7 @@ def test_a_malformed_middle_line_is_named_and_the_rest_loads(tmp_path):
         assert list(reader) == good
     assert [(s.line, s.torn) for s in reader.skipped] == [(2, False), (4, False)]
     assert str(reader.skipped[0]).startswith(f"{path}, line 2: not JSON")
-    assert "line 4: segment 0: span [0, 999)" in str(reader.skipped[1])
+    assert "line 4: trace.segments[0]: span [0, 999)" in str(reader.skipped[1])
     assert [str(w.message) for w in caught] == [  # one warning, naming the first
         f"2 line(s) of {path} could not be read and were skipped; the first: "
         f"line 2: {reader.skipped[0].reason}"

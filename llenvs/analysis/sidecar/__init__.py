@@ -26,6 +26,7 @@ from llenvs.analysis.sidecar._sidecar_line import (
     ANALYSIS_SCHEMA_VERSION,
     AnalysisFileError,
     AnalysisKind,
+    SidecarLine,
 )
 from llenvs.analysis.sidecar._thought_anchors import (
     DEPENDS_ON,
@@ -52,6 +53,7 @@ __all__ = [
     "PublishedTally",
     "PublishedValues",
     "SegmenterValues",
+    "SidecarLine",
     "StoredAnalysis",
     "ThoughtAnchorsError",
     "analysis_path",

@@ -38,8 +38,17 @@ from llenvs.analysis.sampling import ForcedAnswer, Rollout
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
-from llenvs.analysis.sidecar._sidecar_line import AnalysisKind, encode_line, read_lines
-from llenvs.core import record_dict
+from llenvs.analysis.sidecar._sidecar_line import (
+    AnalysisKind,
+    ForcedAnswersLine,
+    PublishedLine,
+    ReturnsLine,
+    RolloutsLine,
+    SegmentersLine,
+    SidecarLine,
+    encode_line,
+    read_lines,
+)
 from llenvs.traces.files import analysis_path, append_lines_atomically
 
 __all__ = [
@@ -94,9 +103,8 @@ def append_rollouts(
         1
 
     """
-    body = {"round": round_number, "rollouts": [record_dict(r) for r in rollouts]}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [encode_line(AnalysisKind.ROLLOUTS, trace_id, key, body)])
+    line = RolloutsLine(trace_id=trace_id, key=key, round=round_number, rollouts=tuple(rollouts))
+    _append(path, line)
 
 
 def append_forced_answers(
@@ -115,9 +123,7 @@ def append_forced_answers(
         '4'
 
     """
-    body = {"answers": [record_dict(a) for a in answers]}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [encode_line(AnalysisKind.FORCED_ANSWERS, trace_id, key, body)])
+    _append(path, ForcedAnswersLine(trace_id=trace_id, key=key, answers=tuple(answers)))
 
 
 def append_published(
@@ -133,10 +139,7 @@ def append_published(
         (['s'], 0)
 
     """
-    body = {"published": record_dict(published)}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    line = encode_line(AnalysisKind.PUBLISHED, trace_id, published.key, body)
-    append_lines_atomically(path, [line])
+    _append(path, PublishedLine(trace_id=trace_id, key=published.key, published=published))
 
 
 def append_returns(
@@ -155,9 +158,7 @@ def append_returns(
         {(0, 0): ContentReturn(boundary=0, number=0, similarity=0.9, at=2)}
 
     """
-    body = {"returns": [record_dict(r) for r in returns]}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [encode_line(AnalysisKind.RETURNS, trace_id, key, body)])
+    _append(path, ReturnsLine(trace_id=trace_id, key=key, returns=tuple(returns)))
 
 
 def read_returns(
@@ -193,9 +194,7 @@ def append_segmenter_values(
         [({}, ['line'])]
 
     """
-    body = {"segmenters": [record_dict(v) for v in values]}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    append_lines_atomically(path, [encode_line(AnalysisKind.SEGMENTERS, trace_id, key, body)])
+    _append(path, SegmentersLine(trace_id=trace_id, key=key, segmenters=tuple(values)))
 
 
 def read_segmenter_values(
@@ -297,3 +296,9 @@ def stored_keys(
         if record_kind is kind and record_id == trace_id and record_key not in found:
             found.append(record_key)
     return found
+
+
+def _append(path: str | os.PathLike[str], line: SidecarLine) -> None:
+    """Append one line to the sidecar at ``path`` (made with its folder if need be), atomically."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    append_lines_atomically(path, [encode_line(line)])

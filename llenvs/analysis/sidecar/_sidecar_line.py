@@ -6,7 +6,7 @@ Every line read is checked whole: a malformed one is an ``AnalysisFileError`` na
 and the line.
 
 Example:
-    >>> json.loads(encode_line(AnalysisKind.RETURNS, "t", {}, {"returns": []}))
+    >>> json.loads(encode_line(ReturnsLine(trace_id="t", key={}, returns=())))
     {'schema_version': 1, 'kind': 'returns', 'trace_id': 't', 'key': {}, 'returns': []}
 
 """
@@ -16,21 +16,36 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from llenvs.analysis.sampling import ForcedAnswer, Rollout
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
-from llenvs.core import JsonLineError, parse_json_line, read_record
+from llenvs.core import (
+    RECORD,
+    Count,
+    JsonLineError,
+    Text,
+    parse_json_line,
+    read_record,
+    record_dict,
+)
 from llenvs.core.errors import LlenvsError
-from llenvs.traces.records import RecordReader
 
 __all__ = [
     "ANALYSIS_SCHEMA_VERSION",
+    "LINES",
     "AnalysisFileError",
     "AnalysisKind",
+    "ForcedAnswersLine",
+    "PublishedLine",
+    "ReturnsLine",
+    "RolloutsLine",
+    "SegmentersLine",
+    "SidecarLine",
     "Stored",
     "encode_line",
     "read_lines",
@@ -77,18 +92,119 @@ class AnalysisKind(Enum):
     (``segmenters_key``)."""
 
 
-def encode_line(
-    kind: AnalysisKind, trace_id: str, key: Mapping[str, Any], body: dict[str, Any]
-) -> bytes:
-    """One line of ``kind`` for ``trace_id`` under ``key``, ``body`` its records, as UTF-8."""
-    record = {
-        "schema_version": ANALYSIS_SCHEMA_VERSION,
-        "kind": kind.value,
-        "trace_id": trace_id,
-        "key": dict(key),
-        **body,
-    }
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+@dataclass(frozen=True, kw_only=True)
+class SidecarLine:
+    """What every line of the sidecar holds first: its version, its kind, its trace, its key."""
+
+    __pydantic_config__ = RECORD
+
+    schema_version: Count = ANALYSIS_SCHEMA_VERSION
+    """The version of the sidecar's lines (1)."""
+    kind: Text
+    """What the line holds (``AnalysisKind``): the rest of its fields follow from it."""
+    trace_id: Text
+    """The trace whose analysis it is."""
+    key: Mapping[Text, Any]
+    """What the records were made under (model, sampling, segmenter...); only lines with the
+    same key are read back together."""
+
+    def stored(self) -> list[Stored]:
+        """The records the line holds."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class RolloutsLine(SidecarLine):
+    """A round of rollouts (``"kind": "rollouts"``)."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["rollouts"] = "rollouts"
+    """``rollouts``."""
+    round: Count
+    """The round's number (0-based)."""
+    rollouts: tuple[Rollout, ...]
+    """The round's rollouts (Rollout)."""
+
+    def stored(self) -> list[Stored]:
+        return list(self.rollouts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForcedAnswersLine(SidecarLine):
+    """A forced-answer curve (``"kind": "forced_answers"``)."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["forced_answers"] = "forced_answers"
+    """``forced_answers``."""
+    answers: tuple[ForcedAnswer, ...]
+    """The answer forced at each boundary (ForcedAnswer)."""
+
+    def stored(self) -> list[Stored]:
+        return list(self.answers)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PublishedLine(SidecarLine):
+    """A study's published step values (``"kind": "published"``), under their own key."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["published"] = "published"
+    """``published``."""
+    published: PublishedValues
+    """The values (PublishedValues)."""
+
+    def stored(self) -> list[Stored]:
+        return [self.published]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReturnsLine(SidecarLine):
+    """Whether resampled content came back (``"kind": "returns"``)."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["returns"] = "returns"
+    """``returns``."""
+    returns: tuple[ContentReturn, ...]
+    """One finding per rollout examined (ContentReturn)."""
+
+    def stored(self) -> list[Stored]:
+        return list(self.returns)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SegmentersLine(SidecarLine):
+    """Step values under several segmenters (``"kind": "segmenters"``)."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["segmenters"] = "segmenters"
+    """``segmenters``."""
+    segmenters: tuple[SegmenterValues, ...]
+    """The values under each segmenter (SegmenterValues)."""
+
+    def stored(self) -> list[Stored]:
+        return list(self.segmenters)
+
+
+LINES: dict[AnalysisKind, type[SidecarLine]] = {
+    AnalysisKind.ROLLOUTS: RolloutsLine,
+    AnalysisKind.FORCED_ANSWERS: ForcedAnswersLine,
+    AnalysisKind.PUBLISHED: PublishedLine,
+    AnalysisKind.RETURNS: ReturnsLine,
+    AnalysisKind.SEGMENTERS: SegmentersLine,
+}
+"""The declared line of each kind."""
+
+
+def encode_line(line: SidecarLine) -> bytes:
+    """One line of the sidecar as UTF-8 JSON (``llenvs.core.record_dict`` of it)."""
+    return (json.dumps(record_dict(line), ensure_ascii=False, allow_nan=False) + "\n").encode(
+        "utf-8"
+    )
 
 
 def read_lines(
@@ -105,55 +221,25 @@ def read_lines(
                 if not raw.strip():
                     continue
                 data = parse_json_line(raw, first=number == 1)
-                kind, record_id, record_key, body = _header(data)
-                records = _records(kind, body)
+                kind = _kind(data)
+                line = read_record(LINES[kind], data, "analysis", ValueError)
             except (JsonLineError, ValueError) as error:
                 raise AnalysisFileError(f"{path}, line {number}: {error}") from None
-            yield kind, record_id, record_key, records
+            yield kind, line.trace_id, dict(line.key), line.stored()
 
 
-def _header(data: object) -> tuple[AnalysisKind, str, dict[str, Any], RecordReader]:
-    reader = RecordReader(data, "analysis")
-    version = reader.integer("schema_version")
-    if version != ANALYSIS_SCHEMA_VERSION:
+def _kind(data: object) -> AnalysisKind:
+    """The kind of a line, its version checked first (a newer llenvs's line is named as such)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"analysis: expected an object, got {type(data).__name__}")
+    version = data.get("schema_version")
+    if version != ANALYSIS_SCHEMA_VERSION or isinstance(version, bool):
         raise ValueError(
-            f"unknown analysis schema_version {version}: this llenvs reads "
+            f"unknown analysis schema_version {version!r}: this llenvs reads "
             f"{ANALYSIS_SCHEMA_VERSION}"
         )
-    text = reader.text("kind")
     try:
-        kind = AnalysisKind(text)
+        return AnalysisKind(data.get("kind"))
     except ValueError:
         choices = " or ".join(repr(k.value) for k in AnalysisKind)
-        raise ValueError(f"analysis.kind must be {choices}, got {text!r}") from None
-    return kind, reader.text("trace_id"), reader.obj("key"), reader
-
-
-def _records(kind: AnalysisKind, reader: RecordReader) -> list[Stored]:
-    found: list[Stored]
-    if kind is AnalysisKind.ROLLOUTS:
-        if reader.integer("round") < 0:
-            raise ValueError("analysis.round must be >= 0")
-        found = [
-            read_record(Rollout, item, f"analysis.rollouts[{n}]")
-            for n, item in enumerate(reader.array("rollouts"))
-        ]
-    elif kind is AnalysisKind.PUBLISHED:
-        found = [read_record(PublishedValues, reader.raw("published"), "analysis.published")]
-    elif kind is AnalysisKind.SEGMENTERS:
-        found = [
-            read_record(SegmenterValues, item, f"analysis.segmenters[{n}]")
-            for n, item in enumerate(reader.array("segmenters"))
-        ]
-    elif kind is AnalysisKind.RETURNS:
-        found = [
-            read_record(ContentReturn, item, f"analysis.returns[{n}]")
-            for n, item in enumerate(reader.array("returns"))
-        ]
-    else:
-        found = [
-            read_record(ForcedAnswer, item, f"analysis.answers[{n}]")
-            for n, item in enumerate(reader.array("answers"))
-        ]
-    reader.done()
-    return found
+        raise ValueError(f"analysis.kind must be {choices}, got {data.get('kind')!r}") from None

@@ -10,8 +10,8 @@ Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
     ...           segments=(SegmentRecord(0, 0, 2, "A."),))
-    >>> BranchRequest(t, 0, Force("B.")).record().to_dict()["intervention"]
-    {'kind': 'force', 'text': 'B.'}
+    >>> BranchRequest(t, 0, Force("B.")).record().intervention
+    Force(text='B.')
     >>> BranchRequest(t, 2, Force("B."))
     Traceback (most recent call last):
     ...

@@ -160,7 +160,7 @@ class TraceReader:
             >>> TraceReader(path).read_at(0, 1)  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+            llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.task: missing
 
         """
         with open(self.path, "rb") as handle:

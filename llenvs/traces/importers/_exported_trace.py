@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core import Message
+from llenvs.core import Message, read_record, record_dict
 from llenvs.traces.records import (
     RecordReader,
     RunRecord,
@@ -82,8 +82,8 @@ def exported_fields(trace: Trace) -> dict[str, Any]:
     return {
         "trace_id": trace.trace_id,
         "created_at": trace.created_at,
-        "task": trace.task.to_dict(),
-        "run": trace.run.to_dict(),
+        "task": record_dict(trace.task),
+        "run": record_dict(trace.run),
         "step_joiners": [step_and_joiner(s.text, joiner)[1] for s in trace.segments],
         "step_rewards": [_other_rewards(s.rewards, s.prm_scores) for s in trace.segments],
         "final_rewards": dict(trace.final_rewards),
@@ -153,7 +153,7 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
 
     """
     reader = RecordReader(block, EXPORT_KEY)
-    task = TaskRecord.from_dict(reader.raw("task"), f"{EXPORT_KEY}.task")
+    task = read_record(TaskRecord, reader.raw("task"), f"{EXPORT_KEY}.task", TraceFormatError)
     if task.prompt != problem:
         raise TraceFormatError(f"{EXPORT_KEY}.task.prompt is not the row's problem")
     step_rewards = reader.array("step_rewards")
@@ -187,7 +187,7 @@ def _run_record(run: object) -> RunRecord:
     """The exported run record: schema 4's (with its ``spec``), or an older export's."""
     where = f"{EXPORT_KEY}.run"
     if isinstance(run, dict) and "spec" in run:
-        return RunRecord.from_dict(run, where)
+        return read_record(RunRecord, run, where, TraceFormatError)
     return legacy_run_record(run, where)
 
 

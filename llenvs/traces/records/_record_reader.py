@@ -24,6 +24,7 @@ __all__ = [
     "check_json_safe",
     "check_number",
     "check_scores",
+    "show",
 ]
 
 
@@ -40,11 +41,11 @@ def check_integer(value: object, where: str) -> int:
 
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TraceFormatError(f"{where}: expected an integer, got {_show(value)}")
+        raise TraceFormatError(f"{where}: expected an integer, got {show(value)}")
     if value not in INT64:
         raise TraceFormatError(
             f"{where}: an integer out of range: it must fit in 64 bits (-2^63 to 2^63 - 1), got "
-            f"{_show(value)} ({len(str(abs(value)))} digits)"
+            f"{show(value)} ({len(str(abs(value)))} digits)"
         )
     return value
 
@@ -65,14 +66,14 @@ def check_number(value: object, where: str) -> float:
 
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TraceFormatError(f"{where}: expected a number, got {_show(value)}")
+        raise TraceFormatError(f"{where}: expected a number, got {show(value)}")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if not math.isfinite(number):
         raise TraceFormatError(
-            f"{where}: a number out of range: it must be a finite float, got {_show(value)}"
+            f"{where}: a number out of range: it must be a finite float, got {show(value)}"
         )
     return number
 
@@ -123,7 +124,7 @@ class RecordReader:
 
     def __init__(self, data: object, where: str) -> None:
         if not isinstance(data, dict):
-            raise TraceFormatError(f"{where}: expected an object, got {_show(data)}")
+            raise TraceFormatError(f"{where}: expected an object, got {show(data)}")
         self.data: dict[str, Any] = data
         self.where = where
         self.seen: set[str] = set()
@@ -161,7 +162,7 @@ class RecordReader:
         """
         value = self.raw(key)
         if not isinstance(value, str):
-            raise TraceFormatError(f"{self.path(key)}: expected a string, got {_show(value)}")
+            raise TraceFormatError(f"{self.path(key)}: expected a string, got {show(value)}")
         return value
 
     def opt_text(self, key: str) -> str | None:
@@ -214,7 +215,7 @@ class RecordReader:
         """
         value = self.raw(key)
         if not isinstance(value, bool):
-            raise TraceFormatError(f"{self.path(key)}: expected true or false, got {_show(value)}")
+            raise TraceFormatError(f"{self.path(key)}: expected true or false, got {show(value)}")
         return value
 
     def opt_boolean(self, key: str) -> bool | None:
@@ -237,7 +238,7 @@ class RecordReader:
         """
         value = self.raw(key)
         if not isinstance(value, list):
-            raise TraceFormatError(f"{self.path(key)}: expected a list, got {_show(value)}")
+            raise TraceFormatError(f"{self.path(key)}: expected a list, got {show(value)}")
         return value
 
     def opt_ints(self, key: str) -> tuple[int, ...] | None:
@@ -284,7 +285,7 @@ class RecordReader:
         """
         value = self.raw(key)
         if not isinstance(value, dict):
-            raise TraceFormatError(f"{self.path(key)}: expected an object, got {_show(value)}")
+            raise TraceFormatError(f"{self.path(key)}: expected an object, got {show(value)}")
         return value
 
     def scores(self, key: str) -> dict[str, float]:
@@ -336,7 +337,13 @@ def check_scores(scores: Mapping[str, float], where: str) -> None:
             raise TraceFormatError(f"{where}.{name}: expected a finite number, got {score!r}")
 
 
-def _show(value: object) -> str:
-    """A short rendering of a value for messages."""
+def show(value: object) -> str:
+    """A short rendering of a value for messages.
+
+    Example:
+        >>> show("x" * 100)[-5:]
+        'xx...'
+
+    """
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -6,12 +6,19 @@ chat template, the system prompt, the library version) and ``unknown``: fields o
 record that map to no spec field, kept as they were and written back, never dropped.
 
 Example:
+    >>> from llenvs.core import read_record, record_dict
     >>> from llenvs.core.run_spec import ModelSpec, RunSpec
     >>> run = RunRecord(RunSpec(model=ModelSpec.parse("transformers")))
-    >>> run.to_dict()["spec"]
+    >>> record_dict(run)["spec"]
     {'model': {'provider': 'embedded'}}
-    >>> RunRecord.from_dict(run.to_dict()) == run
+    >>> read_record(RunRecord, record_dict(run)) == run
     True
+    >>> read_record(RunRecord, {"spec": {"modle": {}}, "chat_template": None,
+    ...     "system_prompt": None, "library_version": "0.1.0", "unknown": {}}, "trace.run")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llenvs.core.errors.RecordFormatError: trace.run.spec: unknown field 'modle': choose from ...
 
 """
 
@@ -19,13 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any
 
 from llenvs import __version__
+from llenvs.core import RECORD, Coded, Text
 from llenvs.core.errors import LlenvsError
 from llenvs.core.run_spec import ModelSpec, RunSpec
 from llenvs.core.segmenters import SegmenterSpec
-from llenvs.traces.records._record_reader import RecordReader, check_json_safe
+from llenvs.traces.records._record_reader import check_json_safe
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["RunRecord", "model_name_in"]
@@ -41,25 +49,29 @@ class RunRecord:
 
     """
 
-    spec: RunSpec = field(default_factory=RunSpec)
+    __pydantic_config__ = RECORD
+
+    spec: Annotated[RunSpec, Coded(RunSpec.from_record, RunSpec.to_record, "RunSpec")] = field(
+        default_factory=RunSpec
+    )
     """The run: task source, segmenter, model (with its precision or server), PRM, sampling
     (with its seed) and answer opening, each None where the run had none (an imported text
     has no model and sampled nothing)."""
-    chat_template: str | None = None
+    chat_template: Text | None = None
     """The chat template the prompt was rendered with, or None (the backend's own, or none)."""
-    system_prompt: str | None = None
+    system_prompt: Text | None = None
     """The system message sent to the model, or None for none."""
-    library_version: str = __version__
+    library_version: Text = __version__
     """The llenvs version that wrote the trace."""
-    unknown: Mapping[str, Any] = field(default_factory=dict)
+    unknown: Mapping[Text, Any] = field(default_factory=dict)
     """Fields that map to no spec field, by their old name (``model``, ``backend_options``,
     ``sampling_params``, ``prm.<field>``...): of an older record (schema 1 to 3), or the name
     of a model no spec names (a test's stand-in backend); kept as they are and written back."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.spec, RunSpec):
-            raise TraceFormatError(f"run.spec must be a RunSpec, got {self.spec!r}")
-        check_json_safe(dict(self.unknown), "run.unknown")
+            raise TraceFormatError(f"spec: must be a RunSpec, got {self.spec!r}")
+        check_json_safe(dict(self.unknown), "unknown")
 
     @classmethod
     def made_with(
@@ -68,8 +80,8 @@ class RunRecord:
         *,
         model_name: str | None = None,
         segmenter: str | None = None,
-        chat_template: str | None = None,
-        system_prompt: str | None = None,
+        chat_template: Text | None = None,
+        system_prompt: Text | None = None,
     ) -> RunRecord:
         """The record of a run made now with ``spec``.
 
@@ -126,51 +138,6 @@ class RunRecord:
             return self.spec.model.recorded_name
         name = self.unknown.get("model")
         return name if isinstance(name, str) else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this record (schema versions 4 and 5).
-
-        Example:
-            >>> sorted(RunRecord().to_dict())
-            ['chat_template', 'library_version', 'spec', 'system_prompt', 'unknown']
-
-        """
-        return {
-            "spec": self.spec.to_record(),
-            "chat_template": self.chat_template,
-            "system_prompt": self.system_prompt,
-            "library_version": self.library_version,
-            "unknown": dict(self.unknown),
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "trace.run") -> RunRecord:
-        """The record of a schema-4 JSON object; a ``TraceFormatError`` naming the field otherwise.
-
-        Older records are read by ``legacy_run_record``.
-
-        Example:
-            >>> RunRecord.from_dict({"spec": {"modle": {}}, "chat_template": None,
-            ...     "system_prompt": None, "library_version": "0.1.0", "unknown": {}})
-            Traceback (most recent call last):
-            ...
-            llenvs.traces.TraceFormatError: trace.run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
-
-        """  # noqa: E501
-        reader = RecordReader(data, where)
-        try:
-            spec = RunSpec.from_record(reader.raw("spec"), f"{where}.spec")
-        except (TypeError, ValueError) as error:
-            raise TraceFormatError(str(error)) from None
-        record = cls(
-            spec=spec,
-            chat_template=reader.opt_text("chat_template"),
-            system_prompt=reader.opt_text("system_prompt"),
-            library_version=reader.text("library_version"),
-            unknown=reader.obj("unknown"),
-        )
-        reader.done()
-        return record
 
 
 def model_name_in(run: object) -> str | None:

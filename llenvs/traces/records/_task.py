@@ -12,37 +12,63 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llenvs.core import EnvSpec, State
-from llenvs.traces.records._record_reader import RecordReader, check_integer, check_json_safe
+from llenvs.core import RECORD, Count, EnvSpec, State, Text, computed
+from llenvs.traces.records._record_reader import check_integer, check_json_safe
 from llenvs.traces.records._task_identity import TaskIdentity, is_prompt_hash, prompt_hash_of
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["TaskRecord"]
 
 
+def _check_prompt_hash(record: TaskRecord, recorded: Mapping[str, Any]) -> None:
+    """Refuse a recorded prompt hash that is not the prompt's (was the prompt edited?)."""
+    if "prompt_hash" not in recorded:
+        return
+    value = recorded["prompt_hash"]
+    if not isinstance(value, str):
+        raise TraceFormatError(f"prompt_hash: expected a string, got {value!r:.40}")
+    if value != record.prompt_hash:
+        shown = value if is_prompt_hash(value) else f"{value!r:.40}"
+        raise TraceFormatError(
+            f"prompt_hash: {shown} is not the hash of the prompt ({record.prompt_hash}); was "
+            "the prompt edited?"
+        )
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """The task a trace answers, enough to make the environment again through the registry.
 
+    ``prompt_hash`` is always computed from the prompt; its JSON holds it, and a recorded one
+    that is not the prompt's is refused (a record older than schema version 3 has none).
+
     Example:
-        >>> TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q").expected_answer is None
+        >>> from llenvs.core import read_record, record_dict
+        >>> r = TaskRecord("leg_counting", "reasoning_gym", {}, 0, "q")
+        >>> r.expected_answer is None, read_record(TaskRecord, record_dict(r)) == r
+        (True, True)
+        >>> old = {k: v for k, v in record_dict(r).items() if k != "prompt_hash"}
+        >>> read_record(TaskRecord, old).prompt_hash == r.prompt_hash
         True
 
     """
 
-    environment: str
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = computed(_check_prompt_hash)
+
+    environment: Text
     """The environment's name within its adapter (``"leg_counting"``)."""
-    adapter: str
+    adapter: Text
     """The adapter that made the environment (``"reasoning_gym"``, ``"huggingface"``)."""
-    adapter_kwargs: Mapping[str, Any]
+    adapter_kwargs: Mapping[Text, Any]
     """Keyword arguments given to the registry (``size``, ``seed``, ...), JSON values only."""
-    task_index: int
+    task_index: Count
     """Index of the task in its environment (0-based)."""
-    prompt: str
+    prompt: Text
     """The whole user message: the question followed by the answer-format instruction."""
-    system_prompt: str | None = None
+    system_prompt: Text | None = None
     """The environment's system message, or None for none."""
-    expected_answer: str | None = None
+    expected_answer: Text | None = None
     """The expected answer, when the task has one."""
     prompt_hash: str = field(init=False)
     """The first 16 hex digits of the SHA-256 of ``prompt``, always computed from it (new in
@@ -50,11 +76,11 @@ class TaskRecord:
 
     def __post_init__(self) -> None:
         if isinstance(self.task_index, bool) or not isinstance(self.task_index, int):
-            raise TraceFormatError(f"task.task_index must be an int, got {self.task_index!r}")
+            raise TraceFormatError(f"task_index: must be an int, got {self.task_index!r}")
         if self.task_index < 0:
-            raise TraceFormatError(f"task.task_index must be >= 0, got {self.task_index}")
-        check_integer(self.task_index, "task.task_index")  # what the reader takes back
-        check_json_safe(dict(self.adapter_kwargs), "task.adapter_kwargs")
+            raise TraceFormatError(f"task_index: must be >= 0, got {self.task_index}")
+        check_integer(self.task_index, "task_index")  # what a reader takes back
+        check_json_safe(dict(self.adapter_kwargs), "adapter_kwargs")
         object.__setattr__(self, "prompt_hash", prompt_hash_of(self.prompt))
 
     @property
@@ -96,58 +122,3 @@ class TaskRecord:
             system_prompt=state.observation.system_prompt,
             expected_answer=answer if isinstance(answer, str) else None,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this record.
-
-        Example:
-            >>> TaskRecord("e", "a", {}, 0, "q").to_dict()["task_index"]
-            0
-
-        """
-        return {
-            "environment": self.environment,
-            "adapter": self.adapter,
-            "adapter_kwargs": dict(self.adapter_kwargs),
-            "task_index": self.task_index,
-            "prompt": self.prompt,
-            "system_prompt": self.system_prompt,
-            "expected_answer": self.expected_answer,
-            "prompt_hash": self.prompt_hash,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, where: str = "trace.task") -> TaskRecord:
-        """The record of a JSON object; a ``TraceFormatError`` naming the field otherwise.
-
-        ``prompt_hash`` is new in schema version 3: an older record, which lacks it, gets it
-        from its prompt; a recorded one that is not the prompt's hash is refused.
-
-        Example:
-            >>> r = TaskRecord("e", "a", {"size": 1}, 0, "q")
-            >>> TaskRecord.from_dict(r.to_dict()) == r
-            True
-            >>> old = {k: v for k, v in r.to_dict().items() if k != "prompt_hash"}
-            >>> TaskRecord.from_dict(old).prompt_hash == r.prompt_hash
-            True
-
-        """
-        reader = RecordReader(data, where)
-        recorded = reader.text("prompt_hash") if "prompt_hash" in reader.data else None
-        record = cls(
-            environment=reader.text("environment"),
-            adapter=reader.text("adapter"),
-            adapter_kwargs=reader.obj("adapter_kwargs"),
-            task_index=reader.integer("task_index"),
-            prompt=reader.text("prompt"),
-            system_prompt=reader.opt_text("system_prompt"),
-            expected_answer=reader.opt_text("expected_answer"),
-        )
-        reader.done()
-        if recorded is not None and recorded != record.prompt_hash:
-            shown = recorded if is_prompt_hash(recorded) else f"{recorded!r:.40}"
-            raise TraceFormatError(
-                f"{reader.path('prompt_hash')}: {shown} is not the hash of the prompt "
-                f"({record.prompt_hash}); was the prompt edited?"
-            )
-        return record

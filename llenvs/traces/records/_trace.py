@@ -5,9 +5,11 @@ field. ``to_dict`` and ``from_dict`` round-trip exactly. Version 2 added ``run.p
 scored the steps) and ``run.answer_opening``; version 3 added ``task.prompt_hash`` (the task's
 identity across runs); version 4 records the run as its ``RunSpec`` (``run.spec``), with
 ``run.unknown`` for what an older record holds that maps to no spec field; version 5 lets a
-segment carry ``annotations`` (what an imported study said about it). ``from_dict`` still reads
-versions 1 to 4 (``legacy_run_record`` before 4; the hash computed from the prompt before 3),
-and the trace it gives is version 5, so writing always writes the current version.
+segment carry ``annotations`` (what an imported study said about it). The record is declared
+once (its fields below; ``llenvs.core.read_record`` checks and builds it); ``from_dict`` is the
+reader of a line, which upgrades versions 1 to 4 first, by hand (``legacy_run_record`` before 4;
+the hash computed from the prompt before 3), so the trace it gives is version 5 and writing
+always writes the current version.
 
 Example:
     >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="Hi. Bye.",
@@ -25,10 +27,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from llenvs.core import Message
+from llenvs.core import RECORD, Count, Flag, Message, Number, Text, read_record, record_dict
 from llenvs.traces.records._branch import BranchRecord
 from llenvs.traces.records._legacy_run import legacy_run_record
-from llenvs.traces.records._record_reader import RecordReader, check_json_safe, check_scores
+from llenvs.traces.records._record_reader import check_json_safe, check_scores, show
 from llenvs.traces.records._run import RunRecord
 from llenvs.traces.records._segment import SegmentRecord
 from llenvs.traces.records._task import TaskRecord
@@ -65,12 +67,14 @@ class Trace:
 
     """
 
-    schema_version: int = SCHEMA_VERSION
+    __pydantic_config__ = RECORD
+
+    schema_version: Count = SCHEMA_VERSION
     """Version of this schema, always the current one (a reader upgrades the versions it knows,
     refuses the others)."""
-    trace_id: str = field(default_factory=_new_id)
+    trace_id: Text = field(default_factory=_new_id)
     """Unique id of the trace (a uuid4 in hex by default); branches name their parent by it."""
-    created_at: str = field(default_factory=_now)
+    created_at: Text = field(default_factory=_now)
     """When the trace was made: an ISO 8601 timestamp in UTC."""
     task: TaskRecord
     """The task: environment, adapter and its kwargs, task index, prompt, expected answer."""
@@ -79,19 +83,19 @@ class Trace:
     answer opening, task source), chat template, system prompt, version."""
     messages: tuple[Message, ...] = ()
     """The conversation (``role``, ``content``), the last assistant turn included."""
-    response: str
+    response: Text
     """All assistant text, exactly as generated (feedback excluded)."""
     segments: tuple[SegmentRecord, ...]
     """The segments of ``response``, in order; their spans partition it."""
-    final_rewards: Mapping[str, float] = field(default_factory=dict)
+    final_rewards: Mapping[Text, Number] = field(default_factory=dict)
     """The whole-response rewards of the terminal step (OUTCOME and FORMAT), by name."""
-    success: bool | None = None
+    success: Flag | None = None
     """Every OUTCOME reward >= 1.0 (and at least one); None when no verdict was made."""
-    error: str | None = None
+    error: Text | None = None
     """Why the trajectory stopped early (a backend failure after retries), or None."""
     parent: BranchRecord | None = None
     """For an intervention: the parent trace, the segment it branched at, the intervention."""
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[Text, Any] = field(default_factory=dict)
     """Free-form facts (JSON values only): prefix steps, token counts, an importer's notes."""
 
     def __post_init__(self) -> None:
@@ -104,13 +108,13 @@ class Trace:
             raise TraceFormatError(_unknown_version(self.schema_version))
         for name, kind in (("task", TaskRecord), ("run", RunRecord)):
             if not isinstance(getattr(self, name), kind):
-                raise TraceFormatError(f"trace.{name} must be a {kind.__name__}")
+                raise TraceFormatError(f"{name}: must be a {kind.__name__}")
         if self.parent is not None and not isinstance(self.parent, BranchRecord):
-            raise TraceFormatError("trace.parent must be a BranchRecord or None")
+            raise TraceFormatError("parent: must be a BranchRecord or None")
         if any(not isinstance(s, SegmentRecord) for s in self.segments):
-            raise TraceFormatError("trace.segments must hold SegmentRecord values")
+            raise TraceFormatError("segments: must hold SegmentRecord values")
         if any(not isinstance(m, Message) for m in self.messages):
-            raise TraceFormatError("trace.messages must hold Message values")
+            raise TraceFormatError("messages: must hold Message values")
         for number, segment in enumerate(self.segments):
             if segment.index != number:
                 raise TraceFormatError(f"segment {number} has index {segment.index}")
@@ -123,11 +127,11 @@ class Trace:
                     f"segment {segment.index} starts at {segment.start}, expected {offset}"
                 )
             offset = segment.end
-        check_scores(self.final_rewards, "trace.final_rewards")
-        check_json_safe(dict(self.metadata), "trace.metadata")
+        check_scores(self.final_rewards, "final_rewards")
+        check_json_safe(dict(self.metadata), "metadata")
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this trace (JSON-safe values only).
+        """The JSON object of this trace (``llenvs.core.record_dict``: JSON-safe values only).
 
         Example:
             >>> d = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=()).to_dict()
@@ -135,77 +139,42 @@ class Trace:
             ['schema_version', 'trace_id', 'created_at']
 
         """
-        return {
-            "schema_version": self.schema_version,
-            "trace_id": self.trace_id,
-            "created_at": self.created_at,
-            "task": self.task.to_dict(),
-            "run": self.run.to_dict(),
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
-            "response": self.response,
-            "segments": [s.to_dict() for s in self.segments],
-            "final_rewards": dict(self.final_rewards),
-            "success": self.success,
-            "error": self.error,
-            "parent": None if self.parent is None else self.parent.to_dict(),
-            "metadata": dict(self.metadata),
-        }
+        return record_dict(self)
 
     @classmethod
     def from_dict(cls, data: object) -> Trace:
         """The trace of a JSON object; a ``TraceFormatError`` naming the field otherwise.
 
         An unknown ``schema_version`` is refused first, naming the supported ones. An older
-        object reads as a version-5 trace (versions 1 to 3: its run record is mapped to a
-        ``RunSpec`` by ``legacy_run_record``; versions 1 and 2: its task's ``prompt_hash``
-        comes from its prompt; before 5, no segment has annotations), so writing it back writes
-        version 5.
+        object is upgraded to version 5 by hand before it is read (versions 1 to 3: its run
+        record is mapped to a ``RunSpec`` by ``legacy_run_record``; versions 1 and 2: its task's
+        ``prompt_hash`` comes from its prompt; before 5, no segment has annotations), so writing
+        it back writes version 5.
 
         Example:
             >>> Trace.from_dict({"schema_version": 9})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
             llenvs.traces.TraceFormatError: unknown trace schema_version 9: this llenvs ...
+            >>> Trace.from_dict({"schema_version": 5, "response": 3})  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            llenvs.traces.TraceFormatError: trace.task: missing
 
         """
-        reader = RecordReader(data, "trace")
-        version = reader.raw("schema_version")
+        if not isinstance(data, dict):
+            raise TraceFormatError(f"trace: expected an object, got {show(data)}")
+        if "schema_version" not in data:
+            raise TraceFormatError("trace.schema_version: missing")
+        version = data["schema_version"]
         if version not in SUPPORTED_SCHEMA_VERSIONS or isinstance(version, bool):
             raise TraceFormatError(_unknown_version(version))
-        messages = []
-        for number, item in enumerate(reader.array("messages")):
-            message = RecordReader(item, f"trace.messages[{number}]")
-            role, content = message.text("role"), message.text("content")
-            message.done()
-            try:
-                messages.append(Message(role, content))  # type: ignore[arg-type]
-            except ValueError as error:
-                raise TraceFormatError(f"trace.messages[{number}]: {error}") from None
-        parent = reader.raw("parent")
-        trace = cls(
-            schema_version=SCHEMA_VERSION,  # an older version is upgraded as it is read
-            trace_id=reader.text("trace_id"),
-            created_at=reader.text("created_at"),
-            task=TaskRecord.from_dict(reader.raw("task")),
-            run=(
-                RunRecord.from_dict(reader.raw("run"))
-                if version >= 4
-                else legacy_run_record(reader.raw("run"))
-            ),
-            messages=tuple(messages),
-            response=reader.text("response"),
-            segments=tuple(
-                SegmentRecord.from_dict(item, f"trace.segments[{number}]")
-                for number, item in enumerate(reader.array("segments"))
-            ),
-            final_rewards=reader.scores("final_rewards"),
-            success=reader.opt_boolean("success"),
-            error=reader.opt_text("error"),
-            parent=None if parent is None else BranchRecord.from_dict(parent),
-            metadata=reader.obj("metadata"),
-        )
-        reader.done()
-        return trace
+        if version < 4 and "run" in data:
+            run = legacy_run_record(data["run"])
+            data = {**data, "run": record_dict(run)}
+        if version < SCHEMA_VERSION:
+            data = {**data, "schema_version": SCHEMA_VERSION}
+        return read_record(cls, data, "trace", TraceFormatError)
 
 
 def _unknown_version(version: object) -> str:

@@ -163,7 +163,7 @@ def load_line(path: str, offset: int, line: int, *, max_line: int | None = None)
         >>> load_line(path, 0, 1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.messages: missing
+        llenvs.traces.TraceFormatError: ...bad.jsonl, line 1: trace.task: missing
 
     """
     limit = max_line_bytes() if max_line is None else max_line
