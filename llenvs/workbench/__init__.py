@@ -19,13 +19,8 @@ from llenvs.workbench._branch_comparison import (
     outcome_table,
     sample_summary,
 )
-from llenvs.workbench._branch_tree import branch_counts, branch_tree
 from llenvs.workbench._browse_location import KEPT_PARAMS, MODE_PARAM, BrowseLocation, neighbour
 from llenvs.workbench._experiment_tables import bin_rows, branch_rows, summary_table, verdict
-from llenvs.workbench._function_tags import tag_counts, tagged_segments
-from llenvs.workbench._label_column import labels_shown, shown_labels
-from llenvs.workbench._label_history import describe_history, label_words
-from llenvs.workbench._label_keys import LabelKey
 from llenvs.workbench._number_entry import (
     TEMPERATURE,
     FloatBound,
@@ -34,21 +29,7 @@ from llenvs.workbench._number_entry import (
     allowed,
     read_number,
 )
-from llenvs.workbench._published_step_values import measure_label, published_source
 from llenvs.workbench._run_summary import prm_summary, run_summary, scorer_name
-from llenvs.workbench._segment_table import (
-    BEFORE,
-    SELECTION_MODES,
-    WINDOW,
-    label_cell,
-    label_colour,
-    label_values,
-    picked_row,
-    score_colour,
-    segment_table,
-    segment_window,
-    styled_segments,
-)
 from llenvs.workbench._segmenter_comparison import (
     agreement_figure,
     agreement_matrix,
@@ -56,17 +37,40 @@ from llenvs.workbench._segmenter_comparison import (
     compare_segmenters,
 )
 from llenvs.workbench._short_name import SIDEBAR_NAME, short_name
-from llenvs.workbench._step_value_rows import (
+from llenvs.workbench._whitespace import one_line, visible_whitespace
+from llenvs.workbench._wording import MISSING, count, describe_key, duration, success_rate
+from llenvs.workbench._workbench_pages import PAGES
+from llenvs.workbench.browse import (
+    BEFORE,
     RETURNED,
+    SELECTION_MODES,
+    WINDOW,
+    LabelKey,
+    Success,
+    TraceFilter,
+    branch_counts,
+    branch_tree,
+    describe_history,
+    label_cell,
+    label_colour,
+    label_values,
+    label_words,
+    labels_shown,
+    measure_label,
+    picked_row,
+    published_source,
+    score_colour,
+    segment_table,
+    segment_window,
+    shown_labels,
+    styled_segments,
+    tag_counts,
+    tagged_segments,
     value_rows,
     window_caption,
     window_rows,
     with_returns,
 )
-from llenvs.workbench._trace_filter import Success, TraceFilter
-from llenvs.workbench._whitespace import one_line, visible_whitespace
-from llenvs.workbench._wording import MISSING, count, describe_key, duration, success_rate
-from llenvs.workbench._workbench_pages import PAGES
 
 __all__ = [
     "BEFORE",

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
-from llenvs.workbench._segment_table import LABEL_COLOURS, label_values
+from llenvs.workbench.browse import LABEL_COLOURS, label_values
 
 __all__ = ["outline_svg"]
 

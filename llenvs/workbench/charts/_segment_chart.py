@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from llenvs.workbench._segment_table import LABEL_COLOURS, label_values
+from llenvs.workbench.browse import LABEL_COLOURS, label_values
 
 __all__ = [
     "LABEL_MARKS",

@@ -18,7 +18,7 @@ Example:
     >>> values = boundary_values(rollouts, range(3))
     >>> analysis = StepAnalysis("t", {}, tuple(values), tuple(step_importances(values)), None,
     ...                         tuple(rollouts))
-    >>> from llenvs.workbench._step_value_rows import value_rows
+    >>> from llenvs.workbench.browse import value_rows
     >>> rows = value_rows(2, analysis)
     >>> rows["value"].tolist(), rows["importance"].tolist()[:2]
     ([0.0, 0.5, 1.0], [0.5, 0.5])
@@ -35,8 +35,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from llenvs.workbench._segment_table import score_colour
 from llenvs.workbench._whitespace import one_line
+from llenvs.workbench.browse import score_colour
 from llenvs.workbench.charts._segment_chart import (
     SCORE_COLOURS,
     SELECTED,
@@ -93,7 +93,7 @@ def step_values_figure(
     Example:
         >>> from llenvs.analysis._step_analysis import StepAnalysis
         >>> from llenvs.workbench.charts._segment_chart import layer_names
-        >>> from llenvs.workbench._step_value_rows import value_rows
+        >>> from llenvs.workbench.browse import value_rows
         >>> empty = StepAnalysis("t", {}, (), (), None, ())
         >>> values, importances = step_values_figure(value_rows(2, empty), selected=0)
         >>> layer_names(values), [r["segment"] for r in values["data"]["values"]]
@@ -177,23 +177,15 @@ def step_values_figure(
         upper.append(
             label_marks({s: v for s, v in labels.items() if s in x}, -0.02, axis, value_axis)
         )
-    if selected is not None:
-        upper.append(selected_rule(selected, axis))
-    upper.append(
-        segment_columns(
-            "boundary",
-            axis,
-            [
-                {"field": "segment", "title": "before segment"},
-                {"field": "value", "title": "v", "format": ".3f"},
-                {"field": "low", "title": "95% low", "format": ".3f"},
-                {"field": "high", "title": "95% high", "format": ".3f"},
-                {"field": "trials", "title": "rollouts"},
-                *_forced_tooltip(forced),
-            ],
-            "before segment",
-        )
-    )
+    value_tooltip = [
+        {"field": "segment", "title": "before segment"},
+        {"field": "value", "title": "v", "format": ".3f"},
+        {"field": "low", "title": "95% low", "format": ".3f"},
+        {"field": "high", "title": "95% high", "format": ".3f"},
+        {"field": "trials", "title": "rollouts"},
+        *_forced_tooltip(forced),
+    ]
+    upper = _pickable(upper, selected, axis, "boundary", value_tooltip, "before segment")
     importance_axis = {
         "scale": {"domain": [-1.05, 1.05], "nice": False} if ours else {"zero": True},
         "axis": {
@@ -214,30 +206,23 @@ def step_values_figure(
     ]
     if ours:
         lower.append(_interval("importance low", "importance high", axis, importance_axis))
-    if selected is not None:
-        lower.append(selected_rule(selected, axis))
-    lower.append(
-        segment_columns(
-            "step",
-            axis,
+    importance_tooltip = [
+        {"field": "segment", "title": "segment"},
+        {
+            "field": "importance",
+            "title": "importance" if ours else measure,
+            "format": "+.3f" if ours else ".4g",
+        },
+        *(
             [
-                {"field": "segment", "title": "segment"},
-                {
-                    "field": "importance",
-                    "title": "importance" if ours else measure,
-                    "format": "+.3f" if ours else ".4g",
-                },
-                *(
-                    [
-                        {"field": "importance low", "title": "95% low", "format": "+.3f"},
-                        {"field": "importance high", "title": "95% high", "format": "+.3f"},
-                    ]
-                    if ours
-                    else []
-                ),
-            ],
-        )
-    )
+                {"field": "importance low", "title": "95% low", "format": "+.3f"},
+                {"field": "importance high", "title": "95% high", "format": "+.3f"},
+            ]
+            if ours
+            else []
+        ),
+    ]
+    lower = _pickable(lower, selected, axis, "step", importance_tooltip)
 
     def chart(layers: list[Spec], height: int) -> Spec:
         return {
@@ -250,6 +235,23 @@ def step_values_figure(
         }
 
     return chart(upper, 230), chart(lower, 170)
+
+
+def _pickable(
+    layers: list[Spec],
+    selected: int | None,
+    x: Spec,
+    name: str,
+    tooltip: list[Spec],
+    what: str = "segment",
+) -> list[Spec]:
+    """``layers``, the selected segment's line, and on top the clickable columns.
+
+    The columns (``segment_columns``: selection ``name``, hover ``tooltip``, each described as
+    "``what`` N") go last, over every other mark, so that a click anywhere over a segment picks it.
+    """
+    rule = [] if selected is None else [selected_rule(selected, x)]
+    return [*layers, *rule, segment_columns(name, x, tooltip, what)]
 
 
 def _bars(name: str, field: str, x: Spec, y: Spec, colour: Spec, what: str) -> Spec:

@@ -32,12 +32,13 @@ from pandas.io.formats.style import Styler
 
 from llenvs.traces import Trace
 from llenvs.traces.importers import HUMAN_LABEL
-from llenvs.workbench._function_tags import segment_tags, tag_colour
 from llenvs.workbench._whitespace import one_line
+from llenvs.workbench.browse._function_tags import segment_tags, tag_colour
 
 __all__ = [
     "BEFORE",
     "LABELLED_COLUMNS",
+    "LABEL_COLOURS",
     "SELECTION_MODES",
     "WINDOW",
     "label_cell",
