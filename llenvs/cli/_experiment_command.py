@@ -9,20 +9,12 @@ file's branches sidecar, the recipe and each branch's outcome to ``-o``'s experi
 the same command run again resumes. ``--json`` prints, last, one summary object.
 
 Example:
-    >>> import json, tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> responses = folder / "responses.jsonl"
-    >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")
-    >>> traces = folder / "traces.jsonl"
-    >>> main(["replay", "--env", "leg_counting", "--size", "100", "--seed", "42",
-    ...       "--segmenter", "sentence", "--responses", str(responses), "-o", str(traces),
-    ...       "--no-progress"])  # doctest: +ELLIPSIS
-    replayed 1 response (2 segments, success 0.0%) into ...
-    0
-    >>> _ = responses.write_text(json.dumps("<answer>100</answer>") + "\n")
+    >>> from llenvs.cli._example_traces import example_traces, write_responses
+    >>> traces = example_traces()  # one wrong answer, 8 (the task's is 100)
+    >>> responses = write_responses(traces.parent, "<answer>100</answer>")
     >>> main(["experiment", str(traces), "--at", "0", "--feedback", "It is {expected}.",
     ...       "--backend", "scripted", "--responses", str(responses), "-o",
-    ...       str(folder / "hint"), "--no-progress", "--json"])  # doctest: +ELLIPSIS
+    ...       str(traces.parent / "hint"), "--no-progress", "--json"])  # doctest: +ELLIPSIS
     experiment 'feedback' on ...traces.jsonl: 1 branch planned, 0 recorded before
     ...
     {"parents": 1, "branches": 1, "success_before": 0.0, "success_after": 1.0, "flips": {"fail_to_success": 1, "success_to_fail": 0}, "answer_changed": 1}
@@ -36,11 +28,13 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from llenvs.cli._intervention_options import text_intervention
 from llenvs.cli._model_options import add_backend_options
-from llenvs.cli._options import bounded, positive_int
+from llenvs.cli._options import bounded, given_options, positive_int
 from llenvs.cli._server_options import add_server_options, recorded_backend
 from llenvs.core import (
     COMPLETE,
@@ -48,8 +42,6 @@ from llenvs.core import (
     ON_POLICY_SAMPLES,
     SAMPLES,
     SEED,
-    Feedback,
-    Force,
     Intervention,
     Resample,
     RunControl,
@@ -61,7 +53,7 @@ from llenvs.experiments import (
     EveryBoundary,
     ExperimentError,
     ExperimentSummary,
-    How,
+    MapBin,
     MatchingRegex,
     ParentFilter,
     ParentOutcome,
@@ -81,6 +73,18 @@ from llenvs.experiments import (
 )
 
 __all__ = ["add_parser", "parse_where", "run"]
+
+_PARENTS_OPTIONS = {"limit": "limit", "environment": "environment"}
+"""The ``ParentFilter`` field each option sets over the recipe's."""
+
+_HOW_OPTIONS = {
+    "samples": "samples",
+    "sampling_seed": "seed",
+    "on_policy": "on_policy",
+    "max_tokens": "max_tokens",
+    "backend": "model",
+}
+"""The ``How`` field each option sets over the recipe's."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -253,38 +257,18 @@ def _recipe(args: argparse.Namespace) -> Recipe:
     changes: dict[str, Any] = {}
     if args.at is not None:
         changes["where"] = parse_where(args.at)
-    parents = base.parents
+    parents = dataclasses.replace(base.parents, **given_options(args, _PARENTS_OPTIONS))
     if args.parents is not None:
         parents = dataclasses.replace(parents, outcome=ParentOutcome(args.parents))
-    if args.limit is not None:
-        parents = dataclasses.replace(parents, limit=args.limit)
-    if args.environment is not None:
-        parents = dataclasses.replace(parents, environment=args.environment)
-    how: How = base.how
-    for option, field in (
-        ("samples", "samples"),
-        ("sampling_seed", "seed"),
-        ("on_policy", "on_policy"),
-    ):
-        if getattr(args, option) is not None:
-            how = dataclasses.replace(how, **{field: getattr(args, option)})
-    if args.max_tokens is not None:
-        how = dataclasses.replace(how, max_tokens=args.max_tokens)
-    if args.backend is not None:
-        how = dataclasses.replace(how, model=args.backend)
+    how = dataclasses.replace(base.how, **given_options(args, _HOW_OPTIONS))
     return dataclasses.replace(base, parents=parents, how=how, **changes)
 
 
 def _intervention(args: argparse.Namespace) -> Intervention:
     """The ``--force``/``--feedback``/``--complete``/``--resample`` intervention."""
-    try:
-        if args.force is not None:
-            return Force(args.force)
-        if args.feedback is not None:
-            return Feedback(args.feedback)
-    except ValueError as error:
-        option = "--force" if args.force is not None else "--feedback"
-        raise ValueError(f"{option}: {error}") from None
+    text = text_intervention(args)
+    if text is not None:
+        return text
     if args.complete:
         return COMPLETE
     params = None if args.temperature is None else SamplingParams(temperature=args.temperature)
@@ -321,30 +305,43 @@ def _show(summary: ExperimentSummary, path: Path) -> None:
         f"[95% {change.low:.3f}, {change.high:.3f}]"
     )
     print("steerability map (position: flip rate, answer-change rate, same answer):")
-    for bin_ in summary.map:
-        if bin_.branches:
-            print(
-                f"  [{bin_.low:.2f}, {bin_.high:.2f}) n={bin_.branches}: flips "
-                f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}, "
-                f"same answer {_pct(bin_.same_answer)}"
-            )
-    if summary.by_prm_score:
-        print("by PRM score of the intervened segment:")
-        for bin_ in summary.by_prm_score:
-            if bin_.branches:
-                print(
-                    f"  [{bin_.low:.2f}, {bin_.high:.2f}) n={bin_.branches}: flips "
-                    f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}"
-                )
-    if summary.by_on_policy:
-        print("by on-policy percentile of the forced text:")
-        for bin_ in summary.by_on_policy:
-            if bin_.branches:
-                print(
-                    f"  [{100 * bin_.low:.0f}, {100 * bin_.high:.0f}) n={bin_.branches}: flips "
-                    f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}"
-                )
+    _print_bins(summary.map, _fraction, same_answer=True)
+    for title, bins, edge in (
+        ("by PRM score of the intervened segment:", summary.by_prm_score, _fraction),
+        ("by on-policy percentile of the forced text:", summary.by_on_policy, _percentile),
+    ):
+        if bins:
+            print(title)
+            _print_bins(bins, edge)
     print(f"recorded in {path}")
+
+
+def _print_bins(
+    bins: Sequence[MapBin], edge: Callable[[float], str], *, same_answer: bool = False
+) -> None:
+    """One line per bin that holds a branch: its edges (as ``edge`` writes them) and rates.
+
+    Example:
+        >>> bins = [MapBin(0.0, 0.5, 2, 1, 1, 0, 1), MapBin(0.5, 1.0, 0, 0, 0, 0, 0)]
+        >>> _print_bins(bins, _percentile, same_answer=True)
+          [0, 50) n=2: flips 50.0%, answer changed 50.0%, same answer 50.0%
+
+    """
+    for bin_ in bins:
+        if bin_.branches:
+            same = f", same answer {_pct(bin_.same_answer)}" if same_answer else ""
+            print(
+                f"  [{edge(bin_.low)}, {edge(bin_.high)}) n={bin_.branches}: flips "
+                f"{_pct(bin_.flip_rate)}, answer changed {_pct(bin_.answer_change_rate)}{same}"
+            )
+
+
+def _fraction(edge: float) -> str:
+    return f"{edge:.2f}"
+
+
+def _percentile(edge: float) -> str:
+    return f"{100 * edge:.0f}"
 
 
 def _pct(value: float | None) -> str:

@@ -10,15 +10,12 @@ labels. The old spelling ``llenvs export prm800k FILE -o OUT`` still works: it i
 export FILE --format prm800k -o OUT``.
 
 Example:
-    >>> import tempfile, pathlib
-    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="1 + 1 = 3. ",
-    ...           segments=(SegmentRecord(0, 0, 11, "1 + 1 = 3. ", prm_scores={"p": 0.0}),))
-    >>> _ = write_traces(folder / "t.jsonl", [t])
-    >>> main(["export", "prm800k", str(folder / "t.jsonl"), "-o", str(folder / "steps.jsonl")])
+    >>> from llenvs.cli._example_traces import example_traces
+    >>> traces = example_traces()
+    >>> main(["export", "prm800k", str(traces), "-o", str(traces.parent / "steps.jsonl")])
     ... # doctest: +ELLIPSIS
     exported 1 trace to .../steps.jsonl (llenvs import prm800k gives it back)
+    not in a step file, so not given back: token ids and logprobs (1 trace); ...
     0
 
 """

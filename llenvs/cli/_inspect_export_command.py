@@ -7,13 +7,9 @@ they settle (a score, ``first_error``). ``write_inspect_log`` writes them with I
 ``llenvs import inspect LOG.eval`` gives the traces back unchanged.
 
 Example:
-    >>> import tempfile, pathlib
-    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> t = Trace(task=TaskRecord("legs", "a", {}, 0, "2 cows?"), response="So 8.",
-    ...           segments=(SegmentRecord(0, 0, 5, "So 8.", prm_scores={"prm": 0.9}),))
-    >>> _ = write_traces(folder / "t.jsonl", [t])
-    >>> export_inspect(folder / "t.jsonl", folder / "t.eval", None, overwrite=False)
+    >>> from llenvs.cli._example_traces import example_traces
+    >>> traces = example_traces()
+    >>> export_inspect(traces, traces.parent / "t.eval", None, overwrite=False)
     exported 1 trace to ...t.eval (llenvs import inspect gives it back; inspect view opens it)
     0
 

@@ -10,17 +10,9 @@ judge that scored the parent, so parent and branch compare); name another with
 ``--prm judge:<backend>``.
 
 Example:
-    >>> import json, tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> responses = folder / "responses.jsonl"
-    >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")
-    >>> traces = folder / "traces.jsonl"
-    >>> main(["replay", "--env", "leg_counting", "--size", "100", "--seed", "42",
-    ...       "--segmenter", "sentence", "--responses", str(responses), "-o", str(traces),
-    ...       "--no-progress"])  # doctest: +ELLIPSIS
-    replayed 1 response (2 segments, success 0.0%) into ...
-    0
-    >>> _ = responses.write_text(json.dumps("Count. So 100. <answer>100</answer>") + "\n")
+    >>> from llenvs.cli._example_traces import example_traces, write_responses
+    >>> traces = example_traces()  # 'Count. So 8. <answer>8</answer>' (the task's answer: 100)
+    >>> responses = write_responses(traces.parent, "Count. So 100. <answer>100</answer>")
     >>> main(["intervene", str(traces), "--at", "1", "--force", "So 100. ",
     ...       "--backend", "scripted", "--responses", str(responses), "--no-progress"])
     ... # doctest: +ELLIPSIS
@@ -41,6 +33,7 @@ from typing import Any
 
 from rich.console import Console
 
+from llenvs.cli._intervention_options import text_intervention
 from llenvs.cli._model_options import add_backend_options, add_sampling_options
 from llenvs.cli._model_options import sampling_params as sampling_from_args
 from llenvs.cli._options import PRM_BASE_URL_HELP, bounded, prm_options
@@ -51,7 +44,6 @@ from llenvs.core import (
     ON_POLICY_SAMPLES,
     SAMPLES,
     Complete,
-    Feedback,
     Force,
     Intervention,
     ModelBackend,
@@ -256,19 +248,11 @@ def _intervention(args: argparse.Namespace, params: SamplingParams) -> Intervent
 
     """  # noqa: E501
     samples = args.samples
-    made: Intervention
-    try:
-        if args.force is not None:
-            made = Force(args.force)
-        elif args.feedback is not None:
-            made = Feedback(args.feedback)
-        elif args.complete:
-            made = COMPLETE
-        else:
+    made = text_intervention(args)
+    if made is None:
+        if not args.complete:
             return Resample(samples, params)
-    except ValueError as error:
-        option = "--force" if args.force is not None else "--feedback"
-        raise ValueError(f"{option}: {error}") from None
+        made = COMPLETE
     if samples != 1:
         raise ValueError(
             f"--samples {samples} is for --resample only (a {made.kind.value} makes one branch)"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from llenvs.cli._options import bounded
+from llenvs.cli._options import bounded, given_options
 from llenvs.core import DEFAULT_MAX_TOKENS, MAX_TOKENS, SEED, ModelBackend, SamplingParams
 from llenvs.core.run_spec import ModelSpec, Provider
 
@@ -37,6 +37,14 @@ __all__ = [
 
 DEFAULT_BACKEND = "transformers"
 """The embedded SmolLM2-135M-Instruct: runs anywhere, no account, no GPU."""
+
+_SAMPLING_OPTIONS = {
+    "max_tokens": "max_tokens",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "sampling_seed": "seed",
+}
+"""The ``SamplingParams`` field each sampling option sets."""
 
 
 def add_backend_options(parser: argparse.ArgumentParser, default: str | None) -> None:
@@ -152,14 +160,4 @@ def sampling_params(args: argparse.Namespace, base: SamplingParams | None = None
         (256, 0.7, 1)
 
     """
-    changes: dict[str, Any] = {}
-    for option, field in (
-        ("max_tokens", "max_tokens"),
-        ("temperature", "temperature"),
-        ("top_p", "top_p"),
-        ("sampling_seed", "seed"),
-    ):
-        value = getattr(args, option)
-        if value is not None:
-            changes[field] = value
-    return dataclasses.replace(base or SamplingParams(), **changes)
+    return dataclasses.replace(base or SamplingParams(), **given_options(args, _SAMPLING_OPTIONS))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from llenvs.core import (
@@ -42,6 +42,7 @@ __all__ = [
     "build_base_environment",
     "build_environment",
     "environment_kwargs",
+    "given_options",
     "positive_int",
     "prm_options",
     "read_responses",
@@ -63,10 +64,7 @@ def positive_int(text: str) -> int:
         argparse.ArgumentTypeError: must be > 0, got 0
 
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    value = _integer(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
     return value
@@ -89,10 +87,7 @@ def bounded(bound: Bound) -> Callable[[str], int]:
     """  # noqa: E501
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        value = _integer(text)
         try:
             return bound.check(value)
         except OutOfBoundsError as error:
@@ -100,6 +95,32 @@ def bounded(bound: Bound) -> Callable[[str], int]:
 
     parse.__name__ = bound.name  # argparse names the type in some messages
     return parse
+
+
+def _integer(text: str) -> int:
+    """``text`` as an integer, else refused the way argparse refuses a value of the wrong type."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
+def given_options(args: argparse.Namespace, fields: Mapping[str, str]) -> dict[str, Any]:
+    """The options of ``fields`` given on the command line (not None), by the field each sets.
+
+    An option the parser does not have counts as not given.
+
+    Example:
+        >>> given_options(argparse.Namespace(sampling_seed=3, top_p=None),
+        ...               {"sampling_seed": "seed", "top_p": "top_p", "mode": "mode"})
+        {'seed': 3}
+
+    """
+    return {
+        field: getattr(args, option)
+        for option, field in fields.items()
+        if getattr(args, option, None) is not None
+    }
 
 
 def add_environment_options(parser: argparse.ArgumentParser) -> None:

@@ -8,17 +8,7 @@ reads those stored scores (the traces holding none of them are left out); any ot
 PRM name ``get_prm`` knows, which scores every trace now (``arithmetic``, ``judge:<backend>``,
 ``judge`` or ``mc`` with ``--backend``, ``vllm/<model>`` with ``--prm-base-url``,
 ``transformers/<path>``). Here the command line gives the model and the served PRM's URL.
-Nothing is written back.
-
-Example:
-    >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
-    >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="2 + 2 = 5.",
-    ...           segments=(SegmentRecord(0, 0, 10, "2 + 2 = 5.", prm_scores={"p": 0.25}),))
-    >>> stored_names([t])
-    ('p',)
-    >>> [(s.name, s.stored, list(s.scores.values())) for s in (prm_scores("p", [t]),
-    ...                                                      prm_scores("arithmetic", [t]))]
-    [('p', True, [[0.25]]), ('arithmetic', False, [[0.0]])]
+Nothing is written back. (The library's example shows a stored name and a PRM's, both ways.)
 
 **On import** (``--prm``), traces are given a PRM's step scores as ``llenvs evaluate`` records them.
 
@@ -45,17 +35,10 @@ from llenvs.cli._options import PRM_BASE_URL_HELP, prm_options
 from llenvs.cli._server_options import add_server_options, server_options
 from llenvs.core import ModelBackend
 from llenvs.core.run_spec import PRMKind
-from llenvs.rewards.prm import PRMScores, stored_names
+from llenvs.rewards.prm import PRMScores
 from llenvs.traces import Trace
 
-__all__ = [
-    "PRMScores",
-    "add_prm_model_options",
-    "prm_scores",
-    "scored_now",
-    "scored_traces",
-    "stored_names",
-]
+__all__ = ["add_prm_model_options", "prm_scores", "scored_now", "scored_traces"]
 
 
 def prm_scores(

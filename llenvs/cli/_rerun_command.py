@@ -8,17 +8,9 @@ its ``--responses`` again; an openai trace's server can be pointed elsewhere wit
 flags (the recorded URL otherwise).
 
 Example:
-    >>> import json, tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> responses = folder / "responses.jsonl"
-    >>> _ = responses.write_text(json.dumps("Count. So 8. <answer>8</answer>") + "\n")
-    >>> traces = folder / "traces.jsonl"
-    >>> main(["evaluate", "--env", "leg_counting", "--size", "100", "--seed", "42",
-    ...       "--num-tasks", "1", "--segmenter", "sentence", "--backend", "scripted",
-    ...       "--responses", str(responses), "-o", str(traces), "--no-progress", "--no-log"])
-    ... # doctest: +ELLIPSIS
-    success 0.0% ...
-    0
+    >>> from llenvs.cli._example_traces import example_traces, responses_file
+    >>> traces = example_traces()  # made by the scripted backend, playing responses_file
+    >>> responses = responses_file(traces.parent)
     >>> main(["rerun", str(traces), "--responses", str(responses), "--no-progress"])
     ... # doctest: +ELLIPSIS
     trace 1 (...): made again with scripted, greedy, 256 tokens

@@ -19,6 +19,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from llenvs.cli._options import given_options
 from llenvs.core import ModelBackend
 from llenvs.core.run_spec import ModelSpec, Provider
 
@@ -85,9 +86,7 @@ def server_options(
         ValueError: --tokenizer is for --backend openai/<model>, not 'transformers'
 
     """
-    given = {
-        key: getattr(args, key) for key in SERVER_OPTIONS if getattr(args, key, None) is not None
-    }
+    given = given_options(args, {key: key for key in SERVER_OPTIONS})
     if ModelSpec.parse(backend).provider is not Provider.OPENAI:
         if given:
             flags = ", ".join(SERVER_OPTIONS[key] for key in given)
