@@ -23,11 +23,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from llenvs.core import Message, read_record, record_dict
+from llenvs.core import (
+    RECORD,
+    Coded,
+    Flag,
+    Message,
+    Number,
+    Text,
+    read_record,
+    record_dict,
+)
 from llenvs.traces.records import (
-    RecordReader,
     RunRecord,
     SegmentFlag,
     TaskRecord,
@@ -38,6 +47,7 @@ from llenvs.traces.records import (
 
 __all__ = [
     "EXPORT_KEY",
+    "ExportedFields",
     "dropped_fields",
     "exported_fields",
     "exported_trace_id",
@@ -69,6 +79,41 @@ def step_and_joiner(text: str, joiner: object = None) -> tuple[str, str]:
     return step, text[len(step) :]
 
 
+def _run_of(value: object, where: str) -> RunRecord:
+    """An exported run record: schema 4's (with its ``spec``), or an older export's, migrated."""
+    if isinstance(value, dict) and "spec" in value:
+        return read_record(RunRecord, value, where, TraceFormatError)
+    return legacy_run_record(value, where)
+
+
+@dataclass(frozen=True)
+class ExportedFields:
+    """The ``"llenvs"`` object of an exported row: what a step file cannot say of a trace."""
+
+    __pydantic_config__ = RECORD
+
+    trace_id: Text
+    """The trace's id."""
+    created_at: Text
+    """When the trace was made."""
+    task: TaskRecord
+    """Its task record, identity included."""
+    run: Annotated[RunRecord, Coded(_run_of, record_dict, "RunRecord")]
+    """Its run record (an older export's is read as ``Trace.from_dict`` reads an old trace's)."""
+    step_joiners: tuple[Text, ...]
+    """The text after each step, so that the steps join to the response byte for byte."""
+    step_rewards: tuple[Mapping[Text, Number], ...]
+    """Each step's rewards that are neither its human label nor a PRM score."""
+    final_rewards: Mapping[Text, Number]
+    """The trace's final rewards."""
+    success: Flag | None
+    """Its verdict."""
+    error: Text | None
+    """Why it stopped early, if it did."""
+    metadata: Mapping[Text, Any]
+    """Its metadata."""
+
+
 def exported_fields(trace: Trace) -> dict[str, Any]:
     """The ``"llenvs"`` object of ``trace``'s exported row (see the module).
 
@@ -79,18 +124,19 @@ def exported_fields(trace: Trace) -> dict[str, Any]:
 
     """
     joiner = trace.metadata.get("step_joiner")
-    return {
-        "trace_id": trace.trace_id,
-        "created_at": trace.created_at,
-        "task": record_dict(trace.task),
-        "run": record_dict(trace.run),
-        "step_joiners": [step_and_joiner(s.text, joiner)[1] for s in trace.segments],
-        "step_rewards": [_other_rewards(s.rewards, s.prm_scores) for s in trace.segments],
-        "final_rewards": dict(trace.final_rewards),
-        "success": trace.success,
-        "error": trace.error,
-        "metadata": dict(trace.metadata),
-    }
+    fields = ExportedFields(
+        trace.trace_id,
+        trace.created_at,
+        trace.task,
+        trace.run,
+        tuple(step_and_joiner(s.text, joiner)[1] for s in trace.segments),
+        tuple(_other_rewards(s.rewards, s.prm_scores) for s in trace.segments),
+        trace.final_rewards,
+        trace.success,
+        trace.error,
+        trace.metadata,
+    )
+    return record_dict(fields)
 
 
 def dropped_fields(trace: Trace) -> tuple[str, ...]:
@@ -152,43 +198,30 @@ def restored(trace: Trace, block: object, problem: str) -> Trace:
         True
 
     """
-    reader = RecordReader(block, EXPORT_KEY)
-    task = read_record(TaskRecord, reader.raw("task"), f"{EXPORT_KEY}.task", TraceFormatError)
-    if task.prompt != problem:
+    kept = read_record(ExportedFields, block, EXPORT_KEY, TraceFormatError)
+    if kept.task.prompt != problem:
         raise TraceFormatError(f"{EXPORT_KEY}.task.prompt is not the row's problem")
-    step_rewards = reader.array("step_rewards")
-    if len(step_rewards) != len(trace.segments):
+    if len(kept.step_rewards) != len(trace.segments):
         raise TraceFormatError(
             f"{EXPORT_KEY}.step_rewards must hold {len(trace.segments)} objects (one per step)"
         )
-    segments = []
-    for number, (segment, extra) in enumerate(zip(trace.segments, step_rewards, strict=True)):
-        rewards = RecordReader({"r": extra}, f"{EXPORT_KEY}.step_rewards[{number}]").scores("r")
-        segments.append(dataclasses.replace(segment, rewards={**rewards, **segment.rewards}))
-    reader.raw("step_joiners")  # read by the step-file reader, which cut the steps with them
-    result = dataclasses.replace(
-        trace,
-        trace_id=reader.text("trace_id"),
-        created_at=reader.text("created_at"),
-        task=task,
-        run=_run_record(reader.raw("run")),
-        messages=_conversation(task, trace.response),
-        segments=tuple(segments),
-        final_rewards=reader.scores("final_rewards"),
-        success=reader.opt_boolean("success"),
-        error=reader.opt_text("error"),
-        metadata=reader.obj("metadata"),
+    segments = tuple(
+        dataclasses.replace(segment, rewards={**extra, **segment.rewards})
+        for segment, extra in zip(trace.segments, kept.step_rewards, strict=True)
     )
-    reader.done()
-    return result
-
-
-def _run_record(run: object) -> RunRecord:
-    """The exported run record: schema 4's (with its ``spec``), or an older export's."""
-    where = f"{EXPORT_KEY}.run"
-    if isinstance(run, dict) and "spec" in run:
-        return read_record(RunRecord, run, where, TraceFormatError)
-    return legacy_run_record(run, where)
+    return dataclasses.replace(
+        trace,
+        trace_id=kept.trace_id,
+        created_at=kept.created_at,
+        task=kept.task,
+        run=kept.run,
+        messages=_conversation(kept.task, trace.response),
+        segments=segments,
+        final_rewards=kept.final_rewards,
+        success=kept.success,
+        error=kept.error,
+        metadata=kept.metadata,
+    )
 
 
 _REPLAYED = frozenset({SegmentFlag.REPLAYED})
