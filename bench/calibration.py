@@ -37,6 +37,14 @@ def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float,
     drawn from its Beta(s + 1/2, f + 1/2) posterior (Jeffreys), each boundary on its own (no
     model of the curve, so that the truth does not borrow the method's assumptions), the end
     exact; a step's chance is the share of draws ``MOVE`` or more apart.
+
+    Example:
+        >>> chances = real_moved([(90, 100), (50, 100)], success=False)
+        >>> chances[0] > 0.99, chances[1] > 0.99  # 0.9 → 0.5, then 0.5 → 0 (the verdict)
+        (True, True)
+        >>> real_moved([(50, 100), (52, 100)], success=True)[0] < 0.01
+        True
+
     """
     generator = np.random.default_rng(0)
     draws = [generator.beta(s + 0.5, n - s + 0.5, NOISE_DRAWS) for s, n in counts]
@@ -45,7 +53,13 @@ def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float,
 
 
 def binned(rows: Sequence[Stated]) -> list[tuple[float, float, list[Stated]]]:
-    """``rows`` in ``BINS`` by their stated chance (the last bin closed), empty bins left out."""
+    """``rows`` in ``BINS`` by their stated chance (the last bin closed), empty bins left out.
+
+    Example:
+        >>> [(low, len(rows)) for low, _, rows in binned([(0.01, False, 0.0), (1.0, True, 1.0)])]
+        [(0.0, 1), (0.95, 1)]
+
+    """
     bins = []
     for low, high in itertools.pairwise(BINS):
         inside = [r for r in rows if low <= r[0] < high or (high == 1.0 and r[0] == 1.0)]

@@ -25,8 +25,11 @@ command, the date and the machine: nothing in it is transcribed by hand.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
 import itertools
+import json
+import math
 import platform
 import random
 import sys
@@ -34,26 +37,36 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench_common import EXTERNAL, publish
-from calibration import calibration_table, real_moved, reliability_table
+from calibration import real_moved, reliability_table
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
 from llenvs.analysis.sampling import CHARACTERS_PER_TOKEN, Rollout, affordable
 from llenvs.analysis.sidecar import read_thought_anchors, thought_anchors_folders
 from llenvs.analysis.statistics import (
+    CALIBRATION_BINS,
     CHANGE_PRIOR,
     EXCURSION_PRIOR,
+    MARGIN,
     MOVE_DELTA,
+    MOVE_TOLERANCE,
     MOVED_CHANCE,
     BoundaryValue,
+    CallScores,
     MovesSchedule,
+    StepCall,
     Tally,
     boundary_values,
     default_schedule,
     exact_value,
+    moved_by,
+    score_calls,
     step_importances,
+    trace_interval,
 )
+from llenvs.traces.files import write_lines_atomically
 
 REFERENCE = 100
 """Thought Anchors' continuations per chunk: the cost the budgets are shares of."""
@@ -103,6 +116,8 @@ class Curve:
     """The trace's own verdict: the exact value after its last chunk."""
     tokens: tuple[float, ...]
     """A continuation's length from before each chunk: the characters after it / 4."""
+    problem: str = ""
+    """Its folder relative to ``--dir`` (the calls file names a trace by it)."""
     real_moved: tuple[float, ...] = ()
     """Each step's chance that the model's real curve moved by ``MOVE``, from the published
     counts (``real_moved``): the truth's own noise. None known (a curve built by hand): the
@@ -130,6 +145,7 @@ def curves(folder: Path, limit: int | None = None) -> list[Curve]:
                 tuple(t.successes / t.trials for t in item.published.tallies),
                 trace.success,
                 tuple((length - s.start) / CHARACTERS_PER_TOKEN for s in trace.segments),
+                path.relative_to(folder).as_posix(),
                 real_moved(counts, trace.success),
             )
         )
@@ -230,6 +246,8 @@ class Score:
     """Seconds in the simulated round loop (mostly ``next_round``)."""
     reading: float = 0.0
     """Seconds reading the tallies (values, bootstrap intervals, changepoint posterior)."""
+    calls: list[StepCall] = field(default_factory=list)
+    """Every step's true change, stated chance and call (``score_calls`` reads them)."""
     stated: list[tuple[float, bool, float]] = field(default_factory=list)
     """Every step's stated chance of a move of ``MOVE``, whether the published curve moved so,
     and the chance that the real curve did (``Curve.real_moved``)."""
@@ -241,8 +259,12 @@ class Score:
 
 
 def is_move(truth: Sequence[float], step: int) -> bool:
-    """Whether the true value moves by ``MOVE`` or more across ``step``."""
-    return abs(truth[step + 1] - truth[step]) >= MOVE
+    """Whether the true value moves by ``MOVE`` or more across ``step``.
+
+    The library's ``moved_by``: within ``MOVE_TOLERANCE``, so 0.67 → 0.87 is a move as
+    0.92 → 0.72 is.
+    """
+    return moved_by(truth[step + 1] - truth[step], MOVE)
 
 
 def true_top(truth: Sequence[float], top_k: int) -> set[int]:
@@ -264,7 +286,7 @@ def near(truth: Sequence[float], step: int) -> bool:
     """Whether the true value changes by ``MOVE`` between ``step - w`` and ``step + 1 + w``."""
     last = len(truth) - 1
     return any(
-        abs(truth[min(last, step + 1 + w)] - truth[max(0, step - w)]) >= MOVE
+        moved_by(truth[min(last, step + 1 + w)] - truth[max(0, step - w)], MOVE)
         for w in range(NEAR + 1)
     )
 
@@ -290,10 +312,12 @@ def score(curve: Curve, analysis: StepAnalysis, counted: Mapping[int, Tally]) ->
         lasting = real and lasts(truth, step.step)
         result.moves += real
         result.lasting += lasting
+        chance = moved.get(step.step, 0.0)
+        result.calls.append(StepCall(curve.name, step.step, delta, chance, chance > MOVED_CHANCE))
         if step.step in moved:
             noisy = curve.real_moved
-            chance = noisy[step.step] if step.step < len(noisy) else float(real)
-            result.stated.append((moved[step.step], real, chance))
+            real_chance = noisy[step.step] if step.step < len(noisy) else float(real)
+            result.stated.append((moved[step.step], real, real_chance))
         if moved.get(step.step, 0.0) > MOVED_CHANCE:
             result.called += 1
             result.called_true += real
@@ -316,28 +340,129 @@ Results = dict[tuple[float, str], dict[str, Score]]
 
 
 def run(
-    found: Sequence[Curve], seeds: int, width: float, budgets: Sequence[float] = BUDGETS
+    found: Sequence[Curve],
+    seeds: int,
+    width: float,
+    budgets: Sequence[float] = BUDGETS,
+    calls: list[dict[str, object]] | None = None,
+    jobs: int = 1,
 ) -> Results:
-    """Every trace through every budget and schedule, ``seeds`` times each."""
+    """Every trace through every budget and schedule, ``seeds`` times each.
+
+    ``calls``, when given, receives the lines of the calls file (``call_lines``); ``jobs``
+    processes share the traces (each trace's runs are the same however they are shared).
+    """
     results: Results = {(b, label): {} for b in budgets for label in SCHEDULES}
-    for number, curve in enumerate(found):
-        for share, (label, schedule) in itertools.product(budgets, SCHEDULES.items()):
-            total = Score()
-            budget = share * REFERENCE * sum(curve.tokens)  # in tokens: a share of TA's
-            for seed in range(seeds):
-                started = time.perf_counter()
-                made = schedule()
-                counted, _ = simulate(curve, made, budget, width, seed)
-                simulated = time.perf_counter()
-                excursion = getattr(made, "excursion", EXCURSION_PRIOR)
-                analysis = analysis_of(curve, counted, seed, excursion)
-                result = score(curve, analysis, counted)
-                result.scheduling = simulated - started
-                result.reading = time.perf_counter() - simulated
-                total.add(result)
-            results[share, label][curve.name] = total
-        print(f"trace {number + 1}/{len(found)} ({curve.name})", file=sys.stderr)
+    work = [(curve, seeds, width, tuple(budgets), calls is not None) for curve in found]
+    with concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
+        for number, (curve, (scores, lines)) in enumerate(
+            zip(found, pool.map(_run_curve, *zip(*work, strict=True)), strict=True)
+        ):
+            for key, total in scores.items():
+                results[key][curve.name] = total
+            if calls is not None:
+                calls.extend(lines)
+            print(f"trace {number + 1}/{len(found)} ({curve.name})", file=sys.stderr)
     return results
+
+
+def _run_curve(
+    curve: Curve, seeds: int, width: float, budgets: Sequence[float], want_calls: bool
+) -> tuple[dict[tuple[float, str], Score], list[dict[str, object]]]:
+    """One trace through every budget and schedule: its scores and its calls file lines."""
+    scores: dict[tuple[float, str], Score] = {}
+    lines: list[dict[str, object]] = []
+    for share, (label, schedule) in itertools.product(budgets, SCHEDULES.items()):
+        total = Score()
+        budget = share * REFERENCE * sum(curve.tokens)  # in tokens: a share of TA's
+        for seed in range(seeds):
+            started = time.perf_counter()
+            made = schedule()
+            counted, _ = simulate(curve, made, budget, width, seed)
+            simulated = time.perf_counter()
+            excursion = getattr(made, "excursion", EXCURSION_PRIOR)
+            analysis = analysis_of(curve, counted, seed, excursion)
+            result = score(curve, analysis, counted)
+            result.scheduling = simulated - started
+            result.reading = time.perf_counter() - simulated
+            if want_calls:
+                lines.extend(call_lines(curve, result, label, share, seed))
+            total.add(result)
+        scores[share, label] = total
+    return scores, lines
+
+
+class _Inline:
+    """A pool of one: ``map`` in this process (``--jobs 1``)."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def map(self, function: Callable[..., Any], *iterables: Any) -> Any:
+        return map(function, *iterables)
+
+
+def call_lines(
+    curve: Curve, result: Score, schedule: str, budget: float, seed: int
+) -> list[dict[str, object]]:
+    """One run's lines of the calls file: a line per step, then the run's (issue 51).
+
+    Example:
+        >>> c = Curve("x", (0.5, 0.5), True, (10.0, 5.0), problem="m/correct/problem_1")
+        >>> r = Score(calls=[StepCall("x", 0, 0.0, 0.01, False)], tokens=30.0,
+        ...           reference_tokens=1500.0)
+        >>> [line["kind"] for line in call_lines(c, r, "default", 0.25, 0)]
+        ['step', 'run']
+
+    """
+    head = {"schedule": schedule, "budget": budget, "seed": seed, "problem": curve.problem}
+    steps: list[dict[str, object]] = [
+        {"kind": "step", **head, "step": c.step, "chance": c.chance, "called": c.called}
+        for c in result.calls
+    ]
+    tokens = {"tokens": result.tokens, "ta_tokens": result.reference_tokens}
+    run_line = {"kind": "run", **head, **tokens}
+    return [*steps, run_line]
+
+
+def honest_table(results: Results, margin: float, resamples: int) -> list[str]:
+    """The issue-51 measures, one row per budget and schedule.
+
+    Each with its 95% interval by resampling traces (``trace_interval``).
+    """
+    lines = [
+        f"| budget | schedule | tokens spent, share of TA's | recall (m = {margin}) | "
+        f"precision (m = {margin}) | ECE, stated in [0.05, 0.95] (steps) | Brier skill vs the "
+        "base rate | confident misses (stated < 0.05) |",
+        "| --- | --- |" + " --- |" * 6,
+    ]
+    measures: list[Callable[[CallScores], float]] = [
+        lambda x: x.recall,
+        lambda x: x.precision,
+        lambda x: x.ece,
+        lambda x: x.brier_skill,
+        lambda x: x.confident_misses,
+    ]
+    for (share, label), per_trace in results.items():
+        pooled = _pooled(per_trace)
+        scores = score_calls(pooled.calls, margin)
+        cells = []
+        for measure in measures:
+            interval = trace_interval(pooled.calls, measure, margin, resamples)
+            shown = "–" if math.isnan(measure(scores)) else f"{measure(scores):.2f}"
+            if interval is not None:
+                shown += f" [{interval.low:.2f}, {interval.high:.2f}]"
+            cells.append(shown)
+        cells[2] += f" ({scores.calibrated_steps})"
+        lines.append(
+            f"| {share:.0%} | {label} | {_share(pooled.tokens, pooled.reference_tokens)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
 
 
 def _share(part: float, whole: float) -> str:
@@ -482,7 +607,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=EXTERNAL / "thought_anchors")
     parser.add_argument("--traces", type=int, default=None, help="the first N traces only")
-    parser.add_argument("--seeds", type=int, default=1, help="runs per trace and pass")
+    parser.add_argument("--seeds", type=int, default=5, help="runs per trace and pass")
     parser.add_argument("--width", type=float, default=0.2, help="adaptive target width")
     parser.add_argument(
         "--budgets",
@@ -491,11 +616,23 @@ def main() -> None:
         default=BUDGETS,
         help="budget shares to run (a quick loop: one)",
     )
+    parser.add_argument(
+        "--calls", type=Path, default=None, help="write every run's calls to this JSONL file"
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=1000, help="trace resamples per 95%% interval"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes sharing the traces")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     started = time.perf_counter()
     found = curves(args.dir, args.traces)
-    results = run(found, args.seeds, args.width, args.budgets)
+    calls: list[dict[str, object]] | None = [] if args.calls is not None else None
+    results = run(found, args.seeds, args.width, args.budgets, calls, args.jobs)
+    if args.calls is not None and calls is not None:
+        encoded = (json.dumps(line).encode() + b"\n" for line in calls)
+        written = write_lines_atomically(args.calls, encoded)
+        print(f"wrote {written} lines to {args.calls}", file=sys.stderr)
     share = 0.25 if 0.25 in args.budgets else args.budgets[0]
     truths = [c.truth for c in found]
     moves = [(t, s) for t in truths for s in range(len(t) - 1) if is_move(t, s)]
@@ -505,11 +642,14 @@ def main() -> None:
     hidden = sum(
         c.real_moved[s] for c in found for s in range(len(c.values)) if not is_move(c.truth, s)
     )
+    honest = {m: honest_table(results, m, args.resamples) for m in (MARGIN, 0.03)}
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     options = "" if args.traces is None else f" --traces {args.traces}"
     if tuple(args.budgets) != BUDGETS:
         options += " --budgets " + " ".join(f"{b:g}" for b in args.budgets)
+    if args.resamples != 1000:
+        options += f" --resamples {args.resamples}"
     command = f"bench/thought_anchors.py{options} --seeds {args.seeds} --width {args.width}"
     lines = [
         HEADING,
@@ -518,29 +658,48 @@ def main() -> None:
         f"{platform.python_version()}, {seconds:.0f} s. {SETUP}",
         "",
         f"{len(found)} traces, {sum(len(c.values) for c in found)} chunks; {len(moves)} true "
-        f"moves, {sum(lasts(t, s) for t, s in moves)} of them lasting. The published values' "
-        f"own noise: of the {len(moves)} published moves of {MOVE} or more, the real curve "
-        f"moved so at about {noisy_moves:.1f} (the sum of their real-curve chances), and the "
-        f"steps the published curve does not call moves hold about {hidden:.1f} real ones. "
-        "So a method that called exactly the moves of the model's real curve would recall "
-        f"about {noisy_moves / max(1, len(moves)):.2f} of the published ones: the published "
-        "truth itself holds recall near there, whatever the budget. "
+        f"moves (|Δv| ≥ {MOVE} within {MOVE_TOLERANCE:g}), "
+        f"{sum(lasts(t, s) for t, s in moves)} of them lasting. The published values' own "
+        f"noise: of the {len(moves)} published moves, the real curve moved so at about "
+        f"{noisy_moves:.1f} (the sum of their real-curve chances), and the steps the published "
+        f"curve does not call moves hold about {hidden:.1f} real ones. Here the rollouts are "
+        "drawn from the published values, so the published curve is the truth of the "
+        "simulation and a schedule's recall tends to 1 as its budget grows; on a real model "
+        "the published curve is one noisy estimate of the truth, not a bound on recall.",
+        "",
+        f"**Calls scored with a margin** (issue 51). A step is a positive when its true "
+        f"|Δv| ≥ δ + m, a negative when |Δv| < δ − m (δ = {MOVE}); steps in between are too "
+        "close to δ for either call to be wrong and are left out. *Recall*: positives called; "
+        "*precision*: called positives over called positives and negatives; a step is called "
+        f"where `StepAnalysis.moved` > {MOVED_CHANCE} (what the app and `llenvs analyze` "
+        "show). *ECE*: the expected calibration error of the stated chances against |Δv| ≥ δ, "
+        f"over the steps stated in [0.05, 0.95] only (bins {', '.join(map(str, CALIBRATION_BINS))};"
+        " their count in brackets): nearly every step is stated near 0 and did not move, so an "
+        "error over all steps is near 0 for any method, a constant forecast included. *Brier "
+        "skill*: 1 − the chances' Brier score over every step / that of a constant forecast at "
+        "the share of steps that moved (above 0: better than the constant). *Confident "
+        "misses*: positives stated below 0.05. Tokens *spent*, over Thought Anchors'. "
+        f"{args.seeds} seeds per trace; each figure pools every trace and seed, its 95% "
+        f"interval from {args.resamples} resamples of whole traces (`trace_interval`). Nothing "
+        "here is fit: the model's priors (`CHANGE_PRIOR`, `EXCURSION_PRIOR`) are the library's "
+        "constants, which were chosen earlier on these same 20 curves, so the figures are "
+        "in-sample for them. With m = 0.05:",
+        "",
+        *honest[MARGIN],
+        "",
+        "With m = 0.03:",
+        "",
+        *honest[0.03],
+        "",
         "Coverage, error, cost:",
         "",
         *cost_table(results, args.seeds),
         "",
-        "Finding the moves:",
+        "Finding the moves, without a margin (every step with |Δv| ≥ δ a move):",
         "",
         *moves_table(results),
         "",
-        f"Calibration at {share:.0%}: the expected calibration error of each schedule's stated "
-        "chances, over every step and over the steps stated at least 0.05:",
-        "",
-        *calibration_table(
-            {label: _pooled(per).stated for (b, label), per in results.items() if b == share}
-        ),
-        "",
-        f"Reliability of the `default` schedule's stated chances at {share:.0%}:",
+        f"Reliability of the `default` schedule's stated chances at {share:.0%}, every bin:",
         "",
         *reliability_table(_pooled(results[share, "default"]).stated),
         "",

@@ -35,7 +35,7 @@ from llenvs.analysis._paired_runs import (
     most_shared,
     pair_runs,
 )
-from llenvs.analysis._step_analysis import VERDICT_DRAWS, StepAnalysis
+from llenvs.analysis._step_analysis import CHANCES_CHECKED, VERDICT_DRAWS, StepAnalysis
 from llenvs.analysis._stored_step_analysis import (
     published_step_analysis,
     stored_forced_answers,
@@ -124,6 +124,7 @@ from llenvs.analysis.statistics import (
 )
 
 __all__ = [
+    "CHANCES_CHECKED",
     "DEFAULT_FORCED_ANSWER_TOKENS",
     "MAX_SEGMENTERS",
     "MINILM",

@@ -39,7 +39,15 @@ from llenvs.analysis.statistics import (
     value_draws,
 )
 
-__all__ = ["VERDICT_DRAWS", "StepAnalysis"]
+__all__ = ["CHANCES_CHECKED", "VERDICT_DRAWS", "StepAnalysis"]
+
+CHANCES_CHECKED = (
+    "the chances of a move are a model's: how often they came true on published value curves, "
+    "where calls are made (stated 0.05 to 0.95), is in docs/benchmarks.md, 'Step analysis on "
+    "real value curves'"
+)
+"""What the app and ``llenvs analyze`` say beside the steps they call moved: where the stated
+chances' calibration is measured (``bench/thought_anchors.py``), so no chance reads as a fact."""
 
 VERDICT_DRAWS = 2000
 """Joint posterior draws behind ``StepAnalysis.sizes`` and ``StepAnalysis.top_steps``."""

@@ -31,6 +31,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from llenvs.analysis import (
+    CHANCES_CHECKED,
     DEFAULT_FORCED_ANSWER_TOKENS,
     MAX_SEGMENTERS,
     MOVE_DELTA,
@@ -295,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         used = spent(analysis.rollouts)
         print(f"first drop: {analysis.first_drop().reason} ({used} tokens generated)")
     elif analysis.importances:
-        print(analysis.calls_summary())
+        print(f"{analysis.calls_summary()} ({CHANCES_CHECKED})")
         print(analysis.top_steps(3).headline())
     return 0
 

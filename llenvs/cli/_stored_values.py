@@ -32,7 +32,12 @@ import json
 import os
 from typing import Any
 
-from llenvs.analysis import StepAnalysis, published_step_analysis, stored_step_analysis
+from llenvs.analysis import (
+    CHANCES_CHECKED,
+    StepAnalysis,
+    published_step_analysis,
+    stored_step_analysis,
+)
 from llenvs.analysis.instruments import ContentReturns, TextSimilarity, content_returns
 from llenvs.analysis.sidecar import read_published, stored_keys
 from llenvs.analysis.statistics import MOVE_DELTA, BoundaryValue
@@ -163,7 +168,7 @@ def print_stored_values(
         print(analysis_table(trace, analysis, returns))
         if returns is not None:
             print(returns.caption())
-        print(analysis.calls_summary())
+        print(f"{analysis.calls_summary()} ({CHANCES_CHECKED})")
         print(analysis.top_steps(3).headline())
         if trace.success is False:
             print(f"where it went wrong (first drop): {analysis.first_drop().reason}")

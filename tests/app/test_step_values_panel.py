@@ -16,6 +16,7 @@ import time
 import pytest
 
 from llenvs.analysis import (
+    CHANCES_CHECKED,
     AnalysisParams,
     LexicalSimilarity,
     analysis_key,
@@ -317,7 +318,7 @@ def test_a_run_where_nothing_moved_says_so_in_the_caption(folder, monkeypatch):
     at.toggle(key="sv-plan").set_value(True).run()
     at = _run(_settings(at, 8))
     caption = next(c.value for c in at.caption if "stored in p.analysis.jsonl" in c.value)
-    assert caption.endswith("· no step moved the value detectably at this budget")
+    assert f"· no step moved the value detectably at this budget ({CHANCES_CHECKED})" in caption
     assert "(sure)" not in caption
 
 

@@ -18,7 +18,12 @@ from collections import Counter
 
 import pytest
 
-from llenvs.analysis import analysis_path, published_step_analysis, read_published
+from llenvs.analysis import (
+    CHANCES_CHECKED,
+    analysis_path,
+    published_step_analysis,
+    read_published,
+)
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.ui.browse import MEASURE, TAG_FILTER, WHOLE, ZOOM
@@ -262,7 +267,7 @@ def test_the_move_size_delta_decides_the_steps_called_and_the_expected_wrong_cal
             assert not at.exception, at.exception
         expected = dataclasses.replace(analysis, delta=delta)
         caption = next(c.value for c in at.caption if "called moved" in c.value)
-        assert expected.calls_summary() in caption
+        assert expected.calls_summary() in caption and CHANCES_CHECKED in caption
         assert f"|Δv| ≥ {delta:g}" in caption and "expected wrong" in caption
         table = next(d.value for d in at.dataframe if "moved" in d.value.columns)
         shown = {b: m for b, m in enumerate(table["moved"]) if not math.isnan(m)}

@@ -32,6 +32,7 @@ from dataclasses import replace
 import streamlit as st
 
 from llenvs.analysis import (
+    CHANCES_CHECKED,
     MOVE_DELTA,
     AnalysisParams,
     CostPlan,
@@ -157,7 +158,7 @@ def _stored(
     if delta is None:  # the box says why; nothing is called moved without a δ
         return
     shown = shown_values(str(store), trace.trace_id, key, version, trace, delta)
-    st.caption(shown.caption)
+    st.caption(f"{shown.caption} ({CHANCES_CHECKED})")
     shown = returns_toggle(str(store), key, version, trace, shown)
     if shown.first_drop:
         st.caption(shown.first_drop)
