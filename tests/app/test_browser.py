@@ -138,7 +138,7 @@ def test_home_shows_where_traces_come_from(browser):
 def test_step_values_of_a_sample_trace(browser):
     """The stored step values of the products sample: the caption its stored result gives (the
     run and the top steps) and one value bar per boundary that has a value."""
-    from llenvs.analysis import analysis_path
+    from llenvs.analysis import CHANCES_CHECKED, analysis_path
     from llenvs.traces import read_traces
     from llenvs.ui.browse import result_keys, shown_values
     from llenvs.ui.common import stamp
@@ -153,9 +153,8 @@ def test_step_values_of_a_sample_trace(browser):
     with served_app(REPO / "sample_traces") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1300})
         page.goto(f"{url}/browse?file={path}&trace=1&segment=3")
-        page.get_by_text(shown.caption, exact=True).filter(visible=True).first.wait_for(
-            timeout=60_000
-        )
+        caption = f"{shown.caption} ({CHANCES_CHECKED})"  # where the chances are checked
+        page.get_by_text(caption, exact=True).filter(visible=True).first.wait_for(timeout=60_000)
         panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values").first
         panel.locator("[data-testid='stVegaLiteChart']").first.wait_for(timeout=30_000)
         values = panel.locator("[aria-label^='v before segment ']")  # one bar per valued boundary
