@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,8 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from llenvs.core._record_types import RECORD, Text
+from llenvs.core._record_types import RECORD, Flag, Int64, Number, Positive, Text
+from llenvs.core._records import read_record, record_dict
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -91,19 +91,21 @@ class SamplingParams:
 
     """
 
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    __pydantic_config__ = RECORD
+
+    max_tokens: Positive = DEFAULT_MAX_TOKENS
     """Most tokens a trajectory may generate, over all its segments."""
-    temperature: float = 0.0
+    temperature: Number = 0.0
     """0 for greedy decoding."""
-    top_p: float = 1.0
+    top_p: Number = 1.0
     """Nucleus sampling mass (1.0 for none)."""
-    top_k: int | None = None
+    top_k: Positive | None = None
     """Sample among the k most likely tokens (None for no limit)."""
-    seed: int | None = None
+    seed: Int64 | None = None
     """Seed of the sampler, where the backend honours one."""
-    stop: tuple[str, ...] = ()
+    stop: tuple[Text, ...] = ()
     """Stop sequences; a matched stop sequence is kept at the end of the generated text."""
-    logprobs: bool = False
+    logprobs: Flag = False
     """Ask for the log-probability of every generated token."""
 
     def __post_init__(self) -> None:
@@ -130,39 +132,25 @@ class SamplingParams:
             ['x']
 
         """
-        record = {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}
-        record["stop"] = list(self.stop)
-        return record
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "sampling_params") -> SamplingParams:
-        """The parameters of ``to_record``'s object; absent keys take the defaults.
+        """The parameters of ``to_record``'s object, read by ``read_record``.
 
-        A key ``SamplingParams`` does not have is refused, naming it and the known ones.
+        Absent keys take the defaults; a key ``SamplingParams`` does not have is refused, naming
+        the known ones.
 
         Example:
             >>> SamplingParams.from_record({"max_tokens": 9}).max_tokens
             9
-            >>> SamplingParams.from_record({"max_token": 9})
+            >>> SamplingParams.from_record({"max_token": 9})  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            ValueError: sampling_params: unknown field 'max_token': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs
+            llenvs.core.errors.RecordFormatError: sampling_params: unknown field(s): max_token: choose from max_tokens, temperature, ...
 
         """  # noqa: E501
-        if not isinstance(obj, Mapping):
-            raise ValueError(f"{what}: expected a JSON object, got {type(obj).__name__}")
-        known = [item.name for item in dataclasses.fields(cls)]
-        unknown = sorted(str(key) for key in obj if key not in known)
-        if unknown:
-            choices = ", ".join(known)
-            raise ValueError(f"{what}: unknown field {unknown[0]!r}: choose from {choices}")
-        values = dict(obj)
-        if isinstance(values.get("stop"), list):
-            values["stop"] = tuple(values["stop"])
-        try:
-            return cls(**values)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{what}: {error}") from None
+        return read_record(cls, obj, what)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ Example:
     >>> fields = RecordFields({"max_tokens": 8, "nope": 1}, "sampling", ("max_tokens",))
     Traceback (most recent call last):
     ...
-    ValueError: sampling: unknown field 'nope': choose from max_tokens
+    ValueError: sampling: unknown field(s): nope: choose from max_tokens
     >>> RecordFields({"n": "x"}, "thing", ("n",)).integer("n")
     Traceback (most recent call last):
     ...
@@ -45,7 +45,7 @@ class RecordFields:
         unknown = sorted(str(key) for key in obj if key not in known)
         if unknown:
             raise ValueError(
-                f"{what}: unknown field {unknown[0]!r}: choose from {', '.join(known)}"
+                f"{what}: unknown field(s): {', '.join(unknown)}: choose from {', '.join(known)}"
             )
         self.obj: Mapping[str, Any] = obj
         self.what = what

@@ -37,6 +37,7 @@ __all__ = [
     "Flag",
     "Int64",
     "Number",
+    "Positive",
     "SortedValues",
     "Text",
     "computed",
@@ -69,6 +70,8 @@ Int64 = Annotated[int, _Exactly(ge=INT64.start, le=INT64.stop - 1)]
 """An integer that fits in 64 bits (booleans refused)."""
 Count = Annotated[int, _Exactly(ge=0, le=INT64.stop - 1)]
 """An integer >= 0 that fits in 64 bits."""
+Positive = Annotated[int, _Exactly(ge=1, le=INT64.stop - 1)]
+"""An integer >= 1 that fits in 64 bits."""
 Text = Annotated[str, _Exactly()]
 """A string."""
 Flag = Annotated[bool, _Exactly()]
@@ -78,7 +81,7 @@ Number = Annotated[float, _Exactly(allow_inf_nan=False)]
 
 HERE = "\x1f"
 """The path a ``Coded`` field's reader is given: its messages name the field's real path where it
-stands (``trace.run.spec: unknown field 'modle'``), however deep the field is read."""
+stands (``trace.run.spec: unknown field(s): modle``), however deep the field is read."""
 
 
 class Coded:

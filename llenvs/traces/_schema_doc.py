@@ -304,8 +304,8 @@ def schema_type(field: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
         return f"object ({field['x-record']})"
     if "enum" in field:
         return f"{kind} ({' / '.join(str(value) for value in field['enum'])})"
-    if kind == "integer" and field.get("minimum") == 0:
-        return "integer ≥ 0"
+    if kind == "integer" and field.get("minimum") in (0, 1):
+        return f"integer ≥ {field['minimum']}"
     return str(kind)
 
 

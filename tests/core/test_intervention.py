@@ -114,7 +114,7 @@ def test_what_runs_used_to_refuse_cannot_be_made(make, error, message):
         ({"kind": "resample", "text": None, "samples": "8"}, "samples: expected an integer"),
         (
             {"kind": "resample", "text": None, "sampling_params": {"temp": 1}},
-            "sampling_params: unknown field 'temp'",
+            r"sampling_params: unknown field\(s\): temp",
         ),
         ("force", "expected an object"),
     ],

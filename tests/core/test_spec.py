@@ -289,7 +289,7 @@ def test_every_ui_prm_choice_and_cli_name_parses():
         (
             lambda: ModelSpec.from_record({"provider": "embedded", "base_url": URL}),
             ValueError,
-            "model: unknown field 'base_url': choose from provider, dtype",
+            "model: unknown field(s): base_url: choose from provider, dtype",
         ),
         (
             lambda: PRMSpec.from_record({"kind": "mcts"}),
@@ -304,9 +304,13 @@ def test_every_ui_prm_choice_and_cli_name_parses():
         (
             lambda: SamplingParams.from_record({"max_token": 9}),
             ValueError,
-            "unknown field 'max_token': choose from max_tokens, temperature",
+            "unknown field(s): max_token: choose from max_tokens, temperature",
         ),
-        (lambda: SamplingParams.from_record({"max_tokens": 0}), ValueError, "max_tokens must be"),
+        (
+            lambda: SamplingParams.from_record({"max_tokens": 0}),
+            ValueError,
+            "sampling_params.max_tokens: expected an integer >= 1",
+        ),
         (
             lambda: AnswerOpening.from_record(
                 {"text": "<answer>", "max_tokens": "8", "marker": "<answer>"}
@@ -317,12 +321,12 @@ def test_every_ui_prm_choice_and_cli_name_parses():
         (
             lambda: TaskSource.from_record({"environment": "e", "size": 3}),
             ValueError,
-            "task: unknown field 'size': choose from environment, adapter, options, tasks",
+            "task: unknown field(s): size: choose from environment, adapter, options, tasks",
         ),
         (
             lambda: RunSpec.from_record({"model": {"provider": "embedded"}, "sampling": []}),
             ValueError,
-            "run.spec.sampling: expected a JSON object",
+            "run.spec.sampling: expected an object",
         ),
     ],
 )

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core._answer_tags import ANSWER_OPEN
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Positive, Text
+from llenvs.core._records import read_record, record_dict
 
 __all__ = ["DEFAULT_TEXT", "AnswerOpening"]
 
@@ -44,13 +45,15 @@ DEFAULT_TEXT = "\n\nFinal answer: " + ANSWER_OPEN
 class AnswerOpening:
     """Force ``text`` when a response ends without ``marker``; then ``max_tokens`` more."""
 
-    text: str = DEFAULT_TEXT
+    __pydantic_config__ = RECORD
+
+    text: Text = DEFAULT_TEXT
     """The opening forced as one segment."""
-    max_tokens: int = 16
+    max_tokens: Positive = 16
     """Tokens the model may generate after the opening (its answer and the closing tag)."""
-    marker: str = ANSWER_OPEN
+    marker: Text = ANSWER_OPEN
     """What shows a response has begun its answer (then nothing is forced)."""
-    stop: tuple[str, ...] = ("\n\n",)
+    stop: tuple[Text, ...] = ("\n\n",)
     """More stop sequences for the answer after the opening: a small model that does not close
     the tag goes on to restate it (``12\n\nThe answer is: 12``), and the environment would read
     all of it as the answer."""
@@ -69,33 +72,19 @@ class AnswerOpening:
             {'text': 'A:', 'max_tokens': 4, 'marker': 'A:', 'stop': []}
 
         """
-        return {
-            "text": self.text,
-            "max_tokens": self.max_tokens,
-            "marker": self.marker,
-            "stop": list(self.stop),
-        }
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "run.answer_opening") -> AnswerOpening:
-        """The opening of ``to_record``'s object (a trace's ``run.spec.answer_opening``).
+        """The opening of ``to_record``'s object, read by ``read_record``.
+
+        A field left out takes its default.
 
         Example:
-            >>> AnswerOpening.from_record({"text": "<answer>"})
+            >>> AnswerOpening.from_record({"text": "<answer>", "max_tokens": 0})
             Traceback (most recent call last):
             ...
-            ValueError: run.answer_opening: the field 'max_tokens' is missing
+            llenvs.core.errors.RecordFormatError: run.answer_opening.max_tokens: expected an integer >= 1, got 0
 
-        """
-        fields = RecordFields(obj, what, ("text", "max_tokens", "marker", "stop"))
-        try:
-            return cls(
-                fields.text("text"),
-                fields.integer("max_tokens"),
-                fields.text("marker"),
-                fields.texts("stop"),
-            )
-        except (TypeError, ValueError) as error:
-            if str(error).startswith(what):
-                raise
-            raise ValueError(f"{what}: {error}") from None
+        """  # noqa: E501
+        return read_record(cls, obj, what)

@@ -246,7 +246,7 @@ class PRMSpec:
             >>> PRMSpec.from_record({"kind": "vllm", "model": "m", "rollouts": 3})
             Traceback (most recent call last):
             ...
-            ValueError: prm: unknown field 'rollouts': choose from kind, model, convention, base_url, aggregation, class_name
+            ValueError: prm: unknown field(s): rollouts: choose from kind, model, convention, base_url, aggregation, class_name
 
         """  # noqa: E501
         fields = RecordFields(

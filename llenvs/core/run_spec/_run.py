@@ -104,7 +104,7 @@ class RunSpec:
             >>> RunSpec.from_record({"modle": {}})
             Traceback (most recent call last):
             ...
-            ValueError: run.spec: unknown field 'modle': choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
+            ValueError: run.spec: unknown field(s): modle: choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
 
         """  # noqa: E501
         fields = RecordFields(obj, what, _PARTS)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llenvs.core._backend import SamplingParams
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Int64, Number, Positive, Text
+from llenvs.core._records import read_record, record_dict
 
 __all__ = ["StatedSampling"]
 
@@ -50,17 +51,19 @@ class StatedSampling:
 
     """
 
-    source: str
+    __pydantic_config__ = RECORD
+
+    source: Text
     """Where the settings are stated (a paper, a dataset's card, a log's header)."""
-    temperature: float | None = None
+    temperature: Number | None = None
     """The stated temperature (0 for greedy)."""
-    top_p: float | None = None
+    top_p: Number | None = None
     """The stated nucleus sampling mass."""
-    top_k: int | None = None
+    top_k: Positive | None = None
     """The stated top-k."""
-    max_tokens: int | None = None
+    max_tokens: Positive | None = None
     """The stated token budget of a response."""
-    seed: int | None = None
+    seed: Int64 | None = None
     """The stated seed."""
 
     def __post_init__(self) -> None:
@@ -77,20 +80,20 @@ class StatedSampling:
             True
 
         """
-        return {"source": self.source, **{name: getattr(self, name) for name in _SETTINGS}}
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "stated_sampling") -> StatedSampling:
-        """The settings of ``to_record``'s object; a bad field is named."""
-        fields = RecordFields(obj, what, ("source", *_SETTINGS))
-        return cls(
-            fields.text("source"),
-            temperature=fields.number("temperature", None),
-            top_p=fields.number("top_p", None),
-            top_k=fields.integer("top_k", None),
-            max_tokens=fields.integer("max_tokens", None),
-            seed=fields.integer("seed", None),
-        )
+        """The settings of ``to_record``'s object, read by ``read_record``; a bad field is named.
+
+        Example:
+            >>> StatedSampling.from_record({"source": "paper", "top_k": 0})
+            Traceback (most recent call last):
+            ...
+            llenvs.core.errors.RecordFormatError: stated_sampling.top_k: expected an integer >= 1, got 0
+
+        """  # noqa: E501
+        return read_record(cls, obj, what)
 
     def summary(self) -> str:
         """The stated settings in words, then those not recorded, then the source."""

@@ -130,7 +130,7 @@ def trace_sampling_params(trace: Trace) -> SamplingParams | None:
         ...                             response="", segments=(), trace_id="t"))
         Traceback (most recent call last):
         ...
-        llenvs.traces.TraceFormatError: trace t: run.sampling_params: unknown field 'beam': choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs; a trace from a newer llenvs? It is not sampled again with other settings than it records
+        llenvs.traces.TraceFormatError: trace t: run.sampling_params: unknown field(s): beam: choose from max_tokens, temperature, top_p, top_k, seed, stop, logprobs; a trace from a newer llenvs? It is not sampled again with other settings than it records
 
     """  # noqa: E501
     unknown = trace.run.unknown
