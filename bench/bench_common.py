@@ -141,3 +141,18 @@ def commit_tree(commit: str) -> Iterator[Path]:
             subprocess.run(
                 ["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False
             )
+
+
+def before_after_main(
+    doc: str, heading: str, measure: Callable[[str, int], str], before: str, runs: int
+) -> None:
+    """A before-and-after script's command line; measures, prints the section, writes it.
+
+    ``--before`` (the commit), ``--runs`` (fresh processes per case) and ``--no-write``.
+    """
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--before", default=before, help="the commit to compare with")
+    parser.add_argument("--runs", type=int, default=runs, help="fresh processes per case")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    publish(heading, measure(args.before, args.runs), write=not args.no_write)

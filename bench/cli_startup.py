@@ -17,7 +17,6 @@ torch, transformers or streamlit were among them.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -28,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_common import ROOT, commit_tree, publish
+from bench_common import ROOT, before_after_main, commit_tree
 
 HEADING = "## Command-line start-up, before and after the faces (`bench/cli_startup.py`)"
 BEFORE = "4aa1ea2"
@@ -147,15 +146,5 @@ def measure(before: str, runs: int) -> str:
     )
 
 
-def main() -> None:
-    """Measure, print the section, and write it unless ``--no-write``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
-    parser.add_argument("--runs", type=int, default=15, help="fresh processes per command")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
-    publish(HEADING, measure(args.before, args.runs), write=not args.no_write)
-
-
 if __name__ == "__main__":
-    main()
+    before_after_main(__doc__, HEADING, measure, BEFORE, 15)

@@ -22,7 +22,6 @@ The peer of each row is the same reading in the ``before`` tree (after / before)
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -34,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_common import ROOT, commit_tree, publish
+from bench_common import ROOT, before_after_main, commit_tree
 
 HEADING = "## Reading records, before and after they were declared once (`bench/record_reading.py`)"
 BEFORE = "ef0c246"
@@ -191,15 +190,5 @@ def measure(before: str, runs: int) -> str:
     )
 
 
-def main() -> None:
-    """Measure, print the section, and write it unless ``--no-write``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
-    parser.add_argument("--runs", type=int, default=5, help="fresh processes per reading")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
-    publish(HEADING, measure(args.before, args.runs), write=not args.no_write)
-
-
 if __name__ == "__main__":
-    main()
+    before_after_main(__doc__, HEADING, measure, BEFORE, 5)
