@@ -7,7 +7,10 @@ only that section of ``docs/benchmarks.md`` (written atomically), so scripts can
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -156,3 +159,17 @@ def before_after_main(
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     publish(heading, measure(args.before, args.runs), write=not args.no_write)
+
+
+def run_line(command: str, loads: tuple[float, float, float], elapsed: float) -> str:
+    """The line a section opens with: the command, when and where it ran, the load before it.
+
+    ``command`` is the script and its options (``bench/x.py --runs 5``); ``loads`` the load
+    averages taken before the run (``os.getloadavg()``); ``elapsed`` its seconds.
+    """
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"Command: `.venv/bin/python {command}` — run {when} on {platform.machine()}, Python "
+        f"{platform.python_version()}, {os.cpu_count()} cores, load average {loads[0]:.1f}, "
+        f"{loads[1]:.1f}, {loads[2]:.1f} before, {elapsed:.0f} s in all."
+    )

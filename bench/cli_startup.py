@@ -17,17 +17,15 @@ torch, transformers or streamlit were among them.
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from bench_common import ROOT, before_after_main, commit_tree
+from bench_common import ROOT, before_after_main, commit_tree, run_line
 
 HEADING = "## Command-line start-up, before and after the faces (`bench/cli_startup.py`)"
 BEFORE = "4aa1ea2"
@@ -132,12 +130,8 @@ def measure(before: str, runs: int) -> str:
                 f"{'' if name == 'before' else f'{ratio:.2f}x'} |"
             )
     rows.append(f"| `python -c pass` (the peer) | | {len(peer)} | {cell(peer)} | | | 1.0x | |")
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
-        f"{HEADING}\n\n"
-        f"Command: `.venv/bin/python bench/cli_startup.py --runs {runs}` — run {when} on "
-        f"{platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores, load "
-        f"average {loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f} before, {elapsed:.0f} s in all. "
+        f"{HEADING}\n\n" + run_line(f"bench/cli_startup.py --runs {runs}", loads, elapsed) + " "
         f"`{before}` is the last commit before issue 54's faces, checked out in a temporary git "
         "worktree; each command runs in a fresh process (both trees' bytecode compiled by an "
         "untimed first run), the trees and the bare interpreter interleaved run by run. *Modules "

@@ -22,10 +22,8 @@ The peer of each row is the same reading in the ``before`` tree (after / before)
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -33,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_common import ROOT, before_after_main, commit_tree
+from bench_common import ROOT, before_after_main, commit_tree, run_line
 
 HEADING = "## Reading records, before and after they were declared once (`bench/record_reading.py`)"
 BEFORE = "ef0c246"
@@ -175,12 +173,8 @@ def measure(before: str, runs: int) -> str:
         f"| the converter of `Trace` built once (pydantic imported), in the index and read all "
         f"alike | — | {cell(build)} | |"
     )
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
-        f"{HEADING}\n\n"
-        f"Command: `.venv/bin/python bench/record_reading.py --runs {runs}` — run {when} on "
-        f"{platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores, load "
-        f"average {loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f} before, {elapsed:.0f} s in all. "
+        f"{HEADING}\n\n" + run_line(f"bench/record_reading.py --runs {runs}", loads, elapsed) + " "
         f"`{before}` (before: records read by hand) is checked out in a temporary git worktree; "
         "each reading runs in a fresh process, imports included, the two trees interleaved run "
         f"by run. The trace file: {TRACES:,} generated traces of {SEGMENTS} segments, each with "
