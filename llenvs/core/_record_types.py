@@ -199,10 +199,7 @@ def omit_when_empty(*names: str) -> Any:
 
     def schema(cls: type, source: Any, handler: "GetCoreSchemaHandler") -> "CoreSchema":
         built = handler(source)
-        inner: Any = built
-        while inner["type"] != "dataclass":
-            inner = inner["schema"]
-        for item in inner["schema"]["fields"]:
+        for item in _dataclass_schema(built)["schema"]["fields"]:
             if item["name"] in names:
                 item["serialization_exclude_if"] = _empty
         return built
@@ -246,10 +243,7 @@ def computed(check: Callable[[Any, Mapping[str, Any]], None]) -> Any:
         names = [item.name for item in dataclasses.fields(cls) if not item.init]
         hints = typing.get_type_hints(cls)
         built = handler(source)
-        inner: Any = built
-        while inner["type"] != "dataclass":
-            inner = inner["schema"]
-        inner["schema"]["computed_fields"] = [
+        _dataclass_schema(built)["schema"]["computed_fields"] = [
             core_schema.computed_field(name, handler.generate_schema(hints[name])) for name in names
         ]
 
@@ -265,6 +259,13 @@ def computed(check: Callable[[Any, Mapping[str, Any]], None]) -> Any:
         return core_schema.no_info_wrap_validator_function(read, built)
 
     return classmethod(schema)
+
+
+def _dataclass_schema(built: Any) -> Any:
+    """The dataclass schema inside a record's built schema (under its wrappers, if any)."""
+    while built["type"] != "dataclass":
+        built = built["schema"]
+    return built
 
 
 def _empty(value: object) -> bool:
