@@ -1,5 +1,9 @@
 """Typed reading of one JSON object of a trace, with errors that name the field's path.
 
+What stays hand-written reads with it: the upgrade of old run records (``legacy_run_record``);
+the current records are declared and read by ``llenvs.core.read_record``. The checks beside it
+serve records built in Python and the trace index's summaries.
+
 Example:
     >>> reader = RecordReader({"n": 3, "s": "x"}, "trace")
     >>> reader.integer("n"), reader.text("s")
@@ -195,86 +199,6 @@ class RecordReader:
         """
         return None if self.raw(key) is None else self.integer(key)
 
-    def number(self, key: str) -> float:
-        """A number field, as a finite float (booleans refused).
-
-        Example:
-            >>> RecordReader({"a": 1}, "t").number("a")
-            1.0
-
-        """
-        return check_number(self.raw(key), self.path(key))
-
-    def boolean(self, key: str) -> bool:
-        """A boolean field.
-
-        Example:
-            >>> RecordReader({"a": True}, "t").boolean("a")
-            True
-
-        """
-        value = self.raw(key)
-        if not isinstance(value, bool):
-            raise TraceFormatError(f"{self.path(key)}: expected true or false, got {show(value)}")
-        return value
-
-    def opt_boolean(self, key: str) -> bool | None:
-        """A boolean or null field.
-
-        Example:
-            >>> RecordReader({"a": None}, "t").opt_boolean("a") is None
-            True
-
-        """
-        return None if self.raw(key) is None else self.boolean(key)
-
-    def array(self, key: str) -> list[Any]:
-        """A list field.
-
-        Example:
-            >>> RecordReader({"a": [1]}, "t").array("a")
-            [1]
-
-        """
-        value = self.raw(key)
-        if not isinstance(value, list):
-            raise TraceFormatError(f"{self.path(key)}: expected a list, got {show(value)}")
-        return value
-
-    def opt_ints(self, key: str) -> tuple[int, ...] | None:
-        """A list of integers in ``INT64``, or null.
-
-        Example:
-            >>> RecordReader({"a": [1, 2]}, "t").opt_ints("a")
-            (1, 2)
-
-        """
-        if self.raw(key) is None:
-            return None
-        values = self.array(key)
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
-            raise TraceFormatError(f"{self.path(key)}: expected a list of integers")
-        for number, value in enumerate(values):
-            if value not in INT64:
-                check_integer(value, f"{self.path(key)}[{number}]")
-        return tuple(values)
-
-    def opt_floats(self, key: str) -> tuple[float, ...] | None:
-        """A list of numbers (as finite floats), or null.
-
-        Example:
-            >>> RecordReader({"a": [-0.5, 0]}, "t").opt_floats("a")
-            (-0.5, 0.0)
-
-        """
-        if self.raw(key) is None:
-            return None
-        values = self.array(key)
-        if any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
-            raise TraceFormatError(f"{self.path(key)}: expected a list of numbers")
-        where = self.path(key)
-        return tuple(check_number(v, f"{where}[{number}]") for number, v in enumerate(values))
-
     def obj(self, key: str) -> dict[str, Any]:
         """An object field (JSON-safe by construction).
 
@@ -287,19 +211,6 @@ class RecordReader:
         if not isinstance(value, dict):
             raise TraceFormatError(f"{self.path(key)}: expected an object, got {show(value)}")
         return value
-
-    def scores(self, key: str) -> dict[str, float]:
-        """An object of name -> number (as finite floats).
-
-        Example:
-            >>> RecordReader({"a": {"format": 1}}, "t").scores("a")
-            {'format': 1.0}
-
-        """
-        where = self.path(key)
-        return {
-            name: check_number(score, f"{where}.{name}") for name, score in self.obj(key).items()
-        }
 
     def done(self) -> None:
         """Refuse the fields that were not read.
