@@ -1,20 +1,20 @@
 """Calibration on real curves: stated chances of a move against the truth and its own noise.
 
 ``bench/thought_anchors.py`` scores every step's stated chance of a move of δ
-(``StepAnalysis.moved``); this module bins those chances against how often the published curve
-moved so, and against the chance that the model's real curve did: each published value is the
-mean of about 100 continuations, so the truth has noise of its own (``real_moved``).
+(``StepAnalysis.moved``); this module bins those chances (the reliability table) against how
+often the published curve moved so, and against the chance that the model's real curve did:
+each published value is the mean of about 100 continuations, so the truth has noise of its own
+(``real_moved``).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from llenvs.analysis.statistics import MOVE_DELTA
+from llenvs.analysis.statistics import MOVE_DELTA, MOVE_TOLERANCE
 
 MOVE = MOVE_DELTA
 """The size of a move: the library's δ."""
@@ -49,7 +49,9 @@ def real_moved(counts: Sequence[tuple[int, int]], success: bool) -> tuple[float,
     generator = np.random.default_rng(0)
     draws = [generator.beta(s + 0.5, n - s + 0.5, NOISE_DRAWS) for s, n in counts]
     draws.append(np.full(NOISE_DRAWS, float(success)))
-    return tuple(float(np.mean(np.abs(b - a) >= MOVE - 1e-9)) for a, b in itertools.pairwise(draws))
+    return tuple(
+        float(np.mean(np.abs(b - a) >= MOVE - MOVE_TOLERANCE)) for a, b in itertools.pairwise(draws)
+    )
 
 
 def binned(rows: Sequence[Stated]) -> list[tuple[float, float, list[Stated]]]:
@@ -66,34 +68,6 @@ def binned(rows: Sequence[Stated]) -> list[tuple[float, float, list[Stated]]]:
         if inside:
             bins.append((low, high, inside))
     return bins
-
-
-def calibration_error(rows: Sequence[Stated], real: bool) -> float:
-    """The expected calibration error over ``BINS``: the published truth, or the real chance."""
-    total = 0.0
-    for _, _, inside in binned(rows):
-        stated = sum(r[0] for r in inside) / len(inside)
-        seen = sum(r[2] if real else r[1] for r in inside) / len(inside)
-        total += len(inside) * abs(stated - seen)
-    return total / len(rows) if rows else math.nan
-
-
-def calibration_table(stated: Mapping[str, Sequence[Stated]]) -> list[str]:
-    """Expected calibration error of every schedule (by label): all steps, and the doubtful."""
-    lines = [
-        "| schedule | steps | ECE, published curve | ECE, real curve | steps stated ≥ 0.05 | "
-        "ECE there, published curve | ECE there, real curve |",
-        "| --- |" + " --- |" * 6,
-    ]
-    for label, rows in stated.items():
-        doubtful = [r for r in rows if r[0] >= BINS[1]]
-        lines.append(
-            f"| {label} | {len(rows)} | {calibration_error(rows, False):.3f} | "
-            f"{calibration_error(rows, True):.3f} | {len(doubtful)} | "
-            f"{calibration_error(doubtful, False):.3f} | "
-            f"{calibration_error(doubtful, True):.3f} |"
-        )
-    return lines
 
 
 def reliability_table(rows: Sequence[Stated]) -> list[str]:

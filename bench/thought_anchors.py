@@ -35,9 +35,9 @@ import random
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bench_common import EXTERNAL, publish
 from calibration import real_moved, reliability_table
@@ -354,10 +354,9 @@ def run(
     """
     results: Results = {(b, label): {} for b in budgets for label in SCHEDULES}
     work = [(curve, seeds, width, tuple(budgets), calls is not None) for curve in found]
-    with concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
-        for number, (curve, (scores, lines)) in enumerate(
-            zip(found, pool.map(_run_curve, *zip(*work, strict=True)), strict=True)
-        ):
+    with concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
+        mapped = (pool.map if pool is not None else map)(_run_curve, *zip(*work, strict=True))
+        for number, (curve, (scores, lines)) in enumerate(zip(found, mapped, strict=True)):
             for key, total in scores.items():
                 results[key][curve.name] = total
             if calls is not None:
@@ -390,19 +389,6 @@ def _run_curve(
             total.add(result)
         scores[share, label] = total
     return scores, lines
-
-
-class _Inline:
-    """A pool of one: ``map`` in this process (``--jobs 1``)."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        return None
-
-    def map(self, function: Callable[..., Any], *iterables: Any) -> Any:
-        return map(function, *iterables)
 
 
 def call_lines(
@@ -590,9 +576,9 @@ SETUP = (
     "response after it / 4 (a continuation about as long as the published one), against 100 "
     "such per chunk. s scheduling / s reading: seconds per seed in the round loop (mostly "
     "`next_round`) and in reading the tallies (the bootstrap, and the 2,000 posterior "
-    "draws behind ranking and membership). *Calibration*: every step's stated chance of a "
+    "draws behind ranking and membership). *Reliability*: every step's stated chance of a "
     "move, binned, against how often the published curve moved by δ there (the simulation's "
-    "truth), and the expected calibration error (ECE: the bins' gaps weighted by their steps). "
+    "truth). "
     "The published values have their own noise: each is the mean of about 100 continuations. "
     "The *real curve* columns account for it: each published value's real value is drawn from "
     "its Beta(s + ½, f + ½) posterior, each boundary on its own (no model of the curve, so the "
