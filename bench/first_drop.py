@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_common import EXTERNAL, publish
-from thought_anchors import REFERENCE, Curve, curves, simulate
+from published_curves import REFERENCE, Curve, curves, simulate
 
 from llenvs.analysis.statistics import (
     MOVE_DELTA,

@@ -31,64 +31,36 @@ import itertools
 import json
 import math
 import platform
-import random
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_common import EXTERNAL, publish
-from calibration import real_moved, reliability_table
+from calibration import reliability_table
+from curve_scores import LASTS, MOVE, NEAR, TOP_K, Score, call_lines, is_move, lasts, score
+from published_curves import REFERENCE, Curve, analysis_of, curves, simulate
 
-from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule, StepAnalysis
-from llenvs.analysis.sampling import CHARACTERS_PER_TOKEN, Rollout, affordable
-from llenvs.analysis.sidecar import read_thought_anchors, thought_anchors_folders
+from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule
 from llenvs.analysis.statistics import (
     CALIBRATION_BINS,
     CHANGE_PRIOR,
     EXCURSION_PRIOR,
     MARGIN,
-    MOVE_DELTA,
     MOVE_TOLERANCE,
     MOVED_CHANCE,
-    BoundaryValue,
     CallScores,
     MovesSchedule,
-    StepCall,
-    Tally,
-    boundary_values,
     default_schedule,
-    exact_value,
-    moved_by,
     score_calls,
-    step_importances,
     trace_interval,
 )
 from llenvs.traces.files import write_lines_atomically
 
-REFERENCE = 100
-"""Thought Anchors' continuations per chunk: the cost the budgets are shares of."""
-
 BUDGETS = (0.10, 0.25, 0.50)
 """Budgets in tokens, as shares of Thought Anchors' (``REFERENCE`` continuations per chunk, each
 as long as the response after it)."""
-
-MOVE = MOVE_DELTA
-"""A step whose true ``|v_{i+1} - v_i|`` is at least this is a move: the library's δ, which
-``StepAnalysis.moved`` reads too."""
-
-NEAR = 2
-"""A called step is *near* a move when the true value changes by ``MOVE`` within this many
-steps on either side: the change is there, its place is off by a step or two (a drift)."""
-
-LASTS = 5
-"""A move *lasts* when the mean of the ``LASTS`` values after it differs from the mean of the
-``LASTS`` values up to it by at least half the move; otherwise it is transient."""
-
-TOP_K = 3
-"""The top k of ``StepAnalysis.top_steps``."""
 
 SCHEDULES: dict[str, Callable[[], Schedule]] = {
     "default": default_schedule,
@@ -102,237 +74,6 @@ SCHEDULES: dict[str, Callable[[], Schedule]] = {
 ``AdaptiveSchedule(top_k=0)``). A schedule with its own
 ``excursion`` prior is read with it too (``StepAnalysis.excursion``): ``moves, no excursions`` is
 the model before excursions, measured in the same run."""
-
-
-@dataclass(frozen=True)
-class Curve:
-    """One published trace as the simulation needs it."""
-
-    name: str
-    """``correct/problem_330`` and the like."""
-    values: tuple[float, ...]
-    """The true value before each chunk (the published accuracy)."""
-    success: bool
-    """The trace's own verdict: the exact value after its last chunk."""
-    tokens: tuple[float, ...]
-    """A continuation's length from before each chunk: the characters after it / 4."""
-    problem: str = ""
-    """Its folder relative to ``--dir`` (the calls file names a trace by it)."""
-    real_moved: tuple[float, ...] = ()
-    """Each step's chance that the model's real curve moved by ``MOVE``, from the published
-    counts (``real_moved``): the truth's own noise. None known (a curve built by hand): the
-    published curve's own verdict."""
-
-    @property
-    def truth(self) -> tuple[float, ...]:
-        """Every boundary's true value, the exact end included."""
-        return (*self.values, float(self.success))
-
-
-def curves(folder: Path, limit: int | None = None) -> list[Curve]:
-    """The published traces under ``folder`` (the first ``limit``), as curves."""
-    found = []
-    for path in thought_anchors_folders(folder)[:limit]:
-        item = read_thought_anchors(path)
-        trace = item.trace
-        if trace.success is None:
-            continue  # no verdict: the end of the curve is unknown
-        length = len(trace.response)
-        counts = [(t.successes, t.trials) for t in item.published.tallies]
-        found.append(
-            Curve(
-                f"{path.parent.name.split('_')[0]}/{path.name}",
-                tuple(t.successes / t.trials for t in item.published.tallies),
-                trace.success,
-                tuple((length - s.start) / CHARACTERS_PER_TOKEN for s in trace.segments),
-                path.relative_to(folder).as_posix(),
-                real_moved(counts, trace.success),
-            )
-        )
-    return found
-
-
-def simulate(
-    curve: Curve,
-    schedule: Schedule,
-    token_budget: float,
-    width: float,
-    seed: int,
-    limit: float | None = None,
-) -> tuple[dict[int, Tally], int]:
-    """The tallies ``analyze_trace`` would reach on ``curve``'s oracle with a token budget.
-
-    As its loop: the sampled boundaries' tallies and the exact end are what the schedule sees,
-    with each boundary's price (``curve.tokens``); the round is admitted as far as it fits at
-    the rollouts' ``limit`` (default: the longest price, a rollout from the start) and each
-    rollout is charged its price (a continuation as long as the published one); each admitted
-    rollout is one draw; the loop stops when a round is empty.
-    """
-    count = len(curve.values)
-    streams = [random.Random(seed * 1_000_003 + b) for b in range(count)]
-    successes, trials = [0] * count, [0] * count
-    known = {count: Tally(int(curve.success), 1, exact=True)}
-    prices = dict(enumerate(curve.tokens))
-    worst = dict.fromkeys(prices, max(prices.values()) if limit is None else limit)
-    rounds = spent = 0
-    while True:
-        counted = {**{b: Tally(successes[b], trials[b]) for b in range(count)}, **known}
-        asked = schedule.next_round(counted, 10**9, width, prices=prices)
-        asked = affordable([b for b in asked if b < count], worst, token_budget - spent)
-        if not asked:
-            return counted, rounds
-        for b in asked:
-            successes[b] += streams[b].random() < curve.values[b]
-            trials[b] += 1
-            spent += prices[b]
-        rounds += 1
-
-
-def analysis_of(
-    curve: Curve, counted: Mapping[int, Tally], seed: int, excursion: float = EXCURSION_PRIOR
-) -> StepAnalysis:
-    """The ``StepAnalysis`` of the simulated tallies, read by the library's own functions."""
-    count = len(curve.values)
-    values: list[BoundaryValue] = []
-    rollouts: list[Rollout] = []
-    for b in range(count):
-        tally = counted[b]
-        own = [
-            Rollout(b, n, n, n < tally.successes, "right" if n < tally.successes else "wrong", 0)
-            for n in range(tally.trials)
-        ]
-        values.extend(boundary_values(own, [b]))
-        rollouts.extend(own)
-    values.append(exact_value(count, curve.success, "right" if curve.success else "wrong"))
-    importances = step_importances(values, seed=seed)
-    return StepAnalysis(
-        curve.name,
-        {},
-        tuple(values),
-        tuple(importances),
-        None,
-        tuple(rollouts),
-        excursion=excursion,
-    )
-
-
-@dataclass
-class Score:
-    """Counts summed over traces and seeds, from which every column is a ratio."""
-
-    values: int = 0
-    values_covered: int = 0
-    error: float = 0.0
-    steps: int = 0
-    steps_covered: int = 0
-    steps_width: float = 0.0
-    moves: int = 0
-    lasting: int = 0
-    """True moves that last (``lasts``); the others are transient: a wiggle that reverts."""
-    called: int = 0
-    called_true: int = 0
-    called_lasting: int = 0
-    called_near: int = 0
-    """Called steps with a true net change of at least ``MOVE`` within ``NEAR`` steps."""
-    excluding: int = 0
-    excluding_true: int = 0
-    sure: int = 0
-    sure_in_top: int = 0
-    rollouts: int = 0
-    tokens: float = 0.0
-    reference_tokens: float = 0.0
-    chunks: int = 0
-    scheduling: float = 0.0
-    """Seconds in the simulated round loop (mostly ``next_round``)."""
-    reading: float = 0.0
-    """Seconds reading the tallies (values, bootstrap intervals, changepoint posterior)."""
-    calls: list[StepCall] = field(default_factory=list)
-    """Every step's true change, stated chance and call (``score_calls`` reads them)."""
-    stated: list[tuple[float, bool, float]] = field(default_factory=list)
-    """Every step's stated chance of a move of ``MOVE``, whether the published curve moved so,
-    and the chance that the real curve did (``Curve.real_moved``)."""
-
-    def add(self, other: Score) -> None:
-        """Add ``other``'s counts to these."""
-        for name, value in vars(other).items():
-            setattr(self, name, getattr(self, name) + value)
-
-
-def is_move(truth: Sequence[float], step: int) -> bool:
-    """Whether the true value moves by ``MOVE`` or more across ``step``.
-
-    The library's ``moved_by``: within ``MOVE_TOLERANCE``, so 0.67 → 0.87 is a move as
-    0.92 → 0.72 is.
-    """
-    return moved_by(truth[step + 1] - truth[step], MOVE)
-
-
-def true_top(truth: Sequence[float], top_k: int) -> set[int]:
-    """The steps whose true ``|Δ|`` is at least the k-th largest (ties all in)."""
-    sizes = [abs(b - a) for a, b in itertools.pairwise(truth)]
-    cut = sorted(sizes, reverse=True)[min(top_k, len(sizes)) - 1]
-    return {s for s, size in enumerate(sizes) if size >= cut}
-
-
-def lasts(truth: Sequence[float], step: int) -> bool:
-    """Whether the true move at ``step`` lasts (``LASTS``), not a wiggle that reverts."""
-    before = truth[max(0, step + 1 - LASTS) : step + 1]
-    after = truth[step + 1 : step + 1 + LASTS]
-    move = abs(truth[step + 1] - truth[step])
-    return abs(sum(after) / len(after) - sum(before) / len(before)) >= move / 2
-
-
-def near(truth: Sequence[float], step: int) -> bool:
-    """Whether the true value changes by ``MOVE`` between ``step - w`` and ``step + 1 + w``."""
-    last = len(truth) - 1
-    return any(
-        moved_by(truth[min(last, step + 1 + w)] - truth[max(0, step - w)], MOVE)
-        for w in range(NEAR + 1)
-    )
-
-
-def score(curve: Curve, analysis: StepAnalysis, counted: Mapping[int, Tally]) -> Score:
-    """What ``analysis`` got right of ``curve``'s truth."""
-    truth = curve.truth
-    result = Score(chunks=len(curve.values))
-    for value in analysis.values:
-        if value.exact or value.value is None:
-            continue
-        result.values += 1
-        result.values_covered += value.interval.low <= truth[value.boundary] <= value.interval.high
-        result.error += abs(value.value - truth[value.boundary])
-    moved = analysis.moved
-    for step in analysis.importances:
-        delta = truth[step.step + 1] - truth[step.step]
-        inside = step.interval.low <= delta <= step.interval.high
-        result.steps += 1
-        result.steps_covered += inside
-        result.steps_width += step.interval.width
-        real = is_move(truth, step.step)
-        lasting = real and lasts(truth, step.step)
-        result.moves += real
-        result.lasting += lasting
-        chance = moved.get(step.step, 0.0)
-        result.calls.append(StepCall(curve.name, step.step, delta, chance, chance > MOVED_CHANCE))
-        if step.step in moved:
-            noisy = curve.real_moved
-            real_chance = noisy[step.step] if step.step < len(noisy) else float(real)
-            result.stated.append((moved[step.step], real, real_chance))
-        if moved.get(step.step, 0.0) > MOVED_CHANCE:
-            result.called += 1
-            result.called_true += real
-            result.called_lasting += lasting
-            result.called_near += near(truth, step.step)
-        if step.interval.low > 0 or step.interval.high < 0:
-            result.excluding += 1
-            result.excluding_true += real
-    top = true_top(truth, TOP_K)
-    sure = analysis.top_steps(TOP_K).sure
-    result.sure, result.sure_in_top = len(sure), len(set(sure) & top)
-    result.rollouts = sum(t.trials for t in counted.values() if not t.exact)
-    result.tokens = sum(counted[b].trials * curve.tokens[b] for b in range(len(curve.values)))
-    result.reference_tokens = REFERENCE * sum(curve.tokens)
-    return result
 
 
 Results = dict[tuple[float, str], dict[str, Score]]
@@ -389,29 +130,6 @@ def _run_curve(
             total.add(result)
         scores[share, label] = total
     return scores, lines
-
-
-def call_lines(
-    curve: Curve, result: Score, schedule: str, budget: float, seed: int
-) -> list[dict[str, object]]:
-    """One run's lines of the calls file: a line per step, then the run's (issue 51).
-
-    Example:
-        >>> c = Curve("x", (0.5, 0.5), True, (10.0, 5.0), problem="m/correct/problem_1")
-        >>> r = Score(calls=[StepCall("x", 0, 0.0, 0.01, False)], tokens=30.0,
-        ...           reference_tokens=1500.0)
-        >>> [line["kind"] for line in call_lines(c, r, "default", 0.25, 0)]
-        ['step', 'run']
-
-    """
-    head = {"schedule": schedule, "budget": budget, "seed": seed, "problem": curve.problem}
-    steps: list[dict[str, object]] = [
-        {"kind": "step", **head, "step": c.step, "chance": c.chance, "called": c.called}
-        for c in result.calls
-    ]
-    tokens = {"tokens": result.tokens, "ta_tokens": result.reference_tokens}
-    run_line = {"kind": "run", **head, **tokens}
-    return [*steps, run_line]
 
 
 def honest_table(results: Results, margin: float, resamples: int) -> list[str]:

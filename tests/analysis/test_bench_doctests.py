@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import REPO
 
 BENCH = REPO / "bench"
-MODULES = ("thought_anchors", "first_drop", "calibration")
+MODULES = ("curve_scores", "first_drop", "calibration")
 
 
 @pytest.mark.parametrize("name", MODULES)
