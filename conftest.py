@@ -32,7 +32,9 @@ DOCTEST_NAMES = {
     "TaskRecord": "llenvs.traces",
     "ArithmeticPRM": "llenvs.rewards",
     "replay_trace": "llenvs.evaluation.branching._replay_trace",
+    "leg_counting_trace": "tests.helpers",
     "main": "llenvs.cli.main",
+    "build_parser": "llenvs.cli.main",
 }
 """Names every doctest has without importing them (``doctest_namespace``): the setup the
 library's examples share, so that a docstring keeps only the line that shows its own call."""

@@ -1,10 +1,13 @@
-"""Small test doubles shared by several test packages."""
+"""Small test doubles shared by several test packages, and the trace the doctests share."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from llenvs.core import Action, RewardType, Signal, State
+from llenvs.core import Action, RewardType, SegmentedEnvironment, Signal, State
+from llenvs.core.registry import environment_registry
+from llenvs.evaluation import replay_trace
+from llenvs.traces import Trace
 
 
 class Hesitation:
@@ -26,3 +29,13 @@ class LengthPRM:
     def score(self, text: str) -> float:
         self.prefixes.append(text)
         return len(text) / 100
+
+
+def leg_counting_trace(response: str, model: str = "scripted") -> Trace:
+    """``response`` to the guide's first task (leg_counting, size 100, seed 42) as ``model``'s.
+
+    Replayed under the sentence segmenter (``replay_trace``): the parent the library's examples
+    branch, rerun and analyse (``DOCTEST_NAMES`` in the root conftest gives it to every doctest).
+    """
+    base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
+    return replay_trace(SegmentedEnvironment(base, "sentence"), 0, response, model=model)

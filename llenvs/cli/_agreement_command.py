@@ -63,9 +63,8 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``agreement`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["agreement", "t.jsonl", "--labels", "ada", "--prm", "prm"])
+        >>> args = build_parser().parse_args(["agreement", "t.jsonl", "--labels", "ada",
+        ...                                   "--prm", "prm"])
         >>> args.labels, args.prm, args.resamples, args.seed, args.threshold, args.json
         (['ada'], ['prm'], 1000, 0, 0.5, False)
 

@@ -9,10 +9,7 @@ forced before it. Results go to ``<trace file stem>.analysis.jsonl``; a rerun wi
 model and sampling options reads them back and only adds what is missing.
 
 Example:
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser(prog="llenvs")
-    >>> add_parser(parser.add_subparsers())
-    >>> args = parser.parse_args(["analyze", "t.jsonl", "--budget", "8", "--forced-answer"])
+    >>> args = build_parser().parse_args(["analyze", "t.jsonl", "--budget", "8", "--forced-answer"])
     >>> args.budget, args.width, args.temperature, args.seed, args.forced_answer
     (8, 0.3, 0.7, 0, True)
 
@@ -56,6 +53,7 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.sampling import other_model, reach, spent
 from llenvs.cli._analysis_table import analysis_table
+from llenvs.cli._model_options import add_backend_options
 from llenvs.cli._options import bounded
 from llenvs.cli._segmenter_command import planned_tokens, print_comparison, print_stored_comparison
 from llenvs.cli._server_options import add_server_options, recorded_backend
@@ -191,15 +189,7 @@ def add_parser(subparsers: Any) -> None:
         help="the backend's measured speed, for the planned time (default: one short "
         "calibration call measures it)",
     )
-    group = parser.add_argument_group("model")
-    group.add_argument(
-        "--backend",
-        help="backend name: transformers, transformers/<path>, openai/<model>, scripted "
-        "(default: the one that made the trace)",
-    )
-    group.add_argument(
-        "--responses", type=Path, help="for --backend scripted: a JSONL file of responses"
-    )
+    add_backend_options(parser, None)
     add_server_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     parser.set_defaults(func=run)

@@ -71,9 +71,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``evaluate`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["evaluate", "--env", "leg_counting", "-o", "o.jsonl"])
+        >>> args = build_parser().parse_args(["evaluate", "--env", "leg_counting", "-o", "o.jsonl"])
         >>> args.backend, args.num_tasks, args.batch_size, args.log_dir
         ('transformers', None, 8, PosixPath('llenvs_logs'))
 

@@ -91,10 +91,8 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``experiment`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["experiment", "t.jsonl", "--at", "0.5", "--complete",
-        ...                           "-o", "x"])
+        >>> args = build_parser().parse_args(["experiment", "t.jsonl", "--at", "0.5", "--complete",
+        ...                                   "-o", "x"])
         >>> args.at, args.complete, args.parents
         ('0.5', True, None)
 

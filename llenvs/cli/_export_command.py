@@ -39,10 +39,8 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``export`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["export", "t.jsonl", "--labels", "ada", "--format", "hf",
-        ...                           "-o", "out"])
+        >>> args = build_parser().parse_args(["export", "t.jsonl", "--labels", "ada",
+        ...                                   "--format", "hf", "-o", "out"])
         >>> args.first, args.second, args.labels, args.format
         ('t.jsonl', None, 'ada', 'hf')
 

@@ -6,9 +6,7 @@ Example:
     >>> source, out = os.path.join(folder, "chat.jsonl"), os.path.join(folder, "out.jsonl")
     >>> _ = open(source, "w").write('{"messages": [{"role": "user", "content": "q"}, '
     ...                             '{"role": "assistant", "content": "One. Two."}]}\n')
-    >>> parser = argparse.ArgumentParser(prog="llenvs")
-    >>> add_parser(parser.add_subparsers())
-    >>> args = parser.parse_args(
+    >>> args = build_parser().parse_args(
     ...     ["import", "openai_chat", source, "-o", out, "--prm", "arithmetic"])
     >>> args.func(args)  # doctest: +ELLIPSIS
     imported 1 trace (2 segments) to ...out.jsonl
@@ -27,7 +25,7 @@ from typing import Any
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from llenvs.analysis.sidecar import STUDY
-from llenvs.cli._options import PRM_BASE_URL_HELP
+from llenvs.cli._options import add_step_options
 from llenvs.cli._prm_scores import scored_traces
 from llenvs.cli._thought_anchors_import import import_thought_anchors
 from llenvs.core import JsonLineError, parse_json_line
@@ -46,9 +44,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``import`` subcommand to ``subparsers``.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["import", "prm800k", "in.jsonl", "-o", "o.jsonl"])
+        >>> args = build_parser().parse_args(["import", "prm800k", "in.jsonl", "-o", "o.jsonl"])
         >>> args.format, args.segmenter, args.prm, args.overwrite
         ('prm800k', 'steps', None, False)
 
@@ -96,16 +92,12 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="replace an existing output file instead of appending to it (atomically)",
     )
-    parser.add_argument(
-        "--segmenter", default="steps", help="segmenter spec for responses without steps"
+    add_step_options(
+        parser,
+        segmenter_help="segmenter spec for responses without steps",
+        prm_help="add this PRM's step scores as the 'prm' reward, as evaluate does (a name "
+        "get_prm knows: arithmetic, vllm/<model>, ...)",
     )
-    parser.add_argument(
-        "--prm",
-        default=None,
-        help="add this PRM's step scores as the 'prm' reward, as evaluate does (a name get_prm "
-        "knows: arithmetic, vllm/<model>, ...)",
-    )
-    parser.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
     parser.set_defaults(func=run)
 
 

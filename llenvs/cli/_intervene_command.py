@@ -64,9 +64,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``intervene`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["intervene", "t.jsonl", "--at", "2", "--complete"])
+        >>> args = build_parser().parse_args(["intervene", "t.jsonl", "--at", "2", "--complete"])
         >>> args.trace, args.at, args.complete, args.backend
         ('1', 2, True, None)
 

@@ -1,10 +1,7 @@
 """``llenvs labels migrate FILE``: move labels older imports wrote into a trace file to its store.
 
 Example:
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser(prog="llenvs")
-    >>> add_parser(parser.add_subparsers())
-    >>> args = parser.parse_args(["labels", "migrate", "old.jsonl"])
+    >>> args = build_parser().parse_args(["labels", "migrate", "old.jsonl"])
     >>> args.action, args.traces
     ('migrate', 'old.jsonl')
 
@@ -26,9 +23,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``labels`` subcommand (its action: ``migrate``).
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> parser.parse_args(["labels", "migrate", "t.jsonl"]).func is run
+        >>> build_parser().parse_args(["labels", "migrate", "t.jsonl"]).func is run
         True
 
     """

@@ -38,6 +38,7 @@ __all__ = [
     "ENVIRONMENT_HINT",
     "NO_RESPONSE",
     "add_environment_options",
+    "add_step_options",
     "bounded",
     "build_base_environment",
     "build_environment",
@@ -159,17 +160,38 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="more adapter options; VALUE is read as JSON when it parses, else as text",
     )
-    group.add_argument(
-        "--segmenter", default="steps", help="segmenter spec: steps, sentence, line:\\n\\n, …"
-    )
-    group.add_argument(
-        "--prm",
-        help="a PRM scoring every step: arithmetic, transformers/<path>, mc (evaluate: "
+    add_step_options(
+        group,
+        segmenter_help="segmenter spec: steps, sentence, line:\\n\\n, …",
+        prm_help="a PRM scoring every step: arithmetic, transformers/<path>, mc (evaluate: "
         "Monte-Carlo step values, rollouts of --backend), judge (--backend judges each step), "
         "judge:<backend> (e.g. judge:transformers, the embedded model), vllm/<model> (a PRM "
         "a vLLM server serves: see --prm-base-url)",
     )
-    group.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
+
+
+def add_step_options(
+    container: argparse.ArgumentParser | argparse._ArgumentGroup,
+    *,
+    segmenter_help: str,
+    prm_help: str,
+) -> None:
+    """``--segmenter`` (default ``steps``), ``--prm`` and ``--prm-base-url``: cut, then score.
+
+    The help is each command's own: what a command's ``--prm`` can name depends on whether
+    it has a model (``judge`` and ``mc`` need one).
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_step_options(parser, segmenter_help="how to cut", prm_help="what scores")
+        >>> args = parser.parse_args(["--prm-base-url", "http://h:8000/v1"])
+        >>> args.segmenter, args.prm, args.prm_base_url
+        ('steps', None, 'http://h:8000/v1')
+
+    """
+    container.add_argument("--segmenter", default="steps", help=segmenter_help)
+    container.add_argument("--prm", help=prm_help)
+    container.add_argument("--prm-base-url", metavar="URL", help=PRM_BASE_URL_HELP)
 
 
 class _ListEnvironments(argparse.Action):

@@ -37,10 +37,8 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``replay`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["replay", "--env", "leg_counting", "--responses", "r",
-        ...                           "-o", "o"])
+        >>> args = build_parser().parse_args(["replay", "--env", "leg_counting", "--responses", "r",
+        ...                                   "-o", "o"])
         >>> args.segmenter, args.model, args.overwrite
         ('steps', None, False)
 

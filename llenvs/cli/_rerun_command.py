@@ -45,9 +45,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``rerun`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["rerun", "t.jsonl", "--trace", "3"])
+        >>> args = build_parser().parse_args(["rerun", "t.jsonl", "--trace", "3"])
         >>> args.trace, args.responses
         ('3', None)
 

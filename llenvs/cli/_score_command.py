@@ -45,9 +45,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> args = parser.parse_args(["score", "t.jsonl", "--prm", "judge:transformers"])
+        >>> args = build_parser().parse_args(["score", "t.jsonl", "--prm", "judge:transformers"])
         >>> args.prm, args.name, args.environment
         ('judge:transformers', None, [])
 

@@ -24,9 +24,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``segment`` subcommand.
 
     Example:
-        >>> parser = argparse.ArgumentParser(prog="llenvs")
-        >>> add_parser(parser.add_subparsers())
-        >>> parser.parse_args(["segment", "--text", "x"]).spec
+        >>> build_parser().parse_args(["segment", "--text", "x"]).spec
         'steps'
 
     """

@@ -22,6 +22,7 @@ Example:
 import dataclasses
 import typing
 from collections.abc import Callable, Mapping
+from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "Text",
     "computed",
     "omit_when_empty",
+    "variant",
 ]
 
 INT64 = range(-(2**63), 2**63)
@@ -256,6 +258,69 @@ def computed(check: Callable[[Any, Mapping[str, Any]], None]) -> Any:
             check(record, recorded)
             return record
 
+        return core_schema.no_info_wrap_validator_function(read, built)
+
+    return classmethod(schema)
+
+
+def variant(tag: str, fields_of: Callable[[Any], tuple[str, ...]]) -> Any:
+    """A record's ``__get_pydantic_core_schema__``: the fields it holds depend on its ``tag``.
+
+    ``fields_of(tag value)`` names the fields a record of that kind may hold (its tag first);
+    reading refuses any other one, listing those, and writing leaves out the others and any
+    field that is None or empty (a model spec's provider, a PRM spec's kind).
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> from llenvs.core import read_record, record_dict
+        >>> def fields_of(kind):
+        ...     return ("kind", "url") if kind == "served" else ("kind",)
+        >>> @dataclass(frozen=True)
+        ... class Model:
+        ...     __pydantic_config__ = RECORD
+        ...     __get_pydantic_core_schema__ = variant("kind", fields_of)
+        ...     kind: Text
+        ...     url: Text | None = None
+        >>> record_dict(Model("local")), record_dict(Model("served", "http://h"))
+        ({'kind': 'local'}, {'kind': 'served', 'url': 'http://h'})
+        >>> read_record(Model, {"kind": "local", "url": "http://h"}, "model")
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.RecordFormatError: model: unknown field(s): url: choose from kind
+
+    """
+
+    def schema(cls: type, source: Any, handler: "GetCoreSchemaHandler") -> "CoreSchema":
+        from pydantic_core import core_schema
+
+        built = handler(source)
+        tag_type = typing.get_type_hints(cls)[tag]
+        enumerated = isinstance(tag_type, type) and issubclass(tag_type, Enum)
+
+        def read(value: Any, validate: Callable[[Any], Any]) -> Any:
+            if isinstance(value, dict) and tag in value:
+                try:
+                    known = fields_of(tag_type(value[tag]) if enumerated else value[tag])
+                except (TypeError, ValueError):
+                    return validate(value)  # the record's own reading names the bad tag
+                unknown = sorted(key for key in value if key not in known)
+                if unknown:
+                    raise ValueError(
+                        f"unknown field(s): {', '.join(unknown)}: choose from {', '.join(known)}"
+                    )
+            return validate(value)
+
+        def write(record: Any, serialize: Callable[[Any], Any]) -> Any:
+            known = fields_of(getattr(record, tag))
+            return {
+                key: value
+                for key, value in serialize(record).items()
+                if key in known and (key == tag or (value is not None and value != []))
+            }
+
+        _dataclass_schema(built)["serialization"] = core_schema.wrap_serializer_function_ser_schema(
+            write
+        )
         return core_schema.no_info_wrap_validator_function(read, built)
 
     return classmethod(schema)

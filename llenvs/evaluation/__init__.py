@@ -2,7 +2,8 @@
 
 A step callback steers a run with ``StepDecision`` values (``COMPLETE``, ``ForceAction``,
 feedback text); a branch of a stored trace is one ``BranchRequest`` holding one
-``Intervention`` (``Force``, ``Feedback``, ``Complete``, ``Resample``).
+``Intervention`` (``Force``, ``Feedback``, ``Complete``, ``Resample``). The episode loop's face
+(``llenvs.evaluation.episodes``) is re-exported whole.
 
 Example:
     >>> from llenvs.evaluation import COMPLETE, ForceAction, SegmentedTrajectoryRunner
@@ -12,6 +13,7 @@ Example:
 """
 
 from llenvs.core import NO_RETRY, Feedback, Force, Intervention, Resample, RetryPolicy
+from llenvs.evaluation import episodes
 from llenvs.evaluation._evaluation import (
     ProgressCallback,
     run_segmented_evaluation,
@@ -31,64 +33,20 @@ from llenvs.evaluation.branching import (
     trace_environment,
     trace_sampling_params,
 )
-from llenvs.evaluation.episodes import (
-    COMPLETE,
-    AnswerOpening,
-    BoundaryContinuationStrategy,
-    Complete,
-    ContinuationStrategy,
-    FeedbackTurn,
-    ForceAction,
-    Prefix,
-    PrefixSegment,
-    RunEnded,
-    RunStarted,
-    SegmentedTrajectoryRunner,
-    StepCallback,
-    StepDecision,
-    StepTaken,
-    TokenContinuationStrategy,
-    TrajectoryEnded,
-    TrajectoryErrored,
-    TrajectoryOver,
-    TrajectoryResult,
-    result_trace,
-    trace_feedback,
-    trace_prefix,
-)
+from llenvs.evaluation.episodes import *  # noqa: F403
 
 __all__ = [
-    "COMPLETE",
     "NO_RETRY",
-    "AnswerOpening",
-    "BoundaryContinuationStrategy",
     "BranchRequest",
-    "Complete",
-    "ContinuationStrategy",
     "EvaluationResult",
     "Feedback",
-    "FeedbackTurn",
     "Force",
-    "ForceAction",
     "Intervention",
     "LogConfig",
     "LogTarget",
-    "Prefix",
-    "PrefixSegment",
     "ProgressCallback",
     "Resample",
     "RetryPolicy",
-    "RunEnded",
-    "RunStarted",
-    "SegmentedTrajectoryRunner",
-    "StepCallback",
-    "StepDecision",
-    "StepTaken",
-    "TokenContinuationStrategy",
-    "TrajectoryEnded",
-    "TrajectoryErrored",
-    "TrajectoryOver",
-    "TrajectoryResult",
     "branch",
     "intervene",
     "needs_model",
@@ -96,14 +54,13 @@ __all__ = [
     "prm_scores",
     "replay_trace",
     "rerun_branch",
-    "result_trace",
     "run_segmented_evaluation",
     "score_now",
     "settle_results_file",
     "step_decision",
     "trace_base_environment",
     "trace_environment",
-    "trace_feedback",
-    "trace_prefix",
     "trace_sampling_params",
 ]
+# The episode loop's names are listed once, on its own face, and re-exported whole here.
+__all__ += episodes.__all__

@@ -19,10 +19,7 @@ Example:
     >>> from llenvs.experiments._parent_filter import ParentFilter
     >>> from llenvs.experiments._recipe import Recipe
     >>> from llenvs.experiments._where import MatchingRegex
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> recipe = Recipe("mistake", ParentFilter(), MatchingRegex("[0-9]"), Force("{perturbed}"))
     >>> [(p.segment, p.request.at, p.request.intervention.text) for p in
     ...  plan_experiment(recipe, [parent])]

@@ -16,10 +16,7 @@ Example:
     >>> from llenvs.experiments._recipe import Recipe
     >>> from llenvs.experiments._where import SegmentAt
     >>> from llenvs.traces import write_traces
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = write_traces(folder / "runs.jsonl", [parent])
     >>> recipe = Recipe("hint", ParentFilter(), SegmentAt(0), Feedback("It is {expected}."))

@@ -26,15 +26,6 @@ from llenvs.core import ModelBackend
 from llenvs.core.errors import LlenvsError
 from llenvs.core.run_spec import ModelSpec, Provider
 
-__all__ = [
-    "backend_options",
-    "backend_providers",
-    "backend_spec",
-    "build_backend",
-    "default_precision",
-    "get_backend",
-]
-
 _PROVIDERS: dict[str, str] = {
     "openai": "llenvs.inference._backends.openai_backend:make_backend",
     "scripted": "llenvs.inference._backends.scripted:make_backend",

@@ -293,15 +293,20 @@ def schema_type(field: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
     if "anyOf" in field:
         return " | ".join(schema_type(part, defs) for part in field["anyOf"])
     if "$ref" in field:
-        return f"object ({field['$ref'].rsplit('/', 1)[-1]})"
+        name = field["$ref"].rsplit("/", 1)[-1]
+        target = defs.get(name, {})
+        return (
+            f"{target.get('type', 'string')} ({name})" if "enum" in target else f"object ({name})"
+        )
     kind = field.get("type", "any")
     if kind == "array":
         item = schema_type(field.get("items", {}), defs)
         return f"list of ({item})" if " | " in item else f"list of {item}"
     if kind == "object" and isinstance(field.get("additionalProperties"), dict):
         return "object: name → " + schema_type(field["additionalProperties"], defs)
-    if "x-record" in field:  # a value that writes its own JSON (a run spec, an intervention)
-        return f"object ({field['x-record']})"
+    if "x-record" in field:  # a value that writes its own JSON (an intervention, options)
+        title = field["x-record"]
+        return f"object: {title}" if "→" in title else f"object ({title})"
     if "enum" in field:
         return f"{kind} ({' / '.join(str(value) for value in field['enum'])})"
     if kind == "integer" and field.get("minimum") in (0, 1):

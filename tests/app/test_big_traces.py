@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
 from llenvs.ui.browse import TEXT_LIMIT
-from llenvs.workbench import BEFORE, WINDOW
+from llenvs.workbench.browse import BEFORE, WINDOW
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import open_page, text_blocks, texts
 

@@ -15,7 +15,8 @@ from llenvs.core import Feedback, Force, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
 from llenvs.traces import BranchRecord, read_traces
-from llenvs.workbench import aligned_segments, picked_row
+from llenvs.workbench import aligned_segments
+from llenvs.workbench.browse import picked_row
 from tests.app.test_intervention import RIGHT, _branches, _open, _responses, folder, generate
 from tests.app.test_pages import open_page, text_blocks, texts
 

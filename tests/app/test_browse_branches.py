@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from llenvs.traces import read_branches, read_traces, write_traces
-from llenvs.workbench import segment_table, styled_segments
+from llenvs.workbench.browse import segment_table, styled_segments
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_pages import REPO, open_page, texts
 

@@ -27,7 +27,7 @@ from llenvs.analysis import (
 from llenvs.cli.main import main
 from llenvs.traces import read_traces
 from llenvs.ui.browse import MEASURE, TAG_FILTER, WHOLE, ZOOM
-from llenvs.workbench import BEFORE, WINDOW, measure_label
+from llenvs.workbench.browse import BEFORE, WINDOW, measure_label
 from llenvs.workbench.charts import layer_names
 from llenvs.workbench.files import TRACES_DIR_ENV
 from tests.app.test_big_traces import chart_rows, chart_spec, charts, click_row, click_segment

@@ -25,7 +25,8 @@ from llenvs.rewards import (
 from llenvs.rewards.prm import UNRATED_KEY, JudgePRM, with_prm_scores
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, trace_from_steps
 from llenvs.traces.records import UNRATED_KEY as TRACE_UNRATED_KEY
-from llenvs.workbench import aligned_table, compare_segmenters, segment_table, styled_segments
+from llenvs.workbench import aligned_table, compare_segmenters
+from llenvs.workbench.browse import segment_table, styled_segments
 
 RESPONSE = "Two dogs have 2 × 4 = 8 legs. I am not sure about the rest. So 8. <answer>8</answer>"
 REPLIES = ["Yes", "Hmm, let me think.", "No"]  # the second verdict is malformed: unrated

@@ -11,7 +11,7 @@ from llenvs.traces import (
     read_labels,
     read_traces,
 )
-from llenvs.workbench import segment_table, shown_labels
+from llenvs.workbench.browse import segment_table, shown_labels
 from llenvs.workbench.files import import_into
 from tests.conftest import EXTERNAL, read_jsonl
 

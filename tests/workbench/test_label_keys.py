@@ -10,7 +10,7 @@ import pytest
 
 from llenvs.analysis import StepAnalysis
 from llenvs.traces import StepLabel, append_labels, read_labels
-from llenvs.workbench import (
+from llenvs.workbench.browse import (
     LabelKey,
     describe_history,
     label_colour,

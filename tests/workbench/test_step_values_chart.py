@@ -7,7 +7,7 @@ import math
 import pytest
 
 from llenvs.analysis import AnalysisParams, analyze_trace
-from llenvs.workbench import score_colour, value_rows
+from llenvs.workbench.browse import score_colour, value_rows
 from llenvs.workbench.charts import (
     SCORE_COLOURS,
     SELECTED,

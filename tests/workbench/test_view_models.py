@@ -7,15 +7,8 @@ import math
 
 from llenvs.core.segmenters import BoundaryAgreement, boundary_agreement, segmenter_from_spec
 from llenvs.traces import TraceImport, append_labels, write_traces
-from llenvs.workbench import (
-    Success,
-    TraceFilter,
-    agreement_matrix,
-    aligned_table,
-    compare_segmenters,
-    segment_table,
-    shown_labels,
-)
+from llenvs.workbench import agreement_matrix, aligned_table, compare_segmenters
+from llenvs.workbench.browse import Success, TraceFilter, segment_table, shown_labels
 from llenvs.workbench.charts import layer_names, segment_figure, selected_segment
 from llenvs.workbench.files import (
     TRACE_LINE,

@@ -6,7 +6,6 @@ records stored with them (content returns, one segmenter's values).
 
 from llenvs.analysis.sidecar._analysis_sidecar import (
     StoredAnalysis,
-    analysis_path,
     append_forced_answers,
     append_published,
     append_returns,
@@ -39,6 +38,7 @@ from llenvs.analysis.sidecar._thought_anchors import (
     thought_anchors_folders,
     write_thought_anchors,
 )
+from llenvs.traces.files import analysis_path
 
 __all__ = [
     "ANALYSIS_SCHEMA_VERSION",

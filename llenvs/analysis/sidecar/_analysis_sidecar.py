@@ -14,7 +14,8 @@ format, written and read, is ``_sidecar_line``'s.
 
 Example:
     >>> import tempfile, os
-    >>> from llenvs.analysis.sampling._rollout import Rollout
+    >>> from llenvs.analysis.sampling import Rollout
+    >>> from llenvs.traces.files import analysis_path
     >>> path = analysis_path(os.path.join(tempfile.mkdtemp(), "runs.jsonl"))
     >>> path.name
     'runs.analysis.jsonl'
@@ -49,23 +50,7 @@ from llenvs.analysis.sidecar._sidecar_line import (
     encode_line,
     read_lines,
 )
-from llenvs.traces.files import analysis_path, append_lines_atomically
-
-__all__ = [
-    "StoredAnalysis",
-    "analysis_path",
-    "append_forced_answers",
-    "append_published",
-    "append_returns",
-    "append_rollouts",
-    "append_segmenter_values",
-    "published_by_trace",
-    "read_analysis",
-    "read_published",
-    "read_returns",
-    "read_segmenter_values",
-    "stored_keys",
-]
+from llenvs.traces.files import append_lines_atomically
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Text, variant
+from llenvs.core._records import read_record, record_dict
 from llenvs.core.errors import UnknownName
 from llenvs.core.run_spec._options_enum import OptionsEnum
 
@@ -103,32 +104,33 @@ class ModelSpec:
 
     """
 
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = variant("provider", lambda provider: _fields(provider))
+
     provider: Provider
     """Where the model comes from."""
-    model: str = ""
+    model: Text = ""
     """The folder (TRANSFORMERS) or the served model's name (OPENAI); "" for the others."""
-    dtype: str | None = None
+    dtype: Text | None = None
     """A local model's precision (EMBEDDED, TRANSFORMERS: one of ``DTYPES``); None: the
     backend's default for the machine."""
-    base_url: str | None = None
+    base_url: Text | None = None
     """The server's URL (OPENAI); None: the openai client's default."""
     mode: ServerMode = ServerMode.COMPLETIONS
     """How the server is asked (OPENAI)."""
-    tokenizer: str | None = None
+    tokenizer: Text | None = None
     """A folder or cached hub id with the model's tokenizer (OPENAI); None: the model name."""
-    api_key_env: str = DEFAULT_API_KEY_ENV
+    api_key_env: Text = DEFAULT_API_KEY_ENV
     """The environment variable holding the server's key (OPENAI); never the key."""
-    outputs: tuple[str, ...] = ()
+    outputs: tuple[Text, ...] = ()
     """The responses played in order (SCRIPTED)."""
-    responses: str | None = None
+    responses: Text | None = None
     """A JSONL file of responses played in order (SCRIPTED), instead of ``outputs``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.provider, Provider):
             raise TypeError(f"provider must be a Provider, got {self.provider!r}")
-        allowed = ("model", *self.provider.options)
-        if self.provider in (Provider.EMBEDDED, Provider.SCRIPTED):
-            allowed = self.provider.options
+        allowed = _fields(self.provider)[1:]
         for field in dataclasses.fields(self)[1:]:
             if field.name in allowed:
                 continue
@@ -246,18 +248,7 @@ class ModelSpec:
             {'provider': 'transformers', 'model': 'm', 'dtype': 'bfloat16'}
 
         """
-        record: dict[str, Any] = {"provider": self.provider.value}
-        if self.provider in (Provider.TRANSFORMERS, Provider.OPENAI):
-            record["model"] = self.model
-        for option in self.provider.options:
-            value = getattr(self, option)
-            if isinstance(value, Enum):
-                value = value.value
-            if isinstance(value, tuple):
-                value = list(value) if value else None
-            if value is not None:
-                record[option] = value
-        return record
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "model") -> ModelSpec:
@@ -267,35 +258,24 @@ class ModelSpec:
             >>> ModelSpec.from_record({"provider": "hal"})
             Traceback (most recent call last):
             ...
-            ValueError: model.provider: 'hal' is not one of: embedded, transformers, openai, scripted
+            llenvs.core.errors.RecordFormatError: model.provider: unknown value 'hal': choose from 'embedded', 'transformers', 'openai' or 'scripted'
+            >>> ModelSpec.from_record({"provider": "embedded", "base_url": "http://h/v1"})
+            Traceback (most recent call last):
+            ...
+            llenvs.core.errors.RecordFormatError: model: unknown field(s): base_url: choose from provider, dtype
 
         """  # noqa: E501
-        fields = RecordFields(obj, what, ("provider", "model", *Provider.all_options()))
-        provider = fields.enum("provider", Provider)
-        known = ("provider", *provider.options)
-        if provider in (Provider.TRANSFORMERS, Provider.OPENAI):
-            known = ("provider", "model", *provider.options)
-        fields = RecordFields(obj, what, known)
-        values: dict[str, Any] = {"model": fields.text("model", "")}
-        if "dtype" in known:
-            values["dtype"] = fields.text("dtype", None)
-        if provider is Provider.OPENAI:
-            mode = fields.text("mode", ServerMode.COMPLETIONS.value)
-            values.update(
-                base_url=fields.text("base_url", None),
-                mode=_mode(mode, f"{what}.mode"),
-                tokenizer=fields.text("tokenizer", None),
-                api_key_env=fields.text("api_key_env", DEFAULT_API_KEY_ENV),
-            )
-        if provider is Provider.SCRIPTED:
-            values.update(outputs=fields.texts("outputs"), responses=fields.text("responses", None))
-        try:
-            return cls(provider, **values)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{what}: {error}") from None
+        return read_record(cls, obj, what)
 
 
-"""Every provider's options, for a record's first check."""
+def _fields(provider: Provider) -> tuple[str, ...]:
+    """The fields a spec of ``provider`` holds.
+
+    The provider, its model where it names one (TRANSFORMERS, OPENAI), then its options.
+    """
+    if provider in (Provider.TRANSFORMERS, Provider.OPENAI):
+        return ("provider", "model", *provider.options)
+    return ("provider", *provider.options)
 
 
 def _mode(value: object, what: str = "mode") -> ServerMode:

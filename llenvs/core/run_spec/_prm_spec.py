@@ -38,7 +38,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Int64, Number, Positive, Text, variant
+from llenvs.core._records import read_record, record_dict
 from llenvs.core.errors import UnknownName
 from llenvs.core.run_spec._model_spec import ModelSpec
 from llenvs.core.run_spec._options_enum import OptionsEnum
@@ -109,42 +110,39 @@ class PRMSpec:
 
     """
 
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = variant("kind", lambda kind: _fields(kind))
+
     kind: PRMKind
     """Which kind of PRM."""
-    model: str = ""
+    model: Text = ""
     """The checkpoint folder (TRANSFORMERS) or the served model (VLLM); "" for the others."""
-    convention: str | None = None
+    convention: Text | None = None
     """How the PRM's outputs read (``qwen2.5-math-prm``, ``math-shepherd``): TRANSFORMERS
     (needed to build it), VLLM (None: ``VllmPRM``'s default)."""
-    base_url: str | None = None
+    base_url: Text | None = None
     """The vLLM server (VLLM); None: ``$LLENVS_PRM_BASE_URL``, else the local ``vllm serve``."""
     judge: ModelSpec | None = None
     """The model that judges (JUDGE); None: the run's own model."""
-    rollouts: int | None = None
+    rollouts: Positive | None = None
     """Continuations per step (MC); None: ``MonteCarloPRM``'s default."""
-    temperature: float | None = None
+    temperature: Number | None = None
     """The continuations' temperature (MC); None: ``MonteCarloPRM``'s default."""
-    max_tokens: int | None = None
+    max_tokens: Positive | None = None
     """Each continuation's token budget (MC); None: ``MonteCarloPRM``'s default."""
-    seed: int | None = None
+    seed: Int64 | None = None
     """The first continuation's seed (MC); None: ``MonteCarloPRM``'s default."""
-    aggregation: str | None = None
+    aggregation: Text | None = None
     """How the PRM combined step scores (one of ``AGGREGATIONS``), as recorded when it was
     made; None: it says none (any kind but NONE)."""
-    class_name: str | None = None
+    class_name: Text | None = None
     """The PRM's class (``ArithmeticPRM``, ``VllmPRM``...), as recorded when it was made, for
     people; None: not recorded (any kind but NONE)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, PRMKind):
             raise TypeError(f"kind must be a PRMKind, got {self.kind!r}")
-        allowed = self.kind.options
-        if self.kind in _WITH_MODEL:
-            allowed = ("model", *allowed)
-        if self.kind is PRMKind.JUDGE:
-            allowed = ("judge",)
-        if self.kind is not PRMKind.NONE:
-            allowed = (*allowed, *_FACTS)
+        allowed = _fields(self.kind)[1:]
         for field in dataclasses.fields(self)[1:]:
             if field.name not in allowed and getattr(self, field.name) != field.default:
                 raise ValueError(
@@ -227,16 +225,7 @@ class PRMSpec:
             {'kind': 'judge', 'judge': {'provider': 'embedded'}}
 
         """
-        record: dict[str, Any] = {"kind": self.kind.value}
-        if self.kind in _WITH_MODEL:
-            record["model"] = self.model
-        if self.judge is not None:
-            record["judge"] = self.judge.to_record()
-        record.update(self.options)
-        for fact in _FACTS:
-            if getattr(self, fact) is not None:
-                record[fact] = getattr(self, fact)
-        return record
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "prm") -> PRMSpec:
@@ -246,41 +235,24 @@ class PRMSpec:
             >>> PRMSpec.from_record({"kind": "vllm", "model": "m", "rollouts": 3})
             Traceback (most recent call last):
             ...
-            ValueError: prm: unknown field(s): rollouts: choose from kind, model, convention, base_url, aggregation, class_name
+            llenvs.core.errors.RecordFormatError: prm: unknown field(s): rollouts: choose from kind, model, convention, base_url, aggregation, class_name
 
         """  # noqa: E501
-        fields = RecordFields(
-            obj, what, ("kind", "model", "judge", *PRMKind.all_options(), *_FACTS)
-        )
-        kind = fields.enum("kind", PRMKind)
-        known: tuple[str, ...] = ("kind", *kind.options)
-        if kind in _WITH_MODEL:
-            known = ("kind", "model", *kind.options)
-        if kind is PRMKind.JUDGE:
-            known = ("kind", "judge")
-        if kind is not PRMKind.NONE:
-            known = (*known, *_FACTS)
-        fields = RecordFields(obj, what, known)
-        judge = fields.raw("judge", None)
-        values: dict[str, Any] = {
-            "model": fields.text("model", ""),
-            "judge": None if judge is None else ModelSpec.from_record(judge, f"{what}.judge"),
-            "convention": fields.text("convention", None),
-            "base_url": fields.text("base_url", None),
-            "rollouts": fields.integer("rollouts", None),
-            "temperature": fields.number("temperature", None),
-            "max_tokens": fields.integer("max_tokens", None),
-            "seed": fields.integer("seed", None),
-            "aggregation": fields.text("aggregation", None),
-            "class_name": fields.text("class_name", None),
-        }
-        try:
-            return cls(kind, **values)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{what}: {error}") from None
+        return read_record(cls, obj, what)
 
 
-"""Every kind's options, for a record's first check."""
+def _fields(kind: PRMKind) -> tuple[str, ...]:
+    """The fields a spec of ``kind`` holds.
+
+    The kind, its model (TRANSFORMERS, VLLM) or judge (JUDGE), its options, then the facts
+    recorded of the PRM made (any kind but NONE).
+    """
+    if kind is PRMKind.NONE:
+        return ("kind",)
+    if kind is PRMKind.JUDGE:
+        return ("kind", "judge", *_FACTS)
+    model = ("model",) if kind in _WITH_MODEL else ()
+    return ("kind", *model, *kind.options, *_FACTS)
 
 
 def _kind_of(text: str) -> tuple[PRMKind, str, ModelSpec | None]:

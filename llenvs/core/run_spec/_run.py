@@ -25,10 +25,11 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from llenvs.core._backend import SamplingParams
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Coded, omit_when_empty
+from llenvs.core._records import read_record, record_dict
 from llenvs.core.run_spec._answer_opening import AnswerOpening
 from llenvs.core.run_spec._model_spec import ModelSpec
 from llenvs.core.run_spec._prm_spec import PRMSpec
@@ -40,6 +41,9 @@ __all__ = ["RunSpec"]
 
 _PARTS = ("task", "segmenter", "model", "prm", "sampling", "answer_opening", "stated_sampling")
 """A run record's fields, in order."""
+
+_SEGMENTER = Coded(SegmenterSpec.from_record, SegmenterSpec.to_record, "SegmenterSpec")
+"""How a run record holds its segmenter (the segmenter's spec reads and writes its own JSON)."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,18 @@ class RunSpec:
 
     """
 
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = omit_when_empty(*_PARTS)
+
     task: TaskSource | None = None
     """Where the tasks come from (None: not recorded, e.g. a trace imported without one)."""
-    segmenter: SegmenterSpec | None = None
+    segmenter: (
+        Annotated[
+            SegmenterSpec,
+            Coded(SegmenterSpec.from_record, SegmenterSpec.to_record, "SegmenterSpec"),
+        ]
+        | None
+    ) = None
     """The segmenter that cuts responses (None: not recorded)."""
     model: ModelSpec | None = None
     """The model that generates (None: an imported trace, no model of ours)."""
@@ -89,12 +102,7 @@ class RunSpec:
             {}
 
         """
-        record: dict[str, Any] = {}
-        for name in _PARTS:
-            value = getattr(self, name)
-            if value is not None:
-                record[name] = value.to_record()
-        return record
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "run.spec") -> RunSpec:
@@ -104,16 +112,10 @@ class RunSpec:
             >>> RunSpec.from_record({"modle": {}})
             Traceback (most recent call last):
             ...
-            ValueError: run.spec: unknown field(s): modle: choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
+            llenvs.core.errors.RecordFormatError: run.spec: unknown field(s): modle: choose from task, segmenter, model, prm, sampling, answer_opening, stated_sampling
 
         """  # noqa: E501
-        fields = RecordFields(obj, what, _PARTS)
-        parts: dict[str, Any] = {}
-        for name, kind in zip(_PARTS, _KINDS, strict=True):
-            value = fields.raw(name, None)
-            if value is not None:
-                parts[name] = kind.from_record(value, f"{what}.{name}")
-        return cls(**parts)
+        return read_record(cls, obj, what)
 
 
 _KINDS: tuple[Any, ...] = (

@@ -38,9 +38,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Coded, Text, omit_when_empty
+from llenvs.core._records import read_record, record_dict
 from llenvs.core.errors import OutOfBoundsError
 
 __all__ = [
@@ -91,13 +92,19 @@ class TaskSource:
 
     """
 
-    environment: str
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = omit_when_empty("tasks")
+
+    environment: Text
     """The environment's name (or the data file's path, for the ``huggingface`` adapter)."""
-    adapter: str = DEFAULT_ADAPTER
+    adapter: Text = DEFAULT_ADAPTER
     """The adapter that makes it."""
-    options: tuple[tuple[str, OptionValue], ...] = ()
-    """The adapter's options (``size``, ``seed``, ...), sorted by name."""
-    tasks: str | None = None
+    options: Annotated[
+        tuple[tuple[str, OptionValue], ...],
+        Coded(_options, _written, "option → JSON value", where=False),
+    ] = ()
+    """The adapter's options (``size``, ``seed``, ...), sorted by name; a JSON object in a file."""
+    tasks: Text | None = None
     """Which tasks, as ``llenvs.core.run_spec`` spells them; None: every task."""
 
     def __post_init__(self) -> None:
@@ -131,13 +138,7 @@ class TaskSource:
             ValueError: option 'config': expected text, a number, true/false, null or a list of them, got {'a': 1}
 
         """  # noqa: E501
-        frozen = []
-        for name, value in sorted(options.items()):
-            try:
-                frozen.append((name, _frozen(value)))
-            except ValueError as error:
-                raise ValueError(f"option {name!r}: {error}") from None
-        return cls(environment, adapter, tuple(frozen), tasks)
+        return cls(environment, adapter, _options(options), tasks)
 
     @classmethod
     def data_file(cls, path: str, *, tasks: str | None = None, **options: Any) -> TaskSource:
@@ -159,7 +160,7 @@ class TaskSource:
             {'sizes': [1, 2]}
 
         """
-        return {name: _thawed(value) for name, value in self.options}
+        return _written(self.options)
 
     def build(self) -> Environment:
         """The environment, made by ``environment_registry``.
@@ -193,14 +194,7 @@ class TaskSource:
             {'environment': 'leg_counting', 'adapter': 'reasoning_gym', 'options': {'size': 5}}
 
         """
-        record: dict[str, Any] = {
-            "environment": self.environment,
-            "adapter": self.adapter,
-            "options": self.kwargs,
-        }
-        if self.tasks is not None:
-            record["tasks"] = self.tasks
-        return record
+        return record_dict(self)
 
     @classmethod
     def from_record(cls, obj: object, what: str = "task") -> TaskSource:
@@ -210,22 +204,28 @@ class TaskSource:
             >>> TaskSource.from_record({"environment": "e", "options": []})
             Traceback (most recent call last):
             ...
-            ValueError: task.options: expected a JSON object, got []
+            llenvs.core.errors.RecordFormatError: task.options: expected a JSON object, got []
 
         """
-        fields = RecordFields(obj, what, ("environment", "adapter", "options", "tasks"))
-        options = fields.raw("options", {})
-        if not isinstance(options, dict):
-            raise ValueError(f"{what}.options: expected a JSON object, got {options!r}")
+        return read_record(cls, obj, what)
+
+
+def _options(options: object) -> tuple[tuple[str, OptionValue], ...]:
+    """A JSON object of options as a source holds them: sorted by name, lists as tuples."""
+    if not isinstance(options, dict):
+        raise ValueError(f"expected a JSON object, got {options!r}")
+    frozen = []
+    for name, value in sorted(options.items()):
         try:
-            return cls.parse(
-                fields.text("environment"),
-                adapter=fields.text("adapter", DEFAULT_ADAPTER),
-                tasks=fields.text("tasks", None),
-                **options,
-            )
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{what}: {error}") from None
+            frozen.append((name, _frozen(value)))
+        except ValueError as error:
+            raise ValueError(f"option {name!r}: {error}") from None
+    return tuple(frozen)
+
+
+def _written(options: tuple[tuple[str, OptionValue], ...]) -> dict[str, Any]:
+    """The JSON object of a source's options (tuples given back as lists)."""
+    return {name: _thawed(value) for name, value in options}
 
 
 def _frozen(value: object) -> OptionValue:

@@ -63,7 +63,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from llenvs.core._record_fields import RecordFields
+from llenvs.core._record_types import RECORD, Text
+from llenvs.core._records import read_record, record_dict
 from llenvs.core.errors import SegmenterSpecError, UnknownName
 from llenvs.core.segmenters._base import Segmenter
 from llenvs.core.segmenters._composite import CompositeSegmenter
@@ -330,7 +331,7 @@ class SegmenterSpec:
             {'spec': 'sentence'}
 
         """
-        return {"spec": self.text}
+        return record_dict(_Stored(self.text))
 
     @classmethod
     def from_record(cls, obj: object, what: str = "segmenter") -> SegmenterSpec:
@@ -340,7 +341,17 @@ class SegmenterSpec:
             >>> SegmenterSpec.from_record({"spec": 3})
             Traceback (most recent call last):
             ...
-            ValueError: segmenter.spec: expected a string, got 3
+            llenvs.core.errors.RecordFormatError: segmenter.spec: expected a string, got 3
 
         """
-        return cls(RecordFields(obj, what, ("spec",)).text("spec"))
+        return cls(read_record(_Stored, obj, what).spec)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A segmenter spec as a record holds it."""
+
+    __pydantic_config__ = RECORD
+
+    spec: Text
+    """The spec string."""

@@ -13,10 +13,7 @@ is refused. Each new trace names its parent, the branch point and the interventi
 
 Example:
     >>> from llenvs.core._intervention import Force
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
     >>> [child] = branch(BranchRequest(parent, 1, Force("So 100. ")), backend)
     >>> [s.text for s in child.segments], child.success, child.parent.segment_index
@@ -84,10 +81,7 @@ def branch(
     the kept prefix.
 
     Example:
-        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-        ...                                 size=100, seed=42)
-        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+        >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
         >>> backend = get_backend("scripted", outputs=["Count. A. <answer>1</answer>"])
         >>> again = Resample(2, SamplingParams(temperature=1.0, seed=5))
         >>> samples = branch(BranchRequest(parent, 1, again), backend)
@@ -128,10 +122,7 @@ def rerun_branch(
     ``branch``'s.
 
     Example:
-        >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-        ...                                 size=100, seed=42)
-        >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-        ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+        >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
         >>> script = ["Count. So 100. <answer>100</answer>"]
         >>> [child] = branch(BranchRequest(parent, 1, Resample()),
         ...                  get_backend("scripted", outputs=script))

@@ -13,10 +13,7 @@ each branch of that parent says why (``metadata["prm_unscored"]``).
 
 Example:
     >>> from llenvs.core._intervention import Feedback, Force
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> jobs = [BranchJob(BranchRequest(parent, 1, Force("So 100. ")), seed=1),
     ...         BranchJob(BranchRequest(parent, 1, Feedback("Sure?")), seed=2)]
     >>> script = ["Count. So 100. <answer>100</answer>", "<answer>8</answer>"]

@@ -14,10 +14,7 @@ Example:
     >>> from llenvs.core._intervention import Force
     >>> from llenvs.evaluation.branching._branch_request import BranchRequest
     >>> from llenvs.traces import read_branches, write_traces
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> _ = write_traces(path, [parent])
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])

@@ -9,10 +9,8 @@ precision, the two are identical; when they are not, the first segment that diff
 the run parted from its record (another model, precision or llenvs version).
 
 Example:
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
     >>> text = "Count. So 8. <answer>8</answer>"
-    >>> recorded = replay_trace(SegmentedEnvironment(base, "sentence"), 0, text, model="scripted")
+    >>> recorded = leg_counting_trace(text)
     >>> rerun(recorded, get_backend("scripted", outputs=[text])).difference.describe()
     'identical: 2 segments, the same text'
     >>> rerun(recorded, get_backend("scripted", outputs=["Count. So 9."])).difference.describe()

@@ -154,11 +154,23 @@ class PaddedBatch:
         >>> from llenvs.inference._backends.transformers_loading import get_embedded_backend
         >>> backend = get_embedded_backend()
         >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)
-        >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
-        ...             TextDecoder(backend.tokenizer, ids)) for ids in ([1, 2, 3], [4, 5])]
-        >>> batch = PaddedBatch.from_rows(backend.model, rows)
+        >>> def fresh_rows(*ids_of_rows):  # rows with nothing cached yet
+        ...     return [Row(request, ids, KVSession([], None, len(ids)), 0,
+        ...                 TextDecoder(backend.tokenizer, ids)) for ids in ids_of_rows]
+        >>> batch = PaddedBatch.from_rows(backend.model, fresh_rows([1, 2, 3], [4, 5]))
         >>> batch.padding, tuple(batch.forward([[1, 2, 3], [4, 5]]).shape)
         ([0, 1], (2, 49152))
+
+        ``prefill`` feeds rows with the same ids once, and rows whose ids are prefixes of
+        another's with it:
+
+        >>> batch, logits = PaddedBatch.prefill(backend.model, fresh_rows([1, 2], [3], [1, 2]))
+        >>> batch.padding, tuple(logits.shape), bool((logits[0] == logits[2]).all())
+        ([0, 1, 0], (3, 49152), True)
+        >>> rows = fresh_rows([1, 2, 3], [1])
+        >>> batch, logits = PaddedBatch.prefill(backend.model, rows)  # [1, 2, 3] fed alone
+        >>> batch.padding, batch.lengths, [r.session.ids for r in rows]
+        ([0, 2], [3, 1], [[1, 2, 3], [1]])
 
     """
 
@@ -185,24 +197,7 @@ class PaddedBatch:
         With ``fork``, rows with the same ids are fed once, and so are rows whose ids are
         prefixes of one another (see the module docstring). When every row fed keeps its whole
         ids (the same first prompt as its session's), nothing is fed: the sessions' stored
-        logits are used.
-
-        Example:
-            >>> from llenvs.core._backend import Message, Prompt, SamplingParams
-            >>> from llenvs.inference._backends.transformers_loading import get_embedded_backend
-            >>> backend = get_embedded_backend()
-            >>> request = GenerationRequest(Prompt((Message("user", "Hi"),)), SamplingParams(), 1)
-            >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
-            ...             TextDecoder(backend.tokenizer, ids)) for ids in ([1, 2], [3], [1, 2])]
-            >>> batch, logits = PaddedBatch.prefill(backend.model, rows)
-            >>> batch.padding, tuple(logits.shape), bool((logits[0] == logits[2]).all())
-            ([0, 1, 0], (3, 49152), True)
-            >>> rows = [Row(request, ids, KVSession([], None, len(ids)), 0,
-            ...             TextDecoder(backend.tokenizer, ids)) for ids in ([1, 2, 3], [1])]
-            >>> batch, logits = PaddedBatch.prefill(backend.model, rows)  # [1, 2, 3] fed alone
-            >>> batch.padding, batch.lengths, [r.session.ids for r in rows]
-            ([0, 2], [3, 1], [[1, 2, 3], [1]])
-
+        logits are used. The class's example prefills such rows.
         """
         sources = nest_sources(rows, fork_sources(rows)) if fork else list(range(len(rows)))
         fed = sorted(set(sources))

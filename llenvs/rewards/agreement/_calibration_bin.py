@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from llenvs.rewards.agreement._compared_trace import Scores, score_at
 from llenvs.rewards.agreement._first_error_prediction import Labelling
@@ -50,16 +50,9 @@ class CalibrationBin:
         return self.correct / self.steps if self.steps else math.nan
 
     def as_record(self) -> dict[str, float | int | None]:
-        """The bin for JSON (an empty bin's share as None)."""
+        """The bin's fields and its share for JSON (an empty bin's share as None)."""
         share = self.share_correct
-        return {
-            "low": self.low,
-            "high": self.high,
-            "steps": self.steps,
-            "correct": self.correct,
-            "wrong": self.wrong,
-            "share_correct": None if math.isnan(share) else share,
-        }
+        return {**asdict(self), "share_correct": None if math.isnan(share) else share}
 
 
 def calibration_table(

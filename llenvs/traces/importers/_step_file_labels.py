@@ -77,14 +77,9 @@ def step_file_labels(row: object, *, format: StepFormat = StepFormat.PRM800K) ->
         >>> step_file_labels({"dataset": "processbench/math", "problem": "q",
         ...                   "steps": ["a", "b"], "label": 0}, format=StepFormat.PROCESSBENCH)
         [RowLabels(labeller='processbench', labels=(-1, None))]
-        >>> record = {"question": {"problem": "1 + 1?", "ground_truth_answer": "2"},
-        ...           "label": {"finish_reason": "solution", "steps": [
-        ...               {"completions": [{"text": "1 + 1 = 2", "rating": 1}],
-        ...                "chosen_completion": 0},
-        ...               {"completions": [{"text": "# Answer\n\n2", "rating": 1}],
-        ...                "chosen_completion": 0}]}}
-        >>> step_file_labels(record)
-        [RowLabels(labeller='prm800k', labels=(1, 1))]
+        >>> step = {"completions": [{"text": "2", "rating": 0}], "chosen_completion": 0}
+        >>> step_file_labels({"question": {"problem": "1 + 1?"}, "label": {"steps": [step]}})
+        [RowLabels(labeller='prm800k', labels=(0,))]
 
     """
     row = _step_row(row, format)

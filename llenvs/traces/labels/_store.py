@@ -52,21 +52,8 @@ from pathlib import Path
 
 from llenvs.core import BOM, JsonLineError, parse_json_line, read_record, record_dict
 from llenvs.traces.files import Sidecar, SkippedLine, file_lock, limited_lines, sidecar_path
-from llenvs.traces.labels._label import LABEL_VALUES, StepLabel
+from llenvs.traces.labels._label import StepLabel
 from llenvs.traces.records import TraceFormatError
-
-__all__ = [
-    "LABEL_VALUES",
-    "Labels",
-    "StepLabel",
-    "append_labels",
-    "append_new_labels",
-    "label_line",
-    "label_of_line",
-    "labels_path",
-    "read_labels",
-]
-
 
 SHOWN_SKIPS = 3
 

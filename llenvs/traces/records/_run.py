@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Any
 
 from llenvs import __version__
-from llenvs.core import RECORD, Coded, Text
+from llenvs.core import RECORD, Text
 from llenvs.core.errors import LlenvsError
 from llenvs.core.run_spec import ModelSpec, RunSpec
 from llenvs.core.segmenters import SegmenterSpec
@@ -51,9 +51,7 @@ class RunRecord:
 
     __pydantic_config__ = RECORD
 
-    spec: Annotated[RunSpec, Coded(RunSpec.from_record, RunSpec.to_record, "RunSpec")] = field(
-        default_factory=RunSpec
-    )
+    spec: RunSpec = field(default_factory=RunSpec)
     """The run: task source, segmenter, model (with its precision or server), PRM, sampling
     (with its seed) and answer opening, each None where the run had none (an imported text
     has no model and sampled nothing)."""

@@ -27,7 +27,7 @@ from llenvs.analysis import (
 from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
 from llenvs.ui.browse._shown_step_values import ShownValues
-from llenvs.workbench import with_returns
+from llenvs.workbench.browse import with_returns
 
 __all__ = ["ONLY_GONE", "returns_toggle"]
 

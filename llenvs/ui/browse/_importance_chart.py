@@ -29,7 +29,8 @@ import streamlit as st
 
 from llenvs.ui.browse._shown_step_values import ShownValues
 from llenvs.ui.common import go_to
-from llenvs.workbench import BrowseLocation, measure_label
+from llenvs.workbench import BrowseLocation
+from llenvs.workbench.browse import measure_label
 from llenvs.workbench.charts import OUR_IMPORTANCE, selected_segment, step_values_figure
 
 __all__ = ["MEASURE", "WHOLE", "ZOOM", "importance_chart", "measure_rows", "zoom_span"]

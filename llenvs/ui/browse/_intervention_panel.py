@@ -49,7 +49,6 @@ from llenvs.workbench import (
     aligned_segments,
     branch_label,
     branch_point,
-    branch_tree,
     count,
     describe_action,
     one_line,
@@ -57,6 +56,7 @@ from llenvs.workbench import (
     outcome_table,
     sample_summary,
 )
+from llenvs.workbench.browse import branch_tree
 from llenvs.workbench.jobs import InterventionJob
 from llenvs.workbench.models import ModelChoice, PRMChoice
 

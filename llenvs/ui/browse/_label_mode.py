@@ -37,14 +37,8 @@ from llenvs.traces import StepLabel, Trace, append_labels
 from llenvs.ui.browse._segment_panel import segment_rows_table
 from llenvs.ui.browse._segment_rows import chosen_tags, segment_rows, step_among
 from llenvs.ui.common import go_to, key_queue, read_location, shows_errors, text_block
-from llenvs.workbench import (
-    MODE_PARAM,
-    BrowseLocation,
-    LabelKey,
-    describe_history,
-    label_words,
-    tagged_segments,
-)
+from llenvs.workbench import MODE_PARAM, BrowseLocation
+from llenvs.workbench.browse import LabelKey, describe_history, label_words, tagged_segments
 from llenvs.workbench.charts import outline_svg
 from llenvs.workbench.files import cached_labels, traces_dir
 from llenvs.workbench.models import load_settings

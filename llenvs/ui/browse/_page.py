@@ -51,12 +51,11 @@ from llenvs.workbench import (
     BrowseLocation,
     count,
     describe_branch,
-    label_values,
     neighbour,
     prm_summary,
     run_summary,
-    tagged_segments,
 )
+from llenvs.workbench.browse import label_values, tagged_segments
 from llenvs.workbench.files import TraceIndex, browse_default, trace_files, traces_dir
 
 __all__ = [

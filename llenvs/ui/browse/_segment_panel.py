@@ -20,7 +20,8 @@ import streamlit as st
 from llenvs.traces import Trace
 from llenvs.ui.browse._segment_rows import segment_rows
 from llenvs.ui.common import go_to, stamp
-from llenvs.workbench import BrowseLocation, label_cell, labels_shown, segment_table
+from llenvs.workbench import BrowseLocation
+from llenvs.workbench.browse import label_cell, labels_shown, segment_table
 from llenvs.workbench.charts import segment_figure, selected_segment
 from llenvs.workbench.files import cached_labels
 

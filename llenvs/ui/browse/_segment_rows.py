@@ -22,11 +22,10 @@ import streamlit as st
 
 from llenvs.traces import Trace
 from llenvs.ui.common import go_to
-from llenvs.workbench import (
-    MISSING,
+from llenvs.workbench import MISSING, BrowseLocation
+from llenvs.workbench.browse import (
     SELECTION_MODES,
     WINDOW,
-    BrowseLocation,
     picked_row,
     segment_window,
     styled_segments,

@@ -37,7 +37,8 @@ from llenvs.analysis import (
 )
 from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
-from llenvs.workbench import count, describe_key, published_source, value_rows
+from llenvs.workbench import count, describe_key
+from llenvs.workbench.browse import published_source, value_rows
 
 __all__ = ["ShownValues", "result_keys", "shown_values"]
 

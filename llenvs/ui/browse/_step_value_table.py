@@ -11,7 +11,8 @@ import functools
 import pandas as pd
 import streamlit as st
 
-from llenvs.workbench import MISSING, RETURNED, window_caption, window_rows
+from llenvs.workbench import MISSING
+from llenvs.workbench.browse import RETURNED, window_caption, window_rows
 
 __all__ = ["value_table"]
 

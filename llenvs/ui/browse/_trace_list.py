@@ -14,7 +14,8 @@ import streamlit as st
 from llenvs.core import Bound
 from llenvs.traces import no_trace_reason, skipped_summary
 from llenvs.ui.common import cached_branch_counts, cached_search, go_to, read_number
-from llenvs.workbench import MISSING, BrowseLocation, Success, TraceFilter
+from llenvs.workbench import MISSING, BrowseLocation
+from llenvs.workbench.browse import Success, TraceFilter
 from llenvs.workbench.files import SUMMARY_COLUMNS, TraceIndex
 
 __all__ = ["LIST_LIMIT", "filters", "show_skipped", "trace_list"]

@@ -16,7 +16,7 @@ import os
 import streamlit as st
 
 from llenvs.traces import Trace, branches_path
-from llenvs.workbench import branch_counts
+from llenvs.workbench.browse import branch_counts
 from llenvs.workbench.files import TraceIndex, lines_containing, load_line
 
 __all__ = ["cached_branch_counts", "cached_index", "cached_search", "cached_trace", "stamp"]

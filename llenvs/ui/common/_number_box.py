@@ -12,7 +12,7 @@ the number used.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, overload
+from typing import Literal, TypedDict, Unpack, overload
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -40,35 +40,26 @@ def box_label(label: str, bound: Bound | FloatBound) -> str:
     return f"{label} · {allowed(bound)}"
 
 
+class _BoxOptions(TypedDict, total=False):
+    """``number_box``'s keyword options, declared once for both of its typed forms."""
+
+    where: DeltaGenerator | None
+    out_of_range: OutOfRange
+    help: str | None
+    disabled: bool
+    on_change: Callable[[], None] | None
+    label_visibility: Literal["visible", "hidden", "collapsed"]
+
+
 @overload
 def number_box(
-    label: str,
-    bound: Bound,
-    default: int,
-    key: str,
-    *,
-    where: DeltaGenerator | None = ...,
-    out_of_range: OutOfRange = ...,
-    help: str | None = ...,
-    disabled: bool = ...,
-    on_change: Callable[[], None] | None = ...,
-    label_visibility: Literal["visible", "hidden", "collapsed"] = ...,
+    label: str, bound: Bound, default: int, key: str, **options: Unpack[_BoxOptions]
 ) -> NumberEntry[int]: ...
 
 
 @overload
 def number_box(
-    label: str,
-    bound: FloatBound,
-    default: float,
-    key: str,
-    *,
-    where: DeltaGenerator | None = ...,
-    out_of_range: OutOfRange = ...,
-    help: str | None = ...,
-    disabled: bool = ...,
-    on_change: Callable[[], None] | None = ...,
-    label_visibility: Literal["visible", "hidden", "collapsed"] = ...,
+    label: str, bound: FloatBound, default: float, key: str, **options: Unpack[_BoxOptions]
 ) -> NumberEntry[float]: ...
 
 

@@ -9,12 +9,9 @@ kept (``error``) for the page to show; ``intervene`` wrote nothing for it.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from llenvs.evaluation import BranchRequest, replay_trace
+    >>> from llenvs.evaluation import BranchRequest
     >>> from llenvs.traces import write_traces
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> parent = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                       "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> parent = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> _ = write_traces(path, [parent])
     >>> job = InterventionJob(path, BranchRequest(parent, 1, COMPLETE),

@@ -9,10 +9,7 @@ kept, and the next run resumes from them.
 
 Example:
     >>> import tempfile, pathlib
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> trace = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                      "Count. So 8.\n\nSo 9. <answer>8</answer>", model="scripted")
+    >>> trace = leg_counting_trace("Count. So 8.\n\nSo 9. <answer>8</answer>")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> backend = get_backend("scripted", outputs=["So 100. <answer>100</answer>"])
     >>> job = SegmenterValuesJob(path, trace, ["sentence", "line:\\n\\n"], backend,

@@ -16,10 +16,7 @@ What the sidecar holds is read back by the library, with no model (``stored_keys
 Example:
     >>> import tempfile, pathlib
     >>> from llenvs.analysis import stored_keys, stored_step_analysis
-    >>> base = environment_registry.get(name="leg_counting", adapter="reasoning_gym",
-    ...                                 size=100, seed=42)
-    >>> trace = replay_trace(SegmentedEnvironment(base, "sentence"), 0,
-    ...                      "Count. So 8. <answer>8</answer>", model="scripted")
+    >>> trace = leg_counting_trace("Count. So 8. <answer>8</answer>")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
     >>> backend = get_backend("scripted", outputs=["Count. So 100. <answer>100</answer>"])
     >>> job = StepValuesJob(path, trace, backend, AnalysisParams(budget=8))
