@@ -11,13 +11,23 @@ the calls file (issue 51). A move is a true ``|Δv| >= δ`` within the library's
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from published_curves import REFERENCE, Curve
 
 from llenvs.analysis import StepAnalysis
-from llenvs.analysis.statistics import MOVE_DELTA, MOVED_CHANCE, StepCall, Tally, moved_by
+from llenvs.analysis.statistics import (
+    MOVE_DELTA,
+    MOVED_CHANCE,
+    CallScores,
+    StepCall,
+    Tally,
+    moved_by,
+    score_calls,
+    trace_interval,
+)
 
 MOVE = MOVE_DELTA
 """A step whose true ``|v_{i+1} - v_i|`` is at least this is a move: the library's δ, which
@@ -175,3 +185,38 @@ def call_lines(
     tokens = {"tokens": result.tokens, "ta_tokens": result.reference_tokens}
     run_line = {"kind": "run", **head, **tokens}
     return [*steps, run_line]
+
+
+MEASURES: dict[str, Callable[[CallScores], float]] = {
+    "recall": lambda x: x.recall,
+    "precision": lambda x: x.precision,
+    "ECE": lambda x: x.ece,
+    "Brier skill": lambda x: x.brier_skill,
+    "confident misses": lambda x: x.confident_misses,
+}
+"""The issue-51 measures of a set of calls, in the tables' order."""
+
+
+def interval_cells(calls: Sequence[StepCall], margin: float, resamples: int) -> list[str]:
+    """The ``MEASURES`` of ``calls`` as table cells, each with its 95% interval over traces.
+
+    The ECE's cell ends with the count of steps it is over, in brackets.
+
+    Example:
+        >>> calls = [StepCall(t, 0, d, c, c > 0.5) for t, d, c in
+        ...          [("a", 0.3, 0.9), ("b", 0.0, 0.1), ("c", 0.3, 0.2), ("d", 0.0, 0.0)]]
+        >>> interval_cells(calls, 0.05, 0)
+        ['0.50', '1.00', '0.33 (3)', '0.34', '0.00']
+
+    """
+    scores = score_calls(calls, margin)
+    cells = []
+    for measure in MEASURES.values():
+        value = measure(scores)
+        shown = "–" if math.isnan(value) else f"{value:.2f}"
+        interval = trace_interval(calls, measure, margin, resamples) if resamples else None
+        if interval is not None:
+            shown += f" [{interval.low:.2f}, {interval.high:.2f}]"
+        cells.append(shown)
+    cells[2] += f" ({scores.calibrated_steps})"
+    return cells

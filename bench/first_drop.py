@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_common import EXTERNAL, publish
-from published_curves import REFERENCE, Curve, curves, simulate
+from published_curves import REFERENCE, Curve, curves, full_sampling, simulate
 
 from llenvs.analysis.statistics import (
     MOVE_DELTA,
@@ -165,7 +165,8 @@ def measure(
 
     ``search``: ``FirstDropSchedule`` read by ``first_drop``; ``sweep``: the ``default``
     schedule read by ``first_drop``; ``fitted``: a plain sweep read by ``sweep_first_drop``
-    with the rule fit on the other half (``rules``, by trace name).
+    with the rule fit on the other half (``rules``, by trace name); ``full``: Thought Anchors'
+    own sampling (``full_sampling``, ten times the budget) read by ``first_drop``.
     """
     row = Row(shares=[])
     assert row.shares is not None
@@ -173,7 +174,11 @@ def measure(
         truth = true_first_drop(curve.truth)
         reference = REFERENCE * sum(curve.tokens)
         for seed in range(seeds):
-            if method == "fitted":
+            if method == "full":
+                tallies = full_sampling(curve, seed)
+                answer = first_drop(tallies)
+                step, span = answer.step, (answer.low, answer.high)
+            elif method == "fitted":
                 tallies = sweep(curve, seed)
                 step = sweep_first_drop(tallies, *rules[curve.name])
                 span: tuple[int | None, int | None] = (None, None)  # a point, no span
@@ -263,6 +268,9 @@ def main() -> None:
         "sweep: the `default` schedule, read by `first_drop`": measure(
             failed, args.seeds, "sweep", rules
         ),
+        "Thought Anchors' full sampling (100 per chunk), read by `first_drop`": measure(
+            failed, args.seeds, "full", rules
+        ),
     }
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -284,7 +292,9 @@ def main() -> None:
         f"without it (window {fit_first[0]}, fall {fit_first[1]} from one half; window "
         f"{fit_second[0]}, fall {fit_second[1]} from the other). The `default` sweep read by "
         "`first_drop` is the former peer: `first_drop` needs 40 rollouts at boundary 0, which "
-        "a sweep at this share does not reach, so it says no drop almost always.",
+        "a sweep at this share does not reach, so it says no drop almost always. The last row is "
+        "the most any reading of these curves can expect: Thought Anchors' own 100 rollouts "
+        "before every chunk, ten times the budget, read by the library's `first_drop`.",
         "",
         *table(rows),
         "",

@@ -118,6 +118,19 @@ def simulate(
         rounds += 1
 
 
+def full_sampling(curve: Curve, seed: int = 0) -> dict[int, Tally]:
+    """Thought Anchors' own sampling of ``curve``: ``REFERENCE`` rollouts before every chunk.
+
+    Drawn from the same streams as ``simulate`` (one per boundary and seed); the exact end too.
+    """
+    tallies: dict[int, Tally] = {}
+    for b, value in enumerate(curve.values):
+        stream = random.Random(seed * 1_000_003 + b)
+        tallies[b] = Tally(sum(stream.random() < value for _ in range(REFERENCE)), REFERENCE)
+    tallies[len(curve.values)] = Tally(int(curve.success), 1, exact=True)
+    return tallies
+
+
 def analysis_of(
     curve: Curve, counted: Mapping[int, Tally], seed: int, excursion: float = EXCURSION_PRIOR
 ) -> StepAnalysis:

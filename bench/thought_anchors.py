@@ -39,7 +39,19 @@ from pathlib import Path
 
 from bench_common import EXTERNAL, publish
 from calibration import reliability_table
-from curve_scores import LASTS, MOVE, NEAR, TOP_K, Score, call_lines, is_move, lasts, score
+from curve_scores import (
+    LASTS,
+    MEASURES,
+    MOVE,
+    NEAR,
+    TOP_K,
+    Score,
+    call_lines,
+    interval_cells,
+    is_move,
+    lasts,
+    score,
+)
 from published_curves import REFERENCE, Curve, analysis_of, curves, simulate
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule
@@ -50,11 +62,9 @@ from llenvs.analysis.statistics import (
     MARGIN,
     MOVE_TOLERANCE,
     MOVED_CHANCE,
-    CallScores,
     MovesSchedule,
     default_schedule,
     score_calls,
-    trace_interval,
 )
 from llenvs.traces.files import write_lines_atomically
 
@@ -143,29 +153,34 @@ def honest_table(results: Results, margin: float, resamples: int) -> list[str]:
         "base rate | confident misses (stated < 0.05) |",
         "| --- | --- |" + " --- |" * 6,
     ]
-    measures: list[Callable[[CallScores], float]] = [
-        lambda x: x.recall,
-        lambda x: x.precision,
-        lambda x: x.ece,
-        lambda x: x.brier_skill,
-        lambda x: x.confident_misses,
-    ]
     for (share, label), per_trace in results.items():
         pooled = _pooled(per_trace)
-        scores = score_calls(pooled.calls, margin)
-        cells = []
-        for measure in measures:
-            interval = trace_interval(pooled.calls, measure, margin, resamples)
-            shown = "–" if math.isnan(measure(scores)) else f"{measure(scores):.2f}"
-            if interval is not None:
-                shown += f" [{interval.low:.2f}, {interval.high:.2f}]"
-            cells.append(shown)
-        cells[2] += f" ({scores.calibrated_steps})"
+        cells = interval_cells(pooled.calls, margin, resamples)
         lines.append(
             f"| {share:.0%} | {label} | {_share(pooled.tokens, pooled.reference_tokens)} | "
             + " | ".join(cells)
             + " |"
         )
+    return lines
+
+
+def best_lines(results: Results, margin: float) -> list[str]:
+    """Per budget, the best any schedule reaches on each measure, and which schedule."""
+    lines = []
+    for share in sorted({share for share, _ in results}):
+        scored = {
+            label: score_calls(_pooled(per_trace).calls, margin)
+            for (at, label), per_trace in results.items()
+            if at == share
+        }
+        best = []
+        for name, measure in MEASURES.items():
+            low = name in ("ECE", "confident misses")
+            known = {label: measure(s) for label, s in scored.items() if not math.isnan(measure(s))}
+            if known:
+                label = (min if low else max)(known, key=lambda k: known[k])
+                best.append(f"{name} {known[label]:.2f} (`{label}`)")
+        lines.append(f"- at {share:.0%}: " + ", ".join(best))
     return lines
 
 
@@ -387,9 +402,17 @@ def main() -> None:
         f"interval from {args.resamples} resamples of whole traces (`trace_interval`). Nothing "
         "here is fit: the model's priors (`CHANGE_PRIOR`, `EXCURSION_PRIOR`) are the library's "
         "constants, which were chosen earlier on these same 20 curves, so the figures are "
-        "in-sample for them. With m = 0.05:",
+        "in-sample for them; `bench/fitted_priors.py` fits them on one half of the problems and "
+        "reads the other, and reads Thought Anchors' own sampling at its full cost (its "
+        "section). With m = 0.05:",
         "",
         *honest[MARGIN],
+        "",
+        "The best any schedule reaches, per budget and measure (m = 0.05; issue 51's goals for the "
+        "default schedule at a spent share ≤ 0.10: recall ≥ 0.8, precision ≥ 0.8, and at every "
+        "budget ECE ≤ 0.05, confident misses ≤ 0.05, Brier skill > 0):",
+        "",
+        *best_lines(results, MARGIN),
         "",
         "With m = 0.03:",
         "",

@@ -42,6 +42,7 @@ from llenvs.core._check_env import check_env
 from llenvs.core._environment import Environment, EnvSpec, ResetOptions
 from llenvs.core._intervention import (
     COMPLETE,
+    INTERVENTION,
     Complete,
     Feedback,
     Force,
@@ -118,6 +119,7 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "HERE",
     "INT64",
+    "INTERVENTION",
     "MAX_TOKENS",
     "NO_RETRY",
     "ON_POLICY_SAMPLES",

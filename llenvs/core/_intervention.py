@@ -6,6 +6,10 @@ against an optional text. ``BranchRequest`` (``llenvs.evaluation``) puts one at 
 trace; the branch's trace records it (``BranchRecord``) as ``to_record`` writes it, and
 ``intervention_from_record`` reads it back, old records (``kind`` + ``text``) included.
 
+Each kind is a record (``llenvs.core.read_record``) of its own fields; what every kind's JSON
+holds first, its ``kind`` and its ``text`` (null for a kind that has none), is read here, and
+the kind chooses the record that reads the rest.
+
 The guide's step callbacks steer a run with ``StepDecision`` values (``llenvs.evaluation``):
 a ``Force`` becomes a ``ForceAction``, a ``Feedback`` its text, ``Complete()`` is the guide's
 own ``COMPLETE`` (one value in both), and a ``Resample`` continues (``None``).
@@ -24,16 +28,27 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final
 
 from llenvs.core._backend import SamplingParams
 from llenvs.core._bounds import SAMPLES
 from llenvs.core._intervention_kind import InterventionKind
+from llenvs.core._record_types import HERE, RECORD, Coded, Positive, Text, _dataclass_schema
+from llenvs.core._records import read_record, record_dict, record_schema
+from llenvs.core.errors import RecordFormatError
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 __all__ = [
     "COMPLETE",
+    "INTERVENTION",
     "Complete",
     "Feedback",
     "Force",
@@ -43,8 +58,18 @@ __all__ = [
 ]
 
 
+class _Recorded:
+    """What writes every intervention's JSON: its kind, its text (null if none), its fields."""
+
+    kind: ClassVar[InterventionKind]
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object a branch records (``intervention_from_record`` reads it back)."""
+        return {"kind": self.kind.value, "text": None, **record_dict(self)}
+
+
 @dataclass(frozen=True)
-class Force:
+class Force(_Recorded):
     """Make ``text`` the next segment instead of generating it, then generate the rest.
 
     The text is one segment however many sentences it holds.
@@ -59,9 +84,10 @@ class Force:
 
     """
 
+    __pydantic_config__ = RECORD
     kind: ClassVar[InterventionKind] = InterventionKind.FORCE
 
-    text: str
+    text: Text
     """The segment to take."""
 
     def __post_init__(self) -> None:
@@ -70,13 +96,9 @@ class Force:
         if not self.text:
             raise ValueError("the forced segment needs a text (an empty one would end the episode)")
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a branch records (``intervention_from_record`` reads it back)."""
-        return {"kind": self.kind.value, "text": self.text}
-
 
 @dataclass(frozen=True)
-class Feedback:
+class Feedback(_Recorded):
     """Close the assistant turn, add ``text`` as a user turn, and generate the answer to it.
 
     Example:
@@ -85,9 +107,10 @@ class Feedback:
 
     """
 
+    __pydantic_config__ = RECORD
     kind: ClassVar[InterventionKind] = InterventionKind.FEEDBACK
 
-    text: str
+    text: Text
     """The user turn injected."""
 
     def __post_init__(self) -> None:
@@ -96,23 +119,21 @@ class Feedback:
         if not self.text.strip():
             raise ValueError(f"the feedback needs a text that is not blank, got {self.text!r}")
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a branch records."""
-        return {"kind": self.kind.value, "text": self.text}
-
 
 @dataclass(frozen=True, repr=False)
-class Complete:
+class Complete(_Recorded):
     """Generate the rest of the response in one call (a singleton: ``COMPLETE``).
 
-    The same value is the guide's ``COMPLETE`` step decision (``llenvs.evaluation``).
+    The same value is the guide's ``COMPLETE`` step decision (``llenvs.evaluation``); reading
+    its record gives it too (the converter makes a record with ``__new__``).
 
     Example:
-        >>> Complete() is COMPLETE, Complete() == COMPLETE
-        (True, True)
+        >>> Complete() is COMPLETE, Complete() == COMPLETE, COMPLETE.to_record()
+        (True, True, {'kind': 'complete', 'text': None})
 
     """
 
+    __pydantic_config__ = RECORD
     kind: ClassVar[InterventionKind] = InterventionKind.COMPLETE
     _instance: ClassVar[Complete | None] = None
 
@@ -128,21 +149,44 @@ class Complete:
     def __reduce__(self) -> str:
         return "COMPLETE"
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a branch records (its ``text`` is null, as it always was)."""
-        return {"kind": self.kind.value, "text": None}
-
 
 COMPLETE: Final = Complete()
 """The one ``Complete``: finish in one call (the guide returns it from a step callback)."""
 
 
+def _written_as(**names: str) -> Any:
+    """A record's ``__get_pydantic_core_schema__``: its fields under their JSON ``names``.
+
+    Each is written only when it is not its default, so a record that gains a field in a later
+    version still writes what it always wrote.
+    """
+
+    def schema(cls: type, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        built = handler(source)
+        record = _dataclass_schema(built)
+        record.setdefault("config", {})["serialize_by_alias"] = True
+        defaults = {item.name: item.default for item in dataclasses.fields(cls)}
+        for item in record["schema"]["fields"]:
+            name = item["name"]
+            item["validation_alias"] = item["serialization_alias"] = names[name]
+            item["serialization_exclude_if"] = functools.partial(operator.eq, defaults[name])
+        return built
+
+    return classmethod(schema)
+
+
+_SAMPLING = Coded(SamplingParams.from_record, SamplingParams.to_record, "SamplingParams")
+"""How a resample holds its sampling (read as a record of its own, so that a bad field of it is
+named with the valid ones: the converter lists a record's fields only under their own names)."""
+
+
 @dataclass(frozen=True)
-class Resample:
+class Resample(_Recorded):
     """Generate again from the branch point: ``n`` samples, sampled as ``params`` say.
 
     ``params`` None samples as the parent records (its own sampling). Each of the ``n`` samples
-    gets its own seed, derived from ``params.seed``.
+    gets its own seed, derived from ``params.seed``. A single resample as the parent samples
+    writes what resamples always wrote (``samples`` and ``sampling_params`` only when given).
 
     Example:
         >>> Resample().to_record()
@@ -156,11 +200,13 @@ class Resample:
 
     """
 
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = _written_as(n="samples", params="sampling_params")
     kind: ClassVar[InterventionKind] = InterventionKind.RESAMPLE
 
-    n: int = 1
+    n: Positive = 1
     """How many samples, generated together (1..16: ``llenvs.core.SAMPLES``)."""
-    params: SamplingParams | None = None
+    params: Annotated[SamplingParams, _SAMPLING] | None = None
     """How to sample; None: as the parent records."""
 
     def __post_init__(self) -> None:
@@ -168,28 +214,22 @@ class Resample:
         if self.params is not None and not isinstance(self.params, SamplingParams):
             raise TypeError(f"a Resample's params must be SamplingParams, got {self.params!r}")
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a branch records: ``samples`` and ``sampling_params`` when given.
-
-        A single resample as the parent samples writes what resamples always wrote.
-        """
-        record: dict[str, Any] = {"kind": self.kind.value, "text": None}
-        if self.n != 1:
-            record["samples"] = self.n
-        if self.params is not None:
-            record["sampling_params"] = self.params.to_record()
-        return record
-
 
 Intervention = Force | Feedback | Complete | Resample
 """What a branch does at its branch point."""
 
+_KINDS: dict[InterventionKind, type[Intervention]] = {
+    each.kind: each for each in (Force, Feedback, Complete, Resample)
+}
+"""The record of each kind, in the order of ``InterventionKind``."""
+
 
 def intervention_from_record(record: object) -> Intervention:
-    """The intervention a branch recorded; a ``ValueError`` naming the field otherwise.
+    """The intervention a branch recorded; a ``RecordFormatError`` naming the field otherwise.
 
-    Reads every record llenvs wrote: ``{"kind", "text"}`` (``text`` null for complete and
-    resample), and a resample's ``samples`` and ``sampling_params``.
+    Reads every record llenvs wrote: ``{"kind", "text"}`` (``text`` null, or absent, for
+    complete and resample), and a resample's ``samples`` and ``sampling_params``. Messages name
+    the field from the intervention (``text: ...``): where it stands names the rest.
 
     Example:
         >>> intervention_from_record({"kind": "feedback", "text": "Recount."})
@@ -199,40 +239,56 @@ def intervention_from_record(record: object) -> Intervention:
         >>> intervention_from_record({"kind": "rewind", "text": None})
         Traceback (most recent call last):
         ...
-        ValueError: kind: unknown kind 'rewind': choose from force, feedback, complete, resample
+        llenvs.core.errors.RecordFormatError: kind: unknown kind 'rewind': choose from force, feedback, complete, resample
         >>> intervention_from_record({"kind": "complete", "text": "x"})
         Traceback (most recent call last):
         ...
-        ValueError: text: a complete intervention takes no text, got 'x'
+        llenvs.core.errors.RecordFormatError: text: a complete intervention takes no text, got 'x'
+        >>> intervention_from_record({"kind": "resample", "sample": 2})
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.RecordFormatError: unknown field(s) for a resample: sample: choose from kind, text, samples, sampling_params
 
-    """
+    """  # noqa: E501
     if not isinstance(record, Mapping):
-        raise ValueError(f"expected an object, got {record!r}")
+        raise RecordFormatError(f"expected an object, got {record!r}")
     fields = dict(record)
     name = fields.pop("kind", None)
-    kinds = {kind.value: kind for kind in InterventionKind}
-    if name not in kinds:
-        choices = ", ".join(kinds)
-        raise ValueError(f"kind: unknown kind {name!r}: choose from {choices}")
-    kind = kinds[str(name)]
+    kind = next((kind for kind in _KINDS if kind.value == name), None)
+    if kind is None:
+        choices = ", ".join(kind.value for kind in _KINDS)
+        raise RecordFormatError(f"kind: unknown kind {name!r}: choose from {choices}")
+    known = _fields(kind)
+    unknown = sorted(str(key) for key in fields if key not in known)
+    if unknown:
+        raise RecordFormatError(
+            f"unknown field(s) for a {name}: {', '.join(unknown)}: choose from {', '.join(known)}"
+        )
     text = fields.pop("text", None)
-    if text is not None and not isinstance(text, str):
-        raise ValueError(f"text: expected a string or null, got {text!r}")
-    value: Intervention
-    if kind is InterventionKind.FORCE or kind is InterventionKind.FEEDBACK:
+    if "text" in _KINDS[kind].__dataclass_fields__:
         if text is None:
-            raise ValueError(f"text: a {kind.value} intervention needs a text, got null")
-        value = Force(text) if kind is InterventionKind.FORCE else Feedback(text)
+            raise RecordFormatError(f"text: a {name} intervention needs a text, got null")
+        fields["text"] = text
     elif text is not None:
-        raise ValueError(f"text: a {kind.value} intervention takes no text, got {text!r}")
-    elif kind is InterventionKind.COMPLETE:
-        value = COMPLETE
-    else:
-        samples = fields.pop("samples", 1)
-        if isinstance(samples, bool) or not isinstance(samples, int):
-            raise ValueError(f"samples: expected an integer, got {samples!r}")
-        params = fields.pop("sampling_params", None)
-        value = Resample(samples, None if params is None else SamplingParams.from_record(params))
-    if fields:
-        raise ValueError(f"unknown field(s) for a {kind.value}: {', '.join(sorted(fields))}")
-    return value
+        raise RecordFormatError(f"text: a {name} intervention takes no text, got {text!r}")
+    try:
+        return read_record(_KINDS[kind], fields, HERE)
+    except RecordFormatError as error:  # named from the intervention, as the messages above
+        words = str(error).removeprefix(f"{HERE}.").removeprefix(f"{HERE}: ")
+        raise RecordFormatError(words) from None
+
+
+def _written(intervention: Intervention) -> dict[str, Any]:
+    return intervention.to_record()
+
+
+INTERVENTION = Coded(intervention_from_record, _written, "Intervention", where=False)
+"""How a record holds an intervention (a branch's, a recipe's): ``Annotated[Intervention,
+INTERVENTION]``, read by ``intervention_from_record`` and written by ``to_record``."""
+
+
+@functools.cache
+def _fields(kind: InterventionKind) -> tuple[str, ...]:
+    """The fields a ``kind`` intervention's JSON may hold: ``kind``, ``text``, then its own."""
+    own = [name for name in record_schema(_KINDS[kind])["properties"] if name != "text"]
+    return ("kind", "text", *own)

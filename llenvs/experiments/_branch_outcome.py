@@ -1,19 +1,29 @@
 """``BranchOutcome``: one branch of an experiment, as its experiment file records it.
 
 Example:
+    >>> from llenvs.core import read_record, record_dict
     >>> o = BranchOutcome("p" * 32, 3, 2, 1, 4, 0, 7, "b" * 32, False, "8", True, "100", 0.2)
     >>> o.key, o.position, o.flipped, o.answer_changed
     (('pppppppppppppppppppppppppppppppp', 2, 0), 0.5, True, True)
-    >>> BranchOutcome.from_record(o.to_record()) == o
-    True
+    >>> record = record_dict(o)
+    >>> record["kind"], read_record(BranchOutcome, record) == o
+    ('branch', True)
 
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import MISSING, asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Literal
+
+from llenvs.core import (
+    RECORD,
+    Count,
+    Flag,
+    Int64,
+    Number,
+    Text,
+)
 
 __all__ = ["BranchKey", "BranchOutcome"]
 
@@ -23,40 +33,47 @@ BranchKey = tuple[str, int, int]
 
 @dataclass(frozen=True)
 class BranchOutcome:
-    """A finished branch: where it was made and how it ended, beside its parent's ending."""
+    """A finished branch: where it was made and how it ended, beside its parent's ending.
 
-    parent_id: str
+    A line written before the on-policy scores existed has none (they read as None).
+    """
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["branch"] = field(default="branch", kw_only=True, repr=False)
+    """``branch``: the line is a finished branch."""
+    parent_id: Text
     """The parent trace's id."""
-    task_index: int
+    task_index: Count
     """The parent's task index (shown; pairing is by parent id)."""
-    segment: int
+    segment: Count
     """The intervened segment."""
-    at: int
+    at: Count
     """Segments of the parent kept before the intervention (``BranchRequest.at``)."""
-    segments: int
+    segments: Count
     """How many segments the parent has."""
-    sample: int
+    sample: Count
     """The sample's number at this point (0-based)."""
-    seed: int | None
+    seed: Int64 | None
     """The branch's sampling seed."""
-    branch_id: str
+    branch_id: Text
     """The branch trace's id (in the parents' branches sidecar)."""
-    parent_success: bool | None
+    parent_success: Flag | None
     """The parent's verdict (before)."""
-    parent_answer: str | None
+    parent_answer: Text | None
     """The parent's final answer."""
-    success: bool | None
+    success: Flag | None
     """The branch's verdict (after)."""
-    answer: str | None
+    answer: Text | None
     """The branch's final answer."""
-    prm_score: float | None = None
+    prm_score: Number | None = None
     """The parent's PRM score of the intervened segment, where it has one."""
-    error: str | None = None
+    error: Text | None = None
     """The backend failure that ended the branch, if one did."""
-    on_policy: float | None = None
+    on_policy: Number | None = None
     """For a Force scored first (``How.on_policy``): the forced text's percentile among the
     model's own continuations from the same place (0-100); None: not scored."""
-    on_policy_logprob: float | None = None
+    on_policy_logprob: Number | None = None
     """Its mean log-probability per token (None: not scored)."""
 
     @property
@@ -79,17 +96,3 @@ class BranchOutcome:
     def answer_changed(self) -> bool:
         """Whether the branch's final answer differs from the parent's."""
         return self.answer != self.parent_answer
-
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object of its line."""
-        return {"kind": "branch", **asdict(self)}
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> BranchOutcome:
-        """The outcome ``to_record`` wrote; a ``ValueError`` naming a missing field."""
-        names = [f.name for f in fields(cls)]
-        values = {name: record[name] for name in names if name in record}
-        missing = [f.name for f in fields(cls) if f.name not in values and f.default is MISSING]
-        if missing:
-            raise ValueError(f"a branch record lacks {', '.join(missing)}")
-        return cls(**values)

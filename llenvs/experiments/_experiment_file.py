@@ -30,13 +30,19 @@ import json
 import os
 import secrets
 import warnings
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Final, Literal
 
-from llenvs.core import JsonLineError, parse_json_line
+from llenvs.core import (
+    RECORD,
+    JsonLineError,
+    Text,
+    parse_json_line,
+    read_record,
+    record_dict,
+)
 from llenvs.experiments._branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments._experiment_error import ExperimentError
 from llenvs.experiments._recipe import Recipe
@@ -54,49 +60,68 @@ __all__ = [
     "append_outcome",
     "experiment_path",
     "read_experiment",
+    "read_header",
     "start_experiment",
 ]
 
-EXPERIMENT_VERSION = 1
+EXPERIMENT_VERSION: Final = 1
 """The version of the experiment file's layout."""
 
 
 @dataclass(frozen=True)
 class ExperimentHeader:
-    """Line 1 of an experiment file."""
+    """Line 1 of an experiment file (``read_header`` reads it)."""
 
+    __pydantic_config__ = RECORD
+
+    kind: Literal["experiment"] = field(default="experiment", kw_only=True, repr=False)
+    """``experiment``: the line is the header."""
+    experiment_version: Literal[1] = field(default=EXPERIMENT_VERSION, kw_only=True)
+    """The version of the file's layout (``EXPERIMENT_VERSION``)."""
     recipe: Recipe
     """The recipe, verbatim."""
-    parents_file: str
+    parents_file: Text
     """The trace file the parents come from, relative to the experiment's folder (older files:
     absolute)."""
-    experiment_id: str
+    experiment_id: Text
     """A random id, written into each branch trace's metadata (``experiment``)."""
-    created_at: str
+    created_at: Text
     """When the experiment began (UTC, ISO 8601)."""
 
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object of line 1."""
-        return {
-            "kind": "experiment",
-            "experiment_version": EXPERIMENT_VERSION,
-            "experiment_id": self.experiment_id,
-            "created_at": self.created_at,
-            "parents_file": self.parents_file,
-            "recipe": self.recipe.to_record(),
-        }
 
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ExperimentHeader:
-        """The header ``to_record`` wrote."""
-        if record.get("kind") != "experiment":
-            raise ValueError("line 1 is not an experiment header (its kind is not 'experiment')")
-        return cls(
-            Recipe.from_record(record["recipe"]),
-            str(record["parents_file"]),
-            str(record["experiment_id"]),
-            str(record["created_at"]),
+def read_header(data: object) -> ExperimentHeader:
+    """The header of line 1's JSON value: its kind and layout version checked first.
+
+    A later layout's fields may differ: such a line is named as a newer llenvs's, not read.
+    Every layout so far is 1, so no older one needs upgrading.
+
+    Example:
+        >>> read_header({"kind": "branch"})
+        Traceback (most recent call last):
+        ...
+        ValueError: line 1 is not an experiment header (its kind is 'branch', not 'experiment')
+        >>> read_header({"kind": "experiment", "experiment_version": 2})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown experiment_version 2: this llenvs reads 1 (a newer llenvs wrote it)
+        >>> read_header({"kind": "experiment", "experiment_version": 1})
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.RecordFormatError: header.recipe: missing
+
+    """
+    fields = data if isinstance(data, dict) else {}
+    kind, version = fields.get("kind"), fields.get("experiment_version")
+    if kind != "experiment":
+        raise ValueError(
+            f"line 1 is not an experiment header (its kind is {kind!r}, not 'experiment')"
         )
+    if version != EXPERIMENT_VERSION or isinstance(version, bool):
+        raise ValueError(
+            f"unknown experiment_version {version!r}: this llenvs reads {EXPERIMENT_VERSION} "
+            "(a newer llenvs wrote it)"
+        )
+    return read_record(ExperimentHeader, data, "header")
 
 
 def experiment_path(out: str | os.PathLike[str]) -> Path:
@@ -141,7 +166,7 @@ def start_experiment(
         # relative to the experiment's folder: the two move together (a checkout elsewhere)
         relative = os.path.relpath(parents, target.resolve().parent)
         header = ExperimentHeader(recipe, relative, secrets.token_hex(8), created)
-        write_lines_atomically(target, [_line(header.to_record())])
+        write_lines_atomically(target, [_line(header)])
         return header
 
 
@@ -167,7 +192,7 @@ def recorded_parents(path: str | os.PathLike[str], recorded: str) -> Path:
 
 def append_outcome(path: str | os.PathLike[str], outcome: BranchOutcome) -> None:
     """Append one finished branch's line (whole, under the file's lock)."""
-    append_lines_atomically(path, [_line(outcome.to_record())])
+    append_lines_atomically(path, [_line(outcome)])
 
 
 def read_experiment(path: str | os.PathLike[str]) -> tuple[ExperimentHeader, list[BranchOutcome]]:
@@ -183,21 +208,21 @@ def read_experiment(path: str | os.PathLike[str]) -> tuple[ExperimentHeader, lis
     if not raw:
         raise ExperimentError(f"{target}: the experiment file is empty")
     try:
-        header = ExperimentHeader.from_record(parse_json_line(raw[0], first=True))
-    except (JsonLineError, ValueError, KeyError, TypeError) as error:
+        header = read_header(parse_json_line(raw[0], first=True))
+    except (JsonLineError, ValueError) as error:
         raise ExperimentError(f"{target}:1: {error}") from None
     outcomes: dict[BranchKey, BranchOutcome] = {}
     for number, line in enumerate(raw[1:], start=2):
         if not line.strip():
             continue
         try:
-            outcome = BranchOutcome.from_record(parse_json_line(line))
-        except (JsonLineError, ValueError, KeyError, TypeError) as error:
+            outcome = read_record(BranchOutcome, parse_json_line(line), "branch")
+        except (JsonLineError, ValueError) as error:
             warnings.warn(f"{target}:{number}: skipped: {error}", stacklevel=2)
             continue
         outcomes.setdefault(outcome.key, outcome)
     return header, list(outcomes.values())
 
 
-def _line(record: Mapping[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+def _line(record: ExperimentHeader | BranchOutcome) -> bytes:
+    return (json.dumps(record_dict(record), ensure_ascii=False) + "\n").encode("utf-8")

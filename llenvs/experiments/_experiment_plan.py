@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import overload
 
 from llenvs.analysis.sampling import exact_outcome
-from llenvs.core import Complete, Feedback, Force, Intervention, Resample
+from llenvs.core import Complete, Feedback, Force, Intervention, Resample, record_dict
 from llenvs.evaluation.branching import (
     BranchJob,
     BranchRequest,
@@ -134,7 +134,7 @@ def plan_experiment(
     if not parents:
         raise ExperimentError(
             f"the recipe {recipe.name!r} selects no parent: no trace of the file passes its "
-            f"filter ({recipe.parents.to_record() or 'root traces'})"
+            f"filter ({record_dict(recipe.parents)})"
         )
     planned: list[PlannedBranch] = []
     skipped: list[SkipReason] = []

@@ -1,6 +1,7 @@
 """``ParentFilter``: which traces of a file an experiment branches.
 
 Example:
+    >>> from llenvs.core import read_record, record_dict
     >>> from llenvs.traces import TaskRecord, Trace
     >>> def trace(i, ok):
     ...     return Trace(task=TaskRecord("legs", "a", {}, i, f"q{i}"), response="",
@@ -8,18 +9,26 @@ Example:
     >>> traces = [trace(0, True), trace(1, False), trace(2, False)]
     >>> [t.task.task_index for t in ParentFilter(outcome=ParentOutcome.FAILED).select(traces)]
     [1, 2]
-    >>> ParentFilter.from_record({"outcome": "failed", "limit": 1}).to_record()
+    >>> record_dict(read_record(ParentFilter, {"outcome": "failed", "limit": 1}))
     {'outcome': 'failed', 'limit': 1}
+    >>> record_dict(ParentFilter())
+    {'outcome': 'all'}
 
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
+from llenvs.core import (
+    RECORD,
+    Count,
+    Positive,
+    Text,
+    omit_when_empty,
+)
 from llenvs.traces.records import Trace
 
 __all__ = ["ParentFilter", "ParentOutcome"]
@@ -62,24 +71,32 @@ class ParentFilter:
         >>> ParentFilter(limit=0)
         Traceback (most recent call last):
         ...
-        ValueError: parents: limit must be >= 1 or absent, got 0
+        ValueError: limit: expected an integer >= 1 or absent, got 0
 
     """
 
-    environment: str | None = None
+    __pydantic_config__ = RECORD
+    __get_pydantic_core_schema__ = omit_when_empty("environment", "tasks", "limit")
+
+    environment: Text | None = None
     """Only traces of this environment (None: any)."""
     outcome: ParentOutcome = ParentOutcome.ALL
-    """Only traces with this verdict."""
-    tasks: tuple[int, ...] | None = None
+    """Only traces with this verdict: ``all``, ``succeeded`` or ``failed`` (``ParentOutcome``)."""
+    tasks: tuple[Count, ...] | None = None
     """Only these task indices (None: any)."""
-    limit: int | None = None
+    limit: Positive | None = None
     """The first N traces that pass (None: all)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, ParentOutcome):
             raise TypeError(f"parents: outcome must be a ParentOutcome, got {self.outcome!r}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
-            raise ValueError(f"parents: limit must be >= 1 or absent, got {self.limit}")
+            raise ValueError(f"limit: expected an integer >= 1 or absent, got {self.limit}")
+        # an empty name or list would select nothing, and is written as absent (any)
+        if self.environment == "":
+            raise ValueError("environment: name one, or leave it out for any")
+        if self.tasks == ():
+            raise ValueError("tasks: give at least one task index, or leave it out for any")
 
     def select(self, traces: Iterable[Trace]) -> list[Trace]:
         """The traces that are parents: root traces passing every filter, at most ``limit``."""
@@ -96,38 +113,3 @@ class ParentFilter:
             if self.outcome.admits(trace.success):
                 chosen.append(trace)
         return chosen
-
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records (fields at their default left out)."""
-        record: dict[str, Any] = {}
-        if self.environment is not None:
-            record["environment"] = self.environment
-        if self.outcome is not ParentOutcome.ALL:
-            record["outcome"] = self.outcome.value
-        if self.tasks is not None:
-            record["tasks"] = list(self.tasks)
-        if self.limit is not None:
-            record["limit"] = self.limit
-        return record
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ParentFilter:
-        """The filter ``to_record`` wrote; a ``ValueError`` naming a bad field."""
-        fields = dict(record)
-        unknown = set(fields) - {"environment", "outcome", "tasks", "limit"}
-        if unknown:
-            raise ValueError(f"parents: unknown field(s) {', '.join(sorted(unknown))}")
-        try:
-            outcome = ParentOutcome(fields.get("outcome", "all"))
-        except ValueError:
-            choices = ", ".join(o.value for o in ParentOutcome)
-            raise ValueError(
-                f"parents.outcome: {fields.get('outcome')!r}: choose one of {choices}"
-            ) from None
-        tasks = fields.get("tasks")
-        return cls(
-            environment=fields.get("environment"),
-            outcome=outcome,
-            tasks=None if tasks is None else tuple(int(t) for t in tasks),
-            limit=fields.get("limit"),
-        )

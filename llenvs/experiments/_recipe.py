@@ -18,6 +18,7 @@ Example:
     name = "hint"
     <BLANKLINE>
     [parents]
+    outcome = "all"
     <BLANKLINE>
     [where]
     rule = "relative"
@@ -42,28 +43,46 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from llenvs.core import Intervention, Resample, intervention_from_record
+from llenvs.core import (
+    INTERVENTION,
+    RECORD,
+    Intervention,
+    Resample,
+    Text,
+    read_record,
+    record_dict,
+)
 from llenvs.experiments._how import How
 from llenvs.experiments._parent_filter import ParentFilter
-from llenvs.experiments._where import Where, where_from_record
+from llenvs.experiments._where import WHERE_RECORD, Where
 
 __all__ = ["Recipe", "load_recipe", "recipe_from_toml"]
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """What an experiment does to every parent (see the module)."""
+    """What an experiment does to every parent (see the module).
 
-    name: str
-    """A short name, shown and recorded."""
+    Example:
+        >>> Recipe.from_record({"where": {"rule": "every"}, "what": {"kind": "force"}})
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.RecordFormatError: recipe.what.text: a force intervention needs a text, got null
+
+    """  # noqa: E501
+
+    __pydantic_config__ = RECORD
+
+    name: Text
+    """A short name, shown and recorded (a recipe file without one: ``experiment``)."""
     parents: ParentFilter
-    """Which traces of the file are branched."""
-    where: Where
-    """Which segments of each parent are intervened on."""
-    what: Intervention
-    """What is done there (texts are templates)."""
+    """Which traces of the file are branched (a recipe file without them: every root trace)."""
+    where: Annotated[Where, WHERE_RECORD]
+    """Which segments of each parent are intervened on: `rule` and its fields (below)."""
+    what: Annotated[Intervention, INTERVENTION]
+    """What is done there: an intervention as a branch records it (texts are templates)."""
     how: How = field(default_factory=How)
     """Samples per point, seeds, model and sampling."""
 
@@ -87,36 +106,17 @@ class Recipe:
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object the experiment file's first line holds."""
-        return {
-            "name": self.name,
-            "parents": self.parents.to_record(),
-            "where": self.where.to_record(),
-            "what": self.what.to_record(),
-            "how": self.how.to_record(),
-        }
+        return record_dict(self)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> Recipe:
-        """The recipe ``to_record`` wrote; a ``ValueError`` naming what is wrong."""
-        if not isinstance(record, Mapping):
-            raise ValueError(f"a recipe is an object, got {record!r}")
-        unknown = set(record) - {"name", "parents", "where", "what", "how"}
-        if unknown:
-            raise ValueError(f"recipe: unknown field(s) {', '.join(sorted(unknown))}")
-        for needed in ("where", "what"):
-            if needed not in record:
-                raise ValueError(f"recipe: missing {needed!r}")
-        try:
-            what = intervention_from_record(_without_nulls(record["what"]))
-        except ValueError as error:
-            raise ValueError(f"what.{error}") from None
-        return cls(
-            name=str(record.get("name", "experiment")),
-            parents=ParentFilter.from_record(record.get("parents", {})),
-            where=where_from_record(record["where"]),
-            what=what,
-            how=How.from_record(record.get("how", {})),
-        )
+    def from_record(cls, record: object) -> Recipe:
+        """The recipe of a JSON (or TOML) object; a ``ValueError`` naming what is wrong, where.
+
+        A recipe written by hand may leave out its ``name`` and its ``parents``.
+        """
+        if isinstance(record, Mapping):
+            record = {"name": "experiment", "parents": {}, **record}
+        return read_record(cls, record, "recipe")
 
     def to_json(self) -> str:
         """The recipe as one line of JSON."""
@@ -156,15 +156,6 @@ def load_recipe(path: str | os.PathLike[str]) -> Recipe:
         return Recipe.from_record(json.loads(text))
     except (ValueError, TypeError) as error:  # json and toml decode errors are ValueErrors
         raise ValueError(f"{where}: {error}") from None
-
-
-def _without_nulls(record: object) -> object:
-    """A TOML ``what`` table has no ``text = null``: put it back for the intervention reader."""
-    if isinstance(record, Mapping):
-        fields = dict(record)
-        fields.setdefault("text", None)
-        return fields
-    return record
 
 
 def _toml_value(value: Any) -> str:

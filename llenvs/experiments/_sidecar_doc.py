@@ -2,7 +2,8 @@
 
 ``docs/sidecars.md`` is this module's output (a test keeps it up to date); regenerate it with
 ``python -m llenvs.experiments._sidecar_doc > docs/sidecars.md``. Each kind of line is shown by an
-example written by the library's own writer, then its fields, from the classes' docstrings.
+example written by the library's own writer, then its fields: every record's table is rendered
+from its declaration (``llenvs.core.record_schema``, by ``llenvs.traces.record_table``).
 
 Example:
     >>> "| `boundary` |" in sidecar_markdown()
@@ -12,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -43,7 +43,7 @@ from llenvs.experiments._how import How
 from llenvs.experiments._parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments._recipe import Recipe
 from llenvs.experiments._where import WHERE_RULES, RelativePositions
-from llenvs.traces import SCALARS, record_table
+from llenvs.traces import record_table
 
 __all__ = ["EXAMPLES", "RECORDS", "sidecar_markdown"]
 
@@ -81,8 +81,8 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ('`segmenters[]` of a `"segmenters"` line: SegmenterValues', SegmenterValues),
     ("Line 1 of an experiment file: ExperimentHeader", ExperimentHeader),
     ("`recipe`: Recipe", Recipe),
-    ("`recipe.parents`: ParentFilter (a field at its default is absent)", ParentFilter),
-    ("`recipe.how`: How (a field at its default is absent)", How),
+    ("`recipe.parents`: ParentFilter (a field that is null is absent)", ParentFilter),
+    ("`recipe.how`: How (a field that is null or 0 is absent)", How),
     ('Each later line, `"kind": "branch"`: BranchOutcome', BranchOutcome),
 )
 """The records documented, in order, with their headings."""
@@ -95,23 +95,13 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     PublishedTally: record_dict(PUBLISHED.tallies[0]),
     ContentReturn: record_dict(RETURN),
     SegmenterValues: record_dict(CUTS[0]),
-    ExperimentHeader: HEADER.to_record(),
-    Recipe: RECIPE.to_record(),
-    ParentFilter: ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5).to_record(),
-    How: How(2, 0, "embedded", SamplingParams(), 256, on_policy=16).to_record(),
-    BranchOutcome: OUTCOME.to_record(),
+    ExperimentHeader: record_dict(HEADER),
+    Recipe: record_dict(RECIPE),
+    ParentFilter: record_dict(ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5)),
+    How: record_dict(How(2, 0, "embedded", SamplingParams(), 256, on_policy=16)),
+    BranchOutcome: record_dict(OUTCOME),
 }
 """Each record as its writer stores it (a test checks that the tables name exactly these keys)."""
-
-TYPES = {
-    **SCALARS,
-    "Mapping[str, tuple[float | None, ...]]": "object: name → list of number | null",
-    "tuple[PublishedTally, ...]": "list of object (PublishedTally)",
-    "ParentOutcome": "string (all / succeeded / failed)",
-    "Where": "object: `rule` and its fields (below)",
-    "Recipe": "object (Recipe)",
-}
-"""The JSON types of the annotations these records use beyond the trace schema's."""
 
 INTRO = """\
 # Sidecar formats: the analysis sidecar and the experiment file
@@ -184,11 +174,13 @@ def _example(title: str, record: dict[str, Any]) -> list[str]:
 
 
 def _where_table() -> list[str]:
-    lines = ["| `rule` | picks | fields |", "|---|---|---|"]
+    """Every rule's fields, each rule's rows led by its ``rule`` and what it picks."""
+    lines = ["| `rule` | picks | field | JSON type | description |", "|---|---|---|---|---|"]
     for rule in WHERE_RULES:
-        fields = ", ".join(f"`{field.name}`" for field in dataclasses.fields(rule))
-        summary = (rule.__doc__ or "").strip().splitlines()[0]
-        lines.append(f"| `{rule.rule}` | {summary.replace('|', chr(92) + '|')} | {fields or '—'} |")
+        picks = (rule.__doc__ or "").strip().splitlines()[0].replace("|", "\\|")
+        rows = [row for row in record_table(rule)[2:] if not row.startswith("| `rule` |")]
+        for row in rows or ["| — | | |"]:
+            lines.append(f"| `{rule.rule}` | {picks} {row}")
     return lines
 
 
@@ -210,8 +202,8 @@ def sidecar_markdown() -> str:
         *_example('Step values under several segmenters (`"kind": "segmenters"`)', segmenters),
     ]
     experiment = [
-        *_example("Line 1, the header", HEADER.to_record()),
-        *_example('A finished branch (`"kind": "branch"`)', OUTCOME.to_record()),
+        *_example("Line 1, the header", EXAMPLES[ExperimentHeader]),
+        *_example('A finished branch (`"kind": "branch"`)', EXAMPLES[BranchOutcome]),
     ]
     lines = [
         INTRO.format(
@@ -224,8 +216,8 @@ def sidecar_markdown() -> str:
         "",
     ]
     for heading, record in RECORDS:
-        lines += [f"### {heading}", "", *record_table(record, {}, TYPES), ""]
-    lines += ["### `recipe.where`: one rule", "", *_where_table(), ""]
+        lines += [f"### {heading}", "", *record_table(record), ""]
+    lines += ["### `recipe.where`: one rule, `rule` and its fields", "", *_where_table(), ""]
     lines += [
         "`recipe.what` is an intervention as a branch records it (`kind`, `text`, and a "
         "resample's fields: [traces.md](traces.md)); its texts are templates, filled per parent.",

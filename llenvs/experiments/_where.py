@@ -8,6 +8,9 @@ replaces that segment, feedback comes right after it, complete and resample gene
 from it (so ``i / n`` of the reasoning is kept). A rule that picks nothing in any parent says
 why (``nothing_reason``).
 
+Each rule is a record of its own: ``rule`` names it, its other fields are the rule's
+(``where_from_record`` reads the one ``rule`` names; ``WHERE_RECORD`` is how a recipe holds it).
+
 Example:
     >>> from llenvs.traces import SegmentRecord, TaskRecord, Trace
     >>> texts = ["Two deer. ", "Each has 4 legs. ", "So 8. ", "<answer>8</answer>"]
@@ -31,12 +34,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
+from llenvs.core import RECORD, Coded, Count, Number, Positive, Text, read_record, record_dict
 from llenvs.traces.records import SegmentRecord, Trace
 
 __all__ = [
+    "WHERE_RECORD",
     "WHERE_RULES",
     "EveryBoundary",
     "Importances",
@@ -71,46 +76,27 @@ def segment_prm_score(segment: SegmentRecord) -> float | None:
 
 
 @dataclass(frozen=True)
-class _Rule:
-    """What every rule shares: its name, and the record a recipe keeps of it."""
-
-    rule: ClassVar[str]
-    """The rule's name in a recipe (``where.rule``)."""
-
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object a recipe records: ``rule``, then each field (a tuple as a list).
-
-        Example:
-            >>> RelativePositions((0.25, 0.5)).to_record()
-            {'rule': 'relative', 'fractions': [0.25, 0.5]}
-
-        """
-        record: dict[str, Any] = {"rule": self.rule}
-        for field in fields(self):
-            value = getattr(self, field.name)
-            record[field.name] = list(value) if isinstance(value, tuple) else value
-        return record
-
-
-@dataclass(frozen=True)
-class SegmentAt(_Rule):
+class SegmentAt:
     """Segment ``index`` of every parent that has it.
 
     Example:
         >>> SegmentAt(-1)
         Traceback (most recent call last):
         ...
-        ValueError: where: segment index must be >= 0, got -1
+        ValueError: index: expected an integer >= 0, got -1
 
     """
 
-    rule: ClassVar[str] = "segment"
-    index: int
+    __pydantic_config__ = RECORD
+
+    rule: Literal["segment"] = field(default="segment", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
+    index: Count
     """The intervened segment (0-based)."""
 
     def __post_init__(self) -> None:
         if self.index < 0:
-            raise ValueError(f"where: segment index must be >= 0, got {self.index}")
+            raise ValueError(f"index: expected an integer >= 0, got {self.index}")
 
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
         """``[index]`` when the trace has that segment, else none."""
@@ -122,27 +108,30 @@ class SegmentAt(_Rule):
 
 
 @dataclass(frozen=True)
-class RelativePositions(_Rule):
+class RelativePositions:
     """The segments at these fractions of each parent's segments (``floor(f * n)``).
 
     Example:
         >>> RelativePositions((1.5,))
         Traceback (most recent call last):
         ...
-        ValueError: where: relative positions must be in [0, 1), got 1.5
+        ValueError: fractions: a relative position is in [0, 1), got 1.5
 
     """
 
-    rule: ClassVar[str] = "relative"
-    fractions: tuple[float, ...]
+    __pydantic_config__ = RECORD
+
+    rule: Literal["relative"] = field(default="relative", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
+    fractions: tuple[Number, ...]
     """Fractions in ``[0, 1)``: 0 is the first segment."""
 
     def __post_init__(self) -> None:
         if not self.fractions:
-            raise ValueError("where: give at least one relative position")
+            raise ValueError("fractions: give at least one relative position")
         for fraction in self.fractions:
             if not 0 <= fraction < 1:
-                raise ValueError(f"where: relative positions must be in [0, 1), got {fraction}")
+                raise ValueError(f"fractions: a relative position is in [0, 1), got {fraction}")
 
     @staticmethod
     def segment_at(fraction: float, count: int) -> int:
@@ -168,10 +157,13 @@ class RelativePositions(_Rule):
 
 
 @dataclass(frozen=True)
-class EveryBoundary(_Rule):
+class EveryBoundary:
     """Every segment of every parent."""
 
-    rule: ClassVar[str] = "every"
+    __pydantic_config__ = RECORD
+
+    rule: Literal["every"] = field(default="every", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
 
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
         """All of them."""
@@ -183,11 +175,14 @@ class EveryBoundary(_Rule):
 
 
 @dataclass(frozen=True)
-class PRMBelow(_Rule):
+class PRMBelow:
     """The first segment whose PRM score is below ``threshold``."""
 
-    rule: ClassVar[str] = "prm_below"
-    threshold: float
+    __pydantic_config__ = RECORD
+
+    rule: Literal["prm_below"] = field(default="prm_below", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
+    threshold: Number
     """The score a segment must be under."""
 
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
@@ -204,16 +199,19 @@ class PRMBelow(_Rule):
 
 
 @dataclass(frozen=True)
-class TopImportance(_Rule):
+class TopImportance:
     """The ``k`` segments of largest stored |importance| (the analysis sidecar's)."""
 
-    rule: ClassVar[str] = "top_importance"
-    k: int
+    __pydantic_config__ = RECORD
+
+    rule: Literal["top_importance"] = field(default="top_importance", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
+    k: Positive
     """How many segments per parent."""
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ValueError(f"where: top_importance k must be >= 1, got {self.k}")
+            raise ValueError(f"k: top_importance takes k >= 1, got {self.k}")
 
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
         """The ``k`` largest by |importance| (ties: the earlier first), in segment order."""
@@ -229,26 +227,29 @@ class TopImportance(_Rule):
 
 
 @dataclass(frozen=True)
-class MatchingRegex(_Rule):
+class MatchingRegex:
     """Every segment in which ``pattern`` finds a match (``re.search``).
 
     Example:
         >>> MatchingRegex("(")
         Traceback (most recent call last):
         ...
-        ValueError: where: bad regex '(': missing ), unterminated subpattern at position 0
+        ValueError: pattern: bad regex '(': missing ), unterminated subpattern at position 0
 
     """
 
-    rule: ClassVar[str] = "regex"
-    pattern: str
+    __pydantic_config__ = RECORD
+
+    rule: Literal["regex"] = field(default="regex", kw_only=True, repr=False)
+    """The rule's name in a recipe (``where.rule``)."""
+    pattern: Text
     """A Python regular expression."""
 
     def __post_init__(self) -> None:
         try:
             re.compile(self.pattern)
         except re.error as error:
-            raise ValueError(f"where: bad regex {self.pattern!r}: {error}") from None
+            raise ValueError(f"pattern: bad regex {self.pattern!r}: {error}") from None
 
     def segments(self, trace: Trace, importances: Importances | None) -> list[int]:
         """The segments the pattern matches."""
@@ -267,8 +268,10 @@ WHERE_RULES = (SegmentAt, RelativePositions, EveryBoundary, PRMBelow, TopImporta
 """Every rule, in the order an unknown rule's error lists them."""
 
 
-def where_from_record(record: Mapping[str, Any]) -> Where:
-    """The rule ``to_record`` wrote; a ``ValueError`` naming what is wrong.
+def where_from_record(record: object, where: str = "where") -> Where:
+    """The rule of a recipe's ``where`` object: its ``rule`` picks the record its fields fill.
+
+    A ``ValueError`` names what is wrong, where (``where``), with the valid choices.
 
     Example:
         >>> where_from_record({"rule": "relative", "fractions": [0.5]})
@@ -277,17 +280,21 @@ def where_from_record(record: Mapping[str, Any]) -> Where:
         Traceback (most recent call last):
         ...
         ValueError: where.rule: unknown rule 'middle': choose one of segment, relative, every, prm_below, top_importance, regex
+        >>> where_from_record({"rule": "segment", "index": "2"}, "recipe.where")
+        Traceback (most recent call last):
+        ...
+        llenvs.core.errors.RecordFormatError: recipe.where.index: expected an integer, got '2'
 
     """  # noqa: E501
-    given = dict(record)
-    rule = given.pop("rule", None)
-    rules: dict[str, Any] = {kind.rule: kind for kind in WHERE_RULES}
+    if not isinstance(record, Mapping):
+        raise ValueError(f"{where}: expected an object, got {record!r}")
+    rule = record.get("rule")
+    rules: dict[Any, Any] = {kind.rule: kind for kind in WHERE_RULES}
     if rule not in rules:
-        raise ValueError(f"where.rule: unknown rule {rule!r}: choose one of {', '.join(rules)}")
-    if rule == RelativePositions.rule and "fractions" in given:
-        given["fractions"] = tuple(float(f) for f in given["fractions"])
-    try:
-        made: Where = rules[rule](**given)
-    except TypeError as error:
-        raise ValueError(f"where ({rule}): {error}") from None
+        raise ValueError(f"{where}.rule: unknown rule {rule!r}: choose one of {', '.join(rules)}")
+    made: Where = read_record(rules[rule], record, where)
     return made
+
+
+WHERE_RECORD = Coded(where_from_record, record_dict, "Where")
+"""How a record holds a rule (a recipe's ``where``): ``rule`` chooses the record."""

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import REPO
 
 BENCH = REPO / "bench"
-MODULES = ("curve_scores", "first_drop", "calibration")
+MODULES = ("curve_scores", "first_drop", "calibration", "fitted_priors")
 
 
 @pytest.mark.parametrize("name", MODULES)

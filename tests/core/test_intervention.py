@@ -19,11 +19,11 @@ from llenvs.core import (
     intervention_from_record,
     read_record,
 )
-from llenvs.core.errors import OutOfBoundsError
+from llenvs.core.errors import OutOfBoundsError, RecordFormatError
 from llenvs.evaluation import COMPLETE as GUIDE_COMPLETE
 from llenvs.evaluation import ForceAction, step_decision
-from llenvs.traces import BranchRecord, TraceFormatError
-from tests.traces.factories import interventions, sampling_params
+from llenvs.traces import BranchRecord, Trace, TraceFormatError
+from tests.traces.factories import interventions, make_trace, sampling_params
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 
@@ -109,19 +109,78 @@ def test_what_runs_used_to_refuse_cannot_be_made(make, error, message):
         ({"kind": "resample", "text": "x"}, "a resample intervention takes no text, got 'x'"),
         (
             {"kind": "complete", "text": None, "samples": 2},
-            "unknown field.* for a complete: samples",
+            r"^unknown field\(s\) for a complete: samples: choose from kind, text$",
         ),
-        ({"kind": "resample", "text": None, "samples": "8"}, "samples: expected an integer"),
+        (
+            {"kind": "resample", "n": 2},
+            r"^unknown field\(s\) for a resample: n: choose from kind, text, samples, "
+            "sampling_params$",
+        ),
+        ({"kind": "force", "text": 3}, "^text: expected a string, got 3$"),
+        ({"kind": "resample", "text": None, "samples": "8"}, "^samples: expected an integer"),
+        ({"kind": "resample", "samples": True}, "^samples: expected an integer, got True$"),
+        ({"kind": "resample", "samples": 0}, "^samples: expected an integer >= 1, got 0$"),
+        ({"kind": "resample", "samples": 17}, r"^samples must be 1\.\.16 \(.*\), got 17$"),
         (
             {"kind": "resample", "text": None, "sampling_params": {"temp": 1}},
-            r"sampling_params: unknown field\(s\): temp",
+            r"^sampling_params: unknown field\(s\): temp: choose from max_tokens, temperature,",
         ),
+        (
+            {"kind": "resample", "sampling_params": {"temperature": "hot"}},
+            "^sampling_params.temperature: expected a number, got 'hot'$",
+        ),
+        ({"kind": ["force"]}, r"^kind: unknown kind \['force'\]: choose from force,"),
         ("force", "expected an object"),
     ],
 )
 def test_a_bad_record_is_refused_naming_the_field(record, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(RecordFormatError, match=message):
         intervention_from_record(record)
+
+
+@pytest.mark.parametrize(
+    ("record", "value"),
+    [
+        ({"kind": "complete"}, COMPLETE),
+        ({"kind": "resample"}, Resample()),
+        ({"kind": "resample", "text": None, "samples": 1, "sampling_params": None}, Resample()),
+        ({"kind": "resample", "samples": 3}, Resample(3)),
+    ],
+)
+def test_a_record_without_its_nulls_reads_as_written(record, value):
+    """A recipe's TOML table has no null: a text or a sampling left out reads as null."""
+    assert intervention_from_record(record) == value
+
+
+def test_a_bad_record_in_a_trace_names_the_path_inside_the_intervention():
+    data = {
+        "parent_id": "p",
+        "segment_index": 0,
+        "intervention": {"kind": "resample", "sampling_params": {"top_p": 2.0}},
+    }
+    match = r"^trace\.parent\.intervention\.sampling_params: top_p must be in \(0, 1\], got 2\.0$"
+    with pytest.raises(TraceFormatError, match=match):
+        read_record(BranchRecord, data, "trace.parent", TraceFormatError)
+    data["intervention"] = {"kind": "resample", "samples": "2"}
+    match = r"^trace\.parent\.intervention\.samples: expected an integer, got '2'$"
+    with pytest.raises(TraceFormatError, match=match):
+        read_record(BranchRecord, data, "trace.parent", TraceFormatError)
+
+
+def test_a_branch_keeps_its_metadata_and_its_resamples_sampling_through_json():
+    params = SamplingParams(max_tokens=64, temperature=0.7, top_k=5, seed=3, stop=("</a>",))
+    parent = BranchRecord("p" * 32, 2, Resample(4, params))
+    trace = make_trace(parent=parent, metadata={"on_policy": 0.5, "prm_unscored": "why"})
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert data["parent"]["intervention"] == {
+        "kind": "resample",
+        "text": None,
+        "samples": 4,
+        "sampling_params": params.to_record(),
+    }
+    again = Trace.from_dict(data)
+    assert again == trace and again.parent.intervention.params == params
+    assert again.metadata == {"on_policy": 0.5, "prm_unscored": "why"}
 
 
 def test_a_bad_record_in_a_trace_names_the_trace_field():

@@ -62,8 +62,42 @@ def test_a_hand_written_toml_recipe_reads():
 def test_a_bad_recipe_file_names_the_file_and_the_field(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text('[where]\nrule = "middle"\n[what]\nkind = "complete"\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad\.toml: where\.rule: unknown rule 'middle'"):
+    with pytest.raises(ValueError, match=r"bad\.toml: recipe\.where\.rule: unknown rule 'middle'"):
         load_recipe(path)
     path.write_text('[where]\nrule = "every"\n[what]\nkind = "force"\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad\.toml: what\.text: a force intervention needs"):
+    with pytest.raises(
+        ValueError, match=r"bad\.toml: recipe\.what\.text: a force intervention needs"
+    ):
         load_recipe(path)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[how]\nsamples = "2"', "recipe.how.samples: expected an integer, got '2'"),
+        ("[how]\nsamples = 0", "recipe.how.samples: expected an integer >= 1, got 0"),
+        ("[how]\nsampels = 2", "recipe.how: unknown field(s): sampels: choose from samples, "),
+        ('[parents]\noutcome = "won"', "recipe.parents.outcome: unknown value 'won': choose"),
+        ("[parents]\ntasks = []", "recipe.parents.tasks: give at least one task index"),
+        ('[parents]\ntasks = ["1"]', "recipe.parents.tasks[0]: expected an integer, got '1'"),
+        ("[where]\nrule = 'every'\nk = 2", "recipe.where: unknown field(s): k: choose from rule"),
+        ("[where]\nrule = 'segment'", "recipe.where.index: missing"),
+        ("[where]\nrule = 'regex'\npattern = '('", "recipe.where.pattern: bad regex '('"),
+        ("[where]\nrule = 'relative'\nfractions = [1.5]", "recipe.where.fractions: a relative"),
+        ('colour = "red"', "recipe: unknown field(s): colour: choose from name, parents, where"),
+    ],
+)
+def test_a_bad_field_is_named_by_its_path_and_nothing_is_coerced(toml, message):
+    fields = {"where": "[where]\nrule = 'every'", "what": "[what]\nkind = 'complete'"}
+    table = toml.split("\n")[0]
+    for name, default in fields.items():
+        if table != f"[{name}]":
+            toml = f"{default}\n{toml}" if toml.startswith("[") else f"{toml}\n{default}"
+    with pytest.raises(ValueError) as raised:
+        recipe_from_toml(toml)
+    assert message in str(raised.value)
+
+
+def test_a_recipe_of_a_hand_written_file_may_leave_out_its_name_and_parents():
+    recipe = Recipe.from_record({"where": {"rule": "every"}, "what": {"kind": "complete"}})
+    assert (recipe.name, recipe.parents, recipe.how) == ("experiment", ParentFilter(), How())

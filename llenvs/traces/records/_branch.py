@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from llenvs.core import (
+    INTERVENTION,
     RECORD,
-    Coded,
     Complete,
     Count,
     Feedback,
@@ -23,15 +23,10 @@ from llenvs.core import (
     Intervention,
     Resample,
     Text,
-    intervention_from_record,
 )
 from llenvs.traces.records._trace_format_error import TraceFormatError
 
 __all__ = ["BranchRecord"]
-
-
-def _record_of(intervention: Intervention) -> dict[str, object]:
-    return intervention.to_record()
 
 
 @dataclass(frozen=True)
@@ -62,9 +57,7 @@ class BranchRecord:
     """``trace_id`` of the parent trace."""
     segment_index: Count
     """Number of the parent's segments kept as the prefix (0: branched before the first)."""
-    intervention: Annotated[
-        Intervention, Coded(intervention_from_record, _record_of, "Intervention", where=False)
-    ]
+    intervention: Annotated[Intervention, INTERVENTION]
     """What was done at the branch point: `kind` (InterventionKind, below) and `text` (the forced segment or the feedback; null for complete and resample), and a resample's fields below."""  # noqa: E501
 
     def __post_init__(self) -> None:
