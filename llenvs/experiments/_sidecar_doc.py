@@ -23,12 +23,14 @@ from llenvs.analysis import analysis_key, forced_answer_key
 from llenvs.analysis.sampling import AnalysisParams, ForcedAnswer, Rollout, rollout_seed
 from llenvs.analysis.sidecar import (
     ANALYSIS_SCHEMA_VERSION,
+    ContentFound,
     ContentReturn,
     PublishedTally,
     PublishedValues,
     SegmenterValues,
     SidecarLine,
     analysis_path,
+    append_content,
     append_forced_answers,
     append_published,
     append_returns,
@@ -71,6 +73,8 @@ RECIPE = Recipe("hint", ParentFilter(limit=5), RelativePositions((0.25, 0.5)), F
 HEADER = ExperimentHeader(RECIPE, "runs.jsonl", "5f0c2a9e41b7d386", "2026-12-06T20:00:00+00:00")
 OUTCOME = BranchOutcome("a1b2c3", 4, 2, 2, 8, 0, 0, "d4e5f6", True, "12", False, "10", 0.71)
 
+FOUND = ContentFound(1, 0, (1, 3))
+
 RECORDS: tuple[tuple[str, type], ...] = (
     ("Every line of the analysis sidecar begins with: SidecarLine", SidecarLine),
     ('`rollouts[]` of a `"rollouts"` line (beside its `round`): Rollout', Rollout),
@@ -79,6 +83,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`published.tallies[]`: PublishedTally", PublishedTally),
     ('`returns[]` of a `"returns"` line: ContentReturn', ContentReturn),
     ('`segmenters[]` of a `"segmenters"` line: SegmenterValues', SegmenterValues),
+    ('`found[]` of a `"content"` line: ContentFound', ContentFound),
     ("Line 1 of an experiment file: ExperimentHeader", ExperimentHeader),
     ("`recipe`: Recipe", Recipe),
     ("`recipe.parents`: ParentFilter (a field that is null is absent)", ParentFilter),
@@ -89,6 +94,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
 
 EXAMPLES: dict[type, dict[str, Any]] = {
     Rollout: record_dict(ROLLOUT),
+    ContentFound: record_dict(FOUND),
     ForcedAnswer: record_dict(FORCED),
     SidecarLine: record_dict(SidecarLine(kind="rollouts", trace_id="a1b2c3", key={})),
     PublishedValues: record_dict(PUBLISHED),
@@ -135,7 +141,10 @@ them (`all-MiniLM-L6-v2` or `lexical`) and the `return_threshold`; the last find
 rollout wins. A `"segmenters"` line holds the step values of the trace under several
 segmenters, on the characters of its response (`llenvs analyze --segmenters`, Compare
 segmenters); its key is the rollouts' key with the `segmenters` compared; each cut's rollouts
-are stored under the cut's own id (derived from the trace's and the segmenter). A malformed
+are stored under the cut's own id (derived from the trace's and the segmenter). A `"content"`
+line says, for rollouts of a key, which steps at or after each one's boundary it said again
+(`llenvs analyze --matrix`, the step-to-step matrix), under the same key as `"returns"` lines;
+the last finding of a rollout wins. A malformed
 line is an `AnalysisFileError` naming the file and the line.
 
 {analysis_examples}
@@ -165,6 +174,7 @@ def _analysis_lines() -> list[str]:
         append_returns(path, "a1b2c3", key, [RETURN])
         cuts_key = {**analysis_key("embedded", PARAMS), "segmenters": [c.spec for c in CUTS]}
         append_segmenter_values(path, "a1b2c3", cuts_key, CUTS)
+        append_content(path, "a1b2c3", key, [FOUND])
         return path.read_text(encoding="utf-8").splitlines()
 
 
@@ -193,13 +203,14 @@ def sidecar_markdown() -> str:
 
     """
     lines = [json.loads(line) for line in _analysis_lines()]
-    rollouts, forced, published, returns, segmenters = lines
+    rollouts, forced, published, returns, segmenters, content = lines
     analysis = [
         *_example('A round of rollouts (`"kind": "rollouts"`)', rollouts),
         *_example('A forced-answer curve (`"kind": "forced_answers"`)', forced),
         *_example('A study\'s published step values (`"kind": "published"`)', published),
         *_example('Whether resampled content came back (`"kind": "returns"`)', returns),
         *_example('Step values under several segmenters (`"kind": "segmenters"`)', segmenters),
+        *_example('Which later steps\' content rollouts said (`"kind": "content"`)', content),
     ]
     experiment = [
         *_example("Line 1, the header", EXAMPLES[ExperimentHeader]),

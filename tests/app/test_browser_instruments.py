@@ -24,6 +24,7 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
+from llenvs.analysis.instruments import step_matrix
 from llenvs.core import Force
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import read_branches, read_traces
@@ -34,23 +35,38 @@ PRODUCTS = REPO / "sample_traces" / "products-smollm2.jsonl"
 LETTERS = REPO / "sample_traces" / "letter_counting-smollm2.jsonl"
 
 
-def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
+def _products_copy(tmp_path):
+    """A traces folder holding the products sample and its sidecar: the folder, file, store."""
     folder = tmp_path / "traces"
     folder.mkdir()
     for path in (PRODUCTS, analysis_path(PRODUCTS)):
         shutil.copy(path, folder / path.name)
     path = folder / PRODUCTS.name
-    store = analysis_path(path)
+    return folder, path, analysis_path(path)
+
+
+def _toggled(browser, url: str, toggle: str, caption: str):
+    """The page at ``url``, its step values panel with ``toggle`` on, and the ``caption`` shown."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1500})
+    page.goto(url)
+    panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values").first
+    switch = panel.get_by_text(toggle)
+    switch.wait_for(timeout=60_000)
+    switch.click()
+    shown = panel.get_by_text(caption).first
+    shown.wait_for(timeout=120_000)
+    return page, panel, shown.inner_text()
+
+
+def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
+    folder, path, store = _products_copy(tmp_path)
     with served_app(folder) as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1300})
-        page.goto(f"{url}/browse?file={path}&trace=1&segment=2")
-        panel = page.locator("[data-testid='stExpander']").filter(has_text="Step values").first
-        toggle = panel.get_by_text("Only rollouts where the content did not return")
-        toggle.wait_for(timeout=60_000)
-        toggle.click()
-        caption = panel.get_by_text("Removed content returned in").first
-        caption.wait_for(timeout=120_000)
-        shown = caption.inner_text()
+        page, panel, shown = _toggled(
+            browser,
+            f"{url}/browse?file={path}&trace=1&segment=2",
+            "Only rollouts where the content did not return",
+            "Removed content returned in",
+        )
         panel.locator("[data-testid='stVegaLiteChart']").first.wait_for(timeout=30_000)
         screenshot(panel, "content-returns.png")
         page.close()
@@ -61,6 +77,33 @@ def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
     found = content_returns(trace, analysis, similarity=MiniLMSimilarity(), store=store)
     assert found.compared_now == 0  # the app's findings, read back
     assert found.similarity == MINILM and shown.startswith(found.caption())
+
+
+def test_which_step_led_to_which_is_found_stored_shown_and_links_to_the_step(browser, tmp_path):
+    folder, path, store = _products_copy(tmp_path)
+    trace = next(read_traces(path))
+    analysis = stored_step_analysis(trace, store, stored_keys(store, trace.trace_id)[-1])
+    expected = step_matrix(trace, analysis, similarity=MiniLMSimilarity())  # not stored
+    [first] = expected.led_to(0, 1)
+    with served_app(folder) as url:
+        page, panel, shown = _toggled(
+            browser,
+            f"{url}/browse?file={path}&trace=1&segment=0",
+            "Which step led to which",
+            "Step-to-step matrix:",
+        )
+        panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
+        link = panel.get_by_role("button", name=f"step {first.target}: {first.value:+.2f}")
+        link.first.wait_for(timeout=30_000)
+        screenshot(panel, "step-matrix.png")
+        link.first.click()
+        page.wait_for_url(f"**segment={first.target}**", timeout=30_000)
+        page.close()
+    kinds = [json.loads(line)["kind"] for line in store.read_text().splitlines()]
+    assert kinds.count("content") == 1  # found by the app, once
+    stored = step_matrix(trace, analysis, similarity=MiniLMSimilarity(), store=store)
+    assert stored.compared_now == 0 and stored.rows() == expected.rows()
+    assert shown == expected.caption()
 
 
 @pytest.mark.timeout(600)  # the app process loads the model, then generates, on 2 shared cores
@@ -102,12 +145,7 @@ def test_which_step_mattered_under_each_segmenter(browser, tmp_path, embedded_ba
     the page says its rollouts are too few to tell; then the third box changed and a run of the
     boxes' segmenters on the embedded model, stored and shown."""
     del embedded_backend  # converted once per session; the served app loads it from there
-    folder = tmp_path / "traces"
-    folder.mkdir()
-    for path in (PRODUCTS, analysis_path(PRODUCTS)):
-        shutil.copy(path, folder / path.name)
-    path = folder / PRODUCTS.name
-    store = analysis_path(path)
+    folder, path, store = _products_copy(tmp_path)
     trace = next(read_traces(path))
     _, recorded = stored_comparison(store, trace.trace_id)
     with served_app(folder) as url:

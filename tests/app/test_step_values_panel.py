@@ -328,7 +328,7 @@ def test_only_rollouts_where_the_content_did_not_return(tmp_path, monkeypatch):
     folder = tmp_path / "traces"
     folder.mkdir()
     monkeypatch.setenv(TRACES_DIR_ENV, str(folder))
-    monkeypatch.setattr(content_returns_view, "_similarity", LexicalSimilarity)
+    monkeypatch.setattr(content_returns_view, "similarity", LexicalSimilarity)
     trace = constructed_trace()
     write_traces(folder / "cows.jsonl", [trace])
     store = analysis_path(folder / "cows.jsonl")

@@ -1,9 +1,21 @@
 """Instruments built on step values.
 
-Whether removed content comes back, whether the segmenter changes which step mattered, how alike
-two texts are, and the Monte-Carlo step value as a process reward model.
+Whether removed content comes back, which step led to which (the step-to-step matrix), whether
+the segmenter changes which step mattered, how alike two texts are, and the Monte-Carlo step
+value as a process reward model; and two traces aligned step by step.
 """
 
+from llenvs.analysis.instruments._aligned_diff import (
+    BY_TEXT,
+    AlignedDiff,
+    AlignedStep,
+    DiffOp,
+    DiffSide,
+    FirstDifference,
+    StepNumbers,
+    TextEdit,
+    align_traces,
+)
 from llenvs.analysis.instruments._monte_carlo_prm import MonteCarloPRM, make_prm
 from llenvs.analysis.instruments._resilience import (
     RETURN_THRESHOLD,
@@ -11,6 +23,7 @@ from llenvs.analysis.instruments._resilience import (
     StepReturn,
     content_returns,
     find_returns,
+    sentence_runs,
     step_returns,
 )
 from llenvs.analysis.instruments._segmenter_pair import MoveCertainty, SegmenterPair, Spike
@@ -32,13 +45,27 @@ from llenvs.analysis.instruments._sentence_similarity import (
     minilm_archive,
     similarity_named,
 )
+from llenvs.analysis.instruments._step_matrix import (
+    MatrixCell,
+    StepMatrix,
+    build_matrix,
+    find_content,
+    step_matrix,
+)
 
 __all__ = [
+    "BY_TEXT",
     "MAX_SEGMENTERS",
     "MINILM",
     "RETURN_THRESHOLD",
+    "AlignedDiff",
+    "AlignedStep",
     "ContentReturns",
+    "DiffOp",
+    "DiffSide",
+    "FirstDifference",
     "LexicalSimilarity",
+    "MatrixCell",
     "MiniLMSimilarity",
     "MonteCarloPRM",
     "MoveCertainty",
@@ -46,17 +73,25 @@ __all__ = [
     "SegmenterPair",
     "SimilarityError",
     "Spike",
+    "StepMatrix",
+    "StepNumbers",
     "StepReturn",
+    "TextEdit",
     "TextSimilarity",
+    "align_traces",
+    "build_matrix",
     "compare_segmenters",
     "content_returns",
     "default_similarity",
+    "find_content",
     "find_returns",
     "make_prm",
     "minilm_archive",
     "plan_cuts",
     "resegmented",
+    "sentence_runs",
     "similarity_named",
+    "step_matrix",
     "step_returns",
     "stored_comparison",
 ]

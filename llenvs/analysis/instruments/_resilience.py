@@ -40,13 +40,20 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from llenvs.analysis._step_analysis import StepAnalysis
 from llenvs.analysis.instruments._sentence_similarity import TextSimilarity, default_similarity
 from llenvs.analysis.sampling import Rollout
-from llenvs.analysis.sidecar import ContentReturn, append_returns, read_returns, returns_key
+from llenvs.analysis.sidecar import (
+    ContentFound,
+    ContentReturn,
+    append_returns,
+    read_returns,
+    returns_key,
+)
 from llenvs.analysis.statistics import BoundaryValue, Interval, boundary_values, step_importances
 from llenvs.core.segmenters import SentenceSegmenter
 from llenvs.traces.records import Trace
@@ -57,7 +64,9 @@ __all__ = [
     "StepReturn",
     "content_returns",
     "find_returns",
+    "sentence_runs",
     "step_returns",
+    "stored_or_found",
 ]
 
 RETURN_THRESHOLD = 0.8
@@ -94,8 +103,14 @@ class StepReturn:
     """Its bootstrap 95% interval."""
 
 
-def _runs(sentences: Sequence[str], size: int) -> list[str]:
-    """Every run of ``size`` consecutive sentences, joined (the whole text when fewer)."""
+def sentence_runs(sentences: Sequence[str], size: int) -> list[str]:
+    """Every run of ``size`` consecutive sentences, joined (the whole text when fewer).
+
+    Example:
+        >>> sentence_runs(["A.", "B.", "C."], 2), sentence_runs(["A."], 3), sentence_runs([], 1)
+        (['A. B.', 'B. C.'], ['A.'], [])
+
+    """
     if len(sentences) <= size:
         return [" ".join(sentences)] if sentences else []
     return [" ".join(sentences[i : i + size]) for i in range(len(sentences) - size + 1)]
@@ -128,7 +143,7 @@ def find_returns(
     for step, step_rollouts in sorted(by_step.items()):
         text = trace.segments[step].text
         size = max(1, len(_SENTENCES.segment(text)))
-        runs = [_runs(_SENTENCES.segment(r.text), size) for r in step_rollouts]
+        runs = [sentence_runs(_SENTENCES.segment(r.text), size) for r in step_rollouts]
         scores = similarity.similarities(text, [run for each in runs for run in each])
         start = 0
         for rollout, its_runs in zip(step_rollouts, runs, strict=True):
@@ -248,14 +263,44 @@ def content_returns(
     """
     similarity = similarity if similarity is not None else default_similarity()
     key = returns_key(analysis.key, similarity.name, threshold)
-    stored = {} if store is None else read_returns(store, analysis.trace_id, key)
-    missing = [r for r in analysis.rollouts if (r.boundary, r.number) not in stored]
-    new = find_returns(trace, missing, similarity, threshold)
-    if new and store is not None:
-        append_returns(store, analysis.trace_id, key, new)
+    stored, new = stored_or_found(
+        analysis,
+        store,
+        key,
+        (read_returns, append_returns),
+        lambda missing: find_returns(trace, missing, similarity, threshold),
+    )
     found = {**stored, **{(r.boundary, r.number): r for r in new}}
     counted = {(r.boundary, r.number) for r in analysis.rollouts}
     returns = tuple(r for k, r in sorted(found.items()) if k in counted)
     seed = int(analysis.key.get("seed", 0))
     steps = step_returns(analysis.values, analysis.rollouts, returns, seed=seed)
     return ContentReturns(similarity.name, threshold, returns, tuple(steps), len(new))
+
+
+Finding = TypeVar("Finding", ContentReturn, ContentFound)
+
+
+def stored_or_found(
+    analysis: StepAnalysis,
+    store: str | os.PathLike[str] | None,
+    key: Mapping[str, Any],
+    sidecar: tuple[
+        Callable[[str | os.PathLike[str], str, Mapping[str, Any]], dict[tuple[int, int], Finding]],
+        Callable[[str | os.PathLike[str], str, Mapping[str, Any], Sequence[Finding]], None],
+    ],
+    find: Callable[[list[Rollout]], list[Finding]],
+) -> tuple[dict[tuple[int, int], Finding], list[Finding]]:
+    """Per-rollout findings: those ``store`` holds under ``key``, and those found now.
+
+    ``sidecar`` reads and appends the kind of line they are kept in; only the rollouts of
+    ``analysis`` without a stored finding are given to ``find``, and what it finds is appended
+    (one line). Without a store, every rollout is given to ``find``.
+    """
+    read, append = sidecar
+    stored = {} if store is None else read(store, analysis.trace_id, key)
+    missing = [r for r in analysis.rollouts if (r.boundary, r.number) not in stored]
+    new = find(missing)
+    if new and store is not None:
+        append(store, analysis.trace_id, key, new)
+    return stored, new

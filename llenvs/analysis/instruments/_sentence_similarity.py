@@ -81,6 +81,10 @@ class TextSimilarity(Protocol):
         """The similarity of ``text`` to each of ``others``, in order."""
         ...
 
+    def table(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]]:
+        """The similarity of each of ``texts`` to each of ``others``: one row per text."""
+        ...
+
 
 class LexicalSimilarity:
     """The cosine of two texts' word counts: no model, and blind to paraphrase.
@@ -103,6 +107,17 @@ class LexicalSimilarity:
         """
         mine = _words(text)
         return [_cosine(mine, _words(other)) for other in others]
+
+    def table(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]]:
+        """``similarities`` of each of ``texts``, each text's words counted once.
+
+        Example:
+            >>> [[round(x, 2) for x in row] for row in LexicalSimilarity().table(["a b"], ["a c", "b"])]
+            [[0.5, 0.71]]
+
+        """  # noqa: E501
+        counted = [_words(other) for other in others]
+        return [[_cosine(_words(text), other) for other in counted] for text in texts]
 
 
 def _words(text: str) -> Counter[str]:
@@ -192,10 +207,13 @@ class MiniLMSimilarity:
         import torch
 
         model, tokenizer, config = self._model
+        # batches of texts of like length pad little: embedded in length order, put back after
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ordered = [texts[i] for i in order]
         rows = []
         with torch.inference_mode():
-            for start in range(0, len(texts), self.batch):
-                encoded = tokenizer.encode_batch(list(texts[start : start + self.batch]))
+            for start in range(0, len(ordered), self.batch):
+                encoded = tokenizer.encode_batch(ordered[start : start + self.batch])
                 ids = torch.tensor([e.ids for e in encoded])
                 mask = torch.tensor([e.attention_mask for e in encoded])
                 types = torch.tensor([e.type_ids for e in encoded])
@@ -205,7 +223,8 @@ class MiniLMSimilarity:
                 rows.append(torch.nn.functional.normalize(pooled, dim=1))
         if not rows:
             return torch.zeros((0, int(config["hidden_size"])))
-        return torch.cat(rows)
+        embedded = torch.cat(rows)
+        return embedded[torch.argsort(torch.tensor(order))]
 
     def similarities(self, text: str, others: Sequence[str]) -> list[float]:
         """The cosine of ``text``'s embedding with each of ``others``'."""
@@ -213,6 +232,16 @@ class MiniLMSimilarity:
             return []
         vectors = self.embed([text, *others])
         return [float(v) for v in vectors[1:] @ vectors[0]]
+
+    def table(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]]:
+        """The cosines of ``texts``' embeddings with ``others``', each text embedded once."""
+        if not texts or not others:
+            return [[] for _ in texts]
+        unique = list(dict.fromkeys([*texts, *others]))
+        where = {text: row for row, text in enumerate(unique)}
+        vectors = self.embed(unique)
+        cosines = vectors[[where[t] for t in texts]] @ vectors[[where[o] for o in others]].T
+        return [[float(x) for x in row] for row in cosines]
 
 
 def default_similarity() -> TextSimilarity:

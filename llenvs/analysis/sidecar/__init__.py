@@ -1,11 +1,12 @@
 """What an analysis keeps beside a trace file.
 
 The analysis sidecar's lines, published step values (Thought Anchors' among them) and the
-records stored with them (content returns, one segmenter's values).
+records stored with them (content returns, content found again, one segmenter's values).
 """
 
 from llenvs.analysis.sidecar._analysis_sidecar import (
     StoredAnalysis,
+    append_content,
     append_forced_answers,
     append_published,
     append_returns,
@@ -13,11 +14,13 @@ from llenvs.analysis.sidecar._analysis_sidecar import (
     append_segmenter_values,
     published_by_trace,
     read_analysis,
+    read_content,
     read_published,
     read_returns,
     read_segmenter_values,
     stored_keys,
 )
+from llenvs.analysis.sidecar._content_found import ContentFound
 from llenvs.analysis.sidecar._content_return import ContentReturn, returns_key
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PUBLISHED_KEY, PublishedTally, PublishedValues
@@ -49,6 +52,7 @@ __all__ = [
     "SUMMARY",
     "AnalysisFileError",
     "AnalysisKind",
+    "ContentFound",
     "ContentReturn",
     "PublishedTally",
     "PublishedValues",
@@ -57,6 +61,7 @@ __all__ = [
     "StoredAnalysis",
     "ThoughtAnchorsError",
     "analysis_path",
+    "append_content",
     "append_forced_answers",
     "append_published",
     "append_returns",
@@ -65,6 +70,7 @@ __all__ = [
     "published_by_trace",
     "read_all",
     "read_analysis",
+    "read_content",
     "read_published",
     "read_returns",
     "read_segmenter_values",

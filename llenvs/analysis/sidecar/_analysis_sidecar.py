@@ -33,14 +33,16 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from llenvs.analysis.sampling import ForcedAnswer, Rollout
+from llenvs.analysis.sidecar._content_found import ContentFound
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
 from llenvs.analysis.sidecar._sidecar_line import (
     AnalysisKind,
+    ContentLine,
     ForcedAnswersLine,
     PublishedLine,
     ReturnsLine,
@@ -153,13 +155,54 @@ def read_returns(
 
     The last one stored for a rollout wins; every line is checked as in ``read_analysis``.
     """
+    return _by_rollout(path, trace_id, key, AnalysisKind.RETURNS, ContentReturn)
+
+
+def append_content(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    found: Sequence[ContentFound],
+) -> None:
+    """Append which later steps' content rollouts of trace ``trace_id`` said, atomically.
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.analysis.jsonl")
+        >>> append_content(path, "t", {}, [ContentFound(0, 0, (0, 2))])
+        >>> read_content(path, "t", {})
+        {(0, 0): ContentFound(boundary=0, number=0, steps=(0, 2))}
+
+    """
+    _append(path, ContentLine(trace_id=trace_id, key=key, found=tuple(found)))
+
+
+def read_content(
+    path: str | os.PathLike[str], trace_id: str, key: Mapping[str, Any]
+) -> dict[tuple[int, int], ContentFound]:
+    """The content findings stored for ``trace_id`` under ``key``, by ``(boundary, number)``.
+
+    The last one stored for a rollout wins; every line is checked as in ``read_analysis``.
+    """
+    return _by_rollout(path, trace_id, key, AnalysisKind.CONTENT, ContentFound)
+
+
+Found = TypeVar("Found", ContentReturn, ContentFound)
+
+
+def _by_rollout(
+    path: str | os.PathLike[str],
+    trace_id: str,
+    key: Mapping[str, Any],
+    wanted_kind: AnalysisKind,
+    record: type[Found],
+) -> dict[tuple[int, int], Found]:
+    """The per-rollout findings of one kind stored for ``trace_id`` under ``key``."""
     wanted = dict(key)
-    found: dict[tuple[int, int], ContentReturn] = {}
+    found: dict[tuple[int, int], Found] = {}
     for kind, record_id, record_key, records in read_lines(path):
-        if kind is AnalysisKind.RETURNS and record_id == trace_id and record_key == wanted:
-            found.update(
-                ((r.boundary, r.number), r) for r in records if isinstance(r, ContentReturn)
-            )
+        if kind is wanted_kind and record_id == trace_id and record_key == wanted:
+            found.update(((r.boundary, r.number), r) for r in records if isinstance(r, record))
     return found
 
 

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from llenvs.analysis.sampling import ForcedAnswer, Rollout
+from llenvs.analysis.sidecar._content_found import ContentFound
 from llenvs.analysis.sidecar._content_return import ContentReturn
 from llenvs.analysis.sidecar._cut_values import SegmenterValues
 from llenvs.analysis.sidecar._published_values import PublishedValues
@@ -40,6 +41,7 @@ __all__ = [
     "LINES",
     "AnalysisFileError",
     "AnalysisKind",
+    "ContentLine",
     "ForcedAnswersLine",
     "PublishedLine",
     "ReturnsLine",
@@ -54,7 +56,7 @@ __all__ = [
 ANALYSIS_SCHEMA_VERSION = 1
 """The version of the sidecar's lines."""
 
-Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn | SegmenterValues
+Stored = Rollout | ForcedAnswer | PublishedValues | ContentReturn | SegmenterValues | ContentFound
 """What one line holds."""
 
 
@@ -90,6 +92,9 @@ class AnalysisKind(Enum):
     """The step values of the trace under several segmenters, on its characters
     (``SegmenterValues`` each), under the rollouts' key with the segmenters
     (``segmenters_key``)."""
+    CONTENT = "content"
+    """Which later steps' content each rollout said again (``ContentFound`` each), under the
+    rollouts' key with the similarity and threshold (``returns_key``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,12 +195,28 @@ class SegmentersLine(SidecarLine):
         return list(self.segmenters)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ContentLine(SidecarLine):
+    """Which later steps' content rollouts said again (``"kind": "content"``)."""
+
+    __pydantic_config__ = RECORD
+
+    kind: Literal["content"] = "content"
+    """``content``."""
+    found: tuple[ContentFound, ...]
+    """One finding per rollout examined (ContentFound)."""
+
+    def stored(self) -> list[Stored]:
+        return list(self.found)
+
+
 LINES: dict[AnalysisKind, type[SidecarLine]] = {
     AnalysisKind.ROLLOUTS: RolloutsLine,
     AnalysisKind.FORCED_ANSWERS: ForcedAnswersLine,
     AnalysisKind.PUBLISHED: PublishedLine,
     AnalysisKind.RETURNS: ReturnsLine,
     AnalysisKind.SEGMENTERS: SegmentersLine,
+    AnalysisKind.CONTENT: ContentLine,
 }
 """The declared line of each kind."""
 

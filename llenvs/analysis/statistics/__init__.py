@@ -34,6 +34,7 @@ from llenvs.analysis.statistics._interval import (
     BOOTSTRAP_RESAMPLES,
     Interval,
     difference_interval,
+    newcombe_interval,
     wilson_interval,
 )
 from llenvs.analysis.statistics._schedule import (
@@ -93,6 +94,7 @@ __all__ = [
     "first_drop",
     "js_divergence",
     "moved_by",
+    "newcombe_interval",
     "rank_chances",
     "score_calls",
     "step_importances",

@@ -22,6 +22,7 @@ __all__ = [
     "Interval",
     "RateSample",
     "difference_interval",
+    "newcombe_interval",
     "wilson_interval",
 ]
 
@@ -91,6 +92,30 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return Interval(low, high)
+
+
+def newcombe_interval(before: tuple[int, int], after: tuple[int, int]) -> Interval:
+    """Newcombe's hybrid score 95% interval of ``rate(after) - rate(before)``, in closed form.
+
+    Each sample is ``(successes, trials)``, independent; the interval combines the two Wilson
+    intervals (Newcombe 1998, method 10). No resampling: for the many cells of a step-to-step
+    matrix. A sample with no trials makes the interval the whole ``[-1, 1]``.
+
+    Example:
+        >>> newcombe_interval((2, 10), (8, 10))
+        Interval(low=0.162, high=0.803)
+        >>> newcombe_interval((0, 0), (3, 4))
+        Interval(low=-1.0, high=1.0)
+
+    """
+    (s1, n1), (s2, n2) = before, after
+    if n1 == 0 or n2 == 0:
+        return Interval(-1.0, 1.0)
+    p1, p2 = s1 / n1, s2 / n2
+    first, second = wilson_interval(s1, n1), wilson_interval(s2, n2)
+    low = p2 - p1 - math.hypot(p2 - second.low, first.high - p1)
+    high = p2 - p1 + math.hypot(second.high - p2, p1 - first.low)
+    return Interval(max(-1.0, low), min(1.0, high))
 
 
 def difference_interval(

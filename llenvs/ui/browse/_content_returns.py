@@ -29,14 +29,14 @@ from llenvs.traces import Trace
 from llenvs.ui.browse._shown_step_values import ShownValues
 from llenvs.workbench.browse import with_returns
 
-__all__ = ["ONLY_GONE", "returns_toggle"]
+__all__ = ["ONLY_GONE", "returns_toggle", "similarity"]
 
 ONLY_GONE = "sv-returns"
 """The toggle's key."""
 
 
 @st.cache_resource(show_spinner=False)
-def _similarity() -> TextSimilarity:
+def similarity() -> TextSimilarity:
     """The similarity of this process (MiniLM loads once, on its first comparison)."""
     return default_similarity()
 
@@ -46,7 +46,7 @@ def _returns(store: str, key: str, version: tuple[int, int], _trace: Trace) -> C
     """``content_returns`` of the rollouts stored under ``key`` (stored as found; cached)."""
     del version  # keys the cache: the sidecar as it is now
     analysis = stored_step_analysis(_trace, store, json.loads(key))
-    return content_returns(_trace, analysis, similarity=_similarity(), store=store)
+    return content_returns(_trace, analysis, similarity=similarity(), store=store)
 
 
 def returns_toggle(

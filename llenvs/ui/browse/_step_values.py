@@ -59,6 +59,7 @@ from llenvs.traces import Trace
 from llenvs.ui.browse._content_returns import returns_toggle
 from llenvs.ui.browse._importance_chart import importance_chart
 from llenvs.ui.browse._shown_step_values import result_keys, shown_values
+from llenvs.ui.browse._step_matrix import matrix_toggle
 from llenvs.ui.browse._step_value_table import value_table
 from llenvs.ui.browse._step_values_run import (
     JOB_KEY,
@@ -160,6 +161,7 @@ def _stored(
     shown = shown_values(str(store), trace.trace_id, key, version, trace, delta)
     st.caption(f"{shown.caption} ({CHANCES_CHECKED})")
     shown = returns_toggle(str(store), key, version, trace, shown)
+    matrix_toggle(str(store), key, version, trace, here)
     if shown.first_drop:
         st.caption(shown.first_drop)
     if shown.failed:

@@ -14,6 +14,7 @@ from llenvs.workbench.charts._segment_chart import (
 )
 from llenvs.workbench.charts._segmenter_values_chart import pair_rows, segmenter_values_figure
 from llenvs.workbench.charts._steerability_chart import steerability_figure
+from llenvs.workbench.charts._step_matrix_chart import matrix_figure
 from llenvs.workbench.charts._step_values_chart import (
     OUR_IMPORTANCE,
     importance_colour,
@@ -29,6 +30,7 @@ __all__ = [
     "importance_colour",
     "label_marks",
     "layer_names",
+    "matrix_figure",
     "outline_svg",
     "pair_rows",
     "segment_figure",
