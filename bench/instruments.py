@@ -12,6 +12,9 @@ On the embedded SmolLM2-135M-Instruct (float32, this machine's CPU), in one run:
   (``stored_step_analysis``), which the panel does anyway.
 - **Which step led to which** (``step_matrix``): the same 48 rollouts, each compared with every
   later step rather than the one it replaced. Peer: ``content_returns`` with the same similarity.
+- **Inside the model** (``attention_suppression``): products line 1, every step masked in turn,
+  then the receiver heads' pass. Peer: one teacher-forced pass over the same response
+  (``capabilities.score``), the cheapest reading of the trace by the model.
 - **Does the segmenter change which step mattered** (``compare_segmenters``, three cuts: steps,
   sentence, token:16, ``BUDGET`` rollouts each). Peer: one step-value analysis of the trace as
   recorded with the same budget (``analyze_trace``): the comparison is that, once per cut.
@@ -43,10 +46,10 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.analysis.instruments import step_matrix
+from llenvs.analysis.instruments import attention_suppression, step_matrix
 from llenvs.core import Force
 from llenvs.evaluation import BranchRequest, intervene
-from llenvs.evaluation.branching import on_policy
+from llenvs.evaluation.branching import on_policy, prefix_prompt
 from llenvs.inference._backends.transformers_loading import get_embedded_backend
 from llenvs.traces import read_traces
 
@@ -133,6 +136,20 @@ def run() -> str:
             matrix_lexical,
             "content returning, lexical",
             lexical,
+        )
+    )
+
+    suppression = _median(lambda: attention_suppression(products, backend))
+    prompt = prefix_prompt(products, 0)
+    scored_once = _median(lambda: backend.capabilities.score([(prompt, products.response)]))
+    found = attention_suppression(products, backend)
+    rows.append(
+        (
+            f"attention suppression and receiver heads ({found.steps} steps, {found.tokens} "
+            "tokens)",
+            suppression,
+            "one teacher-forced pass over the response (score)",
+            scored_once,
         )
     )
 

@@ -52,7 +52,8 @@ from curve_scores import (
     lasts,
     score,
 )
-from published_curves import REFERENCE, Curve, analysis_of, curves, simulate
+from fitted_priors import calls_of, plug_in_calls
+from published_curves import REFERENCE, Curve, analysis_of, curves, full_sampling, simulate
 
 from llenvs.analysis import AdaptiveSchedule, FixedSchedule, Schedule
 from llenvs.analysis.statistics import (
@@ -63,6 +64,7 @@ from llenvs.analysis.statistics import (
     MOVE_TOLERANCE,
     MOVED_CHANCE,
     MovesSchedule,
+    StepCall,
     default_schedule,
     score_calls,
 )
@@ -142,10 +144,16 @@ def _run_curve(
     return scores, lines
 
 
-def honest_table(results: Results, margin: float, resamples: int) -> list[str]:
+def honest_table(
+    results: Results,
+    margin: float,
+    resamples: int,
+    full: Mapping[str, Sequence[StepCall]] | None = None,
+) -> list[str]:
     """The issue-51 measures, one row per budget and schedule.
 
-    Each with its 95% interval by resampling traces (``trace_interval``).
+    Each with its 95% interval by resampling traces (``trace_interval``). ``full``: readings of
+    Thought Anchors' own sampling at its full cost, by label, as rows at 100% after the others.
     """
     lines = [
         f"| budget | schedule | tokens spent, share of TA's | recall (m = {margin}) | "
@@ -159,6 +167,12 @@ def honest_table(results: Results, margin: float, resamples: int) -> list[str]:
         lines.append(
             f"| {share:.0%} | {label} | {_share(pooled.tokens, pooled.reference_tokens)} | "
             + " | ".join(cells)
+            + " |"
+        )
+    for label, calls in (full or {}).items():
+        lines.append(
+            f"| 100% | {label} | 1.000 | "
+            + " | ".join(interval_cells(calls, margin, resamples))
             + " |"
         )
     return lines
@@ -361,7 +375,12 @@ def main() -> None:
     hidden = sum(
         c.real_moved[s] for c in found for s in range(len(c.values)) if not is_move(c.truth, s)
     )
-    honest = {m: honest_table(results, m, args.resamples) for m in (MARGIN, 0.03)}
+    sampled = [(curve, full_sampling(curve)) for curve in found]
+    full = {
+        "TA's sampling, the library's reading": calls_of(sampled, CHANGE_PRIOR, EXCURSION_PRIOR),
+        "TA's sampling, its plug-in reading": plug_in_calls(sampled),
+    }
+    honest = {m: honest_table(results, m, args.resamples, full) for m in (MARGIN, 0.03)}
     seconds = time.perf_counter() - started
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     options = "" if args.traces is None else f" --traces {args.traces}"
@@ -404,7 +423,10 @@ def main() -> None:
         "constants, which were chosen earlier on these same 20 curves, so the figures are "
         "in-sample for them; `bench/fitted_priors.py` fits them on one half of the problems and "
         "reads the other, and reads Thought Anchors' own sampling at its full cost (its "
-        "section). With m = 0.05:",
+        "section). The last two rows of each table read Thought Anchors' own sampling at its full "
+        "cost (100 rollouts before every chunk, one draw): by the library (`StepAnalysis.moved`'s "
+        "model, the constants) and by the plug-in rule (a step called where the two sample means "
+        "differ by δ or more, stated 1 or 0). With m = 0.05:",
         "",
         *honest[MARGIN],
         "",

@@ -51,15 +51,16 @@ from llenvs.analysis import (
     read_published,
     similarity_named,
 )
-from llenvs.analysis.instruments import step_matrix
+from llenvs.analysis.instruments import attention_suppression, step_matrix
 from llenvs.analysis.sampling import other_model, reach, spent
 from llenvs.cli._analysis_table import analysis_table
 from llenvs.cli._matrix_output import print_matrix, print_stored_matrix
 from llenvs.cli._model_options import add_backend_options
-from llenvs.cli._options import bounded
+from llenvs.cli._options import bounded, count, move_size
 from llenvs.cli._segmenter_command import planned_tokens, print_comparison, print_stored_comparison
 from llenvs.cli._server_options import add_server_options, recorded_backend
 from llenvs.cli._stored_values import print_stored_values
+from llenvs.cli._suppression_output import print_suppression
 from llenvs.cli._trace_argument import add_trace_arguments
 from llenvs.core import (
     DEFAULT_MAX_TOKENS,
@@ -142,14 +143,14 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--delta",
-        type=_size,
+        type=move_size,
         default=MOVE_DELTA,
         help=f"the size of a move that matters: a step is called moved when its chance of "
         f"|v_i+1 - v_i| >= delta is above 1/2 (default {MOVE_DELTA})",
     )
     parser.add_argument(
         "--top-k",
-        type=_count,
+        type=count,
         default=3,
         help="the adaptive schedule settles which steps are the k most important first "
         "(0: by interval width only)",
@@ -179,6 +180,16 @@ def add_parser(subparsers: Any) -> None:
         help="the step-to-step matrix: how much keeping step i changes how often step j's "
         "content comes later in a rollout (of the stored rollouts with --budget 0); with --json, "
         'one JSON object whose "matrix" is n lists of n numbers',
+    )
+    parser.add_argument(
+        "--suppression",
+        action="store_true",
+        help="on a model loaded here (--model; the trace's own by default): mask each step from "
+        "every later token and print the mean KL over each later step's tokens (--json: "
+        '"kl", n lists of n numbers) and the receiver heads; no rollouts',
+    )
+    parser.add_argument(
+        "--model", dest="backend", help="for --suppression: the model to read (as --backend)"
     )
     parser.add_argument(
         "--similarity",
@@ -226,6 +237,11 @@ def run(args: argparse.Namespace) -> int:
             delta=args.delta,
             similarity=similarity,
         )
+    if args.suppression:
+        backend = recorded_backend(args, trace.run.spec.model, progress=not args.no_progress)
+        found = attention_suppression(trace, backend)
+        print_suppression(trace.trace_id, found, as_json=args.json)
+        return 0
     own = trace_sampling_params(trace)
     params = AnalysisParams(
         budget=budget,
@@ -360,35 +376,3 @@ def _segmenters(
     print_comparison(trace, comparison)
     print(f"stored in {store}")
     return 0
-
-
-def _size(text: str) -> float:
-    """A move's size: a number in (0, 1]."""
-    try:
-        size = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < size <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
-    return size
-
-
-def _count(text: str) -> int:
-    """An ``int >= 0`` option value (argparse names the option when this raises).
-
-    Example:
-        >>> _count("3")
-        3
-        >>> _count("-1")
-        Traceback (most recent call last):
-        ...
-        argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
-
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value

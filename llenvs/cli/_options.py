@@ -42,8 +42,10 @@ __all__ = [
     "bounded",
     "build_base_environment",
     "build_environment",
+    "count",
     "environment_kwargs",
     "given_options",
+    "move_size",
     "positive_int",
     "prm_options",
     "read_responses",
@@ -69,6 +71,45 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
     return value
+
+
+def count(text: str) -> int:
+    """An argparse ``type``: an integer >= 0.
+
+    Example:
+        >>> count("3")
+        3
+        >>> count("-1")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
+
+    """
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
+
+
+def move_size(text: str) -> float:
+    """An argparse ``type``: the size of a move of a value, a number in (0, 1].
+
+    Example:
+        >>> move_size("0.2")
+        0.2
+        >>> move_size("0")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected a number in (0, 1], got 0
+
+    """
+    try:
+        size = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < size <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+    return size
 
 
 def bounded(bound: Bound) -> Callable[[str], int]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -35,6 +36,7 @@ __all__ = [
     "FinishReason",
     "Generation",
     "GenerationRequest",
+    "LocalWeights",
     "Message",
     "ModelBackend",
     "Prompt",
@@ -285,6 +287,25 @@ ScoreFn = Callable[[Sequence[tuple["Prompt", str]]], list[TextScore]]
 
 
 @dataclass(frozen=True)
+class LocalWeights:
+    """A local model's weights, for instruments that read inside it (its attention, its logits).
+
+    Only a backend that runs the model in this process has them (``llenvs.inference``'s
+    transformers backend, the embedded model included); a served model does not.
+    """
+
+    model: Any
+    """The causal LM (a transformers ``PreTrainedModel``, a torch module)."""
+    tokenizer: Any
+    """Its tokenizer (a transformers fast tokenizer: offsets map tokens to characters)."""
+    render: Callable[[Sequence[Message]], list[int]]
+    """Token ids of a conversation through the chat template, with an open assistant turn, as
+    the backend renders a prompt."""
+    turn: Callable[[], AbstractContextManager[None]]
+    """Holds the model for one pass: nothing else runs on it until the block ends."""
+
+
+@dataclass(frozen=True)
 class BackendCapabilities:
     """What a backend offers beyond ``generate``; each field's default means "not offered".
 
@@ -319,6 +340,9 @@ class BackendCapabilities:
     score: ScoreFn | None = None
     """Teacher-forced log-probabilities of texts after prompts, one prefill each
     (``TextScore``); None when the backend cannot give them."""
+    weights: Callable[[], LocalWeights] | None = None
+    """The model's weights in this process (``LocalWeights``), for white-box instruments; None
+    for a backend that has none here (a served model, canned responses)."""
 
     def __post_init__(self) -> None:
         workers = self.max_in_flight

@@ -9,6 +9,8 @@ Importing ``llenvs.analysis`` here registers the ``mc`` PRM (``MonteCarloPRM``) 
 """
 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
+from llenvs.workbench._aligned_view import AlignedView, StepMark, aligned_view
+from llenvs.workbench._branch_alignment import LEXICAL, aligned_branch
 from llenvs.workbench._branch_comparison import (
     aligned_segments,
     branch_label,
@@ -45,19 +47,24 @@ from llenvs.workbench.browse import BEFORE  # bench/labelling.py imports it from
 __all__ = [
     "BEFORE",
     "KEPT_PARAMS",
+    "LEXICAL",
     "MISSING",
     "MODE_PARAM",
     "PAGES",
     "SIDEBAR_NAME",
     "TEMPERATURE",
+    "AlignedView",
     "BrowseLocation",
     "FloatBound",
     "NumberEntry",
     "OutOfRange",
+    "StepMark",
     "agreement_figure",
     "agreement_matrix",
+    "aligned_branch",
     "aligned_segments",
     "aligned_table",
+    "aligned_view",
     "allowed",
     "bin_rows",
     "branch_label",

@@ -229,8 +229,10 @@ def _change(before: object, after: object) -> str:
     return "changed"
 
 
-def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
-    """The outcomes of ``parent`` and ``child`` side by side, with the change.
+def outcome_table(
+    parent: Trace, child: Trace, names: tuple[str, str] = ("parent", "branch")
+) -> pd.DataFrame:
+    """The outcomes of ``parent`` and ``child`` side by side (columns ``names``), with the change.
 
     Example:
         >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
@@ -248,7 +250,7 @@ def outcome_table(parent: Trace, child: Trace) -> pd.DataFrame:
     ]
     return pd.DataFrame(
         [
-            {"": name, "parent": _shown(a), "branch": _shown(b), "change": _change(a, b)}
+            {"": name, names[0]: _shown(a), names[1]: _shown(b), "change": _change(a, b)}
             for name, a, b in rows
         ]
     )

@@ -15,7 +15,7 @@ from llenvs.core import Feedback, Force, SegmentedEnvironment
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
 from llenvs.traces import BranchRecord, read_traces
-from llenvs.workbench import aligned_segments
+from llenvs.workbench import aligned_view
 from llenvs.workbench.browse import picked_row
 from tests.app.test_intervention import RIGHT, _branches, _open, _responses, folder, generate
 from tests.app.test_pages import open_page, text_blocks, texts
@@ -40,10 +40,11 @@ def _tree_buttons(at):
 def test_the_feedback_shows_in_the_comparison_and_in_the_opened_branch(folder, tmp_path):
     at = _feedback_branch(folder, tmp_path)
     assert not at.exception, at.exception
-    aligned = next(d.value for d in at.dataframe if "status" in d.value.columns)
-    row = aligned[aligned["status"] == "feedback"]
-    assert row["branch"].tolist() == [f"user: {FEEDBACK}"] and row["#"].tolist() == ["after 1"]
-    assert "intervention" not in aligned["status"].tolist()  # the model's next step is no action
+    aligned = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    row = aligned[aligned["note"] == "feedback"]
+    assert row["branch"].tolist() == [f"user: {FEEDBACK}"]
+    assert row["branch #"].tolist() == ["after 1"]
+    assert "intervention" not in aligned["note"].tolist()  # the model's next step is no action
     # one numbering: the panel said "after segment 1"; so do the list and the tree
     picked = at.selectbox(key="iv-compare")
     assert picked.format_func(picked.value).startswith("#0 feedback after segment 1:")
@@ -156,8 +157,9 @@ def test_the_first_difference_is_the_first_one_after_the_intervention(folder):
         forced,
         parent=BranchRecord(parent.trace_id, 1, Force("Deer have four legs. ")),
     )
-    statuses = aligned_segments(parent, child)["status"].tolist()
-    assert statuses == ["kept", "intervention", "first difference"]
+    rows = aligned_view(parent, child, ("parent", "branch")).rows
+    assert rows["note"].tolist() == ["kept", "intervention", "first difference", ""]
+    assert rows["op"].tolist() == ["equal", "changed", "removed", "inserted"]  # 40 and 100 apart
 
 
 def test_a_segment_that_differs_only_in_whitespace_says_so(folder, tmp_path):
@@ -168,12 +170,12 @@ def test_a_segment_that_differs_only_in_whitespace_says_so(folder, tmp_path):
     at.text_area(key="iv-force-text").input("Count the legs. ").run()
     generate(at)
     assert not at.exception, at.exception
-    aligned = next(d.value for d in at.dataframe if "status" in d.value.columns)
-    rows = aligned.set_index("#")
-    assert rows.loc["1", "status"] == "differs only in whitespace"
+    aligned = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    rows = aligned.set_index("parent #")
+    assert (rows.loc["1", "op"], rows.loc["1", "note"]) == ("changed", "only whitespace")
     assert (rows.loc["1", "parent"], rows.loc["1", "branch"]) == (
         "Deer·have·4·legs.·",
-        "Deer··have·4·legs.·",
-    )  # the whitespace shown, since it is the difference
-    assert rows.loc["2", "status"] == "first difference"
-    assert aligned["status"].tolist().count("first difference") == 1
+        "Deer{+·+}·have·4·legs.·",
+    )  # the whitespace shown, since it is the difference, and the added space marked
+    assert rows.loc["2", "note"] == "first difference"
+    assert aligned["note"].tolist().count("first difference") == 1

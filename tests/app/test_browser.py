@@ -247,6 +247,29 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         page.wait_for_timeout(500)
         assert str(tmp_path) not in page.locator("body").inner_text()  # no machine path shown
         screenshot(page, "intervene.png")
+        # the branch aligned with its parent: the kept prefix folded, the forced segment and the
+        # total the model wrote after it marked, each with its changed characters
+        aligned = _aligned_rows(page, "parent")
+        assert [(row["op"], row["note"]) for row in aligned] == [
+            ("equal", "kept"),
+            ("changed", "intervention"),
+            ("equal", ""),
+            ("changed", "first difference"),
+        ]
+        assert aligned[1]["branch"] == "Giraffes have 4 legs, so 2 × 4 = {+8+}."
+        assert "+ 44 = {+100+}." in aligned[3]["branch"] and "[-98-]" in aligned[3]["parent"]
+        # the picture: the branches' heading down to the aligned table's end
+        top = page.get_by_text("Branches of this trace (1)").bounding_box()
+        end = page.get_by_role("button", name="Re-run this branch from its record").bounding_box()
+        grid = page.locator("[data-testid='stDataFrame']").last.bounding_box()
+        assert top is not None and end is not None and grid is not None
+        x, y = top["x"] - 16, top["y"] - 16
+        edge = grid["x"] + grid["width"] + 16
+        screenshot(
+            page,
+            "aligned-diff.png",
+            clip={"x": x, "y": y, "width": edge - x, "height": end["y"] - y},
+        )
         # a second branch in a row: the select above the table names the branch the table
         # compares, the one just made (it named the first one over the second's table)
         page.get_by_text("Feedback", exact=True).click()
@@ -277,6 +300,19 @@ def _selected(page, name: str, start: str) -> str:
             break
         page.wait_for_timeout(500)
     return shown
+
+
+def _aligned_rows(page, side: str) -> list[dict[str, str]]:
+    """The rows of the aligned table (the grid with an ``op`` and a ``{side} #`` column), once
+    drawn (polled for 30 s)."""
+    grids = page.locator("[data-testid='stDataFrame']")
+    for _ in range(60):
+        for number in range(grids.count()):
+            rows = grid_records(grids.nth(number))
+            if rows and "op" in rows[0] and f"{side} #" in rows[0]:
+                return rows
+        page.wait_for_timeout(500)
+    raise AssertionError("the aligned table was never drawn")
 
 
 def _compared_branch(page, segments: int) -> dict[str, str]:
@@ -338,6 +374,14 @@ def test_compare_two_runs_and_open_a_disagreement(browser, tmp_path, monkeypatch
         page.goto(f"{url}/compare_runs")
         page.get_by_text("Tasks where they disagree (3)").wait_for(timeout=30_000)
         screenshot(page, "compare-runs.png", full_page=True)
+        page.get_by_text("Aligned diff").first.click()  # task 1: a solved it, b did not
+        page.get_by_text("line 2 of a.jsonl · b: b, line 2 of b.jsonl").wait_for(timeout=30_000)
+        [row] = _aligned_rows(page, "a")
+        assert (row["op"], row["note"]) == ("changed", "first difference")
+        assert (row["a"], row["b"]) == (
+            "I count. <answer>1[-40-]</answer>",
+            "I count. <answer>{+-+}1</answer>",
+        )
         page.get_by_role("link", name="b: failed (line 2)").click()
         page.get_by_text("leg_counting · task 1 · line 2").wait_for(timeout=30_000)
         page.close()

@@ -290,3 +290,58 @@ def test_an_experiment_that_cannot_be_opened_is_said_and_the_other_runs_still_sh
     assert any(f"{torn}:2: skipped" in w for w in warnings), warnings
     assert at.multiselect(key="runs-files").options == ["a.jsonl", "b.jsonl"]
     assert "4 tasks in every run" in texts(at)  # the trace files still compare
+
+
+def _diff_toggles(at):
+    return [t for t in at.toggle if str(t.key).startswith("runs-diff-")]
+
+
+def test_a_disagreement_opens_as_an_aligned_diff_of_the_two_traces(two_runs):
+    at = open_page("compare_runs")
+    toggles = _diff_toggles(at)
+    assert [t.label for t in toggles] == ["Aligned diff"] * 3  # one per disagreeing task
+    toggles[0].set_value(True).run()  # task 1: a solved it (line 2), b did not (line 2)
+    assert not at.exception, at.exception
+    shown = [c.value for c in at.caption]
+    assert "a: **a**, line 2 of a.jsonl · b: **b**, line 2 of b.jsonl" in shown
+    outcome, aligned = (d.value for d in at.dataframe[3:])
+    right = list(read_traces(two_runs / "a.jsonl"))[1]
+    answers = outcome.set_index("")
+    assert (answers["a"]["final answer"], answers["b"]["final answer"]) == (
+        right.task.expected_answer,
+        "-1",
+    )
+    assert answers["change"]["success"] == "True → False"
+    [row] = aligned.to_dict("records")
+    assert (row["op"], row["note"], row["a #"], row["b #"]) == (
+        "changed",
+        "first difference",
+        "0",
+        "0",
+    )
+    assert (row["a"], row["b"]) == (  # 140 against -1: the 1 they share kept
+        "I count. <answer>1[-40-]</answer>",
+        "I count. <answer>{+-+}1</answer>",
+    )
+    assert row["paired by"] == "text"
+    caption = next(c.value for c in at.caption if c.value.startswith("Aligned step by step"))
+    assert "1 changed · paired by text (no step needed meaning: lexical)" in caption
+    assert len(at.dataframe) == 5  # the others stay closed: nothing read for them
+
+
+def test_an_experiment_position_opens_its_branch_beside_its_parent(samples):
+    run = f"{PARENTS}-misleading-hint @ position 0.5"
+    at = open_page("compare_runs")
+    at.multiselect(key="runs-files").set_value([f"{PARENTS}.jsonl", run]).run()
+    toggles = _diff_toggles(at)
+    assert toggles, "the position flips no task"
+    toggles[0].set_value(True).run()
+    assert not at.exception, at.exception
+    aligned = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    notes = aligned["note"].tolist()
+    assert notes[:2] == ["kept", "feedback"]  # the hint where the experiment gave it
+    assert aligned["b"][1].startswith("user: Hint: the answer is not")
+    # the parent's line 7 repeats "N. 8 * 8 = 64" and so does the branch after the hint: its kept
+    # prefix still pairs one to one, not with the repeats after the hint
+    assert aligned["a #"][0] == aligned["b #"][0] == "0–4"
+    assert aligned["op"].tolist()[2:7] == ["inserted"] * 5

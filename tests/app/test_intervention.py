@@ -82,8 +82,14 @@ def test_force_replaces_the_segment_and_shows_the_branch_beside_its_parent(folde
     shown = texts(at)
     assert "1 branch appended to lc.branches.jsonl" in shown
     tables = [d.value for d in at.dataframe]
-    aligned = next(t for t in tables if "status" in t.columns)
-    assert aligned["status"].tolist() == ["kept", "intervention"]
+    aligned = next(t for t in tables if "note" in t.columns)
+    assert aligned["note"].tolist() == ["kept", "intervention", "intervention"]
+    assert aligned["op"].tolist() == ["equal", "removed", "inserted"]  # no word of it alike
+    assert aligned[["parent #", "branch #"]].values.tolist() == [
+        ["0–1", "0–1"],
+        ["2", ""],
+        ["", "2"],
+    ]
     summary = next(t for t in tables if "change" in t.columns)
     assert summary.set_index("")["branch"]["final answer"] == "100"
     assert summary.set_index("")["change"]["success"] == "False → True"

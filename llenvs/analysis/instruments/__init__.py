@@ -2,7 +2,8 @@
 
 Whether removed content comes back, which step led to which (the step-to-step matrix), whether
 the segmenter changes which step mattered, how alike two texts are, and the Monte-Carlo step
-value as a process reward model; and two traces aligned step by step.
+value as a process reward model; inside a local model, attention suppression between steps
+and receiver heads; and two traces aligned step by step.
 """
 
 from llenvs.analysis.instruments._aligned_diff import (
@@ -15,6 +16,14 @@ from llenvs.analysis.instruments._aligned_diff import (
     StepNumbers,
     TextEdit,
     align_traces,
+)
+from llenvs.analysis.instruments._attention import (
+    NEAR,
+    AttentionError,
+    ReceiverHead,
+    Suppression,
+    attention_suppression,
+    step_of_tokens,
 )
 from llenvs.analysis.instruments._monte_carlo_prm import MonteCarloPRM, make_prm
 from llenvs.analysis.instruments._resilience import (
@@ -57,9 +66,11 @@ __all__ = [
     "BY_TEXT",
     "MAX_SEGMENTERS",
     "MINILM",
+    "NEAR",
     "RETURN_THRESHOLD",
     "AlignedDiff",
     "AlignedStep",
+    "AttentionError",
     "ContentReturns",
     "DiffOp",
     "DiffSide",
@@ -69,6 +80,7 @@ __all__ = [
     "MiniLMSimilarity",
     "MonteCarloPRM",
     "MoveCertainty",
+    "ReceiverHead",
     "SegmenterComparison",
     "SegmenterPair",
     "SimilarityError",
@@ -76,9 +88,11 @@ __all__ = [
     "StepMatrix",
     "StepNumbers",
     "StepReturn",
+    "Suppression",
     "TextEdit",
     "TextSimilarity",
     "align_traces",
+    "attention_suppression",
     "build_matrix",
     "compare_segmenters",
     "content_returns",
@@ -92,6 +106,7 @@ __all__ = [
     "sentence_runs",
     "similarity_named",
     "step_matrix",
+    "step_of_tokens",
     "step_returns",
     "stored_comparison",
 ]

@@ -17,7 +17,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -27,6 +28,7 @@ from llenvs.core import (
     FinishReason,
     Generation,
     GenerationRequest,
+    LocalWeights,
     Message,
     Prompt,
     TextScore,
@@ -113,6 +115,9 @@ class TransformersBackend(GenerateUntil):
             rebuild_options={"dtype": precision},
             load_tokenizer=lambda: self._tokenizer,
             score=self.score,
+            weights=lambda: LocalWeights(
+                self.model, self._tokenizer, self.render, self._whole_turn
+            ),
         )
         """Its chat template, the precision its weights run in (recorded in traces, so a run is
         made again in it), tokenizer and teacher-forced scores; one call serves a batch (no
@@ -122,6 +127,12 @@ class TransformersBackend(GenerateUntil):
     def tokenizer(self) -> Any:
         """The tokenizer the model generates with (a ``TokenSegmenter`` on it cuts its tokens)."""
         return self._tokenizer
+
+    @contextlib.contextmanager
+    def _whole_turn(self) -> Iterator[None]:
+        """The model held for one pass of an instrument, as a call and its turn hold it."""
+        with self._steps.call(), self._steps.turn():
+            yield
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` (special-token text included, no BOS added).

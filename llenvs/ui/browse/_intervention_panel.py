@@ -3,8 +3,8 @@
 Force, feedback, COMPLETE and resample on segment k of the open trace, each one call of the
 library's ``intervene`` (``branch`` with the runner's prefix and ``then=``): the new segments
 appear as they are generated, the branches go to the trace file's sidecar, and the newest one
-is shown beside its parent. The chosen action's inputs make its intervention once
-(``action_inputs``); Generate passes it, as a ``BranchRequest``, to the job.
+is aligned with its parent step by step (``aligned_view``). The chosen action's inputs make its
+intervention once (``action_inputs``); Generate passes it, as a ``BranchRequest``, to the job.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from llenvs.ui.common import (
 from llenvs.workbench import (
     MISSING,
     BrowseLocation,
-    aligned_segments,
+    aligned_view,
     branch_label,
     branch_point,
     count,
@@ -309,15 +309,10 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         st.caption(
             f"The forced text, {OnPolicy.from_record(child.metadata['on_policy']).summary()}"
         )
-    st.dataframe(
-        aligned_segments(trace, child),
-        hide_index=True,
-        column_config={
-            "parent": st.column_config.TextColumn("parent", width="large"),
-            "branch": st.column_config.TextColumn("branch", width="large"),
-        },
-        placeholder=MISSING,
-    )
+    view = aligned_view(trace, child, ("parent", "branch"))  # by words: no MiniLM unasked
+    st.caption(f"Aligned step by step: {view.caption}.")
+    wide = {name: st.column_config.TextColumn(name, width="large") for name in view.text_columns}
+    st.dataframe(view.rows, hide_index=True, column_config=wide, placeholder=MISSING)
     if choice is not None and st.button("Re-run this branch from its record", key="iv-rerun"):
         _rerun(child, trace, choice)
 

@@ -6,7 +6,9 @@ identity, the environment and the question (the hash of the prompt), never by ta
 page shows each run's success rate with a 95% interval, mean final reward and lowest PRM; the
 first run against each other one on the tasks they pair (the paired difference with its
 paired-bootstrap interval and McNemar's exact p-value, then how many tasks were paired and why
-the others were not); and the tasks where the runs disagree, each openable in Browse.
+the others were not); and the tasks where the runs disagree, each openable in Browse and as an
+aligned diff of two runs' traces of it (``diff_pair``: the first run against one that got the
+other verdict).
 
 A run is a trace file, or an experiment's branches at one position (``llenvs.ui.runs``):
 a ``Run`` holds its index table and the file its traces are in, so a disagreement opens the
@@ -34,6 +36,7 @@ import streamlit as st
 
 from llenvs.analysis import RunPairing, RunTask, compare_paired, pair_runs
 from llenvs.traces.records import TaskIdentity
+from llenvs.ui.runs._task_diff import diff_pair, show_task_diff
 from llenvs.workbench import MISSING, count, short_name, success_rate
 
 __all__ = [
@@ -248,10 +251,10 @@ def show_runs(chosen: list[Run]) -> None:
     st.dataframe(
         split, hide_index=True, placeholder=MISSING, column_config=verdict_headers(list(runs))
     )
-    for environment, task, *verdicts in split.itertuples(index=False, name=None):
-        columns = st.columns(len(chosen) + 1)
+    for row, (environment, task, *verdicts) in enumerate(split.itertuples(index=False, name=None)):
+        columns = st.columns(len(chosen) + 2)
         columns[0].markdown(f"`{environment}` task {task}")
-        for number, (column, run) in enumerate(zip(columns[1:], chosen, strict=True)):
+        for number, (column, run) in enumerate(zip(columns[1:-1], chosen, strict=True)):
             solved, line = bool(verdicts[2 * number]), verdicts[2 * number + 1]
             label = f"{run.name}: {'solved' if solved else 'failed'}"
             if pd.isna(line):
@@ -262,6 +265,9 @@ def show_runs(chosen: list[Run]) -> None:
                 label=f"{label} (line {int(line)})",
                 query_params=browse_params(run, int(line)),
             )
+        pair = diff_pair(chosen, verdicts)
+        if pair and columns[-1].toggle("Aligned diff", key=f"runs-diff-{row}-{environment}-{task}"):
+            show_task_diff(pair)
 
 
 def verdict_headers(names: list[str]) -> dict[str, Any]:
