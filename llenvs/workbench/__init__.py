@@ -9,8 +9,7 @@ Importing ``llenvs.analysis`` here registers the ``mc`` PRM (``MonteCarloPRM``) 
 """
 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
-from llenvs.workbench._aligned_view import AlignedView, StepMark, aligned_view
-from llenvs.workbench._branch_alignment import LEXICAL, aligned_branch
+from llenvs.workbench._aligned_view import LEXICAL, AlignedView, StepMark, aligned_view
 from llenvs.workbench._branch_comparison import (
     aligned_segments,
     branch_label,
@@ -61,7 +60,6 @@ __all__ = [
     "StepMark",
     "agreement_figure",
     "agreement_matrix",
-    "aligned_branch",
     "aligned_segments",
     "aligned_table",
     "aligned_view",

@@ -40,17 +40,20 @@ from llenvs.analysis.instruments import (
     AlignedDiff,
     AlignedStep,
     DiffOp,
+    LexicalSimilarity,
     StepNumbers,
     TextSimilarity,
     align_traces,
 )
 from llenvs.core import Feedback
 from llenvs.traces import BranchRecord, Trace
-from llenvs.workbench._branch_alignment import LEXICAL, aligned_branch
 from llenvs.workbench._whitespace import only_whitespace_differs, visible_whitespace
 from llenvs.workbench._wording import count
 
-__all__ = ["AlignedView", "StepMark", "aligned_view"]
+__all__ = ["LEXICAL", "AlignedView", "StepMark", "aligned_view"]
+
+LEXICAL = LexicalSimilarity()
+"""The similarity the pages pair steps by meaning with: word overlap, no model to load."""
 
 
 class StepMark(Enum):
@@ -92,8 +95,8 @@ def aligned_view(
 ) -> AlignedView:
     """``a`` and ``b`` aligned for a page, their columns named by ``names``.
 
-    When ``b`` is a branch of ``a``, the prefix it kept pairs one to one (``aligned_branch``) and
-    its intervention is shown where it happened.
+    When ``b`` is a branch of ``a``, the prefix it kept pairs one to one (``align_traces``'
+    ``kept``) and its intervention is shown where it happened.
 
     Example:
         >>> t = leg_counting_trace("So 8. ")
@@ -104,10 +107,8 @@ def aligned_view(
     if names[0] == names[1]:
         raise ValueError(f"the two sides need different names, got {names[0]!r} twice")
     record = b.parent if b.parent is not None and b.parent.parent_id == a.trace_id else None
-    if record is None:
-        diff = align_traces(a, b, similarity)
-    else:
-        diff = aligned_branch(a, b, record.segment_index, similarity)
+    kept = 0 if record is None else record.segment_index
+    diff = align_traces(a, b, similarity, kept=kept)
     rows = _Table(a, b, names, record).rows(diff.ops)
     return AlignedView(diff, rows, _caption(diff, names, similarity.name), names)
 

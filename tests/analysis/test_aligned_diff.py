@@ -20,8 +20,10 @@ from llenvs.analysis.instruments import (
 )
 from llenvs.core import Force, record_dict
 from llenvs.traces import SegmentRecord, TaskRecord, Trace, read_branches, read_traces
+from tests.helpers import leg_counting_trace
 
 SAMPLES = Path(__file__).parents[2] / "sample_traces"
+
 LEXICAL = LexicalSimilarity()
 
 
@@ -239,3 +241,24 @@ def test_a_force_branch_parts_from_its_parent_at_the_branch_point(name, parent, 
     kept = parent.segments[k].start
     assert kept <= first.a_character < parent.segments[k].end
     assert parent.response[: first.a_character] == branch.response[: first.b_character]
+
+
+def test_a_kept_prefix_pairs_one_to_one_where_a_repeat_would_pull_it_elsewhere():
+    parent = leg_counting_trace("Add one. Add two. So 4. <answer>4</answer>")
+    child = leg_counting_trace("Add one. Add two. Add one. Add two. So 4. <answer>4</answer>")
+    loose = [(s.op.value, s.a, s.b) for s in align_traces(parent, child, LEXICAL).ops]
+    assert loose[:2] == [("inserted", None, 0), ("inserted", None, 1)]  # the repeat wins
+    kept = align_traces(parent, child, LEXICAL, kept=2)
+    assert [(s.op.value, s.a, s.b) for s in kept.ops] == [
+        ("equal", 0, 0),
+        ("equal", 1, 1),
+        ("inserted", None, 2),
+        ("inserted", None, 3),
+        ("equal", 2, 4),
+    ]
+    assert kept.first_difference is not None
+    assert kept.first_difference.b_character == child.segments[2].start == 18
+    # a prefix the two do not share is not forced: the whole is aligned
+    assert (
+        align_traces(parent, child, LEXICAL, kept=4).ops == align_traces(parent, child, LEXICAL).ops
+    )

@@ -91,7 +91,8 @@ def test_any_text_gives_a_number_in_range_or_a_refusal_never_an_exception(bound,
 @settings(max_examples=200, deadline=None)
 @given(float_bounds(), st.data(), MODES)
 def test_a_real_number_in_range_is_used_as_typed(bound, data, mode):
-    number = data.draw(st.floats(bound.low, bound.high))
+    # + 0.0 folds -0.0 into 0.0: hypothesis has no float between 0.0 and -0.0 (low, high)
+    number = data.draw(st.floats(bound.low + 0.0, bound.high + 0.0))
     assert read_number(repr(number), bound, mode) == NumberEntry(number)
 
 

@@ -202,12 +202,16 @@ def align_traces(
     similarity: TextSimilarity | None = None,
     *,
     threshold: float = RETURN_THRESHOLD,
+    kept: int = 0,
 ) -> AlignedDiff:
     """``a`` and ``b`` aligned segment by segment (``similarity``: MiniLM where installed).
 
     ``threshold`` (0.8, as returning content uses) is how alike two texts must be, by their
     characters or by ``similarity``, to be one changed step rather than a removal and an
-    insertion.
+    insertion. ``kept``: the first ``kept`` segments of both are the same steps (a branch's
+    kept prefix), paired one to one, and only the rest is aligned; a model that repeats itself
+    would otherwise pair the prefix with a later repeat. Where the two do not open with
+    ``kept`` equal texts, the whole of both is aligned.
 
     Example:
         >>> from llenvs.analysis.instruments import LexicalSimilarity
@@ -222,8 +226,12 @@ def align_traces(
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
     texts_a = [segment.text for segment in a.segments]
     texts_b = [segment.text for segment in b.segments]
-    pairing = TextPairing(texts_a, texts_b, similarity, threshold)
-    ops = tuple(_steps(a, b, pairing.pairs()))
+    if not 0 <= kept <= min(len(texts_a), len(texts_b)) or texts_a[:kept] != texts_b[:kept]:
+        kept = 0
+    pairing = TextPairing(texts_a[kept:], texts_b[kept:], similarity, threshold)
+    pairs = [TextPair(i, i, BY_TEXT, 1.0) for i in range(kept)]
+    pairs += [TextPair(p.a + kept, p.b + kept, p.method, p.score) for p in pairing.pairs()]
+    ops = tuple(_steps(a, b, pairs))
     return AlignedDiff(
         ops=ops,
         first_difference=_first_difference(a, b, ops),
