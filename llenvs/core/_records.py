@@ -150,10 +150,10 @@ def _message(invalid: Any, where: str, kind: type) -> str:
             if other["type"] == problem["type"] and other["loc"][:-1] == problem["loc"][:-1]
         )
         record = _record_at(kind, problem["loc"][:-1])
-        fields = [] if record is None else _init_fields(record)
-        known = f": choose from {', '.join(fields)}" if fields else ""
-        if record is not None and not fields:
-            known = ": it holds no fields"
+        known = ""
+        if record is not None:
+            fields = _init_fields(record)
+            known = f": choose from {', '.join(fields)}" if fields else ": it holds no fields"
         return f"{parent}: unknown field(s): {', '.join(unknown)}{known}"
     words = _words(problem)
     if HERE in words:  # a coded field's reader named the path itself

@@ -36,6 +36,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -237,4 +238,4 @@ def step_matrix(
     )
     found = [*stored.values(), *new]
     matrix = build_matrix(len(trace.segments), analysis.rollouts, found, similarity.name, threshold)
-    return StepMatrix(matrix.steps, matrix.similarity, threshold, matrix.cells, len(new))
+    return dataclasses.replace(matrix, compared_now=len(new))
