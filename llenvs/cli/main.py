@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "llenvs.cli._experiment_command",
     "llenvs.cli._rerun_command",
     "llenvs.cli._diff_command",
+    "llenvs.cli._search_command",
     "llenvs.cli._analyze_command",
     "llenvs.cli._import_command",
     "llenvs.cli._export_command",

@@ -15,6 +15,7 @@ from llenvs.ui._home import (
     page_guide,
     start_here,
 )
+from llenvs.ui._search import search_page
 
 __all__ = [
     "add_traces",
@@ -24,5 +25,6 @@ __all__ = [
     "how_to_get_traces",
     "open_path",
     "page_guide",
+    "search_page",
     "start_here",
 ]

@@ -88,6 +88,15 @@ PAGES: tuple[WorkbenchPage, ...] = (
         "Browse.",
     ),
     WorkbenchPage(
+        "pages/search.py",
+        "Search",
+        ":material/manage_search:",
+        "every step of every trace in the folder by text, regular expression or meaning "
+        "(MiniLM, its index built in the background with Stop), filtered by environment, model, "
+        "success, step reward, PRM score, label, function tag, step value, importance and "
+        "moved; each hit opens Browse at its step, and the hits export as a label queue.",
+    ),
+    WorkbenchPage(
         "pages/settings.py",
         "Settings",
         ":material/settings:",
