@@ -117,9 +117,7 @@ class CostPlan:
             2.0
 
         """
-        if not self.tokens_per_second:
-            return None
-        return (self.estimated_tokens + self.forced_tokens) / self.tokens_per_second
+        return self._at_speed(self.estimated_tokens + self.forced_tokens)
 
     @property
     def seconds_at_most(self) -> float | None:
@@ -130,9 +128,11 @@ class CostPlan:
             8.0
 
         """
-        if not self.tokens_per_second:
-            return None
-        return self.max_tokens / self.tokens_per_second
+        return self._at_speed(self.max_tokens)
+
+    def _at_speed(self, tokens: int) -> float | None:
+        """The seconds ``tokens`` take at ``tokens_per_second`` (None: no speed known)."""
+        return tokens / self.tokens_per_second if self.tokens_per_second else None
 
     def summary(self) -> str:
         """The plan in one line.

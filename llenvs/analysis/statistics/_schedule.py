@@ -105,15 +105,23 @@ def _level_up(tallies: Mapping[int, Tally], level: int, budget_left: int) -> lis
     return wanted[: max(0, budget_left)]
 
 
+@dataclass(frozen=True)
 class _Rounds:
     """A first round of ``initial`` rollouts per boundary, then rounds of ``round_size``.
 
-    ``round_size`` None: as many as there are boundaries. Each schedule hands out its later
-    rounds its own way (``later_round``).
+    Each schedule hands out its later rounds its own way (``later_round``).
     """
 
-    initial: int
-    round_size: int | None
+    initial: int = 4
+    """Rollouts every boundary gets before any gets more."""
+    round_size: int | None = None
+    """Rollouts per later round (None: as many as there are boundaries)."""
+
+    def __post_init__(self) -> None:
+        if self.initial < 1:
+            raise ValueError(f"initial must be >= 1, got {self.initial}")
+        if self.round_size is not None and self.round_size < 1:
+            raise ValueError(f"round_size must be >= 1 or None, got {self.round_size}")
 
     def next_round(
         self,
@@ -170,10 +178,7 @@ class FixedSchedule:
         prices: Prices | None = None,
     ) -> list[int]:
         """Bring every boundary ``per_round`` above the least sampled one (prices aside)."""
-        open_ = sampled(tallies)
-        if not open_ or budget_left <= 0:
-            return []
-        lowest = min(t.trials for t in open_.values())
+        lowest = min((t.trials for t in sampled(tallies).values()), default=0)
         return _level_up(tallies, lowest + self.per_round, budget_left)
 
 
@@ -204,10 +209,6 @@ class AdaptiveSchedule(_Rounds):
 
     """
 
-    initial: int = 4
-    """Rollouts every boundary gets before any gets more."""
-    round_size: int | None = None
-    """Rollouts per later round (None: as many as there are boundaries)."""
     top_k: int = 3
     """How many of the most important steps to settle first, in order (0: none, widths only)."""
     change_prior: float | None = CHANGE_PRIOR
@@ -215,7 +216,7 @@ class AdaptiveSchedule(_Rounds):
     this prior chance (``llenvs.analysis.statistics``); None: each value on its own."""
 
     def __post_init__(self) -> None:
-        _check_rounds(self.initial, self.round_size)
+        super().__post_init__()
         if self.top_k < 0:
             raise ValueError(f"top_k must be >= 0, got {self.top_k}")
 
@@ -265,8 +266,6 @@ class MovesSchedule(_Rounds):
 
     initial: int = 8
     """Rollouts every boundary gets before any gets more."""
-    round_size: int | None = None
-    """Rollouts per later round (None: as many as there are boundaries)."""
     low: float = 0.05
     """A step whose chance of having moved is at most this is settled: it did not."""
     high: float = 0.95
@@ -280,7 +279,7 @@ class MovesSchedule(_Rounds):
     least this is (0: moved at all)."""
 
     def __post_init__(self) -> None:
-        _check_rounds(self.initial, self.round_size)
+        super().__post_init__()
         if not 0 <= self.low < self.high <= 1:
             raise ValueError(f"need 0 <= low < high <= 1, got {self.low} and {self.high}")
 
@@ -323,14 +322,6 @@ def default_schedule() -> Schedule:
 
     """
     return AdaptiveSchedule()
-
-
-def _check_rounds(initial: int, round_size: int | None) -> None:
-    """Refuse a first round of no rollouts, or later rounds of none."""
-    if initial < 1:
-        raise ValueError(f"initial must be >= 1, got {initial}")
-    if round_size is not None and round_size < 1:
-        raise ValueError(f"round_size must be >= 1 or None, got {round_size}")
 
 
 def _widest(
