@@ -1,7 +1,8 @@
 r"""``llenvs intervene``: branch a stored trace at segment k and append the new trace.
 
 The first k segments are replayed as they are; then the next segment is forced, feedback is
-injected, the rest is completed in one call, or generation simply resumes (resample). The new
+injected, the rest is completed in one call, generation simply resumes (resample), or the next
+segment is resampled until the model writes something close to a text (substitute). The new
 trace goes to the trace file's branches sidecar (``<name>.branches.jsonl``), naming its parent.
 Without ``--prm`` the branch is scored by the PRM that scored the trace (``run.spec.prm``), if one
 did; ``--prm none`` scores it with none. ``--prm judge`` makes the branch's own model the judge,
@@ -38,6 +39,12 @@ from llenvs.cli._model_options import add_backend_options, add_sampling_options
 from llenvs.cli._model_options import sampling_params as sampling_from_args
 from llenvs.cli._options import PRM_BASE_URL_HELP, bounded, prm_options
 from llenvs.cli._server_options import add_server_options, recorded_backend
+from llenvs.cli._substitute_options import (
+    add_substitute_options,
+    substitute_intervention,
+    substitute_lines,
+    substitute_similarity,
+)
 from llenvs.cli._trace_argument import add_trace_arguments
 from llenvs.core import (
     COMPLETE,
@@ -49,6 +56,7 @@ from llenvs.core import (
     ModelBackend,
     Resample,
     SamplingParams,
+    Substitute,
 )
 from llenvs.evaluation import BranchRequest, intervene, trace_sampling_params
 from llenvs.evaluation.branching import OnPolicy
@@ -71,7 +79,7 @@ def add_parser(subparsers: Any) -> None:
     """
     parser = subparsers.add_parser(
         "intervene",
-        help="branch a trace at segment k: force, feedback, complete or resample",
+        help="branch a trace at segment k: force, feedback, complete, resample or substitute",
         description=(
             "Replay the first --at segments of a trace, intervene, generate the rest, and "
             "append the new trace (which names its parent) to the branches sidecar."
@@ -86,6 +94,12 @@ def add_parser(subparsers: Any) -> None:
     action.add_argument("--feedback", metavar="TEXT", help="inject TEXT as a user turn")
     action.add_argument("--complete", action="store_true", help="finish the rest in one call")
     action.add_argument("--resample", action="store_true", help="generate again from there")
+    action.add_argument(
+        "--substitute",
+        metavar="TEXT",
+        help="an on-policy substitute: resample the next segment (up to --tries times) and "
+        "keep the model's own segment closest in meaning to TEXT, then generate the rest",
+    )
     parser.add_argument(
         "--samples",
         type=bounded(SAMPLES),
@@ -115,9 +129,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="K",
         help="with --force: first score the forced text against K continuations of the model's "
         "own from the same place (its percentile of mean log-probability per token), print it "
-        "and record it on the branch as metadata.on_policy (0: skip; default 16; needs a model "
-        "that gives prompt log-probabilities, else it is skipped with a note)",
+        "and record it on the branch as metadata.on_policy (with --substitute: the chosen text "
+        "and the target, in metadata.substitute; 0: skip; default 16; needs a model that gives "
+        "prompt log-probabilities, else it is skipped with a note)",
     )
+    add_substitute_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="draw no spinner")
     parser.set_defaults(func=run)
 
@@ -142,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             prm_options=options,
             sampling_params=None if isinstance(intervention, Resample) else params,
             on_policy_samples=_on_policy_samples(args, intervention, backend),
+            similarity=substitute_similarity(args, intervention),
         )
     sidecar = branches_path(args.traces)
     for number, child in enumerate(children):
@@ -155,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{segment.index}] {segment.text!r} {flags}{terminal} {scores}".rstrip())
         if "on_policy" in child.metadata and number == 0:
             print(_on_policy_line(child.metadata["on_policy"]))
+        if "substitute" in child.metadata:
+            print(substitute_lines(child.metadata["substitute"]))
         error = f"; error: {child.error}" if child.error else ""
         print(f"success: {child.success}{error}; branch {child.trace_id} appended to {sidecar}")
     return 0
@@ -164,7 +183,7 @@ def _on_policy_samples(
     args: argparse.Namespace, intervention: Intervention, backend: ModelBackend
 ) -> int:
     """How many samples the forced text is scored against (0: none; said why on stderr)."""
-    if not isinstance(intervention, Force) or args.on_policy <= 0:
+    if not isinstance(intervention, Force | Substitute) or args.on_policy <= 0:
         return 0
     if backend.capabilities.score is None:
         print(
@@ -246,7 +265,7 @@ def _intervention(args: argparse.Namespace, params: SamplingParams) -> Intervent
 
     """  # noqa: E501
     samples = args.samples
-    made = text_intervention(args)
+    made = text_intervention(args) or substitute_intervention(args, params)
     if made is None:
         if not args.complete:
             return Resample(samples, params)

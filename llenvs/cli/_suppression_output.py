@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from llenvs.analysis.instruments import Suppression
+from llenvs.analysis.instruments import MIN_SCORES, NEAR, Suppression
 
 __all__ = ["print_suppression", "suppression_json"]
 
@@ -59,7 +59,11 @@ def print_suppression(trace_id: str, found: Suppression, *, as_json: bool) -> No
     for i, j, value in found.strongest(SHOWN):
         print(f"  step {i} → step {j}: {value:.3f}")
     if not found.receiver_heads:
-        print("receiver heads: too few steps (each needs 4 steps after it and 4 steps to score)")
+        print(
+            f"receiver heads: none listed: a head's spread is scored over the steps at least "
+            f"{NEAR} before the end, at least {MIN_SCORES} of them, so a trace needs "
+            f"{MIN_SCORES + NEAR} steps (this one has {found.steps})"
+        )
     for head in found.receiver_heads:
         steps = ", ".join(map(str, head.steps))
         print(

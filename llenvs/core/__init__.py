@@ -36,8 +36,10 @@ from llenvs.core._bounds import (
     ROLLOUT_BUDGET,
     SAMPLES,
     SEED,
+    SUBSTITUTE_TRIES,
     TOKEN_BUDGET,
     Bound,
+    FloatBound,
 )
 from llenvs.core._check_env import check_env
 from llenvs.core._environment import Environment, EnvSpec, ResetOptions
@@ -49,6 +51,7 @@ from llenvs.core._intervention import (
     Force,
     Intervention,
     Resample,
+    Substitute,
     intervention_from_record,
 )
 from llenvs.core._intervention_kind import InterventionKind
@@ -128,6 +131,7 @@ __all__ = [
     "ROLLOUT_BUDGET",
     "SAMPLES",
     "SEED",
+    "SUBSTITUTE_TRIES",
     "TOKEN_BUDGET",
     "Action",
     "BackendCapabilities",
@@ -145,6 +149,7 @@ __all__ = [
     "Feedback",
     "FinishReason",
     "Flag",
+    "FloatBound",
     "Force",
     "Generation",
     "GenerationRequest",
@@ -193,6 +198,7 @@ __all__ = [
     "StepTriple",
     "StopToken",
     "Stopped",
+    "Substitute",
     "TaskIndexError",
     "TerminalStateError",
     "Text",

@@ -4,7 +4,8 @@ Each ``Bound`` is defined once here and checked where the number comes in, befor
 built: the CLI's options (``llenvs evaluate``, ``analyze``, ``intervene``), the intervention values and the workbench's
 boxes call ``check``, so both refuse the same values with the same message, which names the
 bound and why it is there. Task lists are checked against their dataset's size by
-``llenvs.core.run_spec``.
+``llenvs.core.run_spec``. ``FloatBound`` is the same for real numbers (a temperature, a
+width: the workbench's boxes).
 
 Example:
     >>> MAX_TOKENS.check(256)
@@ -19,6 +20,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from llenvs.core.errors import OutOfBoundsError
 
@@ -32,11 +34,54 @@ __all__ = [
     "SEED",
     "TOKEN_BUDGET",
     "Bound",
+    "FloatBound",
 ]
+
+N = TypeVar("N", int, float)
 
 
 @dataclass(frozen=True)
-class Bound:
+class _Range(Generic[N]):
+    """The numbers ``low..high`` (both included) a number must be in, and why."""
+
+    name: str
+    """What the number is, as the library names it (``max_tokens``)."""
+    low: N
+    """The smallest value allowed."""
+    high: N
+    """The largest value allowed."""
+    why: str = ""
+    """Why the bound is where it is, said with it."""
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.high:
+            raise ValueError(f"a bound needs low <= high, got {self.low}..{self.high}")
+
+    def describe(self) -> str:
+        """``must be low..high (why)``: what the messages say."""
+        why = f" ({self.why})" if self.why else ""
+        return f"must be {self.span()}{why}"
+
+    def span(self) -> str:
+        """``low..high``, each end as ``spell`` says it (``0..3``, ``0.05..2``)."""
+        return f"{self.spell(self.low)}..{self.spell(self.high)}"
+
+    @staticmethod
+    def spell(value: float) -> str:
+        """A number in words: an integer's digits, a float's shortest form (``2``, ``0.05``).
+
+        Example:
+            >>> Bound.spell(3), FloatBound.spell(2.0), FloatBound.spell(0.1 + 0.2)
+            ('3', '2', '0.30000000000000004')
+
+        """
+        if isinstance(value, int):
+            return str(value)
+        return f"{value:g}" if float(f"{value:g}") == value else repr(value)
+
+
+@dataclass(frozen=True)
+class Bound(_Range[int]):
     """The integers ``low..high`` (both included) a number must be in, and why.
 
     Example:
@@ -48,24 +93,6 @@ class Bound:
         'must be 0..3'
 
     """
-
-    name: str
-    """What the number is, as the library names it (``max_tokens``)."""
-    low: int
-    """The smallest value allowed."""
-    high: int
-    """The largest value allowed."""
-    why: str = ""
-    """Why the bound is where it is, said with it."""
-
-    def __post_init__(self) -> None:
-        if self.low > self.high:
-            raise ValueError(f"a bound needs low <= high, got {self.low}..{self.high}")
-
-    def describe(self) -> str:
-        """``must be low..high (why)``: what the messages say."""
-        why = f" ({self.why})" if self.why else ""
-        return f"must be {self.low}..{self.high}{why}"
 
     def check(self, value: int, name: str | None = None) -> int:
         """``value`` when it is an int in the bound, else an ``OutOfBoundsError``.
@@ -82,10 +109,21 @@ class Bound:
         """
         shown = name or self.name
         if isinstance(value, bool) or not isinstance(value, int):
-            raise OutOfBoundsError(shown, value, f"must be an integer {self.low}..{self.high}")
+            raise OutOfBoundsError(shown, value, f"must be an integer {self.span()}")
         if not self.low <= value <= self.high:
             raise OutOfBoundsError(shown, value, self.describe())
         return value
+
+
+@dataclass(frozen=True)
+class FloatBound(_Range[float]):
+    """The real numbers ``low..high`` (both included) a number must be in, and why.
+
+    Example:
+        >>> FloatBound("temperature", 0.0, 2.0).describe()
+        'must be 0..2'
+
+    """
 
 
 DATASET_SIZE = Bound(
@@ -109,6 +147,11 @@ ON_POLICY_SAMPLES = Bound(
     "on-policy samples", 0, 256, "continuations a forced text is placed among, one batch"
 )
 """Continuations of the model's own a forced text is scored against (0: not scored)."""
+
+SUBSTITUTE_TRIES = Bound(
+    "tries", 1, 256, "resamples of one segment a substitute is chosen among, a few per batch"
+)
+"""Resamples an on-policy substitute is chosen among (``Substitute.tries``, ``--tries``)."""
 
 ROLLOUT_BUDGET = Bound(
     "budget", 0, 100_000, "rollouts of one trace, each generated and stored as a line"

@@ -1,4 +1,4 @@
-"""What an intervention does at its branch point: ``Force | Feedback | Complete | Resample``.
+"""What an intervention does at its branch point: a Force, Feedback, Complete, Resample, Substitute.
 
 An intervention is one value, checked when it is made: a ``Force`` or a ``Feedback`` without
 text, or a ``Resample`` of 0 or 17 samples, cannot exist, so nothing downstream checks a kind
@@ -12,7 +12,9 @@ the kind chooses the record that reads the rest.
 
 The guide's step callbacks steer a run with ``StepDecision`` values (``llenvs.evaluation``):
 a ``Force`` becomes a ``ForceAction``, a ``Feedback`` its text, ``Complete()`` is the guide's
-own ``COMPLETE`` (one value in both), and a ``Resample`` continues (``None``).
+own ``COMPLETE`` (one value in both), and a ``Resample`` continues (``None``). A ``Substitute``
+is no step decision: its text is found first (``llenvs.evaluation.branching.find_substitute``),
+and the text found is forced.
 
 Example:
     >>> Force("So 4 legs. ").to_record()
@@ -30,15 +32,25 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final
 
 from llenvs.core._backend import SamplingParams
-from llenvs.core._bounds import SAMPLES
+from llenvs.core._bounds import SAMPLES, SEED, SUBSTITUTE_TRIES
 from llenvs.core._intervention_kind import InterventionKind
-from llenvs.core._record_types import HERE, RECORD, Coded, Positive, Text, _dataclass_schema
+from llenvs.core._record_types import (
+    HERE,
+    RECORD,
+    Coded,
+    Count,
+    Number,
+    Positive,
+    Text,
+    _dataclass_schema,
+)
 from llenvs.core._records import read_record, record_dict, record_schema
 from llenvs.core.errors import RecordFormatError
 
@@ -54,6 +66,7 @@ __all__ = [
     "Force",
     "Intervention",
     "Resample",
+    "Substitute",
     "intervention_from_record",
 ]
 
@@ -215,11 +228,68 @@ class Resample(_Recorded):
             raise TypeError(f"a Resample's params must be SamplingParams, got {self.params!r}")
 
 
-Intervention = Force | Feedback | Complete | Resample
+@dataclass(frozen=True)
+class Substitute(_Recorded):
+    """Resample the next segment until the model itself writes something close to ``text``.
+
+    An on-policy substitute (Thought Branches, Macar, Bogdan et al., 2025): instead of putting
+    ``text`` in the model's mouth, up to ``tries`` segments of the model's own are sampled from
+    the branch point at ``temperature``, and the one closest in meaning to ``text`` is kept
+    (sampling stops early once one reaches ``similarity``); the rest is generated from it as a
+    ``Force`` generates after its text. The branch records what was found
+    (``metadata.substitute``: ``llenvs.evaluation.branching.Substitution``), and says so when
+    no try came close.
+
+    Example:
+        >>> Substitute("So 4 legs. ", tries=8).to_record()
+        {'kind': 'substitute', 'text': 'So 4 legs. ', 'tries': 8, 'similarity': 0.8, 'temperature': 1.0, 'seed': None}
+        >>> Substitute("x", similarity=1.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: a substitute's similarity must be above 0 and at most 1, got 1.5
+
+    """  # noqa: E501
+
+    __pydantic_config__ = RECORD
+    kind: ClassVar[InterventionKind] = InterventionKind.SUBSTITUTE
+
+    text: Text
+    """The segment to come close to (the target)."""
+    tries: Positive = 16
+    """The most segments sampled (``llenvs.core.SUBSTITUTE_TRIES``)."""
+    similarity: Number = 0.8
+    """How close is close enough to stop sampling (a cosine, above 0 and at most 1)."""
+    temperature: Number = 1.0
+    """The temperature the tries are sampled at (above 0: greedy tries would all be one)."""
+    seed: Count | None = None
+    """The first try's seed, the others derived from it (None: unseeded)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"a Substitute's text must be a string, got {self.text!r}")
+        if not self.text.strip():
+            raise ValueError(
+                f"the substitute needs a target text that is not blank, got {self.text!r}"
+            )
+        SUBSTITUTE_TRIES.check(self.tries)
+        if self.seed is not None:
+            SEED.check(self.seed)
+        if not 0 < self.similarity <= 1:
+            raise ValueError(
+                f"a substitute's similarity must be above 0 and at most 1, got {self.similarity}"
+            )
+        if not (self.temperature > 0 and math.isfinite(self.temperature)):
+            raise ValueError(
+                "a substitute samples its tries, so its temperature must be above 0, got "
+                f"{self.temperature}"
+            )
+
+
+Intervention = Force | Feedback | Complete | Resample | Substitute
 """What a branch does at its branch point."""
 
 _KINDS: dict[InterventionKind, type[Intervention]] = {
-    each.kind: each for each in (Force, Feedback, Complete, Resample)
+    each.kind: each for each in (Force, Feedback, Complete, Resample, Substitute)
 }
 """The record of each kind, in the order of ``InterventionKind``."""
 
@@ -239,7 +309,7 @@ def intervention_from_record(record: object) -> Intervention:
         >>> intervention_from_record({"kind": "rewind", "text": None})
         Traceback (most recent call last):
         ...
-        llenvs.core.errors.RecordFormatError: kind: unknown kind 'rewind': choose from force, feedback, complete, resample
+        llenvs.core.errors.RecordFormatError: kind: unknown kind 'rewind': choose from force, feedback, complete, resample, substitute
         >>> intervention_from_record({"kind": "complete", "text": "x"})
         Traceback (most recent call last):
         ...

@@ -18,7 +18,7 @@ class InterventionKind(Enum):
 
     Example:
         >>> [kind.value for kind in InterventionKind]
-        ['force', 'feedback', 'complete', 'resample']
+        ['force', 'feedback', 'complete', 'resample', 'substitute']
 
     """
 
@@ -30,3 +30,6 @@ class InterventionKind(Enum):
     """The rest was generated in one call (no text)."""
     RESAMPLE = "resample"
     """Generation simply resumed from the branch point (no text)."""
+    SUBSTITUTE = "substitute"
+    """The next segment was resampled until the model wrote text close to the intervention's
+    (an on-policy substitute), then the rest generated from it."""

@@ -32,7 +32,7 @@ from llenvs.experiments._experiment_file import (
 from llenvs.experiments._experiment_plan import ExperimentPlan, plan_experiment
 from llenvs.experiments._experiment_result import ExperimentRun
 from llenvs.experiments._experiment_summary import ExperimentSummary, PointSummary, summarize
-from llenvs.experiments._how import How
+from llenvs.experiments._how import How, SubstituteHow
 from llenvs.experiments._map_bin import MapBin, on_policy_map, prm_score_map, steerability_map
 from llenvs.experiments._parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments._perturbation import perturbed
@@ -81,6 +81,7 @@ __all__ = [
     "RunRows",
     "SegmentAt",
     "SkipReason",
+    "SubstituteHow",
     "TemplateValues",
     "TopImportance",
     "Where",

@@ -42,7 +42,15 @@ from dataclasses import dataclass, field, replace
 from typing import overload
 
 from llenvs.analysis.sampling import exact_outcome
-from llenvs.core import Complete, Feedback, Force, Intervention, Resample, record_dict
+from llenvs.core import (
+    Complete,
+    Feedback,
+    Force,
+    Intervention,
+    Resample,
+    Substitute,
+    record_dict,
+)
 from llenvs.evaluation.branching import (
     BranchJob,
     BranchRequest,
@@ -191,6 +199,12 @@ def _point(
             case Resample(params=params):
                 intervention = Resample(1, replace(recipe.how.params(params or recorded)))
                 sampling = None
+            case Force(text=text) if recipe.how.substitute is not None:
+                intervention = recipe.how.substitute.substitute(text, seed)
+                sampling = recipe.how.params(recorded)
+            case Substitute():
+                intervention = replace(what, seed=seed)
+                sampling = recipe.how.params(recorded)
             case Force() | Feedback() | Complete():
                 intervention = what
                 sampling = recipe.how.params(recorded)

@@ -24,14 +24,47 @@ from llenvs.core import (
     SAMPLES,
     Count,
     Int64,
+    Number,
     Positive,
     SamplingParams,
+    Substitute,
     Text,
     omit_when_empty,
 )
 from llenvs.evaluation.episodes import derived_seeds
 
-__all__ = ["How"]
+__all__ = ["How", "SubstituteHow"]
+
+
+@dataclass(frozen=True)
+class SubstituteHow:
+    """How an experiment's substitutes are searched for (``llenvs.core.Substitute``'s own).
+
+    Example:
+        >>> SubstituteHow(tries=8).substitute("So 9. ", seed=4)
+        Substitute(text='So 9. ', tries=8, similarity=0.8, temperature=1.0, seed=4)
+
+    """
+
+    __pydantic_config__ = RECORD
+
+    tries: Positive = 16
+    """The most segments sampled at each point."""
+    similarity: Number = 0.8
+    """How close a try must come to stop sampling (a cosine, above 0 and at most 1)."""
+    temperature: Number = 1.0
+    """The temperature the tries are sampled at (above 0)."""
+    measure: Text | None = None
+    """How tries are measured: ``minilm`` or ``lexical``; None: MiniLM where installed."""
+
+    def __post_init__(self) -> None:
+        self.substitute("x", seed=0)  # its checks, made once when the recipe is read
+        if self.measure not in (None, "minilm", "lexical"):
+            raise ValueError(f"measure: choose minilm or lexical, got {self.measure!r}")
+
+    def substitute(self, text: str, seed: int | None) -> Substitute:
+        """The substitute of ``text`` at one point, its tries seeded from ``seed``."""
+        return Substitute(text, self.tries, self.similarity, self.temperature, seed)
 
 
 @dataclass(frozen=True)
@@ -47,7 +80,9 @@ class How:
     """
 
     __pydantic_config__ = RECORD
-    __get_pydantic_core_schema__ = omit_when_empty("model", "sampling", "max_tokens", "on_policy")
+    __get_pydantic_core_schema__ = omit_when_empty(
+        "model", "sampling", "max_tokens", "on_policy", "substitute"
+    )
 
     samples: Positive = 1
     """Branches per point (a resample's ``n`` multiplies it), each with its own seed."""
@@ -61,7 +96,11 @@ class How:
     """The token budget of each branch, over whatever sampling applies; None: unchanged."""
     on_policy: Count = 0
     """For a Force: score each point's text against this many continuations of the model's
-    own first (``llenvs.evaluation.branching``); 0: not scored."""
+    own first (``llenvs.evaluation.branching``); 0: not scored. For a substitute: its chosen
+    text and its target."""
+    substitute: SubstituteHow | None = None
+    """Substitutes instead of forced text: each point's Force text becomes the target of a
+    ``Substitute`` (the model's own closest segment is forced); None: the text is forced."""
 
     def __post_init__(self) -> None:
         SAMPLES.check(self.samples)

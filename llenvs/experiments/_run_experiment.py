@@ -38,10 +38,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from llenvs.analysis import published_step_analysis, stored_step_analysis
+from llenvs.analysis.instruments import similarity_named
 from llenvs.analysis.sampling import final_answer
 from llenvs.analysis.sidecar import published_by_trace, stored_keys
-from llenvs.core import Force, ModelBackend, RunControl
-from llenvs.evaluation.branching import OnPolicy, run_branches
+from llenvs.core import Force, ModelBackend, RunControl, Substitute
+from llenvs.evaluation.branching import OnPolicy, recorded_substitute, run_branches
 from llenvs.experiments._branch_outcome import BranchKey, BranchOutcome
 from llenvs.experiments._experiment_events import BranchRecorded
 from llenvs.experiments._experiment_file import (
@@ -56,6 +57,7 @@ from llenvs.experiments._experiment_result import ExperimentRun
 from llenvs.experiments._planned_branch import PlannedBranch
 from llenvs.experiments._point_scores import check_scoring, on_policy_scores, point_key
 from llenvs.experiments._recipe import Recipe
+from llenvs.experiments._substitutes import forced_job, substitutes
 from llenvs.experiments._where import Importances, TopImportance
 from llenvs.traces.files import analysis_path, append_branch, read_branches, read_traces
 from llenvs.traces.records import Trace
@@ -111,7 +113,7 @@ def run_experiment(
 
     """
     planned = plan_file(recipe, parents_file)
-    if isinstance(recipe.what, Force):
+    if isinstance(recipe.what, Force | Substitute):
         check_scoring(backend, recipe.how.on_policy)
     path = experiment_path(out)
     header = start_experiment(path, recipe, parents_file, overwrite=overwrite)
@@ -127,9 +129,13 @@ def run_experiment(
         scores = on_policy_scores(
             todo, backend, recipe.how.on_policy, seed=recipe.how.seed, control=control
         )
+    measure = None if recipe.how.substitute is None else recipe.how.substitute.measure
+    found = substitutes(
+        todo, backend, similarity_named(measure), on_policy=recipe.how.on_policy, control=control
+    )
     flips = sum(o.flipped for o in read_experiment(path)[1])
     started, ran = time.monotonic(), 0
-    jobs = [branch.job for branch in todo]
+    jobs = [forced_job(branch, found) for branch in todo]
     for number, result, trace in run_branches(jobs, backend, in_flight=in_flight, control=control):
         if result.metadata.get("stopped"):
             continue
@@ -143,6 +149,11 @@ def run_experiment(
             made["on_policy"] = scored.to_record()
             outcome = _scored(outcome, scored)
         trace = replace(trace, metadata={**trace.metadata, **made})
+        substitute = found.get(branch.key)
+        if substitute is not None and isinstance(branch.request.intervention, Substitute):
+            trace = recorded_substitute(trace, branch.request.intervention, substitute)
+            if substitute.on_policy is not None:  # the text it forced: the model's own
+                outcome = _scored(outcome, substitute.on_policy)
         append_branch(parents_file, trace)
         append_outcome(path, replace(outcome, branch_id=trace.trace_id))
         done.add(branch.key)

@@ -41,7 +41,7 @@ from llenvs.analysis.sidecar import (
 from llenvs.core import Force, SamplingParams, record_dict
 from llenvs.experiments._branch_outcome import BranchOutcome
 from llenvs.experiments._experiment_file import EXPERIMENT_VERSION, ExperimentHeader
-from llenvs.experiments._how import How
+from llenvs.experiments._how import How, SubstituteHow
 from llenvs.experiments._parent_filter import ParentFilter, ParentOutcome
 from llenvs.experiments._recipe import Recipe
 from llenvs.experiments._where import WHERE_RULES, RelativePositions
@@ -88,6 +88,7 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`recipe`: Recipe", Recipe),
     ("`recipe.parents`: ParentFilter (a field that is null is absent)", ParentFilter),
     ("`recipe.how`: How (a field that is null or 0 is absent)", How),
+    ("`recipe.how.substitute`: SubstituteHow (substitutes instead of forced text)", SubstituteHow),
     ('Each later line, `"kind": "branch"`: BranchOutcome', BranchOutcome),
 )
 """The records documented, in order, with their headings."""
@@ -104,7 +105,10 @@ EXAMPLES: dict[type, dict[str, Any]] = {
     ExperimentHeader: record_dict(HEADER),
     Recipe: record_dict(RECIPE),
     ParentFilter: record_dict(ParentFilter("leg_counting", ParentOutcome.FAILED, (1, 2), 5)),
-    How: record_dict(How(2, 0, "embedded", SamplingParams(), 256, on_policy=16)),
+    How: record_dict(
+        How(2, 0, "embedded", SamplingParams(), 256, on_policy=16, substitute=SubstituteHow())
+    ),
+    SubstituteHow: record_dict(SubstituteHow(8, 0.8, 1.0, "minilm")),
     BranchOutcome: record_dict(OUTCOME),
 }
 """Each record as its writer stores it (a test checks that the tables name exactly these keys)."""

@@ -1,9 +1,9 @@
 """``TemplateValues``: what an intervention's text may name, for one parent and one segment.
 
-A recipe's ``Force`` and ``Feedback`` texts are templates: ``{segment}`` (the intervened
-segment's own text), ``{answer}`` (the parent's final answer), ``{expected}`` (the task's
-answer) and ``{perturbed}`` (the segment with its first number changed: ``perturbed``). Only
-these four are replaced; any other brace stays as written.
+A recipe's ``Force``, ``Feedback`` and ``Substitute`` texts are templates: ``{segment}`` (the
+intervened segment's own text), ``{answer}`` (the parent's final answer), ``{expected}`` (the
+task's answer) and ``{perturbed}`` (the segment with its first number changed: ``perturbed``).
+Only these four are replaced; any other brace stays as written.
 
 Example:
     >>> from llenvs.core._intervention import Feedback
@@ -15,9 +15,9 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from llenvs.core import Feedback, Force, Intervention
+from llenvs.core import Feedback, Force, Intervention, Substitute
 
 __all__ = ["PLACEHOLDERS", "TemplateValues"]
 
@@ -62,10 +62,10 @@ class TemplateValues:
         A rendered text that is empty or blank cannot be a force or feedback: None too.
         """
         match what:
-            case Force(text=template) | Feedback(text=template):
+            case Force(text=template) | Feedback(text=template) | Substitute(text=template):
                 text = self.render(template)
                 if text is None or not text.strip():
                     return None
-                return Force(text) if isinstance(what, Force) else Feedback(text)
+                return replace(what, text=text)
             case _:
                 return what

@@ -25,6 +25,7 @@ from llenvs.core import (
     Message,
     Resample,
     SamplingParams,
+    Substitute,
     record_schema,
 )
 from llenvs.core.run_spec import (
@@ -71,6 +72,10 @@ RECORDS: tuple[tuple[str, type], ...] = (
     ("`segments[]`: SegmentRecord", SegmentRecord),
     ("`parent`: BranchRecord (for an intervention; else null)", BranchRecord),
     ("`parent.intervention` of a resample, besides `kind` and `text`: Resample", Resample),
+    (
+        "`parent.intervention` of a substitute, besides `kind` and `text` (its target): Substitute",
+        Substitute,
+    ),
     ("Step labels: one line of `<name>.labels.jsonl`, the label store (StepLabel)", StepLabel),
 )
 """The records documented, in order, with their headings."""

@@ -9,6 +9,7 @@ Importing ``llenvs.analysis`` here registers the ``mc`` PRM (``MonteCarloPRM``) 
 """
 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
+from llenvs.core import FloatBound  # the boxes' real ranges, declared beside Bound
 from llenvs.workbench._aligned_view import LEXICAL, AlignedView, StepMark, aligned_view
 from llenvs.workbench._branch_comparison import (
     aligned_segments,
@@ -24,7 +25,6 @@ from llenvs.workbench._browse_location import KEPT_PARAMS, MODE_PARAM, BrowseLoc
 from llenvs.workbench._experiment_tables import bin_rows, branch_rows, summary_table, verdict
 from llenvs.workbench._number_entry import (
     TEMPERATURE,
-    FloatBound,
     NumberEntry,
     OutOfRange,
     allowed,
@@ -38,6 +38,7 @@ from llenvs.workbench._segmenter_comparison import (
     compare_segmenters,
 )
 from llenvs.workbench._short_name import SIDEBAR_NAME, short_name
+from llenvs.workbench._substitution_rows import substitution_rows
 from llenvs.workbench._whitespace import one_line, visible_whitespace
 from llenvs.workbench._wording import MISSING, count, describe_key, duration, success_rate
 from llenvs.workbench._workbench_pages import PAGES
@@ -84,6 +85,7 @@ __all__ = [
     "sample_summary",
     "scorer_name",
     "short_name",
+    "substitution_rows",
     "success_rate",
     "summary_table",
     "verdict",

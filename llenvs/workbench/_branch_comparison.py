@@ -19,7 +19,7 @@ import pandas as pd
 
 from llenvs.adapters import extract_answer
 from llenvs.analysis.statistics import wilson_interval
-from llenvs.core import Complete, Feedback, Force, Resample
+from llenvs.core import Complete, Feedback, Force, Resample, Substitute
 from llenvs.traces import BranchRecord, InterventionKind, Trace
 from llenvs.workbench._whitespace import one_line, only_whitespace_differs, visible_whitespace
 
@@ -44,7 +44,8 @@ WHITESPACE_ONLY = "differs only in whitespace"
 def branch_point(kind: InterventionKind, segment: int) -> int:
     """How many of the parent's segments an action of ``kind`` on segment ``segment`` keeps.
 
-    Force and resample replace segment k (keep 0..k-1); feedback and COMPLETE come after it.
+    Force, substitute and resample replace segment k (keep 0..k-1); feedback and COMPLETE come
+    after it.
     ``kind`` is the action the panel has chosen (an intervention's own is its ``kind``).
 
     Example:
@@ -52,7 +53,7 @@ def branch_point(kind: InterventionKind, segment: int) -> int:
         (3, 4)
 
     """
-    if kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE):
+    if kind in (InterventionKind.FORCE, InterventionKind.RESAMPLE, InterventionKind.SUBSTITUTE):
         return segment
     return segment + 1
 
@@ -71,7 +72,7 @@ def acted_on(record: BranchRecord) -> int:
 
     """
     match record.intervention:
-        case Force() | Resample():
+        case Force() | Resample() | Substitute():
             return record.segment_index
         case Feedback() | Complete():
             return record.segment_index - 1
@@ -93,6 +94,8 @@ def describe_branch(record: BranchRecord) -> str:
     match record.intervention:
         case Force(text=text):
             return f"force segment {segment}: {one_line(text)[:40]!r}"
+        case Substitute(text=text):
+            return f"substitute segment {segment} (like {one_line(text)[:40]!r})"
         case Resample():
             return f"resample from segment {segment}"
         case Feedback(text=text):
@@ -155,6 +158,11 @@ def describe_action(kind: InterventionKind, segment: int, samples: int = 1) -> s
     kept = _kept(branch_point(kind, segment))
     if kind is InterventionKind.FORCE:
         return f"{kept}, replaces segment {segment} with your text, generates the rest"
+    if kind is InterventionKind.SUBSTITUTE:
+        return (
+            f"{kept}, resamples segment {segment} until the model writes something close to your "
+            "text, keeps the closest, generates the rest"
+        )
     if kind is InterventionKind.FEEDBACK:
         return (
             f"{kept}, adds your feedback as a user turn after segment {segment}, "

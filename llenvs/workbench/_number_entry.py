@@ -5,7 +5,7 @@ as typed; one outside is clamped to the nearest end, with a note that says so, o
 the range and why it is there; a text that is no number is refused. The caller acts on what is
 used and nothing else: an action whose box refuses stays off, and the caption of a plan states
 the number used. Whole-number ranges are the library's ``Bound`` (the CLI checks the same
-ones); ``FloatBound`` is a range of real numbers (a temperature, a width).
+ones), ranges of real numbers (a temperature, a width) its ``FloatBound``.
 
 Example:
     >>> from llenvs.core._bounds import SAMPLES
@@ -23,9 +23,9 @@ from decimal import Decimal, InvalidOperation
 from enum import Enum
 from typing import Generic, TypeVar, overload
 
-from llenvs.core import Bound
+from llenvs.core import Bound, FloatBound
 
-__all__ = ["TEMPERATURE", "FloatBound", "NumberEntry", "OutOfRange", "allowed", "read_number"]
+__all__ = ["TEMPERATURE", "NumberEntry", "OutOfRange", "allowed", "read_number"]
 
 N = TypeVar("N", int, float)
 
@@ -40,35 +40,6 @@ class OutOfRange(Enum):
     """Use the nearest end of the range, and say so under the box."""
     REFUSE = "refuse"
     """Use nothing, and say why: the action the box feeds stays off."""
-
-
-@dataclass(frozen=True)
-class FloatBound:
-    """The real numbers ``low..high`` (both included) a number must be in, and why.
-
-    Example:
-        >>> FloatBound("temperature", 0.0, 2.0).describe()
-        'must be 0..2'
-
-    """
-
-    name: str
-    """What the number is."""
-    low: float
-    """The smallest value allowed."""
-    high: float
-    """The largest value allowed."""
-    why: str = ""
-    """Why the bound is where it is, said with it."""
-
-    def __post_init__(self) -> None:
-        if not self.low <= self.high:
-            raise ValueError(f"a bound needs low <= high, got {self.low}..{self.high}")
-
-    def describe(self) -> str:
-        """``must be low..high (why)``: what the messages say."""
-        why = f" ({self.why})" if self.why else ""
-        return f"must be {allowed(self)}{why}"
 
 
 TEMPERATURE = FloatBound("temperature", 0.0, 2.0, "0 is greedy")
@@ -105,7 +76,7 @@ def allowed(bound: Bound | FloatBound) -> str:
         ('0..3', '0.05..2')
 
     """
-    return f"{_number(bound.low)}..{_number(bound.high)}"
+    return bound.span()
 
 
 @overload
@@ -153,7 +124,7 @@ def read_number(
     if out_of_range is OutOfRange.REFUSE:
         return NumberEntry(None, f"{shown} {bound.describe()}, got {_cut(typed)}")
     end = bound.low if number < low else bound.high
-    note = f"{shown} {_cut(typed)} clamped to {_number(end)} (allowed {allowed(bound)})"
+    note = f"{shown} {_cut(typed)} clamped to {bound.spell(end)} (allowed {allowed(bound)})"
     return NumberEntry(end, note) if whole else NumberEntry(float(end), note)
 
 
@@ -172,13 +143,6 @@ def _float_ends(bound: Bound | FloatBound) -> tuple[Decimal, Decimal]:
     0.01, not 0.01000000000000000020816...: typing an end gives that end.
     """
     return Decimal(repr(float(bound.low))), Decimal(repr(float(bound.high)))
-
-
-def _number(value: float) -> str:
-    """A bound's end in words: an integer's digits, a float's shortest form (``2``, ``0.05``)."""
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:g}" if float(f"{value:g}") == value else repr(value)
 
 
 def _cut(typed: str) -> str:

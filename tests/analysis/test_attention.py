@@ -12,7 +12,13 @@ import json
 
 import pytest
 
-from llenvs.analysis.instruments import AttentionError, attention_suppression, step_of_tokens
+from llenvs.analysis.instruments import (
+    MIN_SCORES,
+    NEAR,
+    AttentionError,
+    attention_suppression,
+    step_of_tokens,
+)
 from llenvs.cli.main import main
 from llenvs.inference import get_backend
 from llenvs.traces import write_traces
@@ -25,7 +31,8 @@ RESTATED = (
 LONG = (
     "A cow has 4 legs. A chicken has 2 legs. The farm has 3 cows. The farm has 5 chickens. "
     "Cows give 3 times 4 legs. That is 12 legs. Chickens give 5 times 2 legs. That is 10 legs. "
-    "So 12 plus 10 is 22 legs. <answer>22</answer>"
+    "So 12 plus 10 is 22 legs. Check the cows again. Three cows, four legs each. Check the "
+    "chickens again. Five chickens, two legs each. <answer>22</answer>"
 )
 
 
@@ -59,7 +66,10 @@ def test_receiver_heads_are_listed_by_kurtosis_with_the_steps_they_point_at(embe
     trace = leg_counting_trace(LONG, model="transformers/SmolLM2-135M-Instruct")
     found = attention_suppression(trace, embedded_backend)
     heads = found.receiver_heads
-    assert heads, "nine steps leave five scores per head"
+    assert len(trace.segments) >= MIN_SCORES + NEAR, "enough steps to score a head's spread"
+    assert heads
+    short = attention_suppression(leg_counting_trace(RESTATED), embedded_backend)
+    assert short.receiver_heads == ()  # five steps: every head would tie
     assert [h.kurtosis for h in heads] == sorted((h.kurtosis for h in heads), reverse=True)
     config = embedded_backend.capabilities.weights().model.config
     assert all(0 <= h.layer < config.num_hidden_layers for h in heads)

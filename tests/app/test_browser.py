@@ -282,7 +282,28 @@ def test_force_a_segment_and_see_the_branch_beside_its_parent(browser, tmp_path)
         first, second = read_branches(folder / "lc.jsonl")
         label = _selected(page, "Compare with the parent", "#1 ")
         compared = _compared_branch(page, len(second.segments))
+        # an on-policy substitute: the model's own closest segment, shown beside the target
+        page.get_by_text("Substitute", exact=True).click()
+        target = page.get_by_label(re.compile("^Segment 2: a text the model's own segment"))
+        target.fill("Giraffes have four legs each, so two of them have 8 legs. ")
+        target.press("Control+Enter")
+        close = page.get_by_label(re.compile("^similarity"))
+        close.fill("0.5")
+        close.press("Enter")
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text("Branches of this trace (3)").wait_for(timeout=120_000)
+        found = page.get_by_text(re.compile("^Substitute: substitute found in"))
+        found.wait_for(timeout=30_000)
+        found.evaluate("e => e.scrollIntoView()")
+        page.wait_for_timeout(800)
+        screenshot(page, "substitute.png")
+        shown = found.inner_text()
         page.close()
+    *_, third = read_branches(folder / "lc.jsonl")
+    assert third.metadata["substitute"]["text"] == "Giraffes have 4 legs, so 2 × 4 = 8. "
+    assert third.segments[2].text == third.metadata["substitute"]["text"]
+    assert shown.startswith("Substitute: substitute found in 8 of 16 tries: similarity")
     assert first.parent.segment_index == 2 and first.response == right and first.success
     assert label.startswith("#1 feedback after segment 2: 'Check the last multiplication")
     verdict = "succeeded" if second.success else "failed"

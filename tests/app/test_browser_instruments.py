@@ -11,6 +11,7 @@ text, then a run of its own.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -24,11 +25,15 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.analysis.instruments import step_matrix
+from llenvs.analysis.instruments import (
+    attention_suppression,
+    instrument_agreement,
+    step_matrix,
+)
 from llenvs.core import Force
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import read_branches, read_traces
-from tests.app.served_app import REPO, screenshot, served_app
+from tests.app.served_app import REPO, grid_records, screenshot, served_app
 from tests.app.test_walkthrough import FORCED
 
 PRODUCTS = REPO / "sample_traces" / "products-smollm2.jsonl"
@@ -79,11 +84,18 @@ def test_the_content_that_returns_is_found_stored_and_shown(browser, tmp_path):
     assert found.similarity == MINILM and shown.startswith(found.caption())
 
 
-def test_which_step_led_to_which_is_found_stored_shown_and_links_to_the_step(browser, tmp_path):
+@pytest.mark.timeout(600)  # the app process loads the model and masks every step
+def test_which_step_led_to_which_is_found_stored_shown_and_links_to_the_step(
+    browser, tmp_path, embedded_backend
+):
+    """The black-box matrix, then the same trace read inside the embedded model beside it: the
+    KL heatmap, the receiver heads and where the two agree, as the library computes them."""
     folder, path, store = _products_copy(tmp_path)
     trace = next(read_traces(path))
     analysis = stored_step_analysis(trace, store, stored_keys(store, trace.trace_id)[-1])
     expected = step_matrix(trace, analysis, similarity=MiniLMSimilarity())  # not stored
+    inside = attention_suppression(trace, embedded_backend)
+    agreement = instrument_agreement(expected.rows(), inside.kl).caption()
     [first] = expected.led_to(0, 1)
     with served_app(folder) as url:
         page, panel, shown = _toggled(
@@ -95,6 +107,17 @@ def test_which_step_led_to_which_is_found_stored_shown_and_links_to_the_step(bro
         panel.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=30_000)
         link = panel.get_by_role("button", name=f"step {first.target}: {first.value:+.2f}")
         link.first.wait_for(timeout=30_000)
+        panel.get_by_text("Read by the trace's own model (the embedded one).").wait_for()
+        panel.get_by_role("button", name="Read it inside the model").click()
+        said = panel.get_by_text(re.compile("^(Over [0-9]+ cells in both|Too few cells)"))
+        said.wait_for(timeout=300_000)
+        assert said.inner_text() == agreement
+        panel.locator("[data-testid='stPlotlyChart']").nth(1).wait_for(timeout=30_000)
+        table = panel.locator("[data-testid='stDataFrame']").filter(has_text="kurtosis")
+        heads = grid_records(table) if inside.receiver_heads else []
+        if not inside.receiver_heads:
+            panel.get_by_text("No receiver heads: a head's spread is scored").wait_for()
+        page.wait_for_timeout(1000)
         screenshot(panel, "step-matrix.png")
         link.first.click()
         page.wait_for_url(f"**segment={first.target}**", timeout=30_000)
@@ -104,6 +127,8 @@ def test_which_step_led_to_which_is_found_stored_shown_and_links_to_the_step(bro
     stored = step_matrix(trace, analysis, similarity=MiniLMSimilarity(), store=store)
     assert stored.compared_now == 0 and stored.rows() == expected.rows()
     assert shown == expected.caption()
+    listed = [(int(h["layer"]), int(h["head"])) for h in heads]
+    assert listed == [(h.layer, h.head) for h in inside.receiver_heads]
 
 
 @pytest.mark.timeout(600)  # the app process loads the model, then generates, on 2 shared cores

@@ -366,3 +366,46 @@ def test_a_model_that_cannot_score_a_text_is_said_so_and_generate_still_works(fo
     [made] = read_branches(folder / "lc.jsonl")
     assert made.parent.intervention == Force("Deer have 2 legs.")
     assert "on_policy" not in made.metadata
+
+
+@pytest.mark.slow  # the tries are measured with MiniLM
+def test_substitute_keeps_the_model_s_own_closest_segment_and_shows_it_beside_the_target(
+    folder, tmp_path
+):
+    """Substitute on segment 2: the tries are the model's own, the closest is forced, and the
+    panel shows the target beside it with their similarities and how many tries it took."""
+    from llenvs.core import Substitute
+
+    at = _open(folder, 2, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("Substitute").run()
+    assert "resamples segment 2 until the model writes something close to your text" in texts(at)
+    at.text_area(key="iv-force-text").input("So there are 100 legs in all.").run()
+    at.text_input(key="iv-tries").input("3").run()
+    at.text_input(key="iv-similarity").input("0.5").run()
+    generate(at)
+    assert not at.exception, at.exception
+    [child] = _branches(folder)
+    asked = child.parent.intervention
+    assert isinstance(asked, Substitute) and (asked.tries, asked.similarity) == (3, 0.5)
+    found = child.metadata["substitute"]
+    assert found["text"] == "So 100 in all. <answer>100</answer>" == child.segments[2].text
+    assert found["target"] == "So there are 100 legs in all." and found["tries"] == 3
+    assert child.success
+    shown = texts(at)
+    assert "Substitute: substitute found in 3 of 3 tries" in shown
+    rows = next(d.value for d in at.dataframe if "on-policy percentile" in d.value.columns)
+    assert rows["text"].tolist() == [found["target"], found["text"]]
+    assert rows["similarity"].tolist()[1] == round(found["similarity"], 3)
+
+
+@pytest.mark.slow  # the tries are measured with MiniLM
+def test_a_substitute_that_no_try_brings_close_says_so(folder, tmp_path):
+    at = _open(folder, 2, _responses(tmp_path, RIGHT))
+    at.radio(key="iv-action").set_value("Substitute").run()
+    at.text_area(key="iv-force-text").input("Photosynthesis happens in chloroplasts.").run()
+    at.text_input(key="iv-tries").input("2").run()
+    at.text_input(key="iv-similarity").input("0.95").run()
+    generate(at)
+    assert not at.exception, at.exception
+    warned = [w.value for w in at.warning]
+    assert any("no try came close: the closest of 2 tries" in w for w in warned), warned

@@ -56,7 +56,9 @@ def test_a_request_outside_the_trace_is_refused_when_made(parent, at, interventi
 
 
 def test_a_request_holds_an_intervention_value_not_a_kind_string(parent):
-    with pytest.raises(TypeError, match="must be a Force, Feedback, Complete or Resample"):
+    with pytest.raises(
+        TypeError, match="must be a Force, Feedback, Complete, Resample or Substitute"
+    ):
         BranchRequest(parent, 1, "force")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="the branch point must be an int"):
         BranchRequest(parent, "1", COMPLETE)  # type: ignore[arg-type]

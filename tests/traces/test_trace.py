@@ -137,7 +137,9 @@ def test_an_intervention_text_is_required_exactly_for_force_and_feedback():
         read_record(BranchRecord, record("force", None), "trace.parent", TraceFormatError)
     with pytest.raises(TraceFormatError, match="a complete intervention takes no text"):
         read_record(BranchRecord, record("complete", "x"), "trace.parent", TraceFormatError)
-    with pytest.raises(TraceFormatError, match="must be a Force, Feedback, Complete or Resample"):
+    with pytest.raises(
+        TraceFormatError, match="must be a Force, Feedback, Complete, Resample or Substitute"
+    ):
         BranchRecord("p", 1, "force")
 
 

@@ -18,12 +18,17 @@ from llenvs.analysis.instruments._aligned_diff import (
     align_traces,
 )
 from llenvs.analysis.instruments._attention import (
+    MIN_SCORES,
     NEAR,
     AttentionError,
     ReceiverHead,
     Suppression,
     attention_suppression,
     step_of_tokens,
+)
+from llenvs.analysis.instruments._instrument_agreement import (
+    InstrumentAgreement,
+    instrument_agreement,
 )
 from llenvs.analysis.instruments._monte_carlo_prm import MonteCarloPRM, make_prm
 from llenvs.analysis.instruments._resilience import (
@@ -66,6 +71,7 @@ __all__ = [
     "BY_TEXT",
     "MAX_SEGMENTERS",
     "MINILM",
+    "MIN_SCORES",
     "NEAR",
     "RETURN_THRESHOLD",
     "AlignedDiff",
@@ -75,6 +81,7 @@ __all__ = [
     "DiffOp",
     "DiffSide",
     "FirstDifference",
+    "InstrumentAgreement",
     "LexicalSimilarity",
     "MatrixCell",
     "MiniLMSimilarity",
@@ -99,6 +106,7 @@ __all__ = [
     "default_similarity",
     "find_content",
     "find_returns",
+    "instrument_agreement",
     "make_prm",
     "minilm_archive",
     "plan_cuts",

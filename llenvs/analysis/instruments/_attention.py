@@ -16,7 +16,8 @@ effect on the answer.
 receive from the tokens of steps at least ``NEAR`` steps later (blocks of token attentions
 averaged per pair of steps). A head whose scores are heavy-tailed across steps (high kurtosis)
 points at a few steps; the heads with the largest kurtosis are listed with the steps they
-point at.
+point at. A trace of fewer than ``MIN_SCORES + NEAR`` steps lists none (too few scores to tell
+a heavy tail).
 
 Example:
     >>> step_of_tokens([(0, 3), (3, 5), (5, 9), (9, 12)], [(0, 4), (4, 12)])
@@ -27,16 +28,17 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llenvs.core import LocalWeights, ModelBackend
+from llenvs.core import LocalWeights, ModelBackend, StopToken
 from llenvs.core.errors import LlenvsError
 from llenvs.evaluation.branching import prefix_prompt
 from llenvs.traces.records import Trace
 
 __all__ = [
+    "MIN_SCORES",
     "NEAR",
     "AttentionError",
     "ReceiverHead",
@@ -51,6 +53,14 @@ set the nearest 4 sentences aside: nearby text is attended to whatever it says).
 
 TOP_HEADS = 10
 """How many receiver heads are listed."""
+
+MIN_SCORES = 8
+"""The fewest vertical scores a head's kurtosis is computed over: a trace needs
+``MIN_SCORES + NEAR`` steps. On fewer the kurtosis saturates (on n scores it is at most about
+n - 3, reached by any head that looks at one step), so every head ties and none is listed."""
+
+_Pace = tuple[int, Callable[[int, int], None] | None, StopToken | None]
+"""Masked steps per forward pass, who is told of progress, and the stop asked for."""
 
 
 class AttentionError(LlenvsError, ValueError):
@@ -132,8 +142,13 @@ def attention_suppression(
     *,
     batch: int = 4,
     top_heads: int = TOP_HEADS,
+    progress: Callable[[int, int], None] | None = None,
+    stop: StopToken | None = None,
 ) -> Suppression:
     """Attention suppression between the steps of ``trace`` on ``backend``'s model.
+
+    ``progress(done, total)`` is told after each batch of masked steps; once ``stop`` is set,
+    no further batch runs and ``AttentionError`` says so (nothing is kept).
 
     Raises ``AttentionError`` for a backend whose weights are not in this process.
     """
@@ -149,7 +164,7 @@ def attention_suppression(
     ids, prompt, step_of = _layout(trace, weights)
     n = len(trace.segments)
     with weights.turn():
-        kl = _suppression(weights.model, ids, prompt, step_of, n, batch)
+        kl = _suppression(weights.model, ids, prompt, step_of, n, (batch, progress, stop))
         heads = _receiver_heads(weights.model, ids, prompt, step_of, n, top_heads)
     return Suppression(backend.name, n, len(ids) - prompt, kl, heads)
 
@@ -173,10 +188,11 @@ def _layout(trace: Trace, weights: LocalWeights) -> tuple[list[int], int, list[i
 
 
 def _suppression(
-    model: Any, ids: list[int], prompt: int, step_of: list[int], n: int, batch: int
+    model: Any, ids: list[int], prompt: int, step_of: list[int], n: int, pace: _Pace
 ) -> tuple[tuple[float | None, ...], ...]:
     import torch
 
+    batch, progress, stop = pace
     total = len(ids)
     tokens = {step: [prompt + t for t, s in enumerate(step_of) if s == step] for step in range(n)}
     low = torch.finfo(torch.float32).min
@@ -187,6 +203,10 @@ def _suppression(
         kl: list[list[float | None]] = [[None] * n for _ in range(n)]
         masked_steps = [i for i in range(n - 1) if tokens[i]]
         for start in range(0, len(masked_steps), batch):
+            if stop is not None and stop.stopped:
+                raise AttentionError(
+                    f"stopped after {start} of {len(masked_steps)} masked steps; nothing was kept"
+                )
             chunk = masked_steps[start : start + batch]
             masks = causal.repeat(len(chunk), 1, 1, 1)
             for row, i in enumerate(chunk):
@@ -202,6 +222,8 @@ def _suppression(
                     p = base[where]
                     divergence = (p.exp() * (p - masked[where])).sum(-1).clamp(min=0)
                     kl[i][j] = float(divergence.mean())
+            if progress is not None:
+                progress(min(start + batch, len(masked_steps)), len(masked_steps))
     return tuple(tuple(row) for row in kl)
 
 
@@ -233,7 +255,7 @@ def _receiver_heads(
                 for step in range(n)
                 if step + NEAR < n
             ]
-            if len(scores) < 4:
+            if len(scores) < MIN_SCORES:
                 continue
             spread = float(kurtosis(scores))
             if math.isfinite(spread):

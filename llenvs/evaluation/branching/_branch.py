@@ -35,6 +35,7 @@ from llenvs.core import (
     RunControl,
     SamplingParams,
     SegmentedEnvironment,
+    Substitute,
 )
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._trace_environment import trace_environment, trace_sampling_params
@@ -139,6 +140,8 @@ def rerun_branch(
     sampling: SamplingParams | None = own
     if isinstance(intervention, Resample):
         intervention, sampling = Resample(1, own), None
+    if isinstance(intervention, Substitute):  # the text its search chose, forced again
+        intervention = Force(_substituted_text(recorded))
     [again] = branch(
         BranchRequest(parent, record.segment_index, intervention),
         backend,
@@ -168,6 +171,23 @@ def step_decision(intervention: Intervention) -> StepDecision:
             return intervention
         case Resample():
             return None
+        case Substitute():
+            raise ValueError(
+                "a Substitute is searched for before it branches: intervene(..., "
+                "similarity=...) finds its text (find_substitute) and forces it"
+            )
+
+
+def _substituted_text(recorded: Trace) -> str:
+    """The text a substitute branch forced: its ``metadata.substitute.text``."""
+    found = recorded.metadata.get("substitute")
+    text = found.get("text") if isinstance(found, dict) else None
+    if not isinstance(text, str) or not text:
+        raise ValueError(
+            f"branch {recorded.trace_id} records a substitute but not the text it chose "
+            "(metadata.substitute.text): it cannot be made again"
+        )
+    return text
 
 
 def _branches(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llenvs.core import Complete, Feedback, Force, Intervention, Resample
+from llenvs.core import Complete, Feedback, Force, Intervention, Resample, Substitute
 from llenvs.traces.records import BranchRecord, Trace
 
 __all__ = ["BranchRequest"]
@@ -56,9 +56,9 @@ class BranchRequest:
     """What is done there."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.intervention, Force | Feedback | Complete | Resample):
+        if not isinstance(self.intervention, Force | Feedback | Complete | Resample | Substitute):
             raise TypeError(
-                "the intervention must be a Force, Feedback, Complete or Resample, got "
+                "the intervention must be a Force, Feedback, Complete, Resample or Substitute, got "
                 f"{self.intervention!r}"
             )
         count = len(self.parent.segments)

@@ -34,11 +34,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from llenvs.core import Force, ModelBackend, RunControl, SamplingParams
+from llenvs.core import Force, ModelBackend, RunControl, SamplingParams, Substitute
 from llenvs.evaluation.branching._branch import branch
 from llenvs.evaluation.branching._branch_prm import branch_prm_rewards, branch_prm_spec
 from llenvs.evaluation.branching._branch_request import BranchRequest
 from llenvs.evaluation.branching._on_policy import OnPolicy, on_policy
+from llenvs.evaluation.branching._substitute import (
+    Similarity,
+    find_substitute,
+    recorded_substitute,
+)
 from llenvs.evaluation.branching._trace_environment import trace_environment
 from llenvs.traces.files import append_branch
 from llenvs.traces.records import Trace
@@ -57,6 +62,7 @@ def intervene(
     control: RunControl | None = None,
     on_policy_samples: int = 0,
     on_policy_score: OnPolicy | None = None,
+    similarity: Similarity | None = None,
 ) -> list[Trace]:
     """Branch as ``request`` says (its parent a trace of the file ``path``); keep the branches.
 
@@ -83,12 +89,28 @@ def intervene(
             ``metadata["on_policy"]``; 0: not scored.
         on_policy_score: for a Force, its score computed already (the workbench scores the
             text before Generate): recorded as it is, nothing is computed again.
+        similarity: for a ``Substitute``, how tries are measured against its text (MiniLM or
+            the lexical one: ``llenvs.analysis.instruments.similarity_named``); it is needed.
+            Its chosen text and target are scored against ``on_policy_samples`` continuations.
+
+    A ``Substitute`` is searched for first (``find_substitute``), its chosen text forced as a
+    ``Force`` forces, and each branch records the ``Substitute`` as its intervention and the
+    search as ``metadata["substitute"]``.
 
     Returns the branches, in the order they were appended.
 
     """
     trace = request.parent
-    forced = request.intervention if isinstance(request.intervention, Force) else None
+    asked = request.intervention
+    substitution = None
+    if isinstance(asked, Substitute):
+        if similarity is None:
+            raise ValueError("a Substitute needs a similarity to measure its tries with")
+        substitution = find_substitute(
+            trace, request.at, asked, backend, similarity, on_policy_samples=on_policy_samples
+        )
+        request = replace(request, intervention=Force(substitution.text))
+    forced = asked if isinstance(asked, Force) else None
     scored = on_policy_score if forced is not None else None
     if scored is None and forced is not None and on_policy_samples:
         seed = None if sampling_params is None else sampling_params.seed
@@ -112,6 +134,8 @@ def intervene(
     if scored is not None:
         made = {"on_policy": scored.to_record()}
         children = [replace(child, metadata={**child.metadata, **made}) for child in children]
+    if isinstance(asked, Substitute) and substitution is not None:
+        children = [recorded_substitute(child, asked, substitution) for child in children]
     for child in children:
         append_branch(path, child)
     return children

@@ -23,10 +23,15 @@ from llenvs.adapters import TaskRecordEnvironment
 from llenvs.core import Environment, ModelBackend, SamplingParams, SegmentedEnvironment
 from llenvs.core.errors import LlenvsError
 from llenvs.core.registry import environment_registry
-from llenvs.core.segmenters import default_segmenter
+from llenvs.core.segmenters import Segmenter, default_segmenter
 from llenvs.traces.records import Trace, TraceFormatError
 
-__all__ = ["trace_base_environment", "trace_environment", "trace_sampling_params"]
+__all__ = [
+    "trace_base_environment",
+    "trace_environment",
+    "trace_sampling_params",
+    "trace_segmenter",
+]
 
 
 def trace_base_environment(trace: Trace) -> tuple[Environment, str | None]:
@@ -98,13 +103,27 @@ def trace_environment(
 
     """
     base, _ = trace_base_environment(trace)
-    spec = trace.run.spec.segmenter
-    segmenter = default_segmenter() if spec is None else spec.build(backend=backend)
+    segmenter = trace_segmenter(trace, backend)
     if not reward_functions:
         return SegmentedEnvironment(base, segmenter)
     return SegmentedEnvironment(
         base, segmenter, reward_functions=(*reward_functions, *base.reward_functions)
     )
+
+
+def trace_segmenter(trace: Trace, backend: ModelBackend | None = None) -> Segmenter:
+    """The segmenter a trace was cut with, made again (the default one where it records none).
+
+    ``backend`` is the model an LLM segmenter asks, when the trace's segmenter is one.
+
+    Example:
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="", segments=())
+        >>> trace_segmenter(t).spec == default_segmenter().spec
+        True
+
+    """
+    spec = trace.run.spec.segmenter
+    return default_segmenter() if spec is None else spec.build(backend=backend)
 
 
 def trace_sampling_params(trace: Trace) -> SamplingParams | None:

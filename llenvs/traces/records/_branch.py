@@ -22,6 +22,7 @@ from llenvs.core import (
     Force,
     Intervention,
     Resample,
+    Substitute,
     Text,
 )
 from llenvs.traces.records._trace_format_error import TraceFormatError
@@ -58,13 +59,13 @@ class BranchRecord:
     segment_index: Count
     """Number of the parent's segments kept as the prefix (0: branched before the first)."""
     intervention: Annotated[Intervention, INTERVENTION]
-    """What was done at the branch point: `kind` (InterventionKind, below) and `text` (the forced segment or the feedback; null for complete and resample), and a resample's fields below."""  # noqa: E501
+    """What was done at the branch point: `kind` (InterventionKind, below) and `text` (the forced segment, the feedback or a substitute's target; null for complete and resample), and a resample's or a substitute's fields below."""  # noqa: E501
 
     def __post_init__(self) -> None:
-        if not isinstance(self.intervention, Force | Feedback | Complete | Resample):
+        if not isinstance(self.intervention, Force | Feedback | Complete | Resample | Substitute):
             raise TraceFormatError(
-                f"parent.intervention must be a Force, Feedback, Complete or Resample, got "
-                f"{self.intervention!r}"
+                "parent.intervention must be a Force, Feedback, Complete, Resample or Substitute, "
+                f"got {self.intervention!r}"
             )
         if isinstance(self.segment_index, bool) or not isinstance(self.segment_index, int):
             raise TraceFormatError(

@@ -1,7 +1,9 @@
 """The intervention panel's inputs for the chosen action, made into its intervention once.
 
 Force and Feedback draw a text box, Resample its samples, temperature and seed (number boxes
-that refuse a number out of range, naming the range: ``number_box``); the inputs make one
+that refuse a number out of range, naming the range: ``number_box``), Substitute the target's
+text box (Force's own draft: switching between the two keeps the text) and its tries,
+similarity, temperature and seed; the inputs make one
 ``Intervention`` (``llenvs.core``), or say why they make none (a box's refusal or
 the value's own check, shown as why Generate is off). Drafts (a forced text) live in session
 state under keys that do not hold the segment, so an edited text survives moving the selection
@@ -18,11 +20,14 @@ from llenvs.core import (
     COMPLETE,
     SAMPLES,
     SEED,
+    SUBSTITUTE_TRIES,
     Feedback,
+    FloatBound,
     Force,
     Intervention,
     Resample,
     SamplingParams,
+    Substitute,
 )
 from llenvs.evaluation import trace_sampling_params
 from llenvs.traces import InterventionKind, Trace, TraceFormatError
@@ -73,8 +78,38 @@ def action_inputs(kind: InterventionKind, trace: Trace, segment: int) -> ActionI
                 return ActionInputs(COMPLETE, None)
             case InterventionKind.RESAMPLE:
                 return _resample_inputs(trace)
+            case InterventionKind.SUBSTITUTE:
+                _keep_draft(trace, segment)
+                label = f"Segment {segment}: a text the model's own segment should come close to"
+                text = st.text_area(label, key=_FORCE, height=100)
+                return _substitute_inputs(text)
     except ValueError as error:
         return ActionInputs(None, str(error))
+    raise AssertionError(f"no inputs for {kind}")
+
+
+SIMILARITY = FloatBound("similarity", 0.05, 1.0, "a cosine: 1 is the same meaning")
+"""How close a substitute's try must come to stop sampling."""
+
+SUBSTITUTE_TEMPERATURE = FloatBound("temperature", 0.05, 2.0, "greedy tries would all be one")
+"""The temperature a substitute's tries are sampled at."""
+
+
+def _substitute_inputs(text: str) -> ActionInputs:
+    """The boxes of a substitute: the most tries, the similarity asked, temperature and seed."""
+    tries_at, close_at, temperature_at, seed_at = st.columns(4)
+    tries = number_box("tries", SUBSTITUTE_TRIES, 16, "iv-tries", where=tries_at)
+    close = number_box("similarity", SIMILARITY, 0.8, "iv-similarity", where=close_at)
+    temperature = number_box(
+        "temperature", SUBSTITUTE_TEMPERATURE, 1.0, "iv-sub-temp", where=temperature_at
+    )
+    seed = number_box("seed", SEED, 0, "iv-sub-seed", where=seed_at)
+    boxes = (tries, close, temperature, seed)
+    if any(box.value is None for box in boxes):
+        return ActionInputs(None, next(box.problem for box in boxes if box.problem))
+    assert tries.value is not None and close.value is not None and temperature.value is not None
+    made = Substitute(text, tries.value, close.value, temperature.value, seed.value)
+    return ActionInputs(made, None)
 
 
 def _resample_inputs(trace: Trace) -> ActionInputs:

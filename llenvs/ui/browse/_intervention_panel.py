@@ -1,7 +1,7 @@
 """The Browse page's intervention panel: act on the selected segment, watch the branch grow.
 
-Force, feedback, COMPLETE and resample on segment k of the open trace, each one call of the
-library's ``intervene`` (``branch`` with the runner's prefix and ``then=``): the new segments
+Force, feedback, COMPLETE, resample and substitute on segment k of the open trace, each one call
+of the library's ``intervene`` (``branch`` with the runner's prefix and ``then=``): new segments
 appear as they are generated, the branches go to the trace file's sidecar, and the newest one
 is aligned with its parent step by step (``aligned_view``). The chosen action's inputs make its
 intervention once (``action_inputs``); Generate passes it, as a ``BranchRequest``, to the job.
@@ -30,6 +30,7 @@ from llenvs.traces import (
 from llenvs.ui.browse._intervention_inputs import action_inputs
 from llenvs.ui.browse._on_policy import on_policy_check
 from llenvs.ui.browse._rerun import show_rerun
+from llenvs.ui.browse._substitution import show_substitution
 from llenvs.ui.common import (
     current_session,
     go_to,
@@ -67,6 +68,7 @@ ACTIONS: dict[str, InterventionKind] = {
     "Feedback": InterventionKind.FEEDBACK,
     "COMPLETE": InterventionKind.COMPLETE,
     "Resample": InterventionKind.RESAMPLE,
+    "Substitute": InterventionKind.SUBSTITUTE,
 }
 """The panel's actions, as labelled on screen."""
 
@@ -309,6 +311,8 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         st.caption(
             f"The forced text, {OnPolicy.from_record(child.metadata['on_policy']).summary()}"
         )
+    if "substitute" in child.metadata:
+        show_substitution(child.metadata["substitute"])
     view = aligned_view(trace, child, ("parent", "branch"))  # by words: no MiniLM unasked
     st.caption(f"Aligned step by step: {view.caption}.")
     wide = {name: st.column_config.TextColumn(name, width="large") for name in view.text_columns}

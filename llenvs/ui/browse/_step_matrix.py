@@ -4,7 +4,8 @@ For stored rollouts of ours, a toggle: on, the panel finds, for every rollout, w
 steps' content it says again (``step_matrix``: all-MiniLM-L6-v2 where installed, else word
 overlap, the caption says which), and shows, for the selected segment, the steps it led to and
 the steps that led to it (the strongest cells of its row and its column, each a button that
-selects that step), above the whole matrix as a heatmap. What is found is stored in the
+selects that step), above the whole matrix as a heatmap, and beside it the same question asked
+inside a local model (``suppression_beside``: attention suppression). What is found is stored in the
 analysis sidecar (``content`` lines), so reopening the trace reads it back. Published values
 have no rollout texts: the toggle is not offered for them.
 """
@@ -20,6 +21,7 @@ from llenvs.analysis.instruments import MatrixCell, StepMatrix, step_matrix
 from llenvs.analysis.sidecar import PUBLISHED_KEY
 from llenvs.traces import Trace
 from llenvs.ui.browse._content_returns import similarity
+from llenvs.ui.browse._suppression import suppression_beside
 from llenvs.ui.common import go_to
 from llenvs.workbench import BrowseLocation
 from llenvs.workbench.charts import matrix_figure
@@ -68,7 +70,10 @@ def matrix_toggle(
         row.caption(f"{title}:" if cells else f"{title}: no cell with rollouts on both sides")
         for cell in cells:
             _link(row, cell, getattr(cell, other), here, title)
-    st.plotly_chart(matrix_figure(matrix, step), key=f"sv-matrix-chart-{here.line}")
+    rollouts, inside = st.columns(2)
+    rollouts.plotly_chart(matrix_figure(matrix, step), key=f"sv-matrix-chart-{here.line}")
+    with inside:
+        suppression_beside(trace, matrix, here)
 
 
 def _link(

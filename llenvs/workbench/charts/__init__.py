@@ -14,7 +14,7 @@ from llenvs.workbench.charts._segment_chart import (
 )
 from llenvs.workbench.charts._segmenter_values_chart import pair_rows, segmenter_values_figure
 from llenvs.workbench.charts._steerability_chart import steerability_figure
-from llenvs.workbench.charts._step_matrix_chart import matrix_figure
+from llenvs.workbench.charts._step_matrix_chart import matrix_figure, suppression_figure
 from llenvs.workbench.charts._step_values_chart import (
     OUR_IMPORTANCE,
     importance_colour,
@@ -38,5 +38,6 @@ __all__ = [
     "selected_segment",
     "steerability_figure",
     "step_values_figure",
+    "suppression_figure",
     "x_axis",
 ]

@@ -9,8 +9,10 @@ from llenvs.workbench.jobs._on_policy_job import OnPolicyJob, on_policy_key
 from llenvs.workbench.jobs._run_outcome import OutcomeKind, RunOutcome, run_outcome
 from llenvs.workbench.jobs._segmenter_values_job import SegmenterValuesJob
 from llenvs.workbench.jobs._step_values_job import StepValuesJob
+from llenvs.workbench.jobs._suppression_job import MAX_TOKENS, SuppressionJob
 
 __all__ = [
+    "MAX_TOKENS",
     "BackgroundJob",
     "EvaluationJob",
     "EvaluationPlan",
@@ -23,6 +25,7 @@ __all__ = [
     "RunOutcome",
     "SegmenterValuesJob",
     "StepValuesJob",
+    "SuppressionJob",
     "TaskState",
     "on_policy_key",
     "run_outcome",

@@ -31,20 +31,27 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from llenvs.core import ModelBackend, RunControl, RunEvent
+from llenvs.analysis.instruments import default_similarity
+from llenvs.core import ModelBackend, RunControl, RunEvent, Substitute
 from llenvs.evaluation import BranchRequest, StepTaken, intervene
 from llenvs.evaluation.branching import OnPolicy
 from llenvs.traces import SegmentFlag, SegmentRecord, Trace, branches_path
 from llenvs.workbench.jobs._background_job import BackgroundJob
 
-__all__ = ["InterventionJob"]
+__all__ = ["SUBSTITUTE_ON_POLICY", "InterventionJob"]
+
+SUBSTITUTE_ON_POLICY = 8
+"""Continuations a substitute's chosen text and its target are each placed among."""
 
 
 class InterventionJob(BackgroundJob):
     """``intervene(path, request, backend, ...)`` in a background thread.
 
     Arguments are ``intervene``'s (a ``Resample`` carries its own sampling; ``on_policy`` is
-    its ``on_policy_score``); the thread starts at once. ``stop`` ends every branch
+    its ``on_policy_score``); the thread starts at once. A ``Substitute`` is searched for in
+    the thread too, its tries measured with MiniLM (else the lexical similarity, named), its
+    chosen text and target each placed among ``SUBSTITUTE_ON_POLICY`` continuations of the
+    model's own where the model can score a text. ``stop`` ends every branch
     after the segment being generated; what was made is kept, marked truncated.
     """
 
@@ -104,4 +111,16 @@ class InterventionJob(BackgroundJob):
             prm_options=prm_options,
             control=RunControl(self._observe, self.stop_token),
             on_policy_score=self.on_policy,
+            **_substitute_options(self.request, backend),
         )
+
+
+def _substitute_options(request: BranchRequest, backend: ModelBackend) -> dict[str, Any]:
+    """``intervene``'s options for a substitute (none for any other intervention)."""
+    if not isinstance(request.intervention, Substitute):
+        return {}
+    scores = backend.capabilities.score is not None
+    return {
+        "similarity": default_similarity(),
+        "on_policy_samples": SUBSTITUTE_ON_POLICY if scores else 0,
+    }
