@@ -12,9 +12,13 @@ On the embedded SmolLM2-135M-Instruct (float32, this machine's CPU), in one run:
   (``stored_step_analysis``), which the panel does anyway.
 - **Which step led to which** (``step_matrix``): the same 48 rollouts, each compared with every
   later step rather than the one it replaced. Peer: ``content_returns`` with the same similarity.
+- **An on-policy substitute** for that Force (``Substitute``, up to 16 tries, MiniLM already
+  loaded), then the rest. Peer: the branch Generate makes of the Force itself.
 - **Inside the model** (``attention_suppression``): products line 1, every step masked in turn,
   then the receiver heads' pass. Peer: one teacher-forced pass over the same response
-  (``capabilities.score``), the cheapest reading of the trace by the model.
+  (``capabilities.score``), the cheapest reading of the trace by the model. And the masked
+  passes alone, each batch started from the unmasked run's cache, against the same passes each
+  over the whole trace (before the cache).
 - **Does the segmenter change which step mattered** (``compare_segmenters``, three cuts: steps,
   sentence, token:16, ``BUDGET`` rollouts each). Peer: one step-value analysis of the trace as
   recorded with the same budget (``analyze_trace``): the comparison is that, once per cut.
@@ -46,10 +50,10 @@ from llenvs.analysis import (
     stored_keys,
     stored_step_analysis,
 )
-from llenvs.analysis.instruments import attention_suppression, step_matrix
-from llenvs.core import Force
+from llenvs.analysis.instruments import _attention, attention_suppression, step_matrix
+from llenvs.core import Force, Substitute
 from llenvs.evaluation import BranchRequest, intervene
-from llenvs.evaluation.branching import on_policy, prefix_prompt
+from llenvs.evaluation.branching import on_policy, prefix_prompt, substitution_from_record
 from llenvs.inference._backends.transformers_loading import get_embedded_backend
 from llenvs.traces import read_traces
 
@@ -104,6 +108,25 @@ def run() -> str:
     op = _median(lambda: on_policy(letters, 0, FORCED, backend, samples=16))
     branch = _median(_in_a_copy(force, LETTERS))
     rows.append(("how on-policy a Force is (16 samples)", op, "the branch Generate makes", branch))
+    minilm_loaded = MiniLMSimilarity()
+    asked = Substitute(FORCED, tries=16, similarity=0.8, seed=0)
+
+    def substitute(folder: Path) -> object:
+        request = BranchRequest(letters, 0, asked)
+        return intervene(folder / LETTERS.name, request, backend, similarity=minilm_loaded)
+
+    made = _in_a_copy(substitute, LETTERS)()
+    assert isinstance(made, list)
+    chosen = substitution_from_record(made[0].metadata["substitute"])
+    rows.append(
+        (
+            f"substitute for that Force, then the rest (up to 16 tries: {chosen.tries} made, "
+            f"similarity {chosen.similarity:.2f}; MiniLM loaded)",
+            _median(_in_a_copy(substitute, LETTERS)),
+            "the branch Generate makes",
+            branch,
+        )
+    )
 
     store = analysis_path(PRODUCTS)
     key = next(k for k in stored_keys(store, products.trace_id) if k.get("temperature") == 0.7)
@@ -150,6 +173,28 @@ def run() -> str:
             suppression,
             "one teacher-forced pass over the response (score)",
             scored_once,
+        )
+    )
+
+    weights = backend.capabilities.weights()
+    layout = _attention._layout(products, weights)
+
+    def masked(share: bool) -> Callable[[], object]:
+        def run() -> object:
+            with weights.turn():
+                steps = len(products.segments)
+                return _attention._suppression(
+                    weights.model, *layout, steps, (4, None, None), share_prefix=share
+                )
+
+        return run
+
+    rows.append(
+        (
+            "the masked passes, each batch from the unmasked run's cache",
+            _median(masked(True)),
+            "the same passes, each over the whole trace",
+            _median(masked(False)),
         )
     )
 

@@ -7,7 +7,7 @@ from typing import Any
 from llenvs.core import Action, RewardType, SegmentedEnvironment, Signal, State
 from llenvs.core.registry import environment_registry
 from llenvs.evaluation import replay_trace
-from llenvs.traces import Trace
+from llenvs.traces import SegmentRecord, TaskRecord, Trace
 
 
 class Hesitation:
@@ -39,3 +39,21 @@ def leg_counting_trace(response: str, model: str = "scripted") -> Trace:
     """
     base = environment_registry.get(name="leg_counting", adapter="reasoning_gym", size=100, seed=42)
     return replay_trace(SegmentedEnvironment(base, "sentence"), 0, response, model=model)
+
+
+def scored_trace(environment: str, *steps: tuple[str, float | None], success: bool = True) -> Trace:
+    """A trace of ``steps`` (text, PRM score or None), its last step rewarded for correctness.
+
+    Each PRM score is the step's ``prm`` reward too; the search tests filter on them.
+    """
+    segments, start = [], 0
+    for index, (text, prm) in enumerate(steps):
+        scores = {} if prm is None else {"prm": prm}
+        rewards = {**scores, "correctness": 1.0} if index == len(steps) - 1 else scores
+        segments.append(
+            SegmentRecord(index, start, start + len(text), text, rewards=rewards, prm_scores=scores)
+        )
+        start += len(text)
+    task = TaskRecord(environment, "a", {}, 0, "q")
+    response = "".join(text for text, _ in steps)
+    return Trace(task=task, response=response, segments=tuple(segments), success=success)

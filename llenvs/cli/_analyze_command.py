@@ -54,9 +54,9 @@ from llenvs.analysis import (
 from llenvs.analysis.instruments import attention_suppression, step_matrix
 from llenvs.analysis.sampling import other_model, reach, spent
 from llenvs.cli._analysis_table import analysis_table
-from llenvs.cli._matrix_output import print_matrix, print_stored_matrix
+from llenvs.cli._matrix_output import matrix_schedule, print_matrix, print_stored_matrix
 from llenvs.cli._model_options import add_backend_options
-from llenvs.cli._options import bounded, count, move_size
+from llenvs.cli._options import bounded, count, fraction
 from llenvs.cli._segmenter_command import planned_tokens, print_comparison, print_stored_comparison
 from llenvs.cli._server_options import add_server_options, recorded_backend
 from llenvs.cli._stored_values import print_stored_values
@@ -132,18 +132,20 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--schedule",
-        choices=("adaptive", "fixed", "moves", "first-drop"),
-        default="adaptive",
-        help="adaptive (default): rounds to the steps whose rank among the top --top-k is "
+        choices=("adaptive", "fixed", "moves", "first-drop", "matrix"),
+        help="adaptive (default; matrix with --matrix): rounds to the steps whose rank among "
+        "the top --top-k is "
         "unsettled, then to the widest intervals; fixed: the same k everywhere; moves: after 8 "
         "everywhere, rounds to both sides of every step that may have moved the value by "
         "--delta (finds more of the moves: bench/thought_anchors.py); first-drop: for a "
         "failed trace, a bisection over prefixes for the first step after which the value "
-        "stays --delta lower (where it went wrong), sampling a few boundaries only",
+        "stays --delta lower (where it went wrong), sampling a few boundaries only; matrix: "
+        "after 4 everywhere, rounds to the boundaries of the step matrix's widest cells (read "
+        "again after each round) until every cell is narrower than --width",
     )
     parser.add_argument(
         "--delta",
-        type=move_size,
+        type=fraction,
         default=MOVE_DELTA,
         help=f"the size of a move that matters: a step is called moved when its chance of "
         f"|v_i+1 - v_i| >= delta is above 1/2 (default {MOVE_DELTA})",
@@ -178,8 +180,9 @@ def add_parser(subparsers: Any) -> None:
         "--matrix",
         action="store_true",
         help="the step-to-step matrix: how much keeping step i changes how often step j's "
-        "content comes later in a rollout (of the stored rollouts with --budget 0); with --json, "
-        'one JSON object whose "matrix" is n lists of n numbers',
+        "content comes later in a rollout (of the stored rollouts with --budget 0; --budget K "
+        "adds K rollouts where the cells are widest); with --json, one JSON object whose "
+        '"matrix" is n lists of n numbers',
     )
     parser.add_argument(
         "--suppression",
@@ -270,7 +273,8 @@ def run(args: argparse.Namespace) -> int:
         speed_source=source,
         measured=stored.rollouts,
     )
-    print(cost.summary(), flush=True)
+    shown = sys.stderr if args.json else sys.stdout  # --json: stdout holds one object only
+    print(cost.summary(), file=shown, flush=True)
     published = [values.model for values in read_published(store, trace.trace_id)]
     for caveat in (
         other_model(backend.name, trace, published),
@@ -284,7 +288,10 @@ def run(args: argparse.Namespace) -> int:
         "moves": MovesSchedule(delta=args.delta),
         "first-drop": FirstDropSchedule(delta=args.delta),
     }
-    schedule = schedules[args.schedule]
+    name = args.schedule or ("matrix" if args.matrix else "adaptive")
+    if name == "matrix":
+        schedules["matrix"] = matrix_schedule(trace, backend.name, params, store, args.similarity)
+    schedule = schedules[name]
     with _progress(args.no_progress, cost.rollouts) as advance:
         analysis = analyze_trace(
             trace,

@@ -3,7 +3,9 @@
 The matrix (``llenvs.analysis.instruments.step_matrix``) of a trace's rollouts: cell (i, j) is
 how much keeping step i changes how often step j's content comes in a rollout. With
 ``--budget 0`` it is read from the rollouts the sidecar holds (the set with the most
-rollouts); else from the analysis just run. Text: what it is made of, then the strongest cells
+rollouts); else from the analysis just run, whose ``--budget`` rollouts go, round after round, to
+the boundaries of the widest cells of the matrix so far (``matrix_schedule``: its
+``MatrixSchedule``). Text: what it is made of, then the strongest cells
 whose 95% interval excludes 0. ``--json``: one object, ``{"matrix": n lists of n numbers
 (null where j <= i or a boundary has no rollouts), "low", "high" (the same shape: each cell's
 interval), "similarity", "threshold", "trace_id", "steps"}``.
@@ -21,11 +23,24 @@ import json
 import os
 from typing import Any
 
-from llenvs.analysis.instruments import StepMatrix, TextSimilarity, step_matrix
+from llenvs.analysis import AnalysisParams, analysis_key, similarity_named, stored_step_analysis
+from llenvs.analysis.instruments import (
+    MatrixSchedule,
+    StepMatrix,
+    TextSimilarity,
+    matrix_widths,
+    step_matrix,
+)
 from llenvs.cli._stored_values import stored_analyses
 from llenvs.traces.records import Trace
 
-__all__ = ["matrix_json", "print_matrix", "print_stored_matrix", "stored_matrix"]
+__all__ = [
+    "matrix_json",
+    "matrix_schedule",
+    "print_matrix",
+    "print_stored_matrix",
+    "stored_matrix",
+]
 
 SHOWN = 10
 """How many of the strongest cells the text output lists."""
@@ -94,3 +109,21 @@ def print_stored_matrix(
         return 1
     print_matrix(trace.trace_id, matrix, as_json=as_json)
     return 0
+
+
+def matrix_schedule(
+    trace: Trace,
+    model: str,
+    params: AnalysisParams,
+    store: str | os.PathLike[str],
+    similarity: str | None,
+) -> MatrixSchedule:
+    """Rounds to the widest cells of the matrix of the rollouts stored so far (this run's too)."""
+    key = analysis_key(model, params)
+    named = similarity_named(similarity)
+
+    def widths() -> dict[int, float]:
+        analysis = stored_step_analysis(trace, store, key)
+        return matrix_widths(step_matrix(trace, analysis, similarity=named, store=store))
+
+    return MatrixSchedule(widths=widths)

@@ -44,8 +44,8 @@ __all__ = [
     "build_environment",
     "count",
     "environment_kwargs",
+    "fraction",
     "given_options",
-    "move_size",
     "positive_int",
     "prm_options",
     "read_responses",
@@ -91,13 +91,13 @@ def count(text: str) -> int:
     return value
 
 
-def move_size(text: str) -> float:
-    """An argparse ``type``: the size of a move of a value, a number in (0, 1].
+def fraction(text: str) -> float:
+    """An argparse ``type``: a number in (0, 1] (a move's size, a similarity asked for).
 
     Example:
-        >>> move_size("0.2")
+        >>> fraction("0.2")
         0.2
-        >>> move_size("0")
+        >>> fraction("0")
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: expected a number in (0, 1], got 0

@@ -17,7 +17,7 @@ import argparse
 from typing import Any
 
 from llenvs.analysis.instruments import similarity_named
-from llenvs.cli._options import bounded
+from llenvs.cli._options import bounded, fraction
 from llenvs.core import SUBSTITUTE_TRIES, Intervention, SamplingParams, Substitute
 from llenvs.evaluation.branching import Similarity, substitution_from_record
 
@@ -41,7 +41,7 @@ def add_substitute_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--similarity",
-        type=_similarity,
+        type=fraction,
         default=0.8,
         metavar="S",
         help="with --substitute: stop sampling once a try is this similar to TEXT (cosine, "
@@ -97,14 +97,3 @@ def substitute_lines(record: Any) -> str:
     """
     found = substitution_from_record(record)
     return "\n".join([found.summary(), *found.on_policy_lines()])
-
-
-def _similarity(text: str) -> float:
-    """``--similarity``: a number above 0 and at most 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} is not above 0 and at most 1")
-    return value

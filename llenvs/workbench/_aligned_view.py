@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -49,6 +50,9 @@ from llenvs.core import Feedback
 from llenvs.traces import BranchRecord, Trace
 from llenvs.workbench._whitespace import only_whitespace_differs, visible_whitespace
 from llenvs.workbench._wording import count
+
+if TYPE_CHECKING:  # the search package imports this face: its facts' type only
+    from llenvs.workbench.search import StepFacts
 
 __all__ = ["LEXICAL", "AlignedView", "StepMark", "aligned_view"]
 
@@ -92,11 +96,14 @@ def aligned_view(
     b: Trace,
     names: tuple[str, str] = ("a", "b"),
     similarity: TextSimilarity = LEXICAL,
+    facts: tuple[Sequence[StepFacts], Sequence[StepFacts]] | None = None,
 ) -> AlignedView:
     """``a`` and ``b`` aligned for a page, their columns named by ``names``.
 
     When ``b`` is a branch of ``a``, the prefix it kept pairs one to one (``align_traces``'
-    ``kept``) and its intervention is shown where it happened.
+    ``kept``) and its intervention is shown where it happened. ``facts``: each side's steps'
+    stored facts (``facts_of``): their labels and step values get columns of their own when
+    either side stores any.
 
     Example:
         >>> t = leg_counting_trace("So 8. ")
@@ -109,7 +116,7 @@ def aligned_view(
     record = b.parent if b.parent is not None and b.parent.parent_id == a.trace_id else None
     kept = 0 if record is None else record.segment_index
     diff = align_traces(a, b, similarity, kept=kept)
-    rows = _Table(a, b, names, record).rows(diff.ops)
+    rows = _Table(a, b, names, record, facts).rows(diff.ops)
     return AlignedView(diff, rows, _caption(diff, names, similarity.name), names)
 
 
@@ -117,10 +124,22 @@ class _Table:
     """The rows of one alignment (what ``aligned_view`` draws)."""
 
     def __init__(
-        self, a: Trace, b: Trace, names: tuple[str, str], record: BranchRecord | None
+        self,
+        a: Trace,
+        b: Trace,
+        names: tuple[str, str],
+        record: BranchRecord | None,
+        facts: tuple[Sequence[StepFacts], Sequence[StepFacts]] | None = None,
     ) -> None:
         self.a, self.b = a, b
         self.left, self.right = names
+        self.facts = facts or ((), ())
+        self.shown = [  # (side, its name, fact): the stored facts that get columns
+            (side, name, fact)
+            for side, name, stored in zip((0, 1), names, self.facts, strict=True)
+            for fact in ("label", "value")
+            if any(getattr(f, fact) is not None for f in stored)
+        ]
         self.record = record
         self.at = None if record is None else record.segment_index
         given = None if record is None else record.intervention
@@ -141,6 +160,7 @@ class _Table:
             f"{right} PRM",
             f"{left} reward",
             f"{right} reward",
+            *(f"{name} {fact}" for _, name, fact in self.shown),
         ]
 
     def rows(self, ops: Sequence[AlignedStep]) -> pd.DataFrame:
@@ -230,7 +250,15 @@ class _Table:
             f"{self.right} PRM": _prm(step.b_numbers),
             f"{self.left} reward": _reward(step.a_numbers),
             f"{self.right} reward": _reward(step.b_numbers),
+            **{
+                f"{name} {fact}": self._fact(side, (step.a, step.b)[side], fact)
+                for side, name, fact in self.shown
+            },
         }
+
+    def _fact(self, side: int, index: int | None, fact: str) -> object:
+        stored = self.facts[side]
+        return None if index is None or index >= len(stored) else getattr(stored[index], fact)
 
 
 def _marked(

@@ -91,3 +91,26 @@ def test_analyze_suppression_json(embedded_backend, tmp_path, capsys):
     assert out["kl"][0][0] is None and out["kl"][0][4] > 0
     assert isinstance(out["receiver_heads"], list)
     assert out["model"].startswith("transformers")
+
+
+def test_starting_each_batch_from_the_unmasked_cache_changes_no_cell(embedded_backend):
+    """The shared prefix is read from the unmasked run's cache: the same KL as running every
+    masked pass over the whole trace (within float32 rounding)."""
+    from llenvs.analysis.instruments import _attention
+
+    trace = leg_counting_trace(LONG, model="transformers/SmolLM2-135M-Instruct")
+    weights = embedded_backend.capabilities.weights()
+    ids, prompt, step_of = _attention._layout(trace, weights)
+    n = len(trace.segments)
+    with weights.turn():
+        runs = [
+            _attention._suppression(
+                weights.model, ids, prompt, step_of, n, (3, None, None), share_prefix=share
+            )
+            for share in (True, False)
+        ]
+    cached, whole = runs
+    cells = [(i, j) for i in range(n) for j in range(n) if whole[i][j] is not None]
+    assert cells and all(cached[i][j] is not None for i, j in cells)
+    assert max(abs(cached[i][j] - whole[i][j]) for i, j in cells) < 1e-5
+    assert max(whole[i][j] for i, j in cells) > 1e-3  # the cells measure something

@@ -195,3 +195,30 @@ def test_analyze_matrix_without_stored_rollouts_says_how_to_get_some(tmp_path, c
     args = ["analyze", str(tmp_path / "p.jsonl"), "--trace", "2", "--budget", "0", "--matrix"]
     assert main(args) == 1
     assert "no rollouts stored for trace" in capsys.readouterr().out
+
+
+def test_analyze_matrix_budget_samples_until_every_cell_is_narrow(tmp_path, capsys):
+    """``--matrix --budget``: 4 rollouts per boundary, then rounds to the widest cells, read
+    again after each round; the scripted model says the same every time, so every cell narrows
+    alike and the run stops, budget left, once all are narrower than ``--width``."""
+    from llenvs.analysis.instruments import matrix_widths
+    from llenvs.analysis.sidecar import read_analysis
+    from llenvs.traces import write_traces
+
+    trace = leg_counting_trace("Count the cows. Each has 4 legs. So 12. <answer>12</answer>")
+    path = tmp_path / "t.jsonl"
+    write_traces(path, [trace])
+    responses = tmp_path / "r.jsonl"
+    responses.write_text(json.dumps(trace.response) + "\n")
+    args = ["analyze", str(path), "--trace", "1", "--matrix", "--budget", "400", "--width", "0.5"]
+    args += ["--similarity", "lexical", "--backend", "scripted", "--responses", str(responses)]
+    assert main([*args, "--max-tokens", "32", "--no-progress", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    [key] = stored_keys(tmp_path / "t.analysis.jsonl", trace.trace_id)
+    stored = read_analysis(tmp_path / "t.analysis.jsonl", trace.trace_id, key)
+    counts = {b: sum(r.boundary == b for r in stored.rollouts) for b in range(3)}
+    assert 4 < min(counts.values()) and sum(counts.values()) < 400  # stopped, budget left
+    analysis = stored_step_analysis(trace, tmp_path / "t.analysis.jsonl", key)
+    matrix = step_matrix(trace, analysis, similarity=LexicalSimilarity())
+    assert max(matrix_widths(matrix).values()) <= 0.5  # every cell as narrow as asked
+    assert out["matrix"] == matrix.rows()

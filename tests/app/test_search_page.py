@@ -7,30 +7,22 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
+from llenvs.traces import write_traces
 from llenvs.workbench.files import TRACES_DIR_ENV
 from llenvs.workbench.search import queue_folder, read_label_queue
+from tests.helpers import scored_trace
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _trace(*texts: str, prm: float) -> Trace:
-    segments, start = [], 0
-    for index, text in enumerate(texts):
-        scores = {"prm": prm}
-        segments.append(
-            SegmentRecord(index, start, start + len(text), text, rewards=scores, prm_scores=scores)
-        )
-        start += len(text)
-    task = TaskRecord("farm", "a", {}, 0, "q")
-    return Trace(task=task, response="".join(texts), segments=tuple(segments), success=True)
 
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch) -> Path:
     write_traces(
         tmp_path / "runs.jsonl",
-        [_trace("Cows have 4 legs. ", "So 8.", prm=0.9), _trace("Hens have 2 legs.", prm=0.1)],
+        [
+            scored_trace("farm", ("Cows have 4 legs. ", 0.9), ("So 8.", 0.9)),
+            scored_trace("farm", ("Hens have 2 legs.", 0.1)),
+        ],
     )
     monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
     return tmp_path

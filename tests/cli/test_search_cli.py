@@ -10,22 +10,11 @@ from pathlib import Path
 import pytest
 
 from llenvs.cli.main import main
-from llenvs.traces import SegmentRecord, TaskRecord, Trace, write_traces
+from llenvs.traces import write_traces
 from llenvs.workbench.search import read_label_queue
+from tests.helpers import scored_trace
 
 LLENVS = Path(sys.executable).with_name("llenvs")
-
-
-def _trace(*texts: str, prm: float) -> Trace:
-    segments, start = [], 0
-    for index, text in enumerate(texts):
-        scores = {"prm": prm}
-        segments.append(
-            SegmentRecord(index, start, start + len(text), text, rewards=scores, prm_scores=scores)
-        )
-        start += len(text)
-    task = TaskRecord("farm", "a", {}, 0, "q")
-    return Trace(task=task, response="".join(texts), segments=tuple(segments), success=True)
 
 
 @pytest.fixture
@@ -33,8 +22,8 @@ def folder(tmp_path) -> Path:
     write_traces(
         tmp_path / "runs.jsonl",
         [
-            _trace("Cows have 4 legs. ", "So 8.", prm=0.9),
-            _trace("Hens have 2 legs. ", "So 4.", prm=0.1),
+            scored_trace("farm", ("Cows have 4 legs. ", 0.9), ("So 8.", 0.9)),
+            scored_trace("farm", ("Hens have 2 legs. ", 0.1), ("So 4.", 0.1)),
         ],
     )
     return tmp_path
@@ -61,7 +50,7 @@ def test_text_output_and_the_label_queue(folder, tmp_path, capsys):
     assert main(["search", str(folder / "runs.jsonl"), "so", "--queue", str(queue)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith("runs.jsonl:1 step 1  «So» 8.")
-    assert out[1] == "    environment farm · success true · prm 0.9"
+    assert out[1] == "    environment farm · success true · reward 1 · prm 0.9"  # correctness 1
     assert out[-2:] == ["2 steps found", f"label queue: {queue}"]
     assert [(e.trace, e.step) for e in read_label_queue(queue)] == [(1, 1), (2, 1)]
 

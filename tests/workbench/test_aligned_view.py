@@ -184,3 +184,40 @@ def test_the_two_sides_need_two_names():
 def test_the_outcome_table_names_its_sides():
     trace = leg_counting_trace(PARENT)
     assert outcome_table(trace, trace, ("a", "b")).columns.tolist() == ["", "a", "b", "change"]
+
+
+def test_labels_and_step_values_stored_beside_each_side_get_columns_of_their_own(tmp_path):
+    """A label the parent's step 1 was given and the branch's stored step values show in the
+    rows of their own steps; a fact neither side stores gets no column."""
+    from llenvs.traces import StepLabel, append_labels, write_traces
+    from llenvs.workbench.search import facts_of
+
+    parent = leg_counting_trace(PARENT)
+    record = BranchRecord(parent.trace_id, 2, Force("So 12 deer have 46. "))
+    branch = replace(leg_counting_trace(PARENT.replace("48", "46")), parent=record)
+    path = tmp_path / "runs.jsonl"
+    write_traces(path, [parent])
+    append_labels(path, [StepLabel(parent.trace_id, 1, -1, "ada")])
+    facts = (facts_of(path, parent), facts_of(tmp_path / "branches.jsonl", branch))
+    view = aligned_view(parent, branch, NAMES, facts=facts)
+    assert "parent label" in view.rows.columns
+    assert not {"branch label", "parent value", "branch value"} & set(view.rows.columns)
+    by_parent_step = dict(zip(view.rows["parent #"], view.rows["parent label"], strict=True))
+    assert by_parent_step["0–1"] is None or pd.isna(by_parent_step["0–1"])  # the folded prefix
+    assert by_parent_step["2"] is None or pd.isna(by_parent_step["2"])
+    plain = aligned_view(parent, branch, NAMES)
+    assert "parent label" not in plain.rows.columns
+
+
+def test_the_labelled_step_shows_its_label_in_its_own_row(tmp_path):
+    from llenvs.traces import StepLabel, append_labels, write_traces
+    from llenvs.workbench.search import facts_of
+
+    a = leg_counting_trace("Count the legs. Cows moo. So 8. <answer>8</answer>")
+    b = leg_counting_trace("Count the legs. So 8. <answer>8</answer>")
+    path = tmp_path / "runs.jsonl"
+    write_traces(path, [a])
+    append_labels(path, [StepLabel(a.trace_id, 1, -1, "ada")])
+    view = aligned_view(a, b, facts=(facts_of(path, a), facts_of(path, b)))
+    removed = view.rows[view.rows["op"] == "removed"].iloc[0]
+    assert (removed["a #"], removed["a label"]) == ("1", -1)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llenvs.analysis.instruments import minilm_archive
-from llenvs.traces import SegmentRecord, StepLabel, TaskRecord, Trace, append_labels, write_traces
+from llenvs.traces import StepLabel, append_labels, write_traces
 from llenvs.workbench.search import (
     LabelQueueError,
     MeaningIndex,
@@ -25,28 +25,15 @@ from llenvs.workbench.search import (
     search_steps,
     write_label_queue,
 )
+from tests.helpers import scored_trace
 
 SAMPLES = Path(__file__).parents[2] / "sample_traces"
 ANCHORS = "thought_anchors-r1-distill-llama-8b"
 
 
-def _trace(environment: str, *steps: tuple[str, float | None], success: bool = True) -> Trace:
-    segments, start = [], 0
-    for index, (text, prm) in enumerate(steps):
-        scores = {} if prm is None else {"prm": prm}
-        rewards = {**scores, "correctness": 1.0} if index == len(steps) - 1 else scores
-        segments.append(
-            SegmentRecord(index, start, start + len(text), text, rewards=rewards, prm_scores=scores)
-        )
-        start += len(text)
-    task = TaskRecord(environment, "a", {}, 0, "q")
-    response = "".join(text for text, _ in steps)
-    return Trace(task=task, response=response, segments=tuple(segments), success=success)
-
-
 TRACES = [
-    _trace("farm", ("Cows have 4 legs. ", 0.9), ("Hens have 2 legs. ", 0.2), ("So 6.", 0.8)),
-    _trace(
+    scored_trace("farm", ("Cows have 4 legs. ", 0.9), ("Hens have 2 legs. ", 0.2), ("So 6.", 0.8)),
+    scored_trace(
         "space",
         ("The rocket burns fuel. ", 0.7),
         ("Orbit needs speed. ", 0.4),
@@ -150,7 +137,7 @@ def test_the_index_is_kept_fresh_file_by_file(folder):
     assert store.refresh([folder / "runs.jsonl"]) == 1
     assert store.refresh([folder / "runs.jsonl"]) == 0  # nothing changed: nothing read
     store.close()
-    write_traces(folder / "other.jsonl", [_trace("farm", ("Spiders have 8 legs.", 0.1))])
+    write_traces(folder / "other.jsonl", [scored_trace("farm", ("Spiders have 8 legs.", 0.1))])
     assert ("other.jsonl", 1, 0) in _places(search_steps([folder], "legs"))
     append_labels(folder / "runs.jsonl", [StepLabel(TRACES[0].trace_id, 0, 1, "bo")])
     assert _places(search_steps([folder], "legs", where="label == 1")) == [("runs.jsonl", 1, 0)]
@@ -171,7 +158,9 @@ def test_meaning_ranks_a_paraphrase_above_unrelated_steps_and_builds_incremental
     assert (hits[0].trace, hits[0].step) == (2, 1)
     assert hits[0].score is not None and hits[0].score > hits[1].score
     assert build_meaning_index([folder]).embedded == 0  # nothing changed: nothing embedded
-    write_traces(folder / "more.jsonl", [_trace("farm", ("Velocity keeps satellites up.", 0.5))])
+    write_traces(
+        folder / "more.jsonl", [scored_trace("farm", ("Velocity keeps satellites up.", 0.5))]
+    )
     assert build_meaning_index([folder]).embedded == 1
     filtered = search_steps(
         [folder], "orbit speed", SearchMode.MEANING, where="prm < 0.45", limit=1
@@ -181,7 +170,7 @@ def test_meaning_ranks_a_paraphrase_above_unrelated_steps_and_builds_incremental
 
 def test_a_stopped_meaning_build_keeps_what_it_made_and_resumes(folder):
     for name in ("a", "b"):
-        write_traces(folder / f"{name}.jsonl", [_trace("x", ("One. ", 0.5), ("Two.", 0.5))])
+        write_traces(folder / f"{name}.jsonl", [scored_trace("x", ("One. ", 0.5), ("Two.", 0.5))])
     store = StepStore(folder)
     files = [folder / name for name in ("a.jsonl", "b.jsonl", "runs.jsonl")]
     store.refresh(files)

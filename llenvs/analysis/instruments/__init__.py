@@ -30,6 +30,7 @@ from llenvs.analysis.instruments._instrument_agreement import (
     InstrumentAgreement,
     instrument_agreement,
 )
+from llenvs.analysis.instruments._matrix_schedule import MatrixSchedule, matrix_widths
 from llenvs.analysis.instruments._monte_carlo_prm import MonteCarloPRM, make_prm
 from llenvs.analysis.instruments._resilience import (
     RETURN_THRESHOLD,
@@ -84,6 +85,7 @@ __all__ = [
     "InstrumentAgreement",
     "LexicalSimilarity",
     "MatrixCell",
+    "MatrixSchedule",
     "MiniLMSimilarity",
     "MonteCarloPRM",
     "MoveCertainty",
@@ -108,6 +110,7 @@ __all__ = [
     "find_returns",
     "instrument_agreement",
     "make_prm",
+    "matrix_widths",
     "minilm_archive",
     "plan_cuts",
     "resegmented",

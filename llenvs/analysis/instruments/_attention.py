@@ -7,7 +7,9 @@ included; a served model has none, and is refused by name).
 **Attention suppression.** The trace (its messages through the chat template, then its
 response) is run once as it is and once per step i with every head of every layer kept from
 attending to step i's tokens from any later token (a 4-D attention mask; one forward pass per
-step, ``batch`` at a time). Cell ``(i, j)``, i < j, is the mean over step j's tokens of the KL
+step, ``batch`` at a time, each batch starting from the unmasked run's keys and values up to
+where its first masked step ends, since nothing before that changes). Cell ``(i, j)``, i < j,
+is the mean over step j's tokens of the KL
 divergence from the unmasked next-token distribution to the masked one: how much the model's
 reading of step j leans on step i. A KL is a change in the model's predictions, not a causal
 effect on the answer.
@@ -27,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -188,8 +191,21 @@ def _layout(trace: Trace, weights: LocalWeights) -> tuple[list[int], int, list[i
 
 
 def _suppression(
-    model: Any, ids: list[int], prompt: int, step_of: list[int], n: int, pace: _Pace
+    model: Any,
+    ids: list[int],
+    prompt: int,
+    step_of: list[int],
+    n: int,
+    pace: _Pace,
+    *,
+    share_prefix: bool = True,
 ) -> tuple[tuple[float | None, ...], ...]:
+    """The KL matrix; with ``share_prefix``, each batch starts from the unmasked run's cache.
+
+    Masking step i changes nothing before step i's last token, so a batch's forward pass
+    starts where its earliest-ending masked step ends, from the unmasked run's keys and values
+    (cropped there, one copy per row), and reads the unmasked run's predictions before that.
+    """
     import torch
 
     batch, progress, stop = pace
@@ -199,7 +215,8 @@ def _suppression(
     causal = torch.triu(torch.full((total, total), low), diagonal=1)
     tensor = torch.tensor([ids])
     with torch.inference_mode():
-        base = torch.log_softmax(model(input_ids=tensor).logits[0].float(), -1)
+        unmasked = model(input_ids=tensor, use_cache=share_prefix)
+        base = torch.log_softmax(unmasked.logits[0].float(), -1)
         kl: list[list[float | None]] = [[None] * n for _ in range(n)]
         masked_steps = [i for i in range(n - 1) if tokens[i]]
         for start in range(0, len(masked_steps), batch):
@@ -208,13 +225,14 @@ def _suppression(
                     f"stopped after {start} of {len(masked_steps)} masked steps; nothing was kept"
                 )
             chunk = masked_steps[start : start + batch]
-            masks = causal.repeat(len(chunk), 1, 1, 1)
+            shared = min(tokens[i][-1] + 1 for i in chunk) if share_prefix else 0
+            masks = causal[shared:].repeat(len(chunk), 1, 1, 1)
             for row, i in enumerate(chunk):
                 first, last = tokens[i][0], tokens[i][-1] + 1
-                masks[row, 0, last:, first:last] = low
-            logits = model(input_ids=tensor.repeat(len(chunk), 1), attention_mask=masks).logits
+                masks[row, 0, last - shared :, first:last] = low
+            logits = _masked_logits(model, tensor, masks, unmasked, shared)
             for row, i in enumerate(chunk):
-                masked = torch.log_softmax(logits[row].float(), -1)
+                masked = torch.cat([base[:shared], torch.log_softmax(logits[row].float(), -1)])
                 for j in range(i + 1, n):
                     where = [t - 1 for t in tokens[j]]  # the positions that predict j's tokens
                     if not where:
@@ -225,6 +243,27 @@ def _suppression(
             if progress is not None:
                 progress(min(start + batch, len(masked_steps)), len(masked_steps))
     return tuple(tuple(row) for row in kl)
+
+
+def _masked_logits(model: Any, tensor: Any, masks: Any, unmasked: Any, shared: int) -> Any:
+    """The logits of positions ``shared`` on, one row per mask (the prefix from the cache)."""
+    import torch
+
+    rows = masks.shape[0]
+    if shared == 0:
+        return model(input_ids=tensor.repeat(rows, 1), attention_mask=masks).logits
+    cache = copy.deepcopy(unmasked.cache)
+    cache.crop(shared - tensor.shape[1])  # a negative count: the tokens removed from the end
+    cache.batch_repeat_interleave(rows)
+    positions = torch.arange(shared, tensor.shape[1])
+    return model(
+        input_ids=tensor[:, shared:].repeat(rows, 1),
+        attention_mask=masks,
+        cache=cache,
+        position_ids=positions.repeat(rows, 1),
+        cache_position=positions,
+        use_cache=False,
+    ).logits
 
 
 def _receiver_heads(

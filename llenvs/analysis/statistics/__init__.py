@@ -41,8 +41,11 @@ from llenvs.analysis.statistics._schedule import (
     AdaptiveSchedule,
     FixedSchedule,
     MovesSchedule,
+    Prices,
+    RoundSchedule,
     Schedule,
     default_schedule,
+    sampled,
 )
 from llenvs.analysis.statistics._step_importance import StepImportance, step_importances
 from llenvs.analysis.statistics._tally import Tally
@@ -81,6 +84,8 @@ __all__ = [
     "FixedSchedule",
     "Interval",
     "MovesSchedule",
+    "Prices",
+    "RoundSchedule",
     "Schedule",
     "StepCall",
     "StepImportance",
@@ -96,6 +101,7 @@ __all__ = [
     "moved_by",
     "newcombe_interval",
     "rank_chances",
+    "sampled",
     "score_calls",
     "step_importances",
     "tallies",

@@ -38,6 +38,7 @@ __all__ = [
     "FixedSchedule",
     "MovesSchedule",
     "Prices",
+    "RoundSchedule",
     "Schedule",
     "Tally",
     "default_schedule",
@@ -106,10 +107,11 @@ def _level_up(tallies: Mapping[int, Tally], level: int, budget_left: int) -> lis
 
 
 @dataclass(frozen=True)
-class _Rounds:
+class RoundSchedule:
     """A first round of ``initial`` rollouts per boundary, then rounds of ``round_size``.
 
-    Each schedule hands out its later rounds its own way (``later_round``).
+    Each schedule hands out its later rounds its own way (``later_round``): the adaptive and
+    the moves schedules here, the step matrix's in ``llenvs.analysis.instruments``.
     """
 
     initial: int = 4
@@ -183,7 +185,7 @@ class FixedSchedule:
 
 
 @dataclass(frozen=True)
-class AdaptiveSchedule(_Rounds):
+class AdaptiveSchedule(RoundSchedule):
     """A first round of ``initial`` rollouts per boundary, then rounds to where doubt remains.
 
     Later rounds first go to settling which ``top_k`` steps have the largest
@@ -234,7 +236,7 @@ class AdaptiveSchedule(_Rounds):
 
 
 @dataclass(frozen=True)
-class MovesSchedule(_Rounds):
+class MovesSchedule(RoundSchedule):
     """A first round of ``initial`` rollouts per boundary, then rounds to the doubtful moves.
 
     Later rounds go to the boundaries on both sides of the steps whose chance of having moved

@@ -60,6 +60,7 @@ from llenvs.workbench import (
 from llenvs.workbench.browse import branch_tree
 from llenvs.workbench.jobs import InterventionJob
 from llenvs.workbench.models import ModelChoice, PRMChoice
+from llenvs.workbench.search import facts_of
 
 __all__ = ["ACTIONS", "action_problem", "branches_of", "intervention_panel"]
 
@@ -313,7 +314,8 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
         )
     if "substitute" in child.metadata:
         show_substitution(child.metadata["substitute"])
-    view = aligned_view(trace, child, ("parent", "branch"))  # by words: no MiniLM unasked
+    facts = (facts_of(path, trace), facts_of(branches_path(path), child))  # labels, values
+    view = aligned_view(trace, child, ("parent", "branch"), facts=facts)  # no MiniLM unasked
     st.caption(f"Aligned step by step: {view.caption}.")
     wide = {name: st.column_config.TextColumn(name, width="large") for name in view.text_columns}
     st.dataframe(view.rows, hide_index=True, column_config=wide, placeholder=MISSING)

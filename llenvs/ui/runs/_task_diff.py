@@ -24,6 +24,7 @@ import streamlit as st
 
 from llenvs.ui.common import cached_index, cached_trace, shows_errors
 from llenvs.workbench import MISSING, aligned_view, outcome_table
+from llenvs.workbench.search import facts_of
 
 if TYPE_CHECKING:  # the page imports this module: the run's type only, to read its fields
     from llenvs.ui.runs._page import Run
@@ -68,7 +69,8 @@ def show_task_diff(pair: Sequence[tuple[Run, int]]) -> None:
             f"line {line_b} of {run_b.file.name}"
         )
         st.dataframe(outcome_table(a, b, NAMES), hide_index=True, placeholder=MISSING)
-        view = aligned_view(a, b, NAMES)  # by words: no MiniLM unasked
+        facts = (facts_of(run_a.file, a), facts_of(run_b.file, b))  # labels, step values
+        view = aligned_view(a, b, NAMES, facts=facts)  # by words: no MiniLM unasked
         st.caption(f"Aligned step by step: {view.caption}.")
         wide = {
             name: st.column_config.TextColumn(name, width="large") for name in view.text_columns

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -34,83 +35,83 @@ __all__ = ["matrix_figure", "suppression_figure"]
 
 def matrix_figure(matrix: StepMatrix, selected: int | None = None) -> go.Figure:
     """The heatmap of ``matrix``, the ``selected`` step's row and column outlined."""
-    n = matrix.steps
-    z = [[math.nan] * n for _ in range(n)]
-    text = [[""] * n for _ in range(n)]
+    grid = _Grid(matrix.steps)
     for cell in matrix.cells:
         low, high = cell.interval.low, cell.interval.high
-        z[cell.source][cell.target] = cell.value
-        text[cell.source][cell.target] = (
+        grid.put(
+            cell.source,
+            cell.target,
+            cell.value,
             f"[{low:.2f}, {high:.2f}]; content in {cell.before[0]}/{cell.before[1]} rollouts "
-            f"without step {cell.source}, {cell.after[0]}/{cell.after[1]} with it"
+            f"without step {cell.source}, {cell.after[0]}/{cell.after[1]} with it",
         )
-    figure = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(range(n)),
-            y=list(range(n)),
-            text=text,
-            zmin=-1.0,
-            zmax=1.0,
-            zmid=0.0,
-            colorscale="RdBu_r",
-            colorbar={"title": {"text": "Δ share"}},
-            hovertemplate="step %{y} → step %{x}: %{z:+.2f} %{text}<extra></extra>",
-            hoverongaps=False,
-        )
+    heat = {"zmin": -1.0, "zmax": 1.0, "zmid": 0.0, "colorscale": "RdBu_r"}
+    return grid.figure(
+        selected,
+        heat | {"colorbar": {"title": {"text": "Δ share"}}},
+        "step %{y} → step %{x}: %{z:+.2f} %{text}<extra></extra>",
+        ("step i kept", "Which step led to which"),
     )
-    _outline(figure, n, selected)
-    figure.update_layout(
-        height=420,
-        margin={"l": 40, "r": 10, "t": 30, "b": 40},
-        xaxis={"title": {"text": "later step j"}},
-        yaxis={"title": {"text": "step i kept"}, "autorange": "reversed"},
-        title={"text": "Which step led to which", "font": {"size": 14}},
-    )
-    return figure
 
 
 def suppression_figure(suppression: Suppression, selected: int | None = None) -> go.Figure:
     """The heatmap of ``suppression``'s KL (log10 colours), the ``selected`` step outlined."""
-    n = suppression.steps
-    z = [[math.nan] * n for _ in range(n)]
-    text = [[""] * n for _ in range(n)]
+    grid = _Grid(suppression.steps)
     for i, row in enumerate(suppression.kl):
         for j, value in enumerate(row):
             if value is not None:
-                z[i][j] = math.log10(max(value, 1e-6))
-                text[i][j] = f"{value:.4f}"
-    figure = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(range(n)),
-            y=list(range(n)),
-            text=text,
-            colorscale="Viridis",
-            colorbar={"title": {"text": "log10 KL"}},
-            hovertemplate="step %{y} masked → step %{x}: KL %{text} nats<extra></extra>",
-            hoverongaps=False,
+                grid.put(i, j, math.log10(max(value, 1e-6)), f"{value:.4f}")
+    return grid.figure(
+        selected,
+        {"colorscale": "Viridis", "colorbar": {"title": {"text": "log10 KL"}}},
+        "step %{y} masked → step %{x}: KL %{text} nats<extra></extra>",
+        ("step i masked", f"Inside {suppression.model}: attention suppression"),
+    )
+
+
+class _Grid:
+    """An n-by-n heatmap's values and hover texts (blank where none is put)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.z = [[math.nan] * n for _ in range(n)]
+        self.text = [[""] * n for _ in range(n)]
+
+    def put(self, row: int, column: int, value: float, text: str) -> None:
+        self.z[row][column] = value
+        self.text[row][column] = text
+
+    def figure(
+        self, selected: int | None, heat: dict[str, Any], hover: str, titles: tuple[str, str]
+    ) -> go.Figure:
+        """The heatmap: rows the step acted on, columns the later step, ``selected`` outlined."""
+        n = self.n
+        figure = go.Figure(
+            go.Heatmap(
+                z=self.z,
+                x=list(range(n)),
+                y=list(range(n)),
+                text=self.text,
+                hovertemplate=hover,
+                hoverongaps=False,
+                **heat,
+            )
         )
-    )
-    _outline(figure, n, selected)
-    figure.update_layout(
-        height=420,
-        margin={"l": 40, "r": 10, "t": 30, "b": 40},
-        xaxis={"title": {"text": "later step j"}},
-        yaxis={"title": {"text": "step i masked"}, "autorange": "reversed"},
-        title={"text": f"Inside {suppression.model}: attention suppression", "font": {"size": 14}},
-    )
-    return figure
-
-
-def _outline(figure: go.Figure, n: int, selected: int | None) -> None:
-    """Outline the ``selected`` step's row and column (nothing when none is selected)."""
-    if selected is None or not 0 <= selected < n:
-        return
-    line = {"color": "black", "width": 2}
-    figure.add_shape(
-        type="rect", x0=-0.5, x1=n - 0.5, y0=selected - 0.5, y1=selected + 0.5, line=line
-    )
-    figure.add_shape(
-        type="rect", x0=selected - 0.5, x1=selected + 0.5, y0=-0.5, y1=n - 0.5, line=line
-    )
+        if selected is not None and 0 <= selected < n:
+            line = {"color": "black", "width": 2}
+            edges = (-0.5, n - 0.5, selected - 0.5, selected + 0.5)
+            figure.add_shape(
+                type="rect", x0=edges[0], x1=edges[1], y0=edges[2], y1=edges[3], line=line
+            )
+            figure.add_shape(
+                type="rect", x0=edges[2], x1=edges[3], y0=edges[0], y1=edges[1], line=line
+            )
+        rows, title = titles
+        figure.update_layout(
+            height=420,
+            margin={"l": 40, "r": 10, "t": 30, "b": 40},
+            xaxis={"title": {"text": "later step j"}},
+            yaxis={"title": {"text": rows}, "autorange": "reversed"},
+            title={"text": title, "font": {"size": 14}},
+        )
+        return figure

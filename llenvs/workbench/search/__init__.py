@@ -27,7 +27,13 @@ from llenvs.workbench.search._search_view import (
     hit_table,
     queue_labels,
 )
-from llenvs.workbench.search._step_facts import FACT_FIELDS, StepFacts, file_facts, trace_facts
+from llenvs.workbench.search._step_facts import (
+    FACT_FIELDS,
+    StepFacts,
+    facts_of,
+    file_facts,
+    trace_facts,
+)
 from llenvs.workbench.search._step_hit import MARKS, StepHit, snippet
 from llenvs.workbench.search._step_search import (
     SearchError,
@@ -63,6 +69,7 @@ __all__ = [
     "WhereError",
     "browse_url",
     "build_meaning_index",
+    "facts_of",
     "file_facts",
     "file_signature",
     "hit_table",

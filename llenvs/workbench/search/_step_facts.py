@@ -43,7 +43,14 @@ from llenvs.traces import Trace
 from llenvs.traces.files import TraceReader
 from llenvs.traces.labels import StepLabel, labels_path, read_labels
 
-__all__ = ["FACT_FIELDS", "StepFacts", "facts_signature", "file_facts", "trace_facts"]
+__all__ = [
+    "FACT_FIELDS",
+    "StepFacts",
+    "facts_of",
+    "facts_signature",
+    "file_facts",
+    "trace_facts",
+]
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,24 @@ def file_facts(path: str | os.PathLike[str]) -> Iterator[tuple[int, Trace, list[
     for line, trace in TraceReader(path).numbered():
         analysis = _analysis(trace, store, published) if store.exists() else None
         yield line, trace, trace_facts(trace, latest.get(trace.trace_id), analysis)
+
+
+def facts_of(path: str | os.PathLike[str], trace: Trace) -> list[StepFacts]:
+    """The facts of ``trace``'s steps, a trace of ``path``: its labels and analysis stored there.
+
+    Example:
+        >>> from llenvs.traces import SegmentRecord, TaskRecord
+        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response="A.",
+        ...           segments=(SegmentRecord(0, 0, 2, "A."),))
+        >>> [(f.label, f.value) for f in facts_of("/no/such.jsonl", t)]
+        [(None, None)]
+
+    """
+    store = analysis_path(path)
+    analysis = None
+    if store.exists():
+        analysis = _analysis(trace, store, published_by_trace(store))
+    return trace_facts(trace, _latest_labels(path).get(trace.trace_id), analysis)
 
 
 def facts_signature(path: str | os.PathLike[str]) -> str:
