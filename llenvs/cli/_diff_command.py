@@ -47,6 +47,7 @@ from llenvs.analysis.instruments import (
 )
 from llenvs.core import record_dict
 from llenvs.traces import Trace, find_trace
+from llenvs.workbench.search import facts_of
 
 __all__ = ["WIDTH", "add_parser", "run"]
 
@@ -94,14 +95,25 @@ def run(args: argparse.Namespace) -> int:
     """Read both traces, align them and print the diff."""
     a, b = trace_at(args.a), trace_at(args.b)
     diff = align_traces(a, b, similarity_named(args.similarity))
+    facts = (_stored(args.a, a), _stored(args.b, b))
     if args.json:
-        print(json.dumps(record_dict(diff), ensure_ascii=False, allow_nan=False))
+        found = record_dict(diff)
+        if any(facts):
+            found["stored"] = {"a": facts[0], "b": facts[1]}
+        print(json.dumps(found, ensure_ascii=False, allow_nan=False))
         return 0
     print(f"a: {args.a} (trace {a.trace_id}, {_count(len(a.segments))})")
     print(f"b: {args.b} (trace {b.trace_id}, {_count(len(b.segments))})")
-    for line in unified_lines(diff, a, b):
+    for line in unified_lines(diff, a, b, facts):
         print(line)
     return 0
+
+
+def _stored(argument: str, trace: Trace) -> list[dict[str, Any]]:
+    """Each step's label and step value stored beside the file (empty when none is)."""
+    path = argument.rpartition(":")[0]
+    found = [{"label": f.label, "value": f.value} for f in facts_of(path, trace)]
+    return found if any(v is not None for step in found for v in step.values()) else []
 
 
 def trace_at(argument: str) -> Trace:
@@ -123,14 +135,19 @@ def trace_at(argument: str) -> Trace:
     return find_trace(path, which)
 
 
-def unified_lines(diff: AlignedDiff, a: Trace, b: Trace) -> list[str]:
-    """The text view: the kept prefix counted, one line per step after it, then the summary."""
+def unified_lines(
+    diff: AlignedDiff, a: Trace, b: Trace, stored: tuple[list[Any], list[Any]] = ([], [])
+) -> list[str]:
+    """The text view: the kept prefix counted, one line per step after it, then the summary.
+
+    ``stored``: each side's steps' label and value (``_stored``), added to their lines.
+    """
     lines: list[str] = []
     kept = next((k for k, s in enumerate(diff.ops) if s.op is not DiffOp.EQUAL), len(diff.ops))
     if kept:
         span = "0" if kept == 1 else f"0–{kept - 1}"
         lines.append(f"  {span:<9}  {_count(kept)}, the same in both")
-    lines.extend(_step_line(step, a, b) for step in diff.ops[kept:])
+    lines.extend(_step_line(step, a, b) + _facts(step, stored) for step in diff.ops[kept:])
     lines.append(_where_they_part(diff))
     counts = ", ".join(f"{n} {op.value}" for op, n in diff.counts().items())
     lines.append(f"{counts}; paired by {_method(diff)}")
@@ -188,6 +205,16 @@ def _numbers(step: AlignedStep) -> str:
         if any(v is not None for v in values):
             present = [_number(v) for n, v in zip(sides, values, strict=True) if n is not None]
             shown.append(f"{name} {' → '.join(dict.fromkeys(present))}")
+    return f"  [{' · '.join(shown)}]" if shown else ""
+
+
+def _facts(step: AlignedStep, stored: tuple[list[Any], list[Any]]) -> str:
+    """The step's stored labels and values on each side (``a`` and ``b``), where any."""
+    shown = []
+    for side, index, facts in (("a", step.a, stored[0]), ("b", step.b, stored[1])):
+        if index is None or index >= len(facts):
+            continue
+        shown += [f"{side} {name} {v:g}" for name, v in facts[index].items() if v is not None]
     return f"  [{' · '.join(shown)}]" if shown else ""
 
 

@@ -11,6 +11,7 @@ Importing ``llenvs.analysis`` here registers the ``mc`` PRM (``MonteCarloPRM``) 
 import llenvs.analysis  # noqa: F401  (registers the "mc" PRM with get_prm)
 from llenvs.core import FloatBound  # the boxes' real ranges, declared beside Bound
 from llenvs.workbench._aligned_view import LEXICAL, AlignedView, StepMark, aligned_view
+from llenvs.workbench._answer_moves import AnswerMoves, answer_moves
 from llenvs.workbench._branch_comparison import (
     aligned_segments,
     branch_label,
@@ -54,6 +55,7 @@ __all__ = [
     "SIDEBAR_NAME",
     "TEMPERATURE",
     "AlignedView",
+    "AnswerMoves",
     "BrowseLocation",
     "FloatBound",
     "NumberEntry",
@@ -65,6 +67,7 @@ __all__ = [
     "aligned_table",
     "aligned_view",
     "allowed",
+    "answer_moves",
     "bin_rows",
     "branch_label",
     "branch_point",

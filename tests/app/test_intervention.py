@@ -132,6 +132,10 @@ def test_resample_makes_a_set_with_its_answer_counts(folder, tmp_path):
         2000006,
     }
     assert "3 samples, success 3/3 = 100%" in texts(at)
+    moved = "the parent answered 40; 0 of 3 samples kept it (0%, 95% interval 0%–56%); 3 moved"
+    assert f"{moved}: to 100 (3)" in texts(at)
+    table = next(d.value for d in at.dataframe if "parent" in d.value.columns)
+    assert table.values.tolist() == [["100", 0, 3], ["40", 1, 0]]
 
 
 @pytest.mark.parametrize(

@@ -109,3 +109,21 @@ def test_bad_input_gets_one_clear_line(argument, message, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("llenvs diff: error: ")
     assert message in err
+
+
+def test_a_label_stored_beside_the_file_shows_on_its_step_and_in_the_json(tmp_path, capsys):
+    from llenvs.traces import StepLabel, append_labels, write_traces
+    from tests.helpers import leg_counting_trace
+
+    a = leg_counting_trace("Sheep have 4 legs. So 4 legs. Cows moo. So 8.")
+    b = leg_counting_trace("Sheep have 4 legs. So 6 legs. Birds fly. So 8.")
+    path = tmp_path / "t.jsonl"
+    write_traces(path, [a, b])
+    append_labels(path, [StepLabel(a.trace_id, 2, -1, "ada")])
+    args = ["diff", f"{path}:1", f"{path}:2", "--similarity", "lexical"]
+    assert main(args) == 0
+    [removed] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("-")]
+    assert "Cows moo." in removed and removed.endswith("[a label -1]")
+    assert main([*args, "--json"]) == 0
+    stored = json.loads(capsys.readouterr().out)["stored"]
+    assert stored["a"][2] == {"label": -1, "value": None} and stored["b"] == []

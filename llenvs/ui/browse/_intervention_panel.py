@@ -48,6 +48,7 @@ from llenvs.workbench import (
     MISSING,
     BrowseLocation,
     aligned_view,
+    answer_moves,
     branch_label,
     branch_point,
     count,
@@ -292,9 +293,10 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     by_id = {b.trace_id: b for b in branches}
     made = [by_id[i] for i in newest if i in by_id]
     if len(made) > 1:
-        table, rate = sample_summary(made)
-        st.caption(f"The last resample set: {len(made)} samples, {rate}")
-        st.dataframe(table, hide_index=True, placeholder=MISSING)
+        _, rate = sample_summary(made)
+        moves = answer_moves(trace, made)
+        st.caption(f"The last resample set: {len(made)} samples, {rate}; {moves.caption}")
+        st.dataframe(moves.table, hide_index=True, placeholder=MISSING)
     labels = {b.trace_id: f"#{n} {branch_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
     default = ids.index(made[-1].trace_id) if made else len(ids) - 1
