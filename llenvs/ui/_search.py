@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from llenvs.ui.common import current_session, job_controls, shows_errors
-from llenvs.workbench import MISSING, count
+from llenvs.workbench import MISSING, MODE_PARAM, QUEUE_PARAM, count
 from llenvs.workbench.files import trace_files
 from llenvs.workbench.search import (
     FACT_FIELDS,
@@ -193,7 +193,8 @@ def _queues(folder: Path) -> None:
                     "file": entry.file,
                     "trace": str(entry.trace),
                     "segment": str(entry.step),
-                    "mode": "label",
+                    MODE_PARAM: "label",
+                    QUEUE_PARAM: str(queue_folder(folder) / str(name)),  # the keys walk it
                 },
             )
 

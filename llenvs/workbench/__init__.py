@@ -22,7 +22,13 @@ from llenvs.workbench._branch_comparison import (
     outcome_table,
     sample_summary,
 )
-from llenvs.workbench._browse_location import KEPT_PARAMS, MODE_PARAM, BrowseLocation, neighbour
+from llenvs.workbench._browse_location import (
+    KEPT_PARAMS,
+    MODE_PARAM,
+    QUEUE_PARAM,
+    BrowseLocation,
+    neighbour,
+)
 from llenvs.workbench._experiment_tables import bin_rows, branch_rows, summary_table, verdict
 from llenvs.workbench._number_entry import (
     TEMPERATURE,
@@ -52,6 +58,7 @@ __all__ = [
     "MISSING",
     "MODE_PARAM",
     "PAGES",
+    "QUEUE_PARAM",
     "SIDEBAR_NAME",
     "TEMPERATURE",
     "AlignedView",

@@ -15,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["KEPT_PARAMS", "MODE_PARAM", "BrowseLocation", "neighbour"]
+__all__ = ["KEPT_PARAMS", "MODE_PARAM", "QUEUE_PARAM", "BrowseLocation", "neighbour"]
 
 MODE_PARAM = "mode"
 """The URL's parameter that keeps Browse's label mode over a reload or a shared link."""
 
-KEPT_PARAMS = (MODE_PARAM,)
+QUEUE_PARAM = "queue"
+"""The URL's parameter naming the label queue label mode walks (Search's exported queues)."""
+
+KEPT_PARAMS = (MODE_PARAM, QUEUE_PARAM)
 """The URL's parameters a move (``llenvs.ui.common.go_to``) keeps: how to view, not where."""
 
 

@@ -71,6 +71,10 @@ def _segment(at) -> int:
     return int(str(at.query_params["segment"]).strip("[]'"))
 
 
+def _line(at) -> int:
+    return int(str(at.query_params["trace"]).strip("[]'"))
+
+
 def _latest(trace_file: Path, labeller: str = "ada") -> dict[int, int | None]:
     [steps] = read_labels(trace_file).latest(labeller).values() or [{}]
     return {segment: label.label for segment, label in steps.items()}
@@ -242,3 +246,35 @@ def test_label_mode_is_kept_in_the_url_over_a_reload_and_a_move(trace_file, labe
     assert "**Labelling segment 1** of 6" in texts(reloaded)
     reloaded.button_group(key=LABEL_MODE).set_value(BrowseMode.BROWSE).run()
     assert "mode" not in reloaded.query_params
+
+
+def test_a_label_queue_in_the_url_is_walked_by_the_keys_across_traces(tmp_path, monkeypatch):
+    """Opened from Search's queue: a key labels the step and goes to the queue's next step, in
+    another trace; j and k walk the queue; off its end the keys step through the trace."""
+    from llenvs.workbench import QUEUE_PARAM
+    from llenvs.workbench.search import QueueEntry, queue_folder, write_label_queue
+
+    monkeypatch.setenv(TRACES_DIR_ENV, str(tmp_path))
+    path = tmp_path / "runs.jsonl"
+    write_traces(path, [_trace(), _trace()])
+    save_settings(tmp_path, Settings(labeller="ada"))
+    queue = queue_folder(tmp_path) / "wrong.queue.jsonl"
+    write_label_queue(queue, [QueueEntry(str(path), 2, 2), QueueEntry(str(path), 1, 4)])
+    params = {"file": str(path), "trace": "2", "segment": "2", "mode": "label"}
+    at = open_page("browse", **params, **{QUEUE_PARAM: str(queue)})
+    assert not at.exception
+    assert "Label queue wrong.queue.jsonl: step 1 of 2; j/k and the keys walk it." in texts(at)
+    _press(at, "1")
+    assert (_line(at), _segment(at)) == (1, 4)  # the queue's next step
+    assert "step 2 of 2" in texts(at)
+    at.button(key="nav-k").click().run()  # back along the queue, to the other trace
+    assert (_line(at), _segment(at)) == (2, 2)
+    at.button(key="nav-j").click().run()
+    _press(at, "3")  # the queue's last step: the trace's next segment
+    assert (_line(at), _segment(at)) == (1, 5)
+    labels = read_labels(path).latest("ada")
+    ids = [t.trace_id for t in read_traces(path)]
+    assert {t: {s: lab.label for s, lab in steps.items()} for t, steps in labels.items()} == {
+        ids[1]: {2: -1},
+        ids[0]: {4: 1},
+    }

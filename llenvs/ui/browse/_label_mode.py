@@ -34,8 +34,9 @@ from enum import Enum
 import streamlit as st
 
 from llenvs.traces import StepLabel, Trace, append_labels
+from llenvs.ui.browse._queue_walk import next_location, queue_caption, walked_queue
 from llenvs.ui.browse._segment_panel import segment_rows_table
-from llenvs.ui.browse._segment_rows import chosen_tags, segment_rows, step_among
+from llenvs.ui.browse._segment_rows import chosen_tags, segment_rows
 from llenvs.ui.common import go_to, key_queue, read_location, shows_errors, text_block
 from llenvs.workbench import MODE_PARAM, BrowseLocation
 from llenvs.workbench.browse import LabelKey, describe_history, label_words, tagged_segments
@@ -215,13 +216,16 @@ def _stepped(trace: Trace) -> Sequence[int]:
 
 def _moves(here: BrowseLocation, stepped: Sequence[int]) -> None:
     """Previous and next segment (``k``, ``j``), as Browse's navigation has them."""
+    queue = walked_queue()
+    if queue is not None:
+        st.caption(queue_caption(here, queue))
     back, on, about = st.columns([1, 1, 3], vertical_alignment="center")
     for column, label, shortcut, step in ((back, "◀ segment", "k", -1), (on, "segment ▶", "j", 1)):
         column.button(
             label,
             key=f"nav-{shortcut}",
             on_click=go_to,
-            args=(BrowseLocation(here.file, here.line, step_among(stepped, here.segment, step)),),
+            args=(next_location(here, stepped, step, queue),),
             help=f"shortcut: {shortcut}",
             width="stretch",
         )
@@ -296,8 +300,7 @@ def _label_key(
 ) -> BrowseLocation:
     """One press of label mode's keys on ``here`` (a move, or a label); where it went."""
     if key in "jk":
-        step = 1 if key == "j" else -1
-        target = BrowseLocation(here.file, here.line, step_among(stepped, here.segment, step))
+        target = next_location(here, stepped, 1 if key == "j" else -1, walked_queue())
         go_to(target)
         return target
     return _press(here, trace, LabelKey(key), stepped)
@@ -332,7 +335,7 @@ def _press(
     except (OSError, ValueError) as error:
         st.session_state[_PROBLEM] = f"No label was saved: {type(error).__name__}: {error}"
         return here
-    target = BrowseLocation(here.file, here.line, step_among(stepped, here.segment, 1))
+    target = next_location(here, stepped, 1, walked_queue())
     go_to(target)
     return target
 

@@ -11,6 +11,7 @@ from llenvs.workbench.search._label_queue import (
     QueueEntry,
     next_unlabelled,
     queue_folder,
+    queue_step,
     read_label_queue,
     write_label_queue,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "next_unlabelled",
     "queue_folder",
     "queue_labels",
+    "queue_step",
     "read_label_queue",
     "search_folders",
     "search_steps",

@@ -37,6 +37,7 @@ __all__ = [
     "QueueEntry",
     "next_unlabelled",
     "queue_folder",
+    "queue_step",
     "read_label_queue",
     "write_label_queue",
 ]
@@ -124,3 +125,29 @@ def next_unlabelled(
 
     """
     return next((at for at, entry in enumerate(entries) if not labelled(entry)), None)
+
+
+def queue_step(
+    entries: Sequence[QueueEntry], file: str, trace: int, step: int, move: int
+) -> tuple[int | None, QueueEntry | None]:
+    """Where ``file:trace`` step ``step`` stands in ``entries``, and the entry ``move`` away.
+
+    The place is None when the step is not in the queue (then so is the entry); the entry is
+    None past either end. Files compare by their resolved paths.
+
+    Example:
+        >>> queue = [QueueEntry("a.jsonl", 1, 2), QueueEntry("b.jsonl", 3, 0)]
+        >>> queue_step(queue, "a.jsonl", 1, 2, 1)
+        (0, QueueEntry(file='b.jsonl', trace=3, step=0))
+        >>> queue_step(queue, "b.jsonl", 3, 0, 1), queue_step(queue, "a.jsonl", 9, 9, 1)
+        ((1, None), (None, None))
+
+    """
+    here = (Path(file).resolve(), trace, step)
+    place = next(
+        (n for n, e in enumerate(entries) if (Path(e.file).resolve(), e.trace, e.step) == here),
+        None,
+    )
+    if place is None or not 0 <= place + move < len(entries):
+        return place, None
+    return place, entries[place + move]
