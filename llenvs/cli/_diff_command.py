@@ -41,13 +41,15 @@ from llenvs.analysis.instruments import (
     AlignedStep,
     DiffOp,
     DiffSide,
+    MiniLMSimilarity,
     StepNumbers,
+    TextSimilarity,
     align_traces,
     similarity_named,
 )
 from llenvs.core import record_dict
 from llenvs.traces import Trace, find_trace
-from llenvs.workbench.search import facts_of
+from llenvs.workbench.search import StoredSimilarity, facts_of, stored_vectors
 
 __all__ = ["WIDTH", "add_parser", "run"]
 
@@ -94,7 +96,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read both traces, align them and print the diff."""
     a, b = trace_at(args.a), trace_at(args.b)
-    diff = align_traces(a, b, similarity_named(args.similarity))
+    diff = align_traces(a, b, _similarity(args))
     facts = (_stored(args.a, a), _stored(args.b, b))
     if args.json:
         found = record_dict(diff)
@@ -107,6 +109,19 @@ def run(args: argparse.Namespace) -> int:
     for line in unified_lines(diff, a, b, facts):
         print(line)
     return 0
+
+
+def _similarity(args: argparse.Namespace) -> TextSimilarity:
+    """The similarity asked; MiniLM reads the vectors a meaning index already holds of A and B."""
+    named = similarity_named(args.similarity)
+    if not isinstance(named, MiniLMSimilarity):
+        return named
+    vectors: dict[str, Any] = {}
+    for argument in (args.a, args.b):
+        path, _, which = argument.rpartition(":")
+        if which.isdigit():  # a line: the index knows steps by their file's lines
+            vectors.update(stored_vectors(path, int(which)))
+    return StoredSimilarity(vectors, named) if vectors else named
 
 
 def _stored(argument: str, trace: Trace) -> list[dict[str, Any]]:

@@ -98,14 +98,14 @@ def test_starting_each_batch_from_the_unmasked_cache_changes_no_cell(embedded_ba
     masked pass over the whole trace (within float32 rounding)."""
     from llenvs.analysis.instruments import _attention
 
-    trace = leg_counting_trace(LONG, model="transformers/SmolLM2-135M-Instruct")
+    trace = leg_counting_trace(RESTATED, model="transformers/SmolLM2-135M-Instruct")
     weights = embedded_backend.capabilities.weights()
     ids, prompt, step_of = _attention._layout(trace, weights)
     n = len(trace.segments)
     with weights.turn():
         runs = [
             _attention._suppression(
-                weights.model, ids, prompt, step_of, n, (3, None, None), share_prefix=share
+                weights.model, ids, prompt, step_of, n, (2, None, None), share_prefix=share
             )
             for share in (True, False)
         ]

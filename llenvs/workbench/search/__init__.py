@@ -44,6 +44,7 @@ from llenvs.workbench.search._step_search import (
     search_steps,
 )
 from llenvs.workbench.search._step_store import INDEX_FOLDER, StepRow, StepStore, file_signature
+from llenvs.workbench.search._stored_similarity import StoredSimilarity, stored_vectors
 from llenvs.workbench.search._where import LABEL_WORDS, Where, WhereError
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "StepHit",
     "StepRow",
     "StepStore",
+    "StoredSimilarity",
     "Where",
     "WhereError",
     "browse_url",
@@ -82,6 +84,7 @@ __all__ = [
     "search_folders",
     "search_steps",
     "snippet",
+    "stored_vectors",
     "trace_facts",
     "write_label_queue",
 ]
