@@ -20,7 +20,6 @@ from llenvs.workbench._branch_comparison import (
     describe_branch,
     outcome,
     outcome_table,
-    sample_summary,
 )
 from llenvs.workbench._browse_location import (
     KEPT_PARAMS,
@@ -92,7 +91,6 @@ __all__ = [
     "prm_summary",
     "read_number",
     "run_summary",
-    "sample_summary",
     "scorer_name",
     "short_name",
     "substitution_rows",

@@ -13,6 +13,8 @@ Example:
     [['100', 0, 2], ['8', 1, 1]]
     >>> print(moves.caption)
     the parent answered 8; 1 of 3 samples kept it (33%, 95% interval 6%–79%); 2 moved: to 100 (2)
+    >>> moves.rate
+    'success 2/3 = 67% (95% interval 21%–94%)'
 
 """
 
@@ -39,6 +41,8 @@ class AnswerMoves:
     """One row per answer: ``answer``, ``parent`` (0 or 1), ``samples``; most samples first."""
     caption: str
     """How many kept the parent's answer, with its interval, and where the others went."""
+    rate: str
+    """The samples' success rate with its 95% interval, in words."""
 
 
 def answer_moves(parent: Trace, samples: Sequence[Trace]) -> AnswerMoves:
@@ -62,7 +66,13 @@ def answer_moves(parent: Trace, samples: Sequence[Trace]) -> AnswerMoves:
     )
     if moved:
         caption += f"; {sum(moved.values())} moved: {where}"
-    return AnswerMoves(table, caption)
+    wins = sum(1 for sample in samples if sample.success)
+    won = wilson_interval(wins, len(samples))
+    rate = (
+        f"success {wins}/{len(samples)} = {wins / len(samples):.0%} "
+        f"(95% interval {won.low:.0%}–{won.high:.0%})"
+    )
+    return AnswerMoves(table, caption, rate)
 
 
 def _answer(trace: Trace) -> str:

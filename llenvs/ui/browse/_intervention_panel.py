@@ -56,7 +56,6 @@ from llenvs.workbench import (
     one_line,
     outcome,
     outcome_table,
-    sample_summary,
 )
 from llenvs.workbench.browse import branch_tree
 from llenvs.workbench.jobs import InterventionJob
@@ -293,9 +292,8 @@ def _show_branches(path: str, trace: Trace, choice: ModelChoice | None) -> None:
     by_id = {b.trace_id: b for b in branches}
     made = [by_id[i] for i in newest if i in by_id]
     if len(made) > 1:
-        _, rate = sample_summary(made)
         moves = answer_moves(trace, made)
-        st.caption(f"The last resample set: {len(made)} samples, {rate}; {moves.caption}")
+        st.caption(f"The last resample set: {len(made)} samples, {moves.rate}; {moves.caption}")
         st.dataframe(moves.table, hide_index=True, placeholder=MISSING)
     labels = {b.trace_id: f"#{n} {branch_label(b)}" for n, b in enumerate(branches)}
     ids = list(labels)
